@@ -1,0 +1,82 @@
+// Kernel dispatch speed, side by side with a bare binary-heap loop doing the same pushes and pops.
+// Run with `npm run bench`; it measures, it never asserts a time.
+import { type Co, EventQueue, Sim, sleep, type Target } from '../../src/sim/index.js';
+import { measure, printTable } from './measure.js';
+
+const EVENTS = 400_000;
+const PROCESSES = 64;
+
+/** The floor: a bare heap with the same (time, tie, seq) order, popped in a plain loop. */
+function bareHeap(): number {
+  const q = new EventQueue();
+  let fired = 0;
+  const target: Target = { fire: () => fired++ };
+  let x = 1;
+  for (let i = 0; i < PROCESSES; i++) q.push(0, i, target, 0);
+  while (fired < EVENTS) {
+    q.pop().fire(q.poppedArg);
+    x = (x * 1103515245 + 12345) >>> 0;
+    q.push(q.poppedTimeMs + 1 + (x % 100), x, target, 0);
+  }
+  return fired;
+}
+
+/** Kernel callbacks: one self-rescheduling callback chain per "process". */
+function kernelCallbacks(): number {
+  const sim = new Sim(1);
+  let fired = 0;
+  const tick = (): void => {
+    fired++;
+    if (fired < EVENTS) sim.after(1 + (fired % 100), tick);
+  };
+  for (let i = 0; i < PROCESSES; i++) sim.at(0, tick);
+  sim.run({ horizonMs: Number.MAX_SAFE_INTEGER, maxEvents: EVENTS });
+  return sim.events;
+}
+
+/** Kernel coroutines: goroutines that loop on sleep, the shape of every kubelet loop. */
+function kernelCoroutines(): number {
+  const sim = new Sim(1);
+  for (let i = 0; i < PROCESSES; i++) {
+    sim.spawn(
+      `g${i}`,
+      (function* (): Co {
+        for (let n = 0; ; n++) yield* sleep(1 + ((n * 7 + i) % 100));
+      })(),
+    );
+  }
+  sim.run({ horizonMs: Number.MAX_SAFE_INTEGER, maxEvents: EVENTS });
+  return sim.events;
+}
+
+/** Kernel channels: producer/consumer pairs over capacity-1 channels, like UpdatePod and managePodLoop. */
+function kernelChannels(): number {
+  const sim = new Sim(1);
+  for (let i = 0; i < PROCESSES / 2; i++) {
+    const ch = sim.chan<number>(1);
+    sim.spawn(
+      `producer${i}`,
+      (function* (): Co {
+        for (let n = 0; ; n++) {
+          yield* ch.send(n);
+          yield* sleep(1 + (n % 50));
+        }
+      })(),
+    );
+    sim.spawn(
+      `consumer${i}`,
+      (function* (): Co {
+        for (;;) yield* ch.recv();
+      })(),
+    );
+  }
+  sim.run({ horizonMs: Number.MAX_SAFE_INTEGER, maxEvents: EVENTS });
+  return sim.events;
+}
+
+const floor = measure('bare binary heap', bareHeap);
+printTable(floor, [
+  measure('kernel callbacks (sim.at)', kernelCallbacks),
+  measure('kernel coroutines (sleep)', kernelCoroutines),
+  measure('kernel channels (send/recv cap 1)', kernelChannels),
+]);

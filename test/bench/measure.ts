@@ -1,0 +1,34 @@
+// A tiny, dependency-free measurement helper for the benches: best of several rounds after a warm-up.
+// Wall-clock reads are fine here: this is the bench harness, outside the simulation.
+
+export interface Measurement {
+  readonly name: string;
+  readonly eventsPerSec: number;
+}
+
+const ROUNDS = 7;
+
+export function measure(name: string, body: () => number): Measurement {
+  body(); // warm-up: let V8 optimise before timing
+  let best = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    const start = process.hrtime.bigint();
+    const events = body();
+    const ns = Number(process.hrtime.bigint() - start);
+    best = Math.max(best, (events * 1e9) / ns);
+  }
+  return { name, eventsPerSec: best };
+}
+
+export function printTable(floor: Measurement, rows: readonly Measurement[]): void {
+  const fmt = (n: number): string => `${(n / 1e6).toFixed(2)} M/s`;
+  const width = Math.max(floor.name.length, ...rows.map((r) => r.name.length)) + 2;
+  console.log(`${'benchmark'.padEnd(width)}${'events/s'.padStart(12)}${'ratio vs bare heap'.padStart(22)}`);
+  console.log(`${floor.name.padEnd(width)}${fmt(floor.eventsPerSec).padStart(12)}${'1.00x'.padStart(22)}`);
+  for (const r of rows) {
+    const ratio = floor.eventsPerSec / r.eventsPerSec;
+    console.log(
+      `${r.name.padEnd(width)}${fmt(r.eventsPerSec).padStart(12)}${`${ratio.toFixed(2)}x`.padStart(22)}`,
+    );
+  }
+}

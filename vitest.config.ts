@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    setupFiles: ['test/setup.ts'],
+    testTimeout: 60_000,
+    benchmark: { include: ['test/bench/**/*.bench.ts'] },
+    coverage: { provider: 'v8', include: ['src/**'], reporter: ['text', 'html', 'lcov'] },
+  },
+});
