@@ -1,0 +1,139 @@
+// The slice of k8s.io/api/core/v1 and kubecontainer types the simulator needs. Names follow upstream
+// (metadata / spec / status, DeletionTimestamp, TerminationGracePeriodSeconds), in camelCase.
+// Virtual time stamps are integer milliseconds.
+
+export type UID = string;
+export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
+export type VolumeMode = 'Filesystem' | 'Block';
+export type AccessMode = 'ReadWriteOnce' | 'ReadWriteMany' | 'ReadOnlyMany';
+
+/** kubetypes.ConfigSourceAnnotationKey and its values (pkg/kubelet/types/pod_update.go). */
+export const ConfigSourceAnnotationKey = 'kubernetes.io/config.source';
+export const ConfigMirrorAnnotationKey = 'kubernetes.io/config.mirror';
+export const FileSource = 'file';
+export const ApiserverSource = 'api';
+
+export interface ContainerSpec {
+  readonly name: string;
+  /** How long the runtime takes to start this container's process (scenario `startDelay`). */
+  readonly startDelayMs?: number | undefined;
+}
+
+export interface ObjectMeta {
+  readonly uid: UID;
+  readonly name: string;
+  readonly namespace: string;
+  readonly annotations: Readonly<Record<string, string>>;
+  /** Virtual ms at which graceful deletion was requested; undefined while the pod is not being deleted. */
+  readonly deletionTimestamp?: number | undefined;
+  readonly deletionGracePeriodSeconds?: number | undefined;
+}
+
+export interface PodSpec {
+  readonly nodeName: string;
+  readonly containers: readonly ContainerSpec[];
+  /** Names of the cluster volumes (PersistentVolumes) the pod mounts. */
+  readonly volumes: readonly string[];
+  readonly terminationGracePeriodSeconds?: number | undefined;
+  readonly restartPolicy: RestartPolicy;
+}
+
+export type ContainerStateName = 'waiting' | 'running' | 'terminated';
+
+export interface ContainerStatus {
+  readonly name: string;
+  readonly state: ContainerStateName;
+  readonly reason?: string | undefined;
+  readonly exitCode?: number | undefined;
+}
+
+export interface PodStatus {
+  readonly phase: PodPhase;
+  readonly reason?: string | undefined;
+  readonly message?: string | undefined;
+  readonly containerStatuses: readonly ContainerStatus[];
+}
+
+export interface Pod {
+  readonly metadata: ObjectMeta;
+  readonly spec: PodSpec;
+  readonly status: PodStatus;
+}
+
+/** kubecontainer.GetPodFullName: name_namespace, the identity of a static pod across UIDs. */
+export function getPodFullName(pod: Pod): string {
+  return `${pod.metadata.name}_${pod.metadata.namespace}`;
+}
+
+/** kubetypes.IsStaticPod: the pod came from a manifest file, not the API server. */
+export function isStaticPod(pod: Pod): boolean {
+  return pod.metadata.annotations[ConfigSourceAnnotationKey] === FileSource;
+}
+
+export function isMirrorPod(pod: Pod): boolean {
+  return pod.metadata.annotations[ConfigMirrorAnnotationKey] !== undefined;
+}
+
+export function isPodPhaseTerminal(phase: PodPhase): boolean {
+  return phase === 'Failed' || phase === 'Succeeded';
+}
+
+// ---- kubecontainer: what the runtime reports ----
+
+export type RuntimeContainerState = 'created' | 'running' | 'exited' | 'unknown';
+
+/** kubecontainer.Container in a runtime pod listing (GetPods). */
+export interface RuntimeContainer {
+  readonly id: string;
+  readonly name: string;
+  readonly state: RuntimeContainerState;
+}
+
+/** kubecontainer.Pod: a pod as the runtime knows it, without an API object behind it. */
+export interface RuntimePod {
+  readonly id: UID;
+  readonly name: string;
+  readonly namespace: string;
+  readonly containers: readonly RuntimeContainer[];
+  readonly sandboxes: readonly { readonly id: string; readonly ready: boolean }[];
+}
+
+/** kubecontainer.Pod.ToAPIPod: a bare API pod for a runtime-only (orphaned) pod. */
+export function runtimePodToAPIPod(rp: RuntimePod, nodeName: string): Pod {
+  return {
+    metadata: { uid: rp.id, name: rp.name, namespace: rp.namespace, annotations: {} },
+    spec: {
+      nodeName,
+      containers: rp.containers.map((c) => ({ name: c.name })),
+      volumes: [],
+      restartPolicy: 'Always',
+    },
+    status: { phase: 'Unknown', containerStatuses: [] },
+  };
+}
+
+/** kubecontainer.Status of one container, as the PLEG cache holds it. */
+export interface RuntimeContainerStatus {
+  readonly id: string;
+  readonly name: string;
+  readonly state: RuntimeContainerState;
+  readonly exitCode?: number | undefined;
+  readonly startedAtMs?: number | undefined;
+  readonly finishedAtMs?: number | undefined;
+}
+
+/** kubecontainer.PodStatus: the runtime cache entry of one pod UID. */
+export interface RuntimePodStatus {
+  readonly id: UID;
+  readonly name: string;
+  readonly namespace: string;
+  readonly containerStatuses: readonly RuntimeContainerStatus[];
+  readonly sandboxStatuses: readonly { readonly id: string; readonly ready: boolean }[];
+  /** When the cache entry was filled (virtual ms); GetNewerThan waits for a newer one. */
+  readonly timestampMs: number;
+}
+
+export function emptyRuntimePodStatus(uid: UID, timestampMs: number): RuntimePodStatus {
+  return { id: uid, name: '', namespace: '', containerStatuses: [], sandboxStatuses: [], timestampMs };
+}
