@@ -1,7 +1,213 @@
-// The podrace commands. Each command sets the exit code through `setExit`; bad input throws InputError.
+// The podrace commands (SPEC section 2). Each handler sets the exit code through `setExit`; bad input
+// throws InputError (exit 2). Output for humans goes through chalk; `--json` prints machine output only.
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
+import { FIX_DESCRIPTIONS, FIX_IDS } from '../fixes.js';
+import { INVARIANT_DESCRIPTIONS } from '../invariants/descriptions.js';
+import { INVARIANT_IDS } from '../invariants/types.js';
+import { toChromeTrace } from '../report/chromeTrace.js';
+import { resultToJson } from '../report/json.js';
+import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
+import { toTimelineHtml } from '../report/timelineHtml.js';
+import { loadScenarioFile } from '../scenario/load.js';
+import { type ClaimResult, checkClaim, claimLabel, runScenario } from '../scenario/run.js';
+import type { Scenario } from '../scenario/types.js';
+import { EXIT, InputError } from './errors.js';
+import { registerFuzzCommands } from './fuzzCommands.js';
+import { fixesOption, seedOption } from './options.js';
+
+/** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
+export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
+  if (flag === true) return true;
+  if (flag === false) return false;
+  if (env['FORCE_COLOR'] !== undefined) return env['FORCE_COLOR'] !== '0';
+  if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
+  if (env['TERM'] === 'dumb') return false;
+  return isTTY;
+}
+
+export function wallClockMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/** The scenario files of a folder (sorted), or the file itself. */
+export function scenarioFiles(paths: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const p of paths) {
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(p);
+    } catch {
+      throw new InputError(`${p}: no such file or directory`);
+    }
+    if (st.isDirectory()) {
+      const files = readdirSync(p)
+        .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+        .sort()
+        .map((f) => join(p, f));
+      if (files.length === 0) throw new InputError(`${p}: no scenario files (*.yaml) in this folder`);
+      out.push(...files);
+    } else out.push(p);
+  }
+  return out;
+}
+
+function writeOut(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (err) {
+    throw new InputError(`${path}: cannot write file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}
 
 export function registerCommands(parser: Argv, setExit: (code: number) => void): void {
-  void setExit;
-  void parser;
+  parser
+    .command(
+      'run <file>',
+      'Run one scenario once with the given configuration and print the violations (ignores its claims)',
+      (y) =>
+        y
+          .positional('file', { type: 'string', describe: 'scenario file (YAML)', demandOption: true })
+          .option('seed', { type: 'string', describe: 'seed (decimal or 0x-hex uint32); default: the file\'s' })
+          .option('kubelet', { type: 'string', choices: ['fixed', 'legacy'], describe: 'all fixes on (fixed) or off (legacy)' })
+          .option('fix', { type: 'string', array: true, describe: 'toggle one fix: ID=on|off (repeatable)' })
+          .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
+          .option('trace', { type: 'string', describe: 'write a Chrome trace (Perfetto) to this file' })
+          .option('timeline', { type: 'string', describe: 'write a self-contained HTML timeline to this file' })
+          .option('quiet', { type: 'boolean', default: false, describe: 'print only the summary line' }),
+      (argv) => {
+        const scenario = loadScenarioFile(String(argv.file));
+        const fixes = fixesOption(argv.kubelet, argv.fix);
+        const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
+        const wantFacts = argv.trace !== undefined || argv.timeline !== undefined || (!argv.json && !argv.quiet);
+        const start = wallClockMs();
+        const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts });
+        const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
+        if (argv.trace !== undefined) writeOut(argv.trace, toChromeTrace(result));
+        if (argv.timeline !== undefined) writeOut(argv.timeline, toTimelineHtml(result));
+        const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+        if (argv.json) {
+          process.stdout.write(`${JSON.stringify(resultToJson(result, wallMs))}\n`);
+        } else {
+          const c = new Chalk({ level: color ? 1 : 0 });
+          if (!argv.quiet) {
+            process.stdout.write(`${c.bold(scenario.name)}  seed ${seed}  fixes ${fixes.label()}\n`);
+            for (const line of formatTimeline(result, { color, limit: 200 })) process.stdout.write(`${line}\n`);
+            for (const v of result.violations) process.stdout.write(`${formatViolation(v, color)}\n`);
+          }
+          const verdict = result.violations.length === 0 ? c.green('no violations') : c.red(`${result.violations.length} violation(s)`);
+          process.stdout.write(
+            `${verdict}  (${result.events} events, ${(result.virtualTimeMs / 1000).toFixed(3)}s virtual, ${wallMs}ms wall, ${result.outcome})\n`,
+          );
+        }
+        setExit(result.violations.length === 0 ? EXIT.OK : EXIT.VIOLATION);
+      },
+    )
+    .command(
+      'verify [paths..]',
+      'Check every claim of every scenario (default: scenarios/) and print a table',
+      (y) =>
+        y
+          .positional('paths', { type: 'string', array: true, describe: 'scenario files or folders' })
+          .option('json', { type: 'boolean', default: false, describe: 'one JSON object per claim' }),
+      (argv) => {
+        const paths = argv.paths === undefined || argv.paths.length === 0 ? ['scenarios'] : argv.paths.map(String);
+        const files = scenarioFiles(paths);
+        const scenarios = files.map((f) => loadScenarioFile(f));
+        checkUniqueNames(scenarios);
+        const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+        const rows = verifyScenarios(scenarios);
+        if (argv.json) {
+          for (const r of rows) {
+            process.stdout.write(
+              `${JSON.stringify({
+                scenario: r.scenario.name,
+                file: r.scenario.file,
+                line: r.claim.claim.line,
+                claim: claimLabel(r.claim.claim),
+                expected: r.claim.expected,
+                actual: r.claim.actual,
+                pass: r.claim.pass,
+              })}\n`,
+            );
+          }
+        } else {
+          for (const line of formatVerifyTable(rows, color)) process.stdout.write(`${line}\n`);
+        }
+        const failed = rows.filter((r) => !r.claim.pass).length;
+        setExit(failed === 0 ? EXIT.OK : EXIT.VIOLATION);
+      },
+    )
+    .command(
+      'list [what]',
+      'List the invariants, fixes or bundled scenarios, one line each',
+      (y) => y.positional('what', { type: 'string', choices: ['invariants', 'fixes', 'scenarios'], default: 'invariants' }),
+      (argv) => {
+        for (const line of listLines(String(argv.what))) process.stdout.write(`${line}\n`);
+        setExit(EXIT.OK);
+      },
+    );
+  registerFuzzCommands(parser, setExit);
+}
+
+export interface VerifyRow {
+  readonly scenario: Scenario;
+  readonly claim: ClaimResult;
+}
+
+export function verifyScenarios(scenarios: readonly Scenario[]): VerifyRow[] {
+  const rows: VerifyRow[] = [];
+  for (const scenario of scenarios) for (const claim of scenario.claims) rows.push({ scenario, claim: checkClaim(scenario, claim) });
+  return rows;
+}
+
+function checkUniqueNames(scenarios: readonly Scenario[]): void {
+  const seen = new Map<string, string>();
+  for (const s of scenarios) {
+    const other = seen.get(s.name);
+    if (other !== undefined) throw new InputError(`${s.file}: name: "${s.name}" is already used by ${other}`);
+    seen.set(s.name, s.file);
+  }
+}
+
+export function formatVerifyTable(rows: readonly VerifyRow[], color: boolean): string[] {
+  const c = new Chalk({ level: color ? 1 : 0 });
+  const lines: string[] = [];
+  const nameWidth = Math.max(8, ...rows.map((r) => r.scenario.name.length));
+  const claimWidth = Math.max(5, ...rows.map((r) => claimLabel(r.claim.claim).length));
+  lines.push(`${'scenario'.padEnd(nameWidth)}  ${'claim'.padEnd(claimWidth)}  result`);
+  for (const r of rows) {
+    const label = claimLabel(r.claim.claim).padEnd(claimWidth);
+    const verdict = r.claim.pass ? c.green('pass') : c.red('FAIL');
+    let detail = `[${r.claim.actual.join(', ')}]`;
+    if (!r.claim.pass) detail = `expected [${r.claim.expected.join(', ')}], got [${r.claim.actual.join(', ')}]  (${r.scenario.file}:${r.claim.claim.line})`;
+    lines.push(`${r.scenario.name.padEnd(nameWidth)}  ${label}  ${verdict}  ${detail}`);
+  }
+  const failed = rows.filter((r) => !r.claim.pass).length;
+  lines.push(failed === 0 ? c.green(`${rows.length} claims, all hold`) : c.red(`${failed} of ${rows.length} claims failed`));
+  return lines;
+}
+
+export function listLines(what: string): string[] {
+  switch (what) {
+    case 'fixes':
+      return FIX_IDS.map((id) => `${id.padEnd(34)}${FIX_DESCRIPTIONS[id]}`);
+    case 'scenarios': {
+      let files: string[];
+      try {
+        files = scenarioFiles(['scenarios']);
+      } catch {
+        return [];
+      }
+      return files.map((f) => {
+        const s = loadScenarioFile(f);
+        const first = s.description.split('\n')[0] ?? '';
+        return `${s.name.padEnd(44)}${first}`;
+      });
+    }
+    default:
+      return INVARIANT_IDS.map((id) => `${id.padEnd(40)}${INVARIANT_DESCRIPTIONS[id]}`);
+  }
 }

@@ -1,0 +1,60 @@
+// Parsing and validation of the flags shared by several commands. Every bad value is an InputError
+// (exit 2) naming the flag and what was expected; nothing here touches the simulation.
+import { FIX_IDS, type FixId, Fixes, isFixId } from '../fixes.js';
+import { parseDurationMs, parseSeed } from '../sim/index.js';
+import { InputError } from './errors.js';
+
+export function seedOption(value: unknown, flag = '--seed'): number {
+  const r = parseSeed(String(value));
+  if (!r.ok) throw new InputError(`${flag}: ${r.error}`);
+  return r.value;
+}
+
+export function positiveIntOption(value: unknown, flag: string): number {
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+    throw new InputError(`${flag}: expected a positive whole number, got "${text}"`);
+  }
+  return Number(text);
+}
+
+export function durationOption(value: unknown, flag: string): number {
+  const r = parseDurationMs(String(value));
+  if (!r.ok) throw new InputError(`${flag}: ${r.error}`);
+  return r.value;
+}
+
+/** `--kubelet fixed|legacy` then each `--fix ID=on|off` in order. */
+export function fixesOption(kubelet: unknown, fix: unknown): Fixes {
+  let fixes: Fixes;
+  if (kubelet === undefined || kubelet === 'fixed') fixes = Fixes.all();
+  else if (kubelet === 'legacy') fixes = Fixes.none();
+  else throw new InputError(`--kubelet: expected "fixed" or "legacy", got "${String(kubelet)}"`);
+  const items = fix === undefined ? [] : Array.isArray(fix) ? fix : [fix];
+  for (const item of items) {
+    const m = /^([a-z-]+)=(on|off)$/.exec(String(item));
+    if (m === null) throw new InputError(`--fix: expected ID=on or ID=off, got "${String(item)}"`);
+    const id = m[1] ?? '';
+    if (!isFixId(id)) throw new InputError(`--fix: unknown fix "${id}"; known fixes: ${FIX_IDS.join(', ')}`);
+    fixes = fixes.with(id as FixId, m[2] === 'on');
+  }
+  return fixes;
+}
+
+/** `--shard I/N` (1-based); `--shard /N` or `--shard N` takes I from JOB_COMPLETION_INDEX (0-based). */
+export function shardOption(value: unknown, env: NodeJS.ProcessEnv): { index: number; count: number } {
+  const text = String(value);
+  const m = /^(\d*)\/?(\d+)$/.exec(text);
+  if (m === null) throw new InputError(`--shard: expected I/N (1-based), got "${text}"`);
+  const count = Number(m[2]);
+  let index: number;
+  if (m[1] === '' || m[1] === undefined || !text.includes('/')) {
+    const jobIndex = env['JOB_COMPLETION_INDEX'];
+    if (jobIndex === undefined || !/^\d+$/.test(jobIndex)) {
+      throw new InputError('--shard: no shard index given and JOB_COMPLETION_INDEX is not set');
+    }
+    index = Number(jobIndex) + 1;
+  } else index = Number(m[1]);
+  if (count < 1 || index < 1 || index > count) throw new InputError(`--shard: ${index}/${count} is not a shard (1 <= I <= N)`);
+  return { index, count };
+}

@@ -1,0 +1,213 @@
+// The API server: pods (with graceful deletion, force deletion and the kubelet's final delete), node
+// status (volumesInUse written by the kubelet, volumesAttached written by the attach/detach controller),
+// and watches delivered to each node after a small seeded delay, in order.
+import { GoError } from '../api/errors.js';
+import { isStaticPod, type Pod, type PodStatus, type UID } from '../api/v1.js';
+import type { Fact } from '../facts.js';
+import type { AttachedVolume, KubeClient } from '../kubelet/kubeClient.js';
+import { type Co, type Rng, type Sim, assert, sleep } from '../sim/index.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export type WatchHandler = (type: WatchEventType, pod: Pod) => void;
+
+/** API request latency and watch delivery delay, drawn per call. */
+const API_LATENCY_MS = [5, 30] as const;
+const WATCH_DELAY_MS = [10, 60] as const;
+
+interface NodeStatus {
+  volumesInUse: readonly string[];
+  volumesAttached: AttachedVolume[];
+}
+
+export class APIServer {
+  private readonly pods = new Map<UID, Pod>();
+  private readonly watchers = new Map<string, { handler: WatchHandler; lastDeliveryMs: number }>();
+  private readonly nodes = new Map<string, NodeStatus>();
+
+  constructor(
+    private readonly sim: Sim,
+    private readonly rng: Rng,
+    private readonly publish: (fact: Fact) => void,
+  ) {}
+
+  addNode(name: string): void {
+    this.nodes.set(name, { volumesInUse: [], volumesAttached: [] });
+  }
+
+  // ---- user-facing (kubectl) ----
+
+  createPod(pod: Pod): void {
+    assert(!this.pods.has(pod.metadata.uid), `pod uid ${pod.metadata.uid} exists`);
+    this.pods.set(pod.metadata.uid, pod);
+    this.publish({
+      kind: 'apiPodCreated',
+      atMs: this.sim.nowMs,
+      node: pod.spec.nodeName,
+      uid: pod.metadata.uid,
+      pod: pod.metadata.name,
+      static: isStaticPod(pod),
+      restartPolicy: pod.spec.restartPolicy,
+    });
+    this.notify('ADDED', pod);
+  }
+
+  /** Graceful deletion: set deletionTimestamp and deletionGracePeriodSeconds (never lengthened). */
+  deletePodGracefully(uid: UID, gracePeriodSeconds: number): boolean {
+    const pod = this.pods.get(uid);
+    if (pod === undefined) return false;
+    const previous = pod.metadata.deletionGracePeriodSeconds;
+    const grace = previous === undefined ? gracePeriodSeconds : Math.min(previous, gracePeriodSeconds);
+    const updated: Pod = {
+      ...pod,
+      metadata: {
+        ...pod.metadata,
+        deletionTimestamp: pod.metadata.deletionTimestamp ?? this.sim.nowMs,
+        deletionGracePeriodSeconds: grace,
+      },
+    };
+    this.pods.set(uid, updated);
+    this.publish({
+      kind: 'apiPodDeletionRequested',
+      atMs: this.sim.nowMs,
+      node: pod.spec.nodeName,
+      uid,
+      pod: pod.metadata.name,
+      gracePeriodSeconds: grace,
+    });
+    this.notify('MODIFIED', updated);
+    return true;
+  }
+
+  /** `kubectl delete --force --grace-period=0`: the object goes at once, whatever runs on the node. */
+  forceDeletePod(uid: UID): boolean {
+    const pod = this.pods.get(uid);
+    if (pod === undefined) return false;
+    if (pod.metadata.deletionTimestamp === undefined) {
+      this.publish({ kind: 'apiPodDeletionRequested', atMs: this.sim.nowMs, node: pod.spec.nodeName, uid, pod: pod.metadata.name, gracePeriodSeconds: 0 });
+    }
+    this.remove(pod, 'user-force');
+    return true;
+  }
+
+  getPodByUID(uid: UID): Pod | undefined {
+    return this.pods.get(uid);
+  }
+
+  podsOnNode(nodeName: string): Pod[] {
+    return [...this.pods.values()].filter((p) => p.spec.nodeName === nodeName);
+  }
+
+  allPods(): Pod[] {
+    return [...this.pods.values()];
+  }
+
+  // ---- watches ----
+
+  /**
+   * The kubelet's reflector: a LIST now (as ADDED events, then `onSynced` in the same ordered stream),
+   * then every change for this node.
+   */
+  watchNode(nodeName: string, handler: WatchHandler, onSynced: () => void): void {
+    const w = { handler, lastDeliveryMs: this.sim.nowMs };
+    this.watchers.set(nodeName, w);
+    for (const pod of this.podsOnNode(nodeName).sort((a, b) => a.metadata.uid.localeCompare(b.metadata.uid))) {
+      this.deliver(nodeName, 'ADDED', pod);
+    }
+    const at = Math.max(w.lastDeliveryMs, this.sim.nowMs + this.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]));
+    w.lastDeliveryMs = at;
+    this.sim.at(at, () => {
+      if (this.watchers.get(nodeName) === w) onSynced();
+    });
+  }
+
+  unwatchNode(nodeName: string): void {
+    this.watchers.delete(nodeName);
+  }
+
+  private notify(type: WatchEventType, pod: Pod): void {
+    if (this.watchers.has(pod.spec.nodeName)) this.deliver(pod.spec.nodeName, type, pod);
+  }
+
+  private deliver(nodeName: string, type: WatchEventType, pod: Pod): void {
+    const w = this.watchers.get(nodeName);
+    if (w === undefined) return;
+    // A watch is a stream: events arrive in the order they happened.
+    const at = Math.max(w.lastDeliveryMs, this.sim.nowMs + this.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]));
+    w.lastDeliveryMs = at;
+    this.sim.at(at, () => {
+      if (this.watchers.get(nodeName) === w) w.handler(type, pod);
+    });
+  }
+
+  private remove(pod: Pod, by: 'kubelet' | 'user-force'): void {
+    this.pods.delete(pod.metadata.uid);
+    this.publish({ kind: 'apiPodDeleted', atMs: this.sim.nowMs, node: pod.spec.nodeName, uid: pod.metadata.uid, pod: pod.metadata.name, by });
+    this.notify('DELETED', pod);
+  }
+
+  // ---- node status ----
+
+  nodeStatus(nodeName: string): NodeStatus {
+    const status = this.nodes.get(nodeName);
+    assert(status !== undefined, `unknown node ${nodeName}`);
+    return status;
+  }
+
+  setVolumesAttached(nodeName: string, attached: AttachedVolume[]): void {
+    this.nodeStatus(nodeName).volumesAttached = attached;
+  }
+
+  // ---- the kubelet's client ----
+
+  client(): KubeClient {
+    const api = this;
+    const latency = (): Co<void> => sleep(api.rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1])) as Co<void>;
+    return {
+      *getPod(namespace: string, name: string): Co<Pod | undefined> {
+        yield* latency();
+        for (const p of api.pods.values()) if (p.metadata.namespace === namespace && p.metadata.name === name) return p;
+        return undefined;
+      },
+      *patchPodStatus(uid: UID, status: PodStatus): Co<GoError | undefined> {
+        yield* latency();
+        const pod = api.pods.get(uid);
+        if (pod === undefined) return new GoError(`pods "${uid}" not found`);
+        const previous = pod.status;
+        const updated: Pod = { ...pod, status };
+        api.pods.set(uid, updated);
+        if (previous.phase !== status.phase || previous.reason !== status.reason) {
+          api.publish({
+            kind: 'apiPodPhase',
+            atMs: api.sim.nowMs,
+            node: pod.spec.nodeName,
+            uid,
+            pod: pod.metadata.name,
+            phase: status.phase,
+            reason: status.reason,
+            restartable: pod.spec.restartPolicy !== 'Never',
+          });
+        }
+        api.notify('MODIFIED', updated);
+        return undefined;
+      },
+      *deletePod(namespace: string, name: string, uidPrecondition: UID): Co<GoError | undefined> {
+        yield* latency();
+        const pod = api.pods.get(uidPrecondition);
+        if (pod === undefined || pod.metadata.name !== name || pod.metadata.namespace !== namespace) {
+          return new GoError(`Precondition failed: UID in precondition: ${uidPrecondition}`);
+        }
+        api.remove(pod, 'kubelet');
+        return undefined;
+      },
+      *updateNodeVolumesInUse(node: string, volumesInUse: readonly string[]): Co<GoError | undefined> {
+        yield* latency();
+        api.nodeStatus(node).volumesInUse = [...volumesInUse].sort();
+        api.publish({ kind: 'nodeVolumesInUse', atMs: api.sim.nowMs, node, volumes: [...volumesInUse].sort() });
+        return undefined;
+      },
+      getVolumesAttached(node: string): readonly AttachedVolume[] {
+        return api.nodeStatus(node).volumesAttached;
+      },
+    };
+  }
+}

@@ -1,0 +1,56 @@
+// Wires one kubelet process's volume manager to its node: the plugins over the node's storage host, the
+// kubelet's pod manager and pod state, the API server's node status, and the cluster's volumes.
+import type { Pod } from '../api/v1.js';
+import type { Kubelet, KubeletVolumeManager } from '../kubelet/kubelet.js';
+import { VolumeManager } from '../kubelet/volumemanager/volumeManager.js';
+import { VolumePluginMgr } from '../volume/plugins.js';
+import type { Spec } from '../volume/volume.js';
+import type { NodeWorld } from './nodeWorld.js';
+import type { World } from './world.js';
+
+export function volumeSpecOf(world: World, volumeName: string): Spec | undefined {
+  const v = world.scenario.volumes.find((x) => x.name === volumeName);
+  if (v === undefined) return undefined;
+  return {
+    name: v.name,
+    plugin: v.plugin,
+    volumeMode: v.mode,
+    accessModes: [v.accessMode],
+    capacityBytes: v.capacityBytes,
+    readOnly: v.accessMode === 'ReadOnlyMany',
+  };
+}
+
+export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubelet): KubeletVolumeManager {
+  // Plugin-internal state (iSCSI target locks) lives in the kubelet process: a new manager per process.
+  const plugins = new VolumePluginMgr(node.storage, world.fixes);
+  const podWorkers = kl.podWorkers;
+  return new VolumeManager({
+    sim: kl.sim,
+    group: kl.group,
+    nodeName: node.name,
+    fixes: world.fixes,
+    volumePluginMgr: plugins,
+    podManager: kl.podManager,
+    podStateProvider: {
+      shouldPodContainersBeTerminating: (uid) => podWorkers?.shouldPodContainersBeTerminating(uid) ?? false,
+      shouldPodRuntimeBeRemoved: (uid) => podWorkers?.shouldPodRuntimeBeRemoved(uid) ?? false,
+    },
+    legacyPodStatusProvider: {
+      isPodTerminated: (pod: Pod) => kl.legacy?.podIsTerminated(pod) ?? false,
+      getRunningRuntimePods: () => kl.runtimeCacheGetPods(),
+    },
+    host: {
+      getVolumeSpec: (name) => volumeSpecOf(world, name),
+      getVolumesAttached: () => kl.kubeClient.getVolumesAttached(node.name),
+      getVolumesFromPodDir: () => node.storage.getVolumesFromPodDir(),
+      isDeviceOpened: (name) => node.storage.isDeviceOpened(name),
+      isLikelyMountPoint: (path) => {
+        const r = node.storage.isLikelyNotMountPoint(path);
+        return r.err === undefined && !r.value;
+      },
+      sourcesReady: () => kl.sourcesReadyAllReady(),
+      publish: (fact) => kl.publish(fact),
+    },
+  });
+}

@@ -1,0 +1,47 @@
+// concurrent-kill: a second kill of the same pod UID starts in the runtime (killPodStarted, any node)
+// before an earlier one returned (killPodFinished). Catches R4 (#40474, #101376, #101524, #98424): the
+// pre-#102344 podKiller and HandlePodCleanups killing a pod the worker is already killing.
+import type { Fact } from '../facts.js';
+import type { Checker, Violation } from './types.js';
+
+type KillStarted = Extract<Fact, { kind: 'killPodStarted' }>;
+
+const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
+
+export class ConcurrentKill implements Checker {
+  readonly id = 'concurrent-kill';
+  /** uid -> kills started and not yet finished, oldest first. */
+  readonly #inFlight = new Map<string, KillStarted[]>();
+
+  onFact(f: Fact, report: (v: Violation) => void): void {
+    if (f.kind === 'killPodFinished') {
+      this.#inFlight.get(f.uid)?.shift();
+      return;
+    }
+    if (f.kind !== 'killPodStarted') return;
+    let kills = this.#inFlight.get(f.uid);
+    if (kills === undefined) {
+      kills = [];
+      this.#inFlight.set(f.uid, kills);
+    }
+    const earlier = kills[0];
+    if (earlier !== undefined) {
+      report({
+        invariant: this.id,
+        atMs: f.atMs,
+        node: f.node,
+        pod: f.pod,
+        uid: f.uid,
+        volume: null,
+        message:
+          `a kill of pod ${f.pod} (uid ${f.uid}) started at ${secs(f.atMs)} (${f.source}, grace ` +
+          `${f.gracePeriodSeconds}s) while the kill started at ${secs(earlier.atMs)} (${earlier.source}, grace ` +
+          `${earlier.gracePeriodSeconds}s) has not returned`,
+        causes: [earlier, f],
+      });
+    }
+    kills.push(f);
+  }
+
+  onEnd(): void {}
+}

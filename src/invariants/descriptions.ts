@@ -1,0 +1,32 @@
+// One line per invariant for `podrace list invariants` (SPEC section 5; docs/invariants.md has a page each).
+import type { InvariantId } from './types.js';
+
+export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
+  'container-started-after-terminated':
+    'the runtime starts a container for a pod UID after the kubelet treated that pod as terminated',
+  'volume-torn-down-while-running':
+    "a pod's volume is torn down while a container of the pod runs, or a container starts without its torn-down volume",
+  'pod-deleted-while-running':
+    "the kubelet finalises a pod's API deletion while a container of it still runs (a user's force delete is not a violation)",
+  'static-pod-overlap': 'two static pods with the same fullname have running containers at once on a node',
+  'multi-node-mount':
+    'a ReadWriteOnce LUN is open read-write on two unfenced nodes at once (data corruption)',
+  'device-reported-unused-while-mounted':
+    'a node reports a volume not in use (volumesInUse) while its device is still mounted or mapped there',
+  'mount-device-skipped-after-failure':
+    "a pod's SetUp bind-mounts a global path that is not mounted (MountDevice skipped after a failed UnmountDevice)",
+  'device-leaked-after-unmount':
+    'UnmountDevice reports success while SCSI paths or a multipath map of the LUN remain on the node',
+  'kubelet-panic':
+    'a kubelet component fails in a way Go would panic (nil dereference, GetMetrics on an unset provider)',
+  'node-shutdown-marked-failed': 'a graceful node shutdown marks a restartable pod Failed',
+  'concurrent-kill': 'a second kill of a pod UID starts in the runtime before an earlier kill returned',
+  'grace-period-increased':
+    'a kill of a pod starts with a longer grace period than an earlier kill of the same UID already used',
+  'termination-stuck':
+    'a deleted pod has not stopped its containers, torn down its volumes and left the API server by the end (no fault active)',
+};
+
+export function describeInvariant(id: InvariantId): string {
+  return INVARIANT_DESCRIPTIONS[id];
+}

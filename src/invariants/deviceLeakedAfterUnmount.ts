@@ -1,0 +1,61 @@
+// device-leaked-after-unmount: after an UnmountDevice that reported success, SCSI paths or a multipath
+// map of the LUN remain on the node (deviceResidue with scsiPaths > 0 or multipathMaps > 0). Another
+// node may then attach the LUN while stale paths and a dm map linger here. Catches volumes.md D / S8
+// (FC multipath flush busy; the retry finds nothing mounted and returns success; fixed by #101862's
+// internal retry, still leaking when the flush never succeeds).
+import type { Fact } from '../facts.js';
+import type { Checker, Violation } from './types.js';
+
+type Unmount = Extract<Fact, { kind: 'unmountDevice' }>;
+
+/** How many recent UnmountDevice attempts per (node, volume) are kept as causes. */
+const RECENT = 4;
+
+const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
+
+export class DeviceLeakedAfterUnmount implements Checker {
+  readonly id = 'device-leaked-after-unmount';
+  /** node -> volume -> the last few unmountDevice facts. */
+  readonly #unmounts = new Map<string, Map<string, Unmount[]>>();
+
+  onFact(f: Fact, report: (v: Violation) => void): void {
+    switch (f.kind) {
+      case 'unmountDevice': {
+        let volumes = this.#unmounts.get(f.node);
+        if (volumes === undefined) {
+          volumes = new Map();
+          this.#unmounts.set(f.node, volumes);
+        }
+        let recent = volumes.get(f.volume);
+        if (recent === undefined) {
+          recent = [];
+          volumes.set(f.volume, recent);
+        }
+        recent.push(f);
+        if (recent.length > RECENT) recent.shift();
+        return;
+      }
+      case 'deviceResidue': {
+        if (f.scsiPaths <= 0 && f.multipathMaps <= 0) return;
+        const recent = this.#unmounts.get(f.node)?.get(f.volume) ?? [];
+        report({
+          invariant: this.id,
+          atMs: f.atMs,
+          node: f.node,
+          pod: null,
+          uid: null,
+          volume: f.volume,
+          message:
+            `UnmountDevice of ${f.volume} on ${f.node} reported success but at ${secs(f.atMs)} ` +
+            `${f.scsiPaths} SCSI path(s) and ${f.multipathMaps} multipath map(s) of the LUN remain`,
+          causes: [...recent, f],
+        });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  onEnd(): void {}
+}

@@ -1,0 +1,42 @@
+// grace-period-increased: a kill of a pod starts (killPodStarted) with a longer grace period than an
+// earlier kill of the same UID already used (the smallest earlier gracePeriodSeconds). Catches R4's
+// legacy sequence: an eviction's kill at 1 s, then a housekeeping kill with no override at the spec's
+// 30 s. Only kills that started count: upstream #115819 (an override of 0 becomes the spec's value
+// before any kill starts) is reproduced and is not this violation.
+import type { Fact } from '../facts.js';
+import type { Checker, Violation } from './types.js';
+
+type KillStarted = Extract<Fact, { kind: 'killPodStarted' }>;
+
+const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
+
+export class GracePeriodIncreased implements Checker {
+  readonly id = 'grace-period-increased';
+  /** uid -> the earliest kill with the smallest grace period so far. */
+  readonly #shortest = new Map<string, KillStarted>();
+
+  onFact(f: Fact, report: (v: Violation) => void): void {
+    if (f.kind !== 'killPodStarted') return;
+    const min = this.#shortest.get(f.uid);
+    if (min === undefined || f.gracePeriodSeconds < min.gracePeriodSeconds) {
+      this.#shortest.set(f.uid, f);
+      return;
+    }
+    if (f.gracePeriodSeconds <= min.gracePeriodSeconds) return;
+    report({
+      invariant: this.id,
+      atMs: f.atMs,
+      node: f.node,
+      pod: f.pod,
+      uid: f.uid,
+      volume: null,
+      message:
+        `a kill of pod ${f.pod} (uid ${f.uid}) started at ${secs(f.atMs)} with grace period ` +
+        `${f.gracePeriodSeconds}s (${f.source}), longer than the ${min.gracePeriodSeconds}s an earlier kill ` +
+        `already used at ${secs(min.atMs)} (${min.source})`,
+      causes: [min, f],
+    });
+  }
+
+  onEnd(): void {}
+}

@@ -1,0 +1,102 @@
+// The invariant checkers (SPEC section 5) and the monitor that feeds them facts and keeps the first
+// violation per (invariant, uid or volume, node). Checkers observe; they never steer.
+import type { AccessMode } from '../api/v1.js';
+import type { Fact } from '../facts.js';
+import { ConcurrentKill } from './concurrentKill.js';
+import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminated.js';
+import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
+import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMounted.js';
+import { GracePeriodIncreased } from './gracePeriodIncreased.js';
+import { KubeletPanic } from './kubeletPanic.js';
+import { MountDeviceSkippedAfterFailure } from './mountDeviceSkippedAfterFailure.js';
+import { MultiNodeMount } from './multiNodeMount.js';
+import { NodeShutdownMarkedFailed } from './nodeShutdownMarkedFailed.js';
+import { PodDeletedWhileRunning } from './podDeletedWhileRunning.js';
+import { StaticPodOverlap } from './staticPodOverlap.js';
+import { DEFAULT_TERMINATION_BUDGET_MS, TerminationStuck } from './terminationStuck.js';
+import type { Checker, Violation } from './types.js';
+import { VolumeTornDownWhileRunning } from './volumeTornDownWhileRunning.js';
+
+export { describeInvariant, INVARIANT_DESCRIPTIONS } from './descriptions.js';
+export { type Checker, INVARIANT_IDS, type InvariantId, isInvariantId, type Violation } from './types.js';
+export {
+  ConcurrentKill,
+  ContainerStartedAfterTerminated,
+  DEFAULT_TERMINATION_BUDGET_MS,
+  DeviceLeakedAfterUnmount,
+  DeviceReportedUnusedWhileMounted,
+  GracePeriodIncreased,
+  KubeletPanic,
+  MountDeviceSkippedAfterFailure,
+  MultiNodeMount,
+  NodeShutdownMarkedFailed,
+  PodDeletedWhileRunning,
+  StaticPodOverlap,
+  TerminationStuck,
+  VolumeTornDownWhileRunning,
+};
+
+export interface CheckerConfig {
+  /** The scenario's volumes; a volume not listed is treated as ReadWriteOnce (the SPEC default). */
+  readonly volumes: readonly { readonly name: string; readonly accessMode: AccessMode }[];
+  /** Whether an injected fault is still active when the run ends (termination-stuck is then not judged). */
+  readonly faultsActiveAtEnd: () => boolean;
+  /** Time a deleted pod gets beyond its grace period to finish termination; default 120 000 ms. */
+  readonly terminationBudgetMs?: number | undefined;
+}
+
+/** One checker per invariant ID, in INVARIANT_IDS order. */
+export function createCheckers(config: CheckerConfig): Checker[] {
+  return [
+    new ContainerStartedAfterTerminated(),
+    new VolumeTornDownWhileRunning(),
+    new PodDeletedWhileRunning(),
+    new StaticPodOverlap(),
+    new MultiNodeMount(config.volumes),
+    new DeviceReportedUnusedWhileMounted(),
+    new MountDeviceSkippedAfterFailure(),
+    new DeviceLeakedAfterUnmount(),
+    new KubeletPanic(),
+    new NodeShutdownMarkedFailed(),
+    new ConcurrentKill(),
+    new GracePeriodIncreased(),
+    new TerminationStuck({
+      faultsActiveAtEnd: config.faultsActiveAtEnd,
+      terminationBudgetMs: config.terminationBudgetMs ?? DEFAULT_TERMINATION_BUDGET_MS,
+    }),
+  ];
+}
+
+/** Feeds every fact to every checker; keeps the first violation per (invariant, uid or volume, node). */
+export class InvariantMonitor {
+  readonly #checkers: readonly Checker[];
+  readonly #violations: Violation[] = [];
+  readonly #seen = new Set<string>();
+  readonly #report = (v: Violation): void => {
+    const key = `${v.invariant}\u0000${v.uid ?? v.volume ?? ''}\u0000${v.node ?? ''}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    this.#violations.push(v);
+  };
+  #ended = false;
+
+  constructor(checkers: readonly Checker[]) {
+    this.#checkers = checkers;
+  }
+
+  onFact(f: Fact): void {
+    for (const c of this.#checkers) c.onFact(f, this.#report);
+  }
+
+  /** Runs the end-of-run (liveness) checks; only the first call counts. */
+  onEnd(endMs: number): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    for (const c of this.#checkers) c.onEnd(endMs, this.#report);
+  }
+
+  /** The violations so far, in the order they were found. */
+  violations(): Violation[] {
+    return [...this.#violations];
+  }
+}

@@ -1,0 +1,69 @@
+// mount-device-skipped-after-failure: a pod's SetUp bind-mounted a global path that is not mounted
+// (bindMountOfUnmountedGlobalPath): the reconciler skipped MountDevice because a failed UnmountDevice
+// left the device GloballyMounted in the actual state. Catches volumes.md B / S1 (#100182, fixed by
+// #100183: a failed UnmountDevice marks the device uncertain).
+import type { Fact } from '../facts.js';
+import type { Checker, Violation } from './types.js';
+
+type Unmount = Extract<Fact, { kind: 'unmountDevice' }>;
+
+/** How many recent device facts per (node, volume) are kept as causes. */
+const RECENT = 5;
+
+const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
+
+export class MountDeviceSkippedAfterFailure implements Checker {
+  readonly id = 'mount-device-skipped-after-failure';
+  /** node -> volume -> the last few mountDevice / unmountDevice / volumeTearDown facts. */
+  readonly #recent = new Map<string, Map<string, Fact[]>>();
+
+  onFact(f: Fact, report: (v: Violation) => void): void {
+    switch (f.kind) {
+      case 'mountDevice':
+      case 'unmountDevice':
+      case 'volumeTearDown': {
+        const recent = this.#list(f.node, f.volume);
+        recent.push(f);
+        if (recent.length > RECENT) recent.shift();
+        return;
+      }
+      case 'bindMountOfUnmountedGlobalPath': {
+        const recent = this.#recent.get(f.node)?.get(f.volume) ?? [];
+        let failed: Unmount | undefined;
+        for (const r of recent) if (r.kind === 'unmountDevice' && !r.ok) failed = r;
+        report({
+          invariant: this.id,
+          atMs: f.atMs,
+          node: f.node,
+          pod: f.pod,
+          uid: f.uid,
+          volume: f.volume,
+          message:
+            `SetUp of volume ${f.volume} for pod ${f.pod} (uid ${f.uid}) on ${f.node} at ${secs(f.atMs)} ` +
+            'bind-mounted a global path that is not mounted (MountDevice skipped' +
+            (failed === undefined ? ')' : ` after UnmountDevice failed at ${secs(failed.atMs)})`),
+          causes: [...recent, f],
+        });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  onEnd(): void {}
+
+  #list(node: string, volume: string): Fact[] {
+    let volumes = this.#recent.get(node);
+    if (volumes === undefined) {
+      volumes = new Map();
+      this.#recent.set(node, volumes);
+    }
+    let recent = volumes.get(volume);
+    if (recent === undefined) {
+      recent = [];
+      volumes.set(volume, recent);
+    }
+    return recent;
+  }
+}

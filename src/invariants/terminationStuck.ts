@@ -1,0 +1,197 @@
+// termination-stuck (liveness, checked at the end of a run): a pod whose deletion was requested
+// (apiPodDeletionRequested at T with grace G) must by the end have no running containers, every volume
+// it set up torn down (a volumeSetUp not followed by a volumeTearDown ok=true is not), and, unless it
+// is a static pod, its API object gone (apiPodDeleted). Flagged only when end - T >= G + the
+// termination budget and no fault is still active at the end. Catches R6 (UID reuse: finished worker
+// ignores updates), R8 (API deletion blocked on container GC), #107733 / #113091 (static pods that
+// never finish) and volumes.md J.13 (an abandoned tear-down). Everything is keyed by UID.
+import type { Fact } from '../facts.js';
+import type { Checker, Violation } from './types.js';
+
+type Started = Extract<Fact, { kind: 'containerStarted' }>;
+type SetUp = Extract<Fact, { kind: 'volumeSetUp' }>;
+type DeletionRequested = Extract<Fact, { kind: 'apiPodDeletionRequested' }>;
+
+/** How many recent lifecycle facts per UID are kept as causes. */
+const RECENT = 6;
+export const DEFAULT_TERMINATION_BUDGET_MS = 120_000;
+
+interface PodState {
+  pod: string;
+  isStatic: boolean;
+  /** The deletion request with the earliest T + grace (the tightest deadline). */
+  request: DeletionRequested | undefined;
+  /** T + grace of `request`, in ms. */
+  dueMs: number;
+  deleted: boolean;
+  /** node -> container -> containerStarted, for containers not yet exited / removed. */
+  readonly running: Map<string, Map<string, Started>>;
+  /** node -> volume -> volumeSetUp not yet followed by a successful volumeTearDown. */
+  readonly volumes: Map<string, Map<string, SetUp>>;
+  /** The node the pod was last seen on ('' if none yet). */
+  node: string;
+  readonly recent: Fact[];
+}
+
+export interface TerminationStuckConfig {
+  readonly faultsActiveAtEnd: () => boolean;
+  readonly terminationBudgetMs: number;
+}
+
+const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
+const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
+
+export class TerminationStuck implements Checker {
+  readonly id = 'termination-stuck';
+  readonly #config: TerminationStuckConfig;
+  readonly #pods = new Map<string, PodState>();
+
+  constructor(config: TerminationStuckConfig) {
+    this.#config = config;
+  }
+
+  onFact(f: Fact): void {
+    switch (f.kind) {
+      case 'apiPodCreated': {
+        const s = this.#state(f.uid, f.pod);
+        s.isStatic ||= f.static;
+        return;
+      }
+      case 'apiPodDeletionRequested': {
+        const s = this.#state(f.uid, f.pod);
+        const dueMs = f.atMs + f.gracePeriodSeconds * 1000;
+        if (s.request === undefined || dueMs < s.dueMs) {
+          s.request = f;
+          s.dueMs = dueMs;
+        }
+        remember(s, f);
+        return;
+      }
+      case 'apiPodDeleted': {
+        const s = this.#state(f.uid, f.pod);
+        s.deleted = true;
+        remember(s, f);
+        return;
+      }
+      case 'containerStarted': {
+        const s = this.#seen(f.uid, f.pod, f.node);
+        if (f.staticFullname !== undefined) s.isStatic = true;
+        inner(s.running, f.node).set(f.container, f);
+        return;
+      }
+      case 'containerExited':
+      case 'containerRemoved': {
+        const s = this.#seen(f.uid, f.pod, f.node);
+        s.running.get(f.node)?.delete(f.container);
+        remember(s, f);
+        return;
+      }
+      case 'volumeSetUp': {
+        const s = this.#seen(f.uid, f.pod, f.node);
+        inner(s.volumes, f.node).set(f.volume, f);
+        return;
+      }
+      case 'volumeTearDown': {
+        const s = this.#seen(f.uid, f.pod, f.node);
+        if (f.ok) s.volumes.get(f.node)?.delete(f.volume);
+        remember(s, f);
+        return;
+      }
+      case 'podTerminationRequested':
+      case 'podTerminated':
+      case 'podWorkerPhase':
+      case 'killPodStarted':
+      case 'killPodFinished': {
+        remember(this.#seen(f.uid, f.pod, f.node), f);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  onEnd(endMs: number, report: (v: Violation) => void): void {
+    if (this.#config.faultsActiveAtEnd()) return;
+    for (const [uid, s] of this.#pods) {
+      const request = s.request;
+      if (request === undefined || endMs < s.dueMs + this.#config.terminationBudgetMs) continue;
+      const problems: string[] = [];
+      const outstanding: Fact[] = [];
+      let node: string | null = s.node === '' ? null : s.node;
+      const containers: string[] = [];
+      for (const [n, running] of s.running)
+        for (const started of running.values()) {
+          node ??= n;
+          containers.push(started.container);
+          outstanding.push(started);
+        }
+      if (containers.length > 0) problems.push(`container(s) ${containers.join(', ')} still running`);
+      const volumes: string[] = [];
+      for (const [n, setUp] of s.volumes)
+        for (const su of setUp.values()) {
+          node ??= n;
+          volumes.push(su.volume);
+          outstanding.push(su);
+        }
+      if (volumes.length > 0) problems.push(`volume(s) ${volumes.join(', ')} not torn down`);
+      if (!s.deleted && !s.isStatic) problems.push('API object not deleted');
+      if (problems.length === 0) continue;
+      const causes: Fact[] = [request];
+      for (const r of s.recent) if (r !== request) causes.push(r);
+      for (const o of outstanding.slice(0, RECENT)) if (!causes.includes(o)) causes.push(o);
+      report({
+        invariant: this.id,
+        atMs: endMs,
+        node,
+        pod: s.pod,
+        uid,
+        volume: null,
+        message:
+          `${s.isStatic ? 'static ' : ''}pod ${s.pod} (uid ${uid}) was deleted at ${secs(request.atMs)} ` +
+          `(grace ${request.gracePeriodSeconds}s) but termination has not finished by the end ` +
+          `(${secs(endMs)}, no fault active): ` +
+          problems.join('; '),
+        causes: causes.sort(byTime),
+      });
+    }
+  }
+
+  #seen(uid: string, pod: string, node: string): PodState {
+    const s = this.#state(uid, pod);
+    if (node !== '') s.node = node;
+    return s;
+  }
+
+  #state(uid: string, pod: string): PodState {
+    let s = this.#pods.get(uid);
+    if (s === undefined) {
+      s = {
+        pod,
+        isStatic: false,
+        request: undefined,
+        dueMs: 0,
+        deleted: false,
+        running: new Map(),
+        volumes: new Map(),
+        node: '',
+        recent: [],
+      };
+      this.#pods.set(uid, s);
+    }
+    return s;
+  }
+}
+
+function remember(s: PodState, f: Fact): void {
+  s.recent.push(f);
+  if (s.recent.length > RECENT) s.recent.shift();
+}
+
+function inner<T>(outer: Map<string, Map<string, T>>, key: string): Map<string, T> {
+  let m = outer.get(key);
+  if (m === undefined) {
+    m = new Map();
+    outer.set(key, m);
+  }
+  return m;
+}

@@ -1,0 +1,77 @@
+// Ported from kubernetes pkg/kubelet/container/cache.go, release-1.23: the PLEG-fed runtime cache.
+// GetNewerThan blocks until the cache holds data newer than a given time, which is how a pod worker
+// waits for the next relist after its own sync.
+import { emptyRuntimePodStatus, type RuntimePodStatus, type UID } from '../../api/v1.js';
+import { type Co, type Process, type Sim, assert, park } from '../../sim/index.js';
+import type { PodCache } from '../types.js';
+
+interface Entry {
+  status: RuntimePodStatus;
+  modifiedMs: number;
+}
+
+export class Cache implements PodCache {
+  private readonly pods = new Map<UID, Entry>();
+  /** Every entry is at least as new as this (UpdateTime after each relist). */
+  private timestampMs = -1;
+  private readonly subscribers: { uid: UID; minTimeMs: number; proc: Process }[] = [];
+
+  constructor(private readonly sim: Sim) {}
+
+  get(uid: UID): RuntimePodStatus {
+    return this.pods.get(uid)?.status ?? emptyRuntimePodStatus(uid, this.sim.nowMs);
+  }
+
+  *getNewerThan(uid: UID, minTimeMs: number): Co<RuntimePodStatus> {
+    for (;;) {
+      const data = this.getIfNewerThan(uid, minTimeMs);
+      if (data !== undefined) return data;
+      const proc = this.sim.current;
+      assert(proc !== undefined, 'getNewerThan outside a coroutine');
+      this.subscribers.push({ uid, minTimeMs, proc });
+      yield* park();
+    }
+  }
+
+  set(uid: UID, status: RuntimePodStatus, timestampMs: number): void {
+    this.pods.set(uid, { status, modifiedMs: timestampMs });
+    this.notify(uid, timestampMs);
+  }
+
+  delete(uid: UID): void {
+    this.pods.delete(uid);
+  }
+
+  /** UpdateTime: every entry is now known to be current as of `timestampMs`. */
+  updateTime(timestampMs: number): void {
+    this.timestampMs = timestampMs;
+    this.notifyAll(timestampMs);
+  }
+
+  private getIfNewerThan(uid: UID, minTimeMs: number): RuntimePodStatus | undefined {
+    const entry = this.pods.get(uid);
+    const globalNewer = this.timestampMs > minTimeMs;
+    if (entry === undefined) return globalNewer ? emptyRuntimePodStatus(uid, this.timestampMs) : undefined;
+    if (globalNewer || entry.modifiedMs > minTimeMs) return entry.status;
+    return undefined;
+  }
+
+  private notify(uid: UID, timestampMs: number): void {
+    for (let i = this.subscribers.length - 1; i >= 0; i--) {
+      const s = this.subscribers[i];
+      if (s === undefined || s.uid !== uid || timestampMs <= s.minTimeMs) continue;
+      this.subscribers.splice(i, 1);
+      if (s.proc.state === 'blocked') this.sim.unpark(s.proc, undefined);
+    }
+  }
+
+  private notifyAll(timestampMs: number): void {
+    for (let i = 0; i < this.subscribers.length; ) {
+      const s = this.subscribers[i];
+      if (s !== undefined && timestampMs > s.minTimeMs) {
+        this.subscribers.splice(i, 1);
+        if (s.proc.state === 'blocked') this.sim.unpark(s.proc, undefined);
+      } else i++;
+    }
+  }
+}

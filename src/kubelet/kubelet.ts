@@ -1,0 +1,484 @@
+// Ported from kubernetes pkg/kubelet/kubelet.go, release-1.23 (syncLoop, the pod handlers, the three sync
+// phases) with the release-1.20 code paths behind fix `pod-worker-lifecycle` (legacy/kubeletLegacy.ts):
+// one kubelet process of one node. Its goroutines live in one ProcessGroup, so a kubelet restart loses
+// every in-memory structure while the runtime and the host keep theirs.
+import { GoError } from '../api/errors.js';
+import { getPodFullName, isStaticPod, type Pod, type PodStatus, type RuntimePod, type RuntimePodStatus, type UID } from '../api/v1.js';
+import type { Fact } from '../facts.js';
+import type { Fixes } from '../fixes.js';
+import type { FakeRuntime } from '../runtime/fakeRuntime.js';
+import { type Chan, type Co, type Context, ProcessGroup, type Rng, type SelectCase, type Sim, assert, select, sleep } from '../sim/index.js';
+import { Cache } from './container/cache.js';
+import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
+import type { KubeClient } from './kubeClient.js';
+import { KubeGenericRuntimeManager, convertPodStatusToRunningPod } from './kuberuntime/kuberuntimeManager.js';
+import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
+import { LegacyKubelet } from './legacy/kubeletLegacy.js';
+import { GenericPLEG, type PodLifecycleEvent, plegChannelCapacity } from './pleg/genericPleg.js';
+import { BasicPodManager } from './pod/podManager.js';
+import { killPodNow, PodWorkers } from './podWorkers.js';
+import { generateAPIPodStatus } from './status/generate.js';
+import { StatusManager } from './status/statusManager.js';
+import type { MutablePodStatus, PodStatusFunc, SyncPodType } from './types.js';
+import { WorkQueue } from './workQueue.js';
+
+/** kubelet.go constants. */
+export const housekeepingPeriodMs = 2000;
+export const syncLoopPeriodMs = 1000; // syncCh ticker: time.NewTicker(time.Second)
+export const backOffPeriodMs = 10_000;
+export const resyncIntervalMs = 60_000; // kubeCfg.SyncFrequency default 1m
+export const nodeStatusUpdateFrequencyMs = 10_000;
+export const containerGCPeriodMs = 60_000; // ContainerGCPeriod
+/** nodeshutdown defaults used by the simulator: ShutdownGracePeriod 30 s, of which 10 s for critical pods. */
+export const shutdownGracePeriodRequestedSeconds = 30;
+export const shutdownGracePeriodCriticalPodsSeconds = 10;
+const nodeShutdownReason = 'Shutdown';
+const nodeShutdownMessage = 'Pod was terminated in response to imminent node shutdown.';
+
+/** What the kubelet needs of the volume manager (pkg/kubelet/volumemanager VolumeManager). */
+export interface KubeletVolumeManager {
+  run(): void;
+  waitForAttachAndMount(pod: Pod): Co<GoError | undefined>;
+  waitForUnmount(pod: Pod): Co<GoError | undefined>;
+  podVolumesExist(uid: UID): boolean;
+  getVolumesInUse(): string[];
+  markVolumesAsReportedInUse(volumes: readonly string[]): void;
+}
+
+/** The node's persistent state a kubelet restart does not lose: runtime, pod cgroups, manifests. */
+export interface NodeHostState {
+  readonly runtime: FakeRuntime;
+  /** Pod cgroups (pcm.Exists / EnsureExists / Destroy): kernel state, survives the kubelet. */
+  readonly podCgroups: Set<UID>;
+  /** The static pod manifest directory: fullname -> pod. */
+  readonly staticManifests: Map<string, Pod>;
+}
+
+export interface KubeletOptions {
+  sim: Sim;
+  rng: Rng;
+  nodeName: string;
+  fixes: Fixes;
+  kubeClient: KubeClient;
+  /** The API server's watch for this node: LIST + WATCH, then `onSynced`. */
+  watch(handler: (type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod) => void, onSynced: () => void): void;
+  unwatch(): void;
+  host: NodeHostState;
+  publish: (fact: Fact) => void;
+  /** Builds the volume manager for this kubelet process (it needs the kubelet's pod state). */
+  newVolumeManager(kl: Kubelet): KubeletVolumeManager;
+}
+
+export class Kubelet {
+  readonly sim: Sim;
+  readonly nodeName: string;
+  readonly fixes: Fixes;
+  readonly group: ProcessGroup;
+  readonly podManager = new BasicPodManager();
+  readonly podCache: Cache;
+  readonly runtimeManager: KubeGenericRuntimeManager;
+  readonly statusManager: StatusManager;
+  readonly workQueue: WorkQueue;
+  readonly kubeClient: KubeClient;
+  readonly host: NodeHostState;
+  readonly publish: (fact: Fact) => void;
+  /** release-1.23 pod workers (fix on) or the release-1.20 kubelet paths (fix off); exactly one is set. */
+  readonly podWorkers: PodWorkers | undefined;
+  readonly legacy: LegacyKubelet | undefined;
+  readonly volumeManager: KubeletVolumeManager;
+  readonly rng: Rng;
+  private readonly podConfig: PodConfig;
+  private readonly updates: Chan<PodUpdate>;
+  private readonly plegCh: Chan<PodLifecycleEvent>;
+  private readonly pleg: GenericPLEG;
+  private readonly readySources = new Set<PodSource>();
+  private readonly opts: KubeletOptions;
+  /** kubecontainer.RuntimeCache: GetPods cached for up to 2 s. */
+  private runtimeCacheTimeMs = Number.NEGATIVE_INFINITY;
+  private runtimeCachePods: RuntimePod[] = [];
+
+  constructor(o: KubeletOptions) {
+    this.opts = o;
+    this.sim = o.sim;
+    this.rng = o.rng;
+    this.nodeName = o.nodeName;
+    this.fixes = o.fixes;
+    this.kubeClient = o.kubeClient;
+    this.host = o.host;
+    this.publish = o.publish;
+    this.group = new ProcessGroup(`kubelet/${o.nodeName}`);
+    this.podCache = new Cache(o.sim);
+    this.workQueue = new WorkQueue(o.sim);
+    this.runtimeManager = new KubeGenericRuntimeManager(o.sim, o.host.runtime, this.group, o.nodeName, o.publish);
+    this.updates = o.sim.chan<PodUpdate>(podUpdatesChannelCapacity, 'updates');
+    this.podConfig = new PodConfig(this.updates);
+    this.plegCh = o.sim.chan<PodLifecycleEvent>(plegChannelCapacity, 'plegCh');
+    this.pleg = new GenericPLEG(o.sim, o.host.runtime, this.podCache, this.plegCh);
+    this.statusManager = new StatusManager(o.sim, this.group, o.kubeClient, this.podManager, {
+      podResourcesAreReclaimed: (pod, status) => podResourcesAreReclaimed(this, pod, status),
+    });
+    if (o.fixes.on('pod-worker-lifecycle')) {
+      this.podWorkers = new PodWorkers({
+        sim: o.sim,
+        rng: o.rng.fork('podWorkers'),
+        group: this.group,
+        syncer: this,
+        workQueue: this.workQueue,
+        podCache: this.podCache,
+        resyncIntervalMs,
+        backOffPeriodMs,
+        nodeName: o.nodeName,
+        publish: o.publish,
+      });
+      this.legacy = undefined;
+    } else {
+      this.podWorkers = undefined;
+      this.legacy = new LegacyKubelet(this);
+    }
+    this.volumeManager = o.newVolumeManager(this);
+  }
+
+  // ---- process lifecycle ----
+
+  /** Run: the kubelet's goroutines, the config sources, and the first relist. */
+  start(): void {
+    this.publish({ kind: 'kubeletStarted', atMs: this.sim.nowMs, node: this.nodeName });
+    this.sim.spawn(`${this.nodeName}/pleg`, this.pleg.run(), this.group);
+    this.statusManager.start();
+    this.volumeManager.run();
+    this.legacy?.start();
+    this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group);
+    this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group);
+    this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group);
+    // The file source lists the manifest directory at start; it is ready at once.
+    for (const fullname of [...this.host.staticManifests.keys()].sort()) {
+      const pod = this.host.staticManifests.get(fullname);
+      if (pod !== undefined) this.podConfig.onFileEvent('ADD', pod);
+    }
+    this.readySources.add('file');
+    this.opts.watch(
+      (type, pod) => this.podConfig.onAPIEvent(type, pod),
+      () => this.readySources.add('api'),
+    );
+  }
+
+  /** The kubelet process dies: every goroutine and in-memory structure is gone. */
+  stop(): void {
+    this.opts.unwatch();
+    this.group.kill();
+    this.publish({ kind: 'kubeletStopped', atMs: this.sim.nowMs, node: this.nodeName });
+  }
+
+  get alive(): boolean {
+    return this.group.alive;
+  }
+
+  /** A static pod manifest was added or removed on this node while the kubelet runs. */
+  staticPodEvent(op: 'ADD' | 'REMOVE', pod: Pod): void {
+    if (this.alive) this.podConfig.onFileEvent(op, pod);
+  }
+
+  sourcesReadyAllReady(): boolean {
+    return this.readySources.has('api') && this.readySources.has('file');
+  }
+
+  // ---- syncLoop ----
+
+  private *syncLoop(): Co<void> {
+    const syncCh = this.ticker(syncLoopPeriodMs, 'syncCh');
+    const housekeepingCh = this.ticker(housekeepingPeriodMs, 'housekeepingCh');
+    const cases: SelectCase[] = [{ recv: this.updates }, { recv: this.plegCh }, { recv: syncCh }, { recv: housekeepingCh }];
+    for (;;) {
+      const r = yield* select(cases);
+      switch (r.index) {
+        case 0:
+          this.handleUpdate(r.value as PodUpdate);
+          break;
+        case 1:
+          yield* this.handlePLEGEvent(r.value as PodLifecycleEvent);
+          break;
+        case 2:
+          this.handlePodSyncs(this.getPodsToSync());
+          break;
+        case 3:
+          if (this.sourcesReadyAllReady()) yield* this.handlePodCleanups();
+          break;
+      }
+    }
+  }
+
+  /** time.Ticker: a goroutine that offers a tick every period and drops it when the reader is behind. */
+  private ticker(periodMs: number, name: string): Chan<number> {
+    const ch = this.sim.chan<number>(1, name);
+    const sim = this.sim;
+    this.sim.spawn(
+      `${this.nodeName}/${name}`,
+      (function* (): Co {
+        for (;;) {
+          yield* sleep(periodMs);
+          ch.trySend(sim.nowMs);
+        }
+      })(),
+      this.group,
+    );
+    return ch;
+  }
+
+  private handleUpdate(u: PodUpdate): void {
+    switch (u.op) {
+      case 'ADD':
+        this.handlePodAdditions(u.pods);
+        break;
+      case 'UPDATE':
+      case 'DELETE':
+        this.handlePodUpdates(u.pods);
+        break;
+      case 'REMOVE':
+        this.handlePodRemoves(u.pods);
+        break;
+      case 'RECONCILE':
+        for (const pod of u.pods) this.podManager.updatePod(pod);
+        break;
+    }
+  }
+
+  private *handlePLEGEvent(e: PodLifecycleEvent): Co<void> {
+    if (e.type === 'ContainerStarted') this.legacy?.lastContainerStartedTime.set(e.id, this.sim.nowMs);
+    const pod = this.podManager.getPodByUID(e.id);
+    if (e.type !== 'ContainerRemoved' && pod !== undefined) this.handlePodSyncs([pod]);
+    if (e.type === 'ContainerDied') yield* this.cleanUpContainersInPod(e.id);
+  }
+
+  handlePodAdditions(pods: readonly Pod[]): void {
+    for (const pod of pods) {
+      this.podManager.addPod(pod);
+      this.dispatchWork(pod, 'SyncPodCreate');
+    }
+  }
+
+  handlePodUpdates(pods: readonly Pod[]): void {
+    for (const pod of pods) {
+      this.podManager.updatePod(pod);
+      this.dispatchWork(pod, 'SyncPodUpdate');
+    }
+  }
+
+  handlePodRemoves(pods: readonly Pod[]): void {
+    for (const pod of pods) {
+      this.podManager.deletePod(pod);
+      this.deletePod(pod);
+    }
+  }
+
+  handlePodSyncs(pods: readonly Pod[]): void {
+    for (const pod of pods) this.dispatchWork(pod, 'SyncPodSync');
+  }
+
+  private getPodsToSync(): Pod[] {
+    const uids = new Set(this.workQueue.getWork());
+    return this.podManager.getPods().filter((p) => uids.has(p.metadata.uid));
+  }
+
+  /** dispatchWork: release-1.23 hands everything to the pod worker; 1.20 had terminal shortcuts. */
+  dispatchWork(pod: Pod, syncType: SyncPodType): void {
+    if (this.podWorkers === undefined) {
+      this.legacy?.dispatchWork(pod, syncType);
+      return;
+    }
+    this.podWorkers.updatePod({ pod, updateType: syncType, startTimeMs: this.sim.nowMs });
+  }
+
+  /** deletePod (a REMOVE): release-1.23 asks the pod worker to kill; 1.20 forgot the worker. */
+  private deletePod(pod: Pod): void {
+    if (!this.sourcesReadyAllReady()) return; // "skipping delete because sources aren't ready yet"
+    if (this.podWorkers === undefined) {
+      this.legacy?.deletePod(pod);
+      return;
+    }
+    this.podWorkers.updatePod({ pod, updateType: 'SyncPodKill' });
+  }
+
+  private *handlePodCleanups(): Co<void> {
+    yield* handlePodCleanups(this);
+  }
+
+  /** cleanUpContainersInPod: remove dead containers of a pod whose content may go (PLEG ContainerDied). */
+  private *cleanUpContainersInPod(uid: UID): Co<void> {
+    const removeAll = this.podWorkers !== undefined ? this.podWorkers.shouldPodContentBeRemoved(uid) : (this.legacy?.removeAllOnContainerDied(uid) ?? false);
+    if (removeAll) yield* this.runtimeManager.removeDeadContainers((u) => u === uid);
+  }
+
+  // ---- the three sync phases (release-1.23), the PodSyncer of the pod workers ----
+
+  *syncPod(
+    _ctx: Context,
+    _updateType: SyncPodType,
+    pod: Pod,
+    _mirrorPod: Pod | undefined,
+    podStatus: RuntimePodStatus | undefined,
+  ): Co<{ isTerminal: boolean; err: GoError | undefined }> {
+    const uid = pod.metadata.uid;
+    const apiPodStatus = generateAPIPodStatus(pod, podStatus, this.statusManager.getPodStatus(uid) ?? pod.status);
+    if (apiPodStatus.phase === 'Succeeded' || apiPodStatus.phase === 'Failed') {
+      this.statusManager.setPodStatus(pod, apiPodStatus);
+      return { isTerminal: true, err: undefined };
+    }
+    this.statusManager.setPodStatus(pod, apiPodStatus);
+    const podWorkers = this.podWorkers;
+    assert(podWorkers !== undefined, 'release-1.23 syncPod without pod workers');
+    if (!podWorkers.isPodTerminationRequested(uid)) {
+      // pcm.EnsureExists: the pod cgroup.
+      this.host.podCgroups.add(uid);
+    }
+    if (!podWorkers.isPodTerminationRequested(uid)) {
+      const err = yield* this.volumeManager.waitForAttachAndMount(pod);
+      if (err !== undefined) return { isTerminal: false, err };
+    }
+    const err = yield* this.runtimeManager.syncPod(pod, podStatus);
+    return { isTerminal: false, err };
+  }
+
+  *syncTerminatingPod(
+    _ctx: Context,
+    pod: Pod,
+    podStatus: RuntimePodStatus | undefined,
+    runningPod: RuntimePod | undefined,
+    gracePeriod: number | undefined,
+    podStatusFn: PodStatusFunc | undefined,
+  ): Co<GoError | undefined> {
+    if (runningPod !== undefined) {
+      return yield* this.killPod(pod, runningPod, gracePeriod, 'syncTerminatingPod (runtime pod)');
+    }
+    const status = podStatus ?? this.podCache.get(pod.metadata.uid);
+    const apiPodStatus = generateAPIPodStatus(pod, status, this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status);
+    let finalStatus: PodStatus = apiPodStatus;
+    if (podStatusFn !== undefined) {
+      const mutable: MutablePodStatus = { phase: apiPodStatus.phase, reason: apiPodStatus.reason, message: apiPodStatus.message };
+      podStatusFn(mutable);
+      finalStatus = { ...apiPodStatus, phase: mutable.phase, reason: mutable.reason, message: mutable.message };
+    }
+    this.statusManager.setPodStatus(pod, finalStatus);
+    const err = yield* this.killPod(pod, convertPodStatusToRunningPod(status), gracePeriod, 'syncTerminatingPod');
+    if (err !== undefined) return err;
+    const stopped = this.runtimeManager.getPodStatus(pod);
+    const running = stopped.containerStatuses.filter((c) => c.state === 'running').map((c) => c.id);
+    if (running.length > 0) {
+      return new GoError(`detected running containers after a successful KillPod, CRI violation: ${running.join(',')}`);
+    }
+    const after = generateAPIPodStatus(pod, stopped, this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status);
+    this.statusManager.setPodStatus(pod, after);
+    return undefined;
+  }
+
+  *syncTerminatedPod(_ctx: Context, pod: Pod, podStatus: RuntimePodStatus | undefined): Co<GoError | undefined> {
+    const apiPodStatus = generateAPIPodStatus(pod, podStatus, this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status);
+    this.statusManager.setPodStatus(pod, apiPodStatus);
+    const err = yield* this.volumeManager.waitForUnmount(pod);
+    if (err !== undefined) return err;
+    this.host.podCgroups.delete(pod.metadata.uid); // pcm.Destroy
+    this.statusManager.terminatePod(pod);
+    return undefined;
+  }
+
+  /** killPod (kubelet_pods.go): the runtime kill of a pod's running containers. */
+  *killPod(pod: Pod | undefined, runningPod: RuntimePod, gracePeriodOverride: number | undefined, source: string): Co<GoError | undefined> {
+    return yield* this.runtimeManager.killPod(pod, runningPod, gracePeriodOverride, source);
+  }
+
+  // ---- eviction and node shutdown (both block in killPodNow) ----
+
+  /** The eviction manager's evictPod: killPodNow with Evict and a status function setting Failed/Evicted. */
+  *evictPod(pod: Pod, gracePeriodOverride: number): Co<GoError | undefined> {
+    const message = 'The node was low on resource: memory.';
+    if (this.legacy !== undefined) {
+      const status: PodStatus = { ...pod.status, phase: 'Failed', reason: 'Evicted', message };
+      return yield* this.legacy.killPodNow(pod, status, gracePeriodOverride);
+    }
+    assert(this.podWorkers !== undefined, 'evictPod without pod workers');
+    return yield* killPodNow(this.podWorkers, pod, true, gracePeriodOverride, (s) => {
+      s.phase = 'Failed';
+      s.reason = 'Evicted';
+      s.message = message;
+    });
+  }
+
+  /**
+   * nodeshutdown_manager_linux.go processShutdownEvent: kill every active pod through killPodNow, in
+   * parallel, with a grace period capped by the non-critical share of ShutdownGracePeriod. PR #102344 as
+   * merged stopped setting Phase=Failed here (upstream later restored it in #106900); 1.20 set it.
+   */
+  *processShutdownEvent(): Co<void> {
+    this.publish({ kind: 'nodeShutdownStarted', atMs: this.sim.nowMs, node: this.nodeName });
+    const maxGraceSeconds = shutdownGracePeriodRequestedSeconds - shutdownGracePeriodCriticalPodsSeconds;
+    const pods = this.podManager.getPods().filter((p) => !this.isPodKnownTerminatedForShutdown(p));
+    const done = this.sim.chan<GoError | undefined>(Math.max(1, pods.length), 'shutdown');
+    for (const pod of pods) {
+      const spec = pod.spec.terminationGracePeriodSeconds ?? 30;
+      const gracePeriodOverride = Math.min(spec, maxGraceSeconds);
+      const kl = this;
+      this.sim.spawn(
+        `${this.nodeName}/shutdown ${pod.metadata.name}`,
+        (function* (): Co {
+          let err: GoError | undefined;
+          if (kl.legacy !== undefined) {
+            const status: PodStatus = { ...pod.status, phase: 'Failed', reason: nodeShutdownReason, message: nodeShutdownMessage };
+            err = yield* kl.legacy.killPodNow(pod, status, gracePeriodOverride);
+          } else {
+            assert(kl.podWorkers !== undefined, 'shutdown without pod workers');
+            err = yield* killPodNow(kl.podWorkers, pod, false, gracePeriodOverride, (s) => {
+              s.message = nodeShutdownMessage;
+              s.reason = nodeShutdownReason;
+            });
+          }
+          yield* done.send(err);
+        })(),
+        this.group,
+      );
+    }
+    for (let i = 0; i < pods.length; i++) yield* done.recv();
+  }
+
+  private isPodKnownTerminatedForShutdown(pod: Pod): boolean {
+    if (this.podWorkers !== undefined) return this.podWorkers.isPodKnownTerminated(pod.metadata.uid);
+    return this.legacy?.podIsTerminated(pod) ?? false;
+  }
+
+  // ---- node status and GC ----
+
+  /** syncNodeStatus every 10 s: report volumesInUse, then mark them reported (kubelet_node_status.go). */
+  private *syncNodeStatusLoop(): Co<void> {
+    for (;;) {
+      const inUse = this.volumeManager.getVolumesInUse();
+      const err = yield* this.kubeClient.updateNodeVolumesInUse(this.nodeName, inUse);
+      if (err === undefined) this.volumeManager.markVolumesAsReportedInUse(inUse);
+      yield* sleep(nodeStatusUpdateFrequencyMs);
+    }
+  }
+
+  private *containerGCLoop(): Co<void> {
+    for (;;) {
+      yield* runContainerGC(this);
+      yield* sleep(containerGCPeriodMs);
+    }
+  }
+
+  /** kubecontainer.RuntimeCache.GetPods: the runtime listing, refreshed when older than 2 s. */
+  runtimeCacheGetPods(): RuntimePod[] {
+    if (this.sim.nowMs - this.runtimeCacheTimeMs > 2000) this.forceUpdateRuntimeCache();
+    return this.runtimeCachePods;
+  }
+
+  /** ForceUpdateIfOlder: refresh the runtime cache if it is older than `minTimeMs`. */
+  forceUpdateRuntimeCacheIfOlder(minTimeMs: number): void {
+    if (this.runtimeCacheTimeMs < minTimeMs) this.forceUpdateRuntimeCache();
+  }
+
+  forceUpdateRuntimeCache(): void {
+    this.runtimeCachePods = this.runtimeManager.getPods(false);
+    this.runtimeCacheTimeMs = this.sim.nowMs;
+  }
+
+  staticFullname(pod: Pod): string | undefined {
+    return isStaticPod(pod) ? getPodFullName(pod) : undefined;
+  }
+}

@@ -1,0 +1,426 @@
+// Ported from kubernetes pkg/kubelet/pod_workers.go, release-1.23.
+// The pod worker owns the whole lifecycle of each pod UID (PR #102344): one goroutine per UID drives it
+// through syncPod -> syncTerminatingPod -> syncTerminatedPod, and every other kubelet loop asks it by UID
+// whether containers may run. Go's podLock is implicit: kernel code runs atomically between two yields,
+// and none of the methods yields except managePodLoop around the cache read and the sync calls, which is
+// where Go releases the lock too. This file is the goroutine side (UpdatePod, managePodLoop, completeWork,
+// killPodNow); the state the lock guards, and its transitions, are in podWorkersState.ts.
+
+import { GoError } from '../api/errors.js';
+import {
+  getPodFullName,
+  isPodPhaseTerminal,
+  isStaticPod,
+  type Pod,
+  type RuntimePodStatus,
+  runtimePodToAPIPod,
+  type UID,
+} from '../api/v1.js';
+import type { Fact } from '../facts.js';
+import {
+  assert,
+  type Chan,
+  CLOSED,
+  type Co,
+  type ProcessGroup,
+  type Rng,
+  type Sim,
+  select,
+} from '../sim/index.js';
+import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
+import {
+  calculateEffectiveGracePeriod,
+  isPodStatusCacheTerminal,
+  PodSyncStatus,
+  type PodWork,
+} from './podWorkersStatus.js';
+import type {
+  PodCache,
+  PodStateProvider,
+  PodStatusFunc,
+  PodSyncer,
+  PodWorkType,
+  UpdatePodOptions,
+} from './types.js';
+import type { WorkQueue } from './workQueue.js';
+
+export {
+  calculateEffectiveGracePeriod,
+  isPodStatusCacheTerminal,
+  PodSyncStatus,
+  type PodWork,
+  PodWorkerStates,
+};
+
+/** Jitter factor for resyncInterval. */
+export const workerResyncIntervalJitterFactor = 0.5;
+/** Jitter factor for backOffPeriod and backOffOnTransientErrorPeriod. */
+export const workerBackOffPeriodJitterFactor = 0.5;
+/** Back-off when the network is not ready: it may be ready soon, so retry sooner than backOffPeriod. */
+export const backOffOnTransientErrorPeriodMs = 1000;
+/** kubelet.go NetworkNotReadyErrorMsg: a sync error containing it gets the short back-off. */
+export const networkNotReadyErrorMsg = 'network is not ready';
+
+export interface PodWorkersOptions {
+  sim: Sim;
+  /** The stream wait.Jitter draws from. */
+  rng: Rng;
+  /** The kubelet's processes: a kubelet restart kills every worker goroutine with it. */
+  group: ProcessGroup;
+  syncer: PodSyncer;
+  workQueue: WorkQueue;
+  podCache: PodCache;
+  resyncIntervalMs: number;
+  backOffPeriodMs: number;
+  nodeName: string;
+  publish?: ((fact: Fact) => void) | undefined;
+}
+
+const phaseOfWork: Record<PodWorkType, WorkerPhase> = {
+  SyncPodWork: 'sync',
+  TerminatingPodWork: 'terminating',
+  TerminatedPodWork: 'terminated',
+};
+
+/** podWorkers: one goroutine per pod UID, fed by UpdatePod; the state it guards is in PodWorkerStates. */
+export class PodWorkers extends PodWorkerStates implements PodStateProvider {
+  /** Test hook: interposes on a worker's channel when its goroutine starts (to delay or hold work). */
+  workerChannelFn: ((uid: UID, inCh: Chan<PodWork>) => Chan<PodWork>) | undefined = undefined;
+
+  private readonly rng: Rng;
+  private readonly group: ProcessGroup;
+  private readonly syncer: PodSyncer;
+  private readonly workQueue: WorkQueue;
+  private readonly podCache: PodCache;
+  private readonly resyncIntervalMs: number;
+  private readonly backOffPeriodMs: number;
+
+  constructor(o: PodWorkersOptions) {
+    super(o.sim, o.nodeName, o.publish);
+    assert(o.resyncIntervalMs >= 0 && o.backOffPeriodMs >= 0, 'negative pod worker periods');
+    this.rng = o.rng;
+    this.group = o.group;
+    this.syncer = o.syncer;
+    this.workQueue = o.workQueue;
+    this.podCache = o.podCache;
+    this.resyncIntervalMs = o.resyncIntervalMs;
+    this.backOffPeriodMs = o.backOffPeriodMs;
+  }
+
+  // ---- UpdatePod ----
+
+  /**
+   * UpdatePod carries a configuration change or a termination to a pod. A pod becomes terminating when
+   * deleted in the API server, seen in a terminal phase, or killed (evicted) by the kubelet. Never blocks.
+   */
+  updatePod(options: UpdatePodOptions): void {
+    // Go passes the options by value; copy so the caller's object is never changed.
+    const opts: UpdatePodOptions = { ...options };
+    // An orphan (no config, only runtime state) runs only the terminating part of the lifecycle.
+    let pod = opts.pod;
+    let isRuntimePod = false;
+    if (opts.runningPod !== undefined) {
+      if (opts.pod === undefined) {
+        pod = runtimePodToAPIPod(opts.runningPod, this.nodeName);
+        if (opts.updateType !== 'SyncPodKill') return; // runtime pods can only be killed
+        opts.pod = pod;
+        isRuntimePod = true;
+      } else {
+        opts.runningPod = undefined; // only valid when Pod is not specified
+      }
+    }
+    assert(pod !== undefined, 'UpdatePod needs a pod or a running pod');
+    const uid = pod.metadata.uid;
+    const now = this.sim.nowMs;
+
+    let status = this.podSyncStatuses.get(uid);
+    if (status === undefined) {
+      status = new PodSyncStatus({ syncedAt: now, fullname: getPodFullName(pod) });
+      // First sight of a terminal pod whose runtime shows nothing running (e.g. after a kubelet restart):
+      // record it as terminated and finished so it never counts as active (#105527).
+      if (!isRuntimePod && isPodPhaseTerminal(pod.status.phase)) {
+        if (isPodStatusCacheTerminal(this.podCache.get(uid))) {
+          status = new PodSyncStatus({
+            terminatedAt: now,
+            terminatingAt: now,
+            syncedAt: now,
+            startedTerminating: true,
+            finished: true,
+            fullname: getPodFullName(pod),
+          });
+        }
+      }
+      this.podSyncStatuses.set(uid, status);
+    }
+
+    // A create for a UID already terminating means two pods with one UID close together (usually a static
+    // pod): remember it so SyncKnownPods resets the UID once terminated and the pod can start again.
+    if (status.isTerminationRequested() && opts.updateType === 'SyncPodCreate') {
+      status.restartRequested = true;
+      return;
+    }
+
+    // Once finished, a UID cannot re-enter the pod worker until housekeeping purges it.
+    if (status.isFinished()) return;
+
+    // The transition to terminating; the first matching case wins.
+    let becameTerminating = false;
+    if (!status.isTerminationRequested()) {
+      let reason: string | undefined;
+      if (isRuntimePod) {
+        status.deleted = true;
+        reason = 'orphaned runtime pod';
+      } else if (pod.metadata.deletionTimestamp !== undefined) {
+        status.deleted = true;
+        reason = 'marked for graceful deletion';
+      } else if (isPodPhaseTerminal(pod.status.phase)) {
+        reason = `terminal phase ${pod.status.phase}`;
+      } else if (opts.updateType === 'SyncPodKill') {
+        if (opts.killPodOptions?.evict === true) {
+          status.evicted = true;
+          reason = 'evicted by the kubelet';
+        } else {
+          reason = 'removed by the kubelet';
+        }
+      }
+      if (reason !== undefined) {
+        status.terminatingAt = now;
+        becameTerminating = true;
+        this.publishPod(pod, { kind: 'podTerminationRequested', reason });
+      }
+    }
+
+    // Once terminating, every update is a kill and the grace period can only decrease.
+    let workType: PodWorkType;
+    let wasGracePeriodShortened = false;
+    if (status.isTerminated()) {
+      // A stale runtime-pod kill (housekeeping saw an old runtime cache) waits for the worker to finish.
+      if (isRuntimePod) return;
+      workType = 'TerminatedPodWork';
+      opts.killPodOptions?.completedCh?.close();
+      opts.killPodOptions = undefined;
+    } else if (status.isTerminationRequested()) {
+      workType = 'TerminatingPodWork';
+      const kill = { ...(opts.killPodOptions ?? { evict: false }) };
+      opts.killPodOptions = kill;
+      if (kill.completedCh !== undefined) status.notifyPostTerminating.push(kill.completedCh);
+      if (kill.podStatusFunc !== undefined) status.statusPostTerminating.push(kill.podStatusFunc);
+      const { gracePeriod, shortened } = calculateEffectiveGracePeriod(status, pod, kill);
+      wasGracePeriodShortened = shortened;
+      status.gracePeriod = gracePeriod;
+      // Always pass the computed value down, so syncTerminatingPod never recalculates; never below 1.
+      kill.podTerminationGracePeriodSecondsOverride = gracePeriod;
+    } else {
+      workType = 'SyncPodWork';
+      // KillPodOptions are meaningless outside the terminating phase: release a waiting killer at once.
+      if (opts.killPodOptions !== undefined) {
+        opts.killPodOptions.completedCh?.close();
+        opts.killPodOptions = undefined;
+      }
+    }
+
+    const work: PodWork = { workType, options: opts };
+
+    // Start the worker goroutine if there is none.
+    let podUpdates = this.podUpdates.get(uid);
+    if (podUpdates === undefined) {
+      // Capacity 1: completeWorkQueueNext sends from the consuming goroutine, when the channel is empty.
+      podUpdates = this.sim.chan<PodWork>(1, `podUpdates/${uid}`);
+      this.podUpdates.set(uid, podUpdates);
+      // Static pods start in the order UpdatePod first saw them.
+      if (isStaticPod(pod)) {
+        const waiting = this.waitingToStartStaticPodsByFullname.get(status.fullname) ?? [];
+        waiting.push(uid);
+        this.waitingToStartStaticPodsByFullname.set(status.fullname, waiting);
+      }
+      const outCh = this.workerChannelFn !== undefined ? this.workerChannelFn(uid, podUpdates) : podUpdates;
+      this.sim.spawn(`${this.nodeName}/podWorker/${uid}`, this.managePodLoop(outCh), this.group);
+    }
+
+    // Dispatch at once if the worker is idle; the early return means no cancellation on this path.
+    if (!status.isWorking()) {
+      status.working = true;
+      const sent = podUpdates.trySend(work);
+      assert(sent, `pod worker channel of ${uid} full while the worker was idle`);
+      return;
+    }
+
+    // The worker is busy: keep only the newest work (the earliest StartTime is kept for latency metrics).
+    const undelivered = this.lastUndeliveredWorkUpdate.get(uid);
+    const earlier = undelivered?.options.startTimeMs;
+    const later = work.options.startTimeMs;
+    if (earlier !== undefined && later !== undefined && earlier < later) work.options.startTimeMs = earlier;
+    this.lastUndeliveredWorkUpdate.set(uid, work);
+
+    // Interrupt the running sync*Pod so the termination (or the shorter grace period) takes effect now.
+    if ((becameTerminating || wasGracePeriodShortened) && status.cancelFn !== undefined) {
+      status.cancelFn();
+    }
+  }
+
+  // ---- static pod admission (#104743, #107900) ----
+
+  /**
+   * allowPodStart: whether the pod may start now (otherwise it is requeued with back-off), and whether it
+   * ever can (not when its status is gone or it was terminated before it started).
+   */
+  allowPodStart(pod: Pod): { canStart: boolean; canEverStart: boolean } {
+    if (!isStaticPod(pod)) return { canStart: true, canEverStart: true };
+    const uid = pod.metadata.uid;
+    const status = this.podSyncStatuses.get(uid);
+    if (status === undefined) return { canStart: false, canEverStart: false };
+    if (status.isTerminationRequested()) return { canStart: false, canEverStart: false };
+    if (!this.allowStaticPodStart(status.fullname, uid)) {
+      this.workQueue.enqueue(uid, this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor));
+      status.working = false;
+      return { canStart: false, canEverStart: true };
+    }
+    return { canStart: true, canEverStart: true };
+  }
+
+  // ---- the worker goroutine ----
+
+  private *managePodLoop(podUpdates: Chan<PodWork>): Co<void> {
+    // Go's zero time: any cache entry (stamped >= 0) is newer than it.
+    let lastSyncTime = -1;
+    let podStarted = false;
+    for (;;) {
+      const update = yield* podUpdates.recv();
+      if (update === CLOSED) return;
+      const pod = update.options.pod;
+      assert(pod !== undefined, 'pod work without a pod');
+      const uid = pod.metadata.uid;
+
+      // A pod terminated before it was allowed to start is cleaned up here and the worker exits.
+      if (!podStarted) {
+        const { canStart, canEverStart } = this.allowPodStart(pod);
+        if (!canEverStart) {
+          this.completeUnstartedTerminated(pod);
+          return;
+        }
+        if (!canStart) continue; // requeued with back-off, working already false
+        podStarted = true;
+      }
+
+      let isTerminal = false;
+      let err: GoError | undefined;
+      {
+        // A runtime pod needs no status; otherwise wait for a PLEG refresh newer than the last sync, so
+        // the sync sees the effect of the previous one.
+        let podStatus: RuntimePodStatus | undefined;
+        if (update.options.runningPod === undefined) {
+          podStatus = yield* this.podCache.getNewerThan(uid, lastSyncTime);
+        }
+        const ctx = this.contextForWorker(uid);
+        assert(ctx !== undefined, `pod worker ${uid} runs without a sync status`);
+        this.publishPhase(pod, phaseOfWork[update.workType]);
+        switch (update.workType) {
+          case 'TerminatedPodWork':
+            err = yield* this.syncer.syncTerminatedPod(ctx, pod, podStatus);
+            break;
+          case 'TerminatingPodWork': {
+            const gracePeriod = update.options.killPodOptions?.podTerminationGracePeriodSecondsOverride;
+            const podStatusFn = this.acknowledgeTerminating(pod);
+            err = yield* this.syncer.syncTerminatingPod(
+              ctx,
+              pod,
+              podStatus,
+              update.options.runningPod,
+              gracePeriod,
+              podStatusFn,
+            );
+            break;
+          }
+          case 'SyncPodWork': {
+            const r = yield* this.syncer.syncPod(
+              ctx,
+              update.options.updateType,
+              pod,
+              update.options.mirrorPod,
+              podStatus,
+            );
+            isTerminal = r.isTerminal;
+            err = r.err;
+            break;
+          }
+        }
+        lastSyncTime = this.sim.nowMs;
+      }
+
+      let phaseTransition = false;
+      if (err !== undefined) {
+        // context.Canceled: an update is already queued. Any other error: a retry is queued below.
+      } else if (update.workType === 'TerminatedPodWork') {
+        this.completeTerminated(pod);
+        return; // the worker can shut down
+      } else if (update.workType === 'TerminatingPodWork') {
+        // Orphans have no config to clean up afterwards: the worker exits without a terminated phase.
+        if (update.options.runningPod !== undefined) {
+          this.completeTerminatingRuntimePod(pod);
+          return;
+        }
+        this.completeTerminating(pod);
+        phaseTransition = true;
+      } else if (isTerminal) {
+        // syncPod saw the pod reach a terminal phase on its own: move to terminating.
+        this.completeSync(pod);
+        phaseTransition = true;
+      }
+      this.completeWork(pod, phaseTransition, err);
+    }
+  }
+
+  /** completeWork: requeue (phase change at once, resync, or back-off on error), then run pending work. */
+  private completeWork(pod: Pod, phaseTransition: boolean, syncErr: GoError | undefined): void {
+    let delayMs: number;
+    if (phaseTransition) delayMs = 0;
+    else if (syncErr === undefined) {
+      delayMs = this.rng.jitterMs(this.resyncIntervalMs, workerResyncIntervalJitterFactor);
+    } else if (syncErr.message.includes(networkNotReadyErrorMsg)) {
+      delayMs = this.rng.jitterMs(backOffOnTransientErrorPeriodMs, workerBackOffPeriodJitterFactor);
+    } else {
+      // Any other error, context.Canceled included.
+      delayMs = this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor);
+    }
+    this.workQueue.enqueue(pod.metadata.uid, delayMs);
+    this.completeWorkQueueNext(pod.metadata.uid);
+  }
+}
+
+/**
+ * killPodNow: the blocking kill used by eviction, preemption and node shutdown. Waits for the pod worker
+ * to report the pod terminated, for at most max(10s, 1.5 * grace period).
+ */
+export function* killPodNow(
+  podWorkers: Pick<PodWorkers, 'sim' | 'updatePod'>,
+  pod: Pod,
+  evict: boolean,
+  gracePeriodOverride: number | undefined,
+  statusFn: PodStatusFunc | undefined,
+): Co<GoError | undefined> {
+  let gracePeriod = 0;
+  if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;
+  else if (pod.spec.terminationGracePeriodSeconds !== undefined) {
+    gracePeriod = pod.spec.terminationGracePeriodSeconds;
+  }
+  // Relative to the grace period, but at least 10s for kubelet -> runtime traffic to finish a SIGKILL.
+  let timeoutSeconds = gracePeriod + Math.trunc(gracePeriod / 2);
+  
+  assert(Number.isInteger(timeoutSeconds), `killPodNow timeout ${timeoutSeconds}s is not whole`);
+
+  const ch = podWorkers.sim.chan<never>(1, `killPodNow/${pod.metadata.uid}`);
+  podWorkers.updatePod({
+    pod,
+    updateType: 'SyncPodKill',
+    killPodOptions: {
+      completedCh: ch,
+      evict,
+      podStatusFunc: statusFn,
+      podTerminationGracePeriodSecondsOverride: gracePeriodOverride,
+    },
+  });
+  const r = yield* select([{ recv: ch as Chan<unknown> }], timeoutSeconds * 1000);
+  if (r.index === 0) return undefined;
+  // Upstream also records the ExceededGracePeriod event here.
+  return new GoError('timeout waiting to kill pod');
+}

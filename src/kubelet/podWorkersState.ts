@@ -1,0 +1,317 @@
+// Ported from kubernetes pkg/kubelet/pod_workers.go, release-1.23.
+// The half of podWorkers that the podLock guards: the per-UID statuses, the static pod maps, the
+// predicates other kubelet loops ask, the complete* transitions the worker goroutine reports through,
+// and housekeeping (SyncKnownPods). No method here yields; the goroutine side is in podWorkers.ts.
+
+import type { Pod, UID } from '../api/v1.js';
+import type { Fact } from '../facts.js';
+import { assert, type Chan, type Context, type Sim } from '../sim/index.js';
+import type { PodSyncStatus, PodWork } from './podWorkersStatus.js';
+import type { PodStateProvider, PodStatusFunc, PodWorkerState } from './types.js';
+
+export type WorkerPhase = 'sync' | 'terminating' | 'terminated' | 'finished';
+type PodFact = Extract<Fact, { kind: 'podTerminated' | 'podWorkerPhase' | 'podTerminationRequested' }>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type PodFactBody = DistributiveOmit<PodFact, 'atMs' | 'node' | 'uid' | 'pod'>;
+
+/**
+ * The state of podWorkers. The maps are public because upstream's tests read and preset these
+ * package-private fields; nothing outside tests should write them.
+ */
+export class PodWorkerStates implements PodStateProvider {
+  /** True once SyncKnownPods ran: every working pod has been sent through UpdatePod. */
+  podsSynced = false;
+  /** One cap-1 channel per worker goroutine. */
+  readonly podUpdates = new Map<UID, Chan<PodWork>>();
+  /** The newest work that arrived while the worker was busy; at most one per UID. */
+  readonly lastUndeliveredWorkUpdate = new Map<UID, PodWork>();
+  readonly podSyncStatuses = new Map<UID, PodSyncStatus>();
+  /** The one static pod per fullname allowed to run (#104743). */
+  readonly startedStaticPodsByFullname = new Map<string, UID>();
+  /** Static pods waiting to start, in UpdatePod order. */
+  readonly waitingToStartStaticPodsByFullname = new Map<string, UID[]>();
+
+  /** The phase last published per status object (facts only; a reused UID gets a new status). */
+  private readonly publishedPhase = new WeakMap<PodSyncStatus, WorkerPhase>();
+
+  constructor(
+    readonly sim: Sim,
+    readonly nodeName: string,
+    private readonly publishFn: ((fact: Fact) => void) | undefined,
+  ) {}
+
+  // ---- PodStateProvider (section 3.5 of the notes: known UID / unknown UID) ----
+
+  isPodKnownTerminated(uid: UID): boolean {
+    // An unknown pod is not known to be terminated (the worker is not aware of it).
+    return this.podSyncStatuses.get(uid)?.isTerminated() ?? false;
+  }
+
+  couldHaveRunningContainers(uid: UID): boolean {
+    const status = this.podSyncStatuses.get(uid);
+    // Once all pods are synced, a pod without a sync status is known not to be running.
+    return status !== undefined ? !status.isTerminated() : !this.podsSynced;
+  }
+
+  isPodTerminationRequested(uid: UID): boolean {
+    // The pod may still be setting up; an unknown pod is not terminating (cleanup loops use
+    // shouldPodContainersBeTerminating so they do not skip pods already removed from config).
+    return this.podSyncStatuses.get(uid)?.isTerminationRequested() ?? false;
+  }
+
+  shouldPodContainersBeTerminating(uid: UID): boolean {
+    const status = this.podSyncStatuses.get(uid);
+    // Wait until the worker observed the termination: syncPod will not run again, no container can start.
+    return status !== undefined ? status.isTerminationStarted() : this.podsSynced;
+  }
+
+  shouldPodRuntimeBeRemoved(uid: UID): boolean {
+    const status = this.podSyncStatuses.get(uid);
+    return status !== undefined ? status.isTerminated() : this.podsSynced;
+  }
+
+  shouldPodContentBeRemoved(uid: UID): boolean {
+    const status = this.podSyncStatuses.get(uid);
+    if (status === undefined) return this.podsSynced;
+    return status.isEvicted() || (status.isDeleted() && status.isTerminated());
+  }
+
+  /** A started static pod of this fullname is terminating and not yet terminated (orphan mirror cleanup). */
+  isPodForMirrorPodTerminatingByFullName(podFullName: string): boolean {
+    const uid = this.startedStaticPodsByFullname.get(podFullName);
+    if (uid === undefined) return false;
+    const status = this.podSyncStatuses.get(uid);
+    if (status === undefined) return false;
+    return status.isTerminationRequested() && !status.isTerminated();
+  }
+
+  /** IsWorking of the UID's status (false when unknown): the drain helpers of the tests poll it. */
+  isWorking(uid: UID): boolean {
+    return this.podSyncStatuses.get(uid)?.isWorking() ?? false;
+  }
+
+  /**
+   * allowStaticPodStart: true if no other static pod of this fullname is started and this UID is the
+   * first waiting one that is still valid (known, not terminating, not terminated). Invalid UIDs ahead
+   * of the first valid one are pruned from the waiting list.
+   */
+  allowStaticPodStart(fullname: string, uid: UID): boolean {
+    const startedUID = this.startedStaticPodsByFullname.get(fullname);
+    if (startedUID !== undefined) return startedUID === uid;
+
+    let waitingPods = this.waitingToStartStaticPodsByFullname.get(fullname) ?? [];
+    for (let i = 0; i < waitingPods.length; i++) {
+      const waitingUID = waitingPods[i] as UID;
+      const status = this.podSyncStatuses.get(waitingUID);
+      if (status === undefined || status.isTerminationRequested() || status.isTerminated()) continue;
+      if (waitingUID !== uid) {
+        // Another pod is next in line.
+        this.waitingToStartStaticPodsByFullname.set(fullname, waitingPods.slice(i));
+        return false;
+      }
+      waitingPods = waitingPods.slice(i + 1); // we are next: remove ourselves
+      break;
+    }
+    if (waitingPods.length !== 0) this.waitingToStartStaticPodsByFullname.set(fullname, waitingPods);
+    else this.waitingToStartStaticPodsByFullname.delete(fullname);
+    this.startedStaticPodsByFullname.set(fullname, uid);
+    return true;
+  }
+
+  /**
+   * acknowledgeTerminating: the worker has seen the termination, so no container will start any more;
+   * returns the newest kill status function, if any.
+   */
+  protected acknowledgeTerminating(pod: Pod): PodStatusFunc | undefined {
+    const status = this.podSyncStatuses.get(pod.metadata.uid);
+    if (status === undefined) return undefined;
+    if (status.terminatingAt !== undefined && !status.startedTerminating) status.startedTerminating = true;
+    return status.statusPostTerminating[status.statusPostTerminating.length - 1];
+  }
+
+  /** completeSync: syncPod reported a terminal phase (the natural end of a non-restarting pod). */
+  protected completeSync(pod: Pod): void {
+    const uid = pod.metadata.uid;
+    const status = this.podSyncStatuses.get(uid);
+    if (status !== undefined) {
+      if (status.terminatingAt === undefined) {
+        status.terminatingAt = this.sim.nowMs;
+        this.publishPod(pod, {
+          kind: 'podTerminationRequested',
+          reason: 'syncPod reported a terminal phase',
+        });
+      }
+      status.startedTerminating = true;
+    }
+    // No KillPodOptions: syncTerminatingPod gets no grace period and uses the pod's own.
+    this.lastUndeliveredWorkUpdate.set(uid, {
+      workType: 'TerminatingPodWork',
+      options: { updateType: 'SyncPodSync', pod },
+    });
+  }
+
+  /**
+   * completeTerminating: syncTerminatingPod succeeded, so no container runs or will start. Other loops
+   * may now tear down; kill callers waiting on completedCh are released.
+   */
+  protected completeTerminating(pod: Pod): void {
+    const uid = pod.metadata.uid;
+    const status = this.podSyncStatuses.get(uid);
+    if (status !== undefined) {
+      assert(status.terminatingAt !== undefined, `pod ${uid} terminated without terminatingAt`);
+      status.terminatedAt = this.sim.nowMs;
+      this.publishPod(pod, { kind: 'podTerminated', reason: 'syncTerminatingPod completed' });
+      for (const ch of status.notifyPostTerminating) ch.close();
+      status.notifyPostTerminating = [];
+      status.statusPostTerminating = [];
+    }
+    this.lastUndeliveredWorkUpdate.set(uid, {
+      workType: 'TerminatedPodWork',
+      options: { updateType: 'SyncPodSync', pod },
+    });
+  }
+
+  /** completeTerminatingRuntimePod: an orphan's containers are stopped; it has no API state to clean. */
+  protected completeTerminatingRuntimePod(pod: Pod): void {
+    const uid = pod.metadata.uid;
+    const status = this.podSyncStatuses.get(uid);
+    if (status !== undefined) {
+      status.terminatedAt = this.sim.nowMs;
+      status.finished = true;
+      status.working = false;
+      this.publishPod(pod, { kind: 'podTerminated', reason: 'orphaned runtime pod killed' });
+      this.publishPhase(pod, 'finished');
+      if (this.startedStaticPodsByFullname.get(status.fullname) === uid) {
+        this.startedStaticPodsByFullname.delete(status.fullname);
+      }
+    }
+    this.cleanupPodUpdates(uid);
+  }
+
+  /** completeTerminated: syncTerminatedPod succeeded; the pod is finalised and the worker stops. */
+  protected completeTerminated(pod: Pod): void {
+    const uid = pod.metadata.uid;
+    this.cleanupPodUpdates(uid);
+    const status = this.podSyncStatuses.get(uid);
+    if (status !== undefined) {
+      assert(status.terminatedAt !== undefined, `pod ${uid} finished without terminatedAt`);
+      status.finished = true;
+      status.working = false;
+      this.publishPhase(pod, 'finished');
+      if (this.startedStaticPodsByFullname.get(status.fullname) === uid) {
+        this.startedStaticPodsByFullname.delete(status.fullname);
+      }
+    }
+  }
+
+  /** completeUnstartedTerminated: a (static) pod was terminated before it was ever allowed to start. */
+  protected completeUnstartedTerminated(pod: Pod): void {
+    const uid = pod.metadata.uid;
+    this.cleanupPodUpdates(uid);
+    const status = this.podSyncStatuses.get(uid);
+    if (status !== undefined) {
+      status.finished = true;
+      status.working = false;
+      status.terminatedAt = this.sim.nowMs;
+      this.publishPod(pod, { kind: 'podTerminated', reason: 'terminated before it started' });
+      this.publishPhase(pod, 'finished');
+      if (this.startedStaticPodsByFullname.get(status.fullname) === uid) {
+        this.startedStaticPodsByFullname.delete(status.fullname);
+      }
+    }
+  }
+
+  /** completeWorkQueueNext: hand the pending work to the worker, or mark it idle. */
+  protected completeWorkQueueNext(uid: UID): void {
+    const workUpdate = this.lastUndeliveredWorkUpdate.get(uid);
+    if (workUpdate !== undefined) {
+      const ch = this.podUpdates.get(uid);
+      assert(ch !== undefined, `pending work for ${uid} without a worker channel`);
+      // The worker itself consumed the last item, so the channel is empty and the send cannot block.
+      const sent = ch.trySend(workUpdate);
+      assert(sent, `pod worker channel of ${uid} full in completeWorkQueueNext`);
+      this.lastUndeliveredWorkUpdate.delete(uid);
+    } else {
+      const status = this.podSyncStatuses.get(uid);
+      assert(status !== undefined, `completeWorkQueueNext for unknown pod ${uid}`);
+      status.working = false;
+    }
+  }
+
+  /** contextForWorker: the status's context, renewed if it was cancelled; undefined with no status. */
+  protected contextForWorker(uid: UID): Context | undefined {
+    const status = this.podSyncStatuses.get(uid);
+    if (status === undefined) return undefined;
+    if (status.ctx === undefined || status.ctx.canceled) {
+      const ctx = this.sim.context();
+      status.ctx = ctx;
+      status.cancelFn = () => ctx.cancel();
+    }
+    return status.ctx;
+  }
+
+  // ---- housekeeping ----
+
+  /**
+   * SyncKnownPods purges finished workers whose pods left the desired set (or whose UID was recreated)
+   * and reports the state of every worker, the purged ones included. The first call marks the workers
+   * synced, which flips the predicates' answers for unknown UIDs.
+   */
+  syncKnownPods(desiredPods: readonly Pod[]): Map<UID, PodWorkerState> {
+    const workers = new Map<UID, PodWorkerState>();
+    const known = new Set<UID>(desiredPods.map((p) => p.metadata.uid));
+    this.podsSynced = true;
+    for (const [uid, status] of this.podSyncStatuses) {
+      if (!known.has(uid) || status.restartRequested) this.removeTerminatedWorker(uid);
+      if (status.terminatedAt !== undefined) {
+        workers.set(uid, status.restartRequested ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
+      } else if (status.terminatingAt !== undefined) {
+        workers.set(uid, 'TerminatingPod');
+      } else {
+        workers.set(uid, 'SyncPod');
+      }
+    }
+    return workers;
+  }
+
+  /** removeTerminatedWorker forgets a finished UID so a pod with the same UID may be created again. */
+  removeTerminatedWorker(uid: UID): void {
+    const status = this.podSyncStatuses.get(uid);
+    if (status === undefined) return; // already forgotten
+    if (!status.finished) return; // still running or terminating: keep it even without config
+    this.podSyncStatuses.delete(uid);
+    this.cleanupPodUpdates(uid);
+    if (this.startedStaticPodsByFullname.get(status.fullname) === uid) {
+      this.startedStaticPodsByFullname.delete(status.fullname);
+    }
+  }
+
+  /** cleanupPodUpdates closes the worker's channel (its goroutine exits) and drops pending work. */
+  private cleanupPodUpdates(uid: UID): void {
+    const ch = this.podUpdates.get(uid);
+    if (ch !== undefined) ch.close();
+    this.podUpdates.delete(uid);
+    this.lastUndeliveredWorkUpdate.delete(uid);
+  }
+
+  // ---- facts ----
+
+  protected publishPod(pod: Pod, fact: PodFactBody): void {
+    if (this.publishFn === undefined) return;
+    this.publishFn({
+      ...fact,
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid: pod.metadata.uid,
+      pod: pod.metadata.name,
+    } as Fact);
+  }
+
+  /** Publishes a podWorkerPhase fact when the worker enters a phase other than the one it was in. */
+  protected publishPhase(pod: Pod, phase: WorkerPhase): void {
+    const status = this.podSyncStatuses.get(pod.metadata.uid);
+    if (status === undefined || this.publishedPhase.get(status) === phase) return;
+    this.publishedPhase.set(status, phase);
+    this.publishPod(pod, { kind: 'podWorkerPhase', phase });
+  }
+}

@@ -1,0 +1,136 @@
+// Ported from kubernetes pkg/kubelet/pod_workers.go, release-1.23.
+// The per-UID state of the pod worker (podSyncStatus), the unit of work on a worker's channel (podWork),
+// and the two pure rules UpdatePod applies to them: the effective grace period and the first-sight
+// terminal check. Kept apart from podWorkers.ts because they hold no goroutines and no locks.
+
+import type { Pod, RuntimePodStatus } from '../api/v1.js';
+import type { Chan, Context } from '../sim/index.js';
+import { assert } from '../sim/index.js';
+import type { KillPodOptions, PodStatusFunc, PodWorkType, UpdatePodOptions } from './types.js';
+
+/** podWork: what travels on a worker's channel. */
+export interface PodWork {
+  workType: PodWorkType;
+  options: UpdatePodOptions;
+}
+
+/** The fields of podSyncStatus a test (or a restore) may preset, as Go tests build the struct literally. */
+export interface PodSyncStatusInit {
+  working?: boolean;
+  fullname?: string;
+  syncedAt?: number;
+  terminatingAt?: number;
+  startedTerminating?: boolean;
+  deleted?: boolean;
+  gracePeriod?: number;
+  evicted?: boolean;
+  terminatedAt?: number;
+  finished?: boolean;
+  restartRequested?: boolean;
+}
+
+/**
+ * podSyncStatus tracks one UID through the three phases (sync, terminating, terminated). Go's zero
+ * time.Time is `undefined` here: virtual time starts at 0, so 0 is a real instant, not "unset".
+ */
+export class PodSyncStatus {
+  /** The context of the current sync*Pod call; contextForWorker renews it once cancelled. */
+  ctx: Context | undefined = undefined;
+  /** Cancels the current sync*Pod call (UpdatePod does so on becoming terminating or a shorter grace). */
+  cancelFn: (() => void) | undefined = undefined;
+  /** True while a podWork is in the channel or being processed; false once completeWorkQueueNext finds none. */
+  working = false;
+  /** name_namespace: the identity static pods share across UIDs. */
+  fullname = '';
+  /** When the pod worker first observed this UID. */
+  syncedAt: number | undefined = undefined;
+  /** Termination was requested (may be set before the worker has stopped running syncPod). */
+  terminatingAt: number | undefined = undefined;
+  /** The worker observed the termination: syncPod will never run again, no container can start. */
+  startedTerminating = false;
+  /** Deleted in the API server, or an orphaned runtime pod with no config. */
+  deleted = false;
+  /**
+   * The effective grace period in seconds once terminating. It only decreases, except through the
+   * #115819 quirk (a later 0 falls back to the spec value), see calculateEffectiveGracePeriod.
+   */
+  gracePeriod = 0;
+  /** The first kill was an eviction: content may be reaped aggressively. */
+  evicted = false;
+  /** syncTerminatingPod succeeded: no container is running and none will start. */
+  terminatedAt: number | undefined = undefined;
+  /** syncTerminatedPod succeeded (or the pod never started); every later UpdatePod is ignored. */
+  finished = false;
+  /** A SyncPodCreate arrived for this UID while it was terminating (UID reuse, #104847). */
+  restartRequested = false;
+  /** completedCh of each kill, closed when the pod reaches terminated. */
+  notifyPostTerminating: Chan<never>[] = [];
+  /** The status functions of each kill; the last one is passed to syncTerminatingPod. */
+  statusPostTerminating: PodStatusFunc[] = [];
+
+  constructor(init: PodSyncStatusInit = {}) {
+    Object.assign(this, init);
+  }
+
+  isWorking(): boolean {
+    return this.working;
+  }
+  isTerminationRequested(): boolean {
+    return this.terminatingAt !== undefined;
+  }
+  isTerminationStarted(): boolean {
+    return this.startedTerminating;
+  }
+  isTerminated(): boolean {
+    return this.terminatedAt !== undefined;
+  }
+  isFinished(): boolean {
+    return this.finished;
+  }
+  isEvicted(): boolean {
+    return this.evicted;
+  }
+  isDeleted(): boolean {
+    return this.deleted;
+  }
+}
+
+/**
+ * isPodStatusCacheTerminal: the runtime cache shows no running container and no ready sandbox. Used on
+ * first sight of a pod in a terminal phase (#105527) so a kubelet restart does not count finished pods
+ * as active.
+ */
+export function isPodStatusCacheTerminal(status: RuntimePodStatus): boolean {
+  const runningContainers = status.containerStatuses.filter((c) => c.state === 'running').length;
+  const runningSandboxes = status.sandboxStatuses.filter((s) => s.ready).length;
+  return runningContainers === 0 && runningSandboxes === 0;
+}
+
+/**
+ * calculateEffectiveGracePeriod: the grace period can only decrease. The API server's
+ * deletionGracePeriodSeconds is bedrock truth, a kill override (eviction) may shorten it further, and a
+ * result of 0 falls back to the spec's terminationGracePeriodSeconds. That fallback is upstream's
+ * #115819 quirk, kept on purpose: an override of 0 (hard eviction, force delete) becomes the spec value,
+ * even when an earlier kill had already settled on a shorter one.
+ * Returns the grace period (always >= 1) and whether it shortened an earlier one.
+ */
+export function calculateEffectiveGracePeriod(
+  status: PodSyncStatus,
+  pod: Pod,
+  options: KillPodOptions | undefined,
+): { gracePeriod: number; shortened: boolean } {
+  let gracePeriod = status.gracePeriod;
+  const deletionGrace = pod.metadata.deletionGracePeriodSeconds;
+  if (deletionGrace !== undefined && (gracePeriod === 0 || deletionGrace < gracePeriod)) {
+    gracePeriod = deletionGrace;
+  }
+  const override = options?.podTerminationGracePeriodSecondsOverride;
+  if (override !== undefined && (gracePeriod === 0 || override < gracePeriod)) {
+    gracePeriod = override;
+  }
+  const specGrace = pod.spec.terminationGracePeriodSeconds;
+  if (gracePeriod === 0 && specGrace !== undefined) gracePeriod = specGrace;
+  if (gracePeriod < 1) gracePeriod = 1;
+  assert(Number.isFinite(gracePeriod) && gracePeriod >= 1, `effective grace period ${gracePeriod} < 1`);
+  return { gracePeriod, shortened: status.gracePeriod !== 0 && status.gracePeriod !== gracePeriod };
+}

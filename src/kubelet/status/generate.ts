@@ -1,0 +1,71 @@
+// Ported from kubernetes pkg/kubelet/kubelet_pods.go, release-1.23: generateAPIPodStatus and getPhase,
+// reduced to phase and container states (no conditions, IPs or init containers).
+import {
+  type ContainerStatus,
+  isPodPhaseTerminal,
+  type Pod,
+  type PodPhase,
+  type PodSpec,
+  type PodStatus,
+  type RuntimePodStatus,
+} from '../../api/v1.js';
+
+/** getPhase: the pod phase from its containers' states and the restart policy. */
+export function getPhase(spec: PodSpec, statuses: readonly ContainerStatus[]): PodPhase {
+  let running = 0;
+  let waiting = 0;
+  let stopped = 0;
+  let succeeded = 0;
+  for (const c of spec.containers) {
+    const s = statuses.find((x) => x.name === c.name);
+    if (s === undefined || s.state === 'waiting') waiting++;
+    else if (s.state === 'running') running++;
+    else {
+      stopped++;
+      if (s.exitCode === 0) succeeded++;
+    }
+  }
+  if (waiting > 0) return 'Pending';
+  if (running > 0) return 'Running';
+  if (stopped > 0) {
+    if (spec.restartPolicy === 'Always') return 'Running';
+    if (stopped === succeeded) return 'Succeeded';
+    if (spec.restartPolicy === 'OnFailure') return 'Running';
+    return 'Failed';
+  }
+  return 'Pending';
+}
+
+/** convertToAPIContainerStatuses: the newest attempt of each container name. */
+export function apiContainerStatuses(pod: Pod, podStatus: RuntimePodStatus | undefined): ContainerStatus[] {
+  return pod.spec.containers.map((c) => {
+    let newest: RuntimePodStatus['containerStatuses'][number] | undefined;
+    for (const s of podStatus?.containerStatuses ?? []) {
+      if (s.name === c.name && (newest === undefined || (s.startedAtMs ?? -1) >= (newest.startedAtMs ?? -1))) newest = s;
+    }
+    if (newest === undefined || newest.state === 'created' || newest.state === 'unknown') {
+      return { name: c.name, state: 'waiting', reason: newest === undefined ? 'ContainerCreating' : 'Created' };
+    }
+    if (newest.state === 'running') return { name: c.name, state: 'running' };
+    return { name: c.name, state: 'terminated', exitCode: newest.exitCode ?? 0, reason: 'Completed' };
+  });
+}
+
+/** generateAPIPodStatus: runtime truth merged with the status manager's and the API's terminal phases. */
+export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus | undefined, oldPodStatus: PodStatus): PodStatus {
+  const containerStatuses = apiContainerStatuses(pod, podStatus);
+  let phase = getPhase(pod.spec, containerStatuses);
+  if (!isPodPhaseTerminal(phase)) {
+    if (isPodPhaseTerminal(oldPodStatus.phase)) phase = oldPodStatus.phase;
+    else if (isPodPhaseTerminal(pod.status.phase)) phase = pod.status.phase;
+  }
+  if (phase === oldPodStatus.phase) {
+    return { phase, reason: oldPodStatus.reason, message: oldPodStatus.message, containerStatuses };
+  }
+  return { phase, containerStatuses };
+}
+
+/** notRunning (kubelet_pods.go): true if no container status is running. Waiting counts as not running. */
+export function notRunning(statuses: readonly ContainerStatus[]): boolean {
+  return statuses.every((s) => s.state !== 'running');
+}

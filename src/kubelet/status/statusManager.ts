@@ -1,0 +1,158 @@
+// Ported from kubernetes pkg/kubelet/status/status_manager.go, release-1.23: the kubelet's cache of pod
+// statuses, synced to the API server on change and every 10 s, and the final delete of a pod once its
+// resources are reclaimed (canBeDeleted). The reclaim check itself is the kubelet's
+// PodResourcesAreReclaimed (kubelet_pods.go), where PR #102344's change sits.
+import type { Pod, PodStatus, UID } from '../../api/v1.js';
+import { isMirrorPod } from '../../api/v1.js';
+import { type Chan, type Co, type ProcessGroup, SELECT_TIMEOUT, type Sim, select } from '../../sim/index.js';
+import type { KubeClient } from '../kubeClient.js';
+
+/** syncPeriod in status_manager.go. */
+export const statusSyncPeriodMs = 10_000;
+const podStatusChannelCapacity = 1000;
+
+export interface PodDeletionSafetyProvider {
+  podResourcesAreReclaimed(pod: Pod, status: PodStatus): boolean;
+}
+
+export interface PodManagerView {
+  getPodByUID(uid: UID): Pod | undefined;
+}
+
+interface VersionedPodStatus {
+  status: PodStatus;
+  version: number;
+  podName: string;
+  podNamespace: string;
+}
+
+export class StatusManager {
+  private readonly podStatuses = new Map<UID, VersionedPodStatus>();
+  private readonly apiStatusVersions = new Map<UID, number>();
+  private readonly podStatusChannel: Chan<UID>;
+
+  constructor(
+    private readonly sim: Sim,
+    private readonly group: ProcessGroup,
+    private readonly kubeClient: KubeClient,
+    private readonly podManager: PodManagerView,
+    private readonly podDeletionSafety: PodDeletionSafetyProvider,
+  ) {
+    this.podStatusChannel = sim.chan<UID>(podStatusChannelCapacity, 'podStatusChannel');
+  }
+
+  start(): void {
+    this.sim.spawn('statusManager', this.run(), this.group);
+  }
+
+  private *run(): Co<void> {
+    let nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
+    for (;;) {
+      const r = yield* select([{ recv: this.podStatusChannel }], Math.max(0, nextBatchMs - this.sim.nowMs));
+      if (r.index === SELECT_TIMEOUT) {
+        nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
+        yield* this.syncBatch();
+      } else {
+        const uid = r.value as UID;
+        const status = this.podStatuses.get(uid);
+        if (status !== undefined) yield* this.syncPod(uid, status);
+      }
+    }
+  }
+
+  getPodStatus(uid: UID): PodStatus | undefined {
+    return this.podStatuses.get(uid)?.status;
+  }
+
+  setPodStatus(pod: Pod, status: PodStatus): void {
+    // Deleting pods are force-updated so that the final delete is attempted.
+    this.updateStatusInternal(pod, status, pod.metadata.deletionTimestamp !== undefined);
+  }
+
+  /** TerminatePod: every container that is not terminated is reported terminated (137, unknown). */
+  terminatePod(pod: Pod): void {
+    const old = this.podStatuses.get(pod.metadata.uid)?.status ?? pod.status;
+    const containerStatuses = old.containerStatuses.map((c) =>
+      c.state === 'terminated' ? c : { name: c.name, state: 'terminated' as const, exitCode: 137, reason: 'ContainerStatusUnknown' },
+    );
+    const named = new Set(containerStatuses.map((c) => c.name));
+    for (const c of pod.spec.containers) {
+      if (!named.has(c.name)) containerStatuses.push({ name: c.name, state: 'terminated', exitCode: 137, reason: 'ContainerStatusUnknown' });
+    }
+    this.updateStatusInternal(pod, { ...old, containerStatuses }, true);
+  }
+
+  removeOrphanedStatuses(podUIDs: ReadonlySet<UID>): void {
+    for (const uid of [...this.podStatuses.keys()]) {
+      if (!podUIDs.has(uid)) this.deletePodStatus(uid);
+    }
+  }
+
+  private updateStatusInternal(pod: Pod, status: PodStatus, forceUpdate: boolean): void {
+    const uid = pod.metadata.uid;
+    const cached = this.podStatuses.get(uid);
+    if (cached !== undefined && !forceUpdate && sameStatus(cached.status, status)) return;
+    const next: VersionedPodStatus = {
+      status,
+      version: (cached?.version ?? 0) + 1,
+      podName: pod.metadata.name,
+      podNamespace: pod.metadata.namespace,
+    };
+    this.podStatuses.set(uid, next);
+    // A full channel is fine: syncBatch picks the newest version up within 10 s.
+    this.podStatusChannel.trySend(uid);
+  }
+
+  private *syncBatch(): Co<void> {
+    for (const uid of [...this.podStatuses.keys()].sort()) {
+      const status = this.podStatuses.get(uid);
+      if (status !== undefined && this.needsUpdate(uid, status)) yield* this.syncPod(uid, status);
+    }
+  }
+
+  private needsUpdate(uid: UID, status: VersionedPodStatus): boolean {
+    const latest = this.apiStatusVersions.get(uid);
+    if (latest === undefined || latest < status.version) return true;
+    const pod = this.podManager.getPodByUID(uid);
+    if (pod === undefined) return false;
+    return this.canBeDeleted(pod, status.status);
+  }
+
+  private *syncPod(uid: UID, status: VersionedPodStatus): Co<void> {
+    if (!this.needsUpdate(uid, status)) return;
+    const pod = yield* this.kubeClient.getPod(status.podNamespace, status.podName);
+    if (pod === undefined || pod.metadata.uid !== uid) return; // deleted, or deleted and recreated
+    const err = yield* this.kubeClient.patchPodStatus(uid, status.status);
+    if (err !== undefined) return;
+    this.apiStatusVersions.set(uid, status.version);
+    // The status may have moved on while the patch was in flight: use the newest for the delete check.
+    const current = this.podStatuses.get(uid)?.status ?? status.status;
+    const local = this.podManager.getPodByUID(uid) ?? pod;
+    const withDeletion = local.metadata.deletionTimestamp === undefined ? pod : local;
+    if (this.canBeDeleted(withDeletion, current)) {
+      const delErr = yield* this.kubeClient.deletePod(pod.metadata.namespace, pod.metadata.name, uid);
+      if (delErr === undefined) this.deletePodStatus(uid);
+    }
+  }
+
+  private canBeDeleted(pod: Pod, status: PodStatus): boolean {
+    if (pod.metadata.deletionTimestamp === undefined || isMirrorPod(pod)) return false;
+    return this.podDeletionSafety.podResourcesAreReclaimed(pod, status);
+  }
+
+  private deletePodStatus(uid: UID): void {
+    this.podStatuses.delete(uid);
+    this.apiStatusVersions.delete(uid);
+  }
+}
+
+function sameStatus(a: PodStatus, b: PodStatus): boolean {
+  if (a.phase !== b.phase || a.reason !== b.reason || a.message !== b.message) return false;
+  if (a.containerStatuses.length !== b.containerStatuses.length) return false;
+  for (let i = 0; i < a.containerStatuses.length; i++) {
+    const x = a.containerStatuses[i];
+    const y = b.containerStatuses[i];
+    if (x?.name !== y?.name || x?.state !== y?.state || x?.exitCode !== y?.exitCode) return false;
+  }
+  return true;
+}

@@ -1,0 +1,65 @@
+// The narrow interfaces the volume manager needs from the kubelet around it (pkg/kubelet/volumemanager's
+// constructor arguments in release-1.23: VolumePluginMgr, pod.Manager, podStateProvider, the kube client
+// for node status, the pods directory on disk, hostutil). The kubelet wires them.
+import type { Pod, RuntimePod, UID, VolumeMode } from '../../api/v1.js';
+import type { Fact } from '../../facts.js';
+import type { PluginKind, Spec, VolumePlugin } from '../../volume/volume.js';
+
+/** volume.VolumePluginMgr, as the volume manager uses it. */
+export interface VolumePluginMgr {
+  findPluginBySpec(spec: Spec): VolumePlugin;
+  findPluginByName(kind: PluginKind): VolumePlugin;
+}
+
+/** pod.Manager: the kubelet's source of truth for the pods bound to this node. */
+export interface PodManager {
+  getPods(): readonly Pod[];
+  getPodByUID(uid: UID): Pod | undefined;
+}
+
+/**
+ * What the release-1.20 populator asked instead of the pod worker (fix `pod-worker-lifecycle` off):
+ * util.IsPodTerminated with the status manager's status, and kubecontainer GetPods(false) from the
+ * runtime cache.
+ */
+export interface LegacyPodStatusProvider {
+  isPodTerminated(pod: Pod): boolean;
+  getRunningRuntimePods(): readonly RuntimePod[];
+}
+
+/** One entry of node.status.volumesAttached. */
+export interface AttachedVolumeStatus {
+  readonly name: string;
+  readonly devicePath: string;
+}
+
+/** One volume directory found under pods/{uid}/volumes/{plugin}/{vol} or volumeDevices/... */
+export interface PodVolumeOnDisk {
+  readonly podUID: UID;
+  /** Only for facts and traces; upstream knows just the UID. */
+  readonly podName?: string | undefined;
+  readonly volumeName: string;
+  readonly plugin: PluginKind;
+  readonly mode: VolumeMode;
+  readonly mountPath: string;
+}
+
+/** The node, the API server's view of it, and the fact bus. */
+export interface VolumeHost {
+  /** The cluster volume (PV) of that name, as a volume.Spec; undefined if it does not exist. */
+  getVolumeSpec(volumeName: string): Spec | undefined;
+  /** node.status.volumesAttached from the API server (device paths, VerifyControllerAttachedVolume). */
+  getVolumesAttached(): readonly AttachedVolumeStatus[];
+  /** reconciler getVolumesFromPodDir: the volume directories in the kubelet's pods dir. */
+  getVolumesFromPodDir(): readonly PodVolumeOnDisk[];
+  /** hostutil.DeviceOpened for the volume's device (PR #107789 check in UnmountDevice). */
+  isDeviceOpened(volumeName: string): boolean;
+  /**
+   * Optional: !mount.IsLikelyNotMountPoint(path), for CheckVolumeExistenceOperation during
+   * reconstruction. Without it the pod's volume directory is taken as mounted.
+   */
+  isLikelyMountPoint?(path: string): boolean;
+  /** Optional: config.SourcesReady.AllReady(); without it the sources are ready at once. */
+  sourcesReady?(): boolean;
+  publish(fact: Fact): void;
+}

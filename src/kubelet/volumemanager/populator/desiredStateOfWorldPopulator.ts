@@ -1,0 +1,214 @@
+// Ported from kubernetes pkg/kubelet/volumemanager/populator/desired_state_of_world_populator.go,
+// release-1.23; with fix `pod-worker-lifecycle` off, the release-1.20 rules of the same file (PR #102344's
+// diff): pods are judged by util.IsPodTerminated on the status manager's status, and a pod's volumes are
+// removed once the runtime cache lists no running container of it.
+import type { Pod, UID } from '../../../api/v1.js';
+import type { Fixes } from '../../../fixes.js';
+import { type Co, sleep } from '../../../sim/index.js';
+import type { PodStateProvider } from '../../types.js';
+import type { ActualStateOfWorld } from '../cache/actualStateOfWorld.js';
+import type { DesiredStateOfWorld } from '../cache/desiredStateOfWorld.js';
+import type { LegacyPodStatusProvider, PodManager, VolumeHost } from '../host.js';
+import { getUniquePodName, type UniquePodName } from '../operationexecutor/operationExecutor.js';
+
+/** podStateProvider as the release-1.23 populator uses it. */
+export type PopulatorPodStateProvider = Pick<
+  PodStateProvider,
+  'shouldPodContainersBeTerminating' | 'shouldPodRuntimeBeRemoved'
+>;
+
+export interface DesiredStateOfWorldPopulatorOptions {
+  readonly clock: { readonly nowMs: number };
+  readonly loopSleepDurationMs: number;
+  readonly getPodStatusRetryDurationMs: number;
+  readonly podManager: PodManager;
+  readonly podStateProvider: PopulatorPodStateProvider;
+  readonly legacyPodStatusProvider: LegacyPodStatusProvider;
+  readonly desiredStateOfWorld: DesiredStateOfWorld;
+  readonly actualStateOfWorld: ActualStateOfWorld;
+  readonly host: Pick<VolumeHost, 'getVolumeSpec' | 'sourcesReady'>;
+  readonly fixes: Fixes;
+  /** keepTerminatedPodVolumes (kubelet flag, default false). */
+  readonly keepTerminatedPodVolumes?: boolean;
+}
+
+export class DesiredStateOfWorldPopulator {
+  /** processedPods: true once all of a pod's volumes were added; false forces reprocessing. */
+  private readonly processedPods = new Map<UniquePodName, boolean>();
+  /** timeOfLastGetPodStatus: only ever set by the release-1.20 runtime listing. */
+  private timeOfLastGetPodStatusMs: number | undefined = undefined;
+  private hasAddedPodsFlag = false;
+
+  constructor(private readonly o: DesiredStateOfWorldPopulatorOptions) {}
+
+  /**
+   * Run: wait.PollUntil(loopSleepDuration, populatorLoop until sources are ready), then hasAddedPods =
+   * true, then wait.Until(populatorLoop, loopSleepDuration).
+   */
+  *run(): Co {
+    for (;;) {
+      yield* sleep(this.o.loopSleepDurationMs);
+      const done = this.o.host.sourcesReady?.() ?? true;
+      this.populatorLoop();
+      if (done) break;
+    }
+    this.hasAddedPodsFlag = true;
+    for (;;) {
+      this.populatorLoop();
+      yield* sleep(this.o.loopSleepDurationMs);
+    }
+  }
+
+  /** ReprocessPod: forces the pod's volumes to be processed again (WaitForAttachAndMount). */
+  reprocessPod(podName: UniquePodName): void {
+    this.processedPods.set(podName, false);
+  }
+
+  /** HasAddedPods: the populator has looped through all pods once after the sources were ready. */
+  hasAddedPods(): boolean {
+    return this.hasAddedPodsFlag;
+  }
+
+  populatorLoop(): void {
+    this.findAndAddNewPods();
+    // findAndRemoveDeletedPods() calls out to the container runtime to determine if the containers for a
+    // given pod are terminated. This is an expensive operation, therefore we limit the rate that
+    // findAndRemoveDeletedPods() is called independently of the main populator loop.
+    const last = this.timeOfLastGetPodStatusMs;
+    if (last !== undefined && this.o.clock.nowMs - last < this.o.getPodStatusRetryDurationMs) return;
+    this.findAndRemoveDeletedPods();
+  }
+
+  private get legacy(): boolean {
+    return !this.o.fixes.on('pod-worker-lifecycle');
+  }
+
+  /** Iterate through all pods and add to desired state of world if they don't exist but should. */
+  findAndAddNewPods(): void {
+    for (const pod of this.o.podManager.getPods()) {
+      if (this.legacy) {
+        // release-1.20: Do not (re)add volumes for terminated pods
+        if (this.o.legacyPodStatusProvider.isPodTerminated(pod)) continue;
+      } else if (this.o.podStateProvider.shouldPodContainersBeTerminating(pod.metadata.uid)) {
+        // Do not (re)add volumes for pods that can't also be starting containers
+        continue;
+      }
+      this.processPodVolumes(pod);
+    }
+  }
+
+  /** Iterate through all pods in desired state of world, and remove if they no longer exist. */
+  findAndRemoveDeletedPods(): void {
+    if (this.legacy) {
+      this.findAndRemoveDeletedPodsLegacy();
+    } else {
+      this.findAndRemoveDeletedPodsFixed();
+    }
+    const dsw = this.o.desiredStateOfWorld;
+    for (const podName of dsw.getPodsWithErrors()) {
+      if (this.o.podManager.getPodByUID(podName) === undefined) dsw.popPodErrors(podName);
+    }
+  }
+
+  private findAndRemoveDeletedPodsFixed(): void {
+    const { desiredStateOfWorld: dsw, actualStateOfWorld: asw, podStateProvider } = this.o;
+    for (const volumeToMount of dsw.getVolumesToMount()) {
+      const uid: UID = volumeToMount.pod.metadata.uid;
+      const pod = this.o.podManager.getPodByUID(uid);
+      const podExists = pod !== undefined;
+      if (podExists) {
+        // Exclude known pods that we expect to be running
+        if (!podStateProvider.shouldPodRuntimeBeRemoved(uid)) continue;
+        if (this.o.keepTerminatedPodVolumes === true) continue;
+      }
+      // Once a pod has been deleted from kubelet pod manager, do not delete it immediately from volume
+      // manager. Instead, check the kubelet pod state provider to verify that all containers in the pod
+      // have been terminated.
+      if (!podStateProvider.shouldPodRuntimeBeRemoved(uid)) continue;
+      const removed = asw.podRemovedFromVolume(volumeToMount.podName, volumeToMount.volumeName);
+      if (removed && podExists) {
+        // Actual state does not yet have volume mount information and pod still exists in pod manager,
+        // skip removing volume from desired state
+        continue;
+      }
+      dsw.deletePodFromVolume(volumeToMount.podName, volumeToMount.volumeName);
+      this.processedPods.delete(volumeToMount.podName);
+    }
+  }
+
+  /** release-1.20: IsPodTerminated for known pods, then the runtime listing for running containers. */
+  private findAndRemoveDeletedPodsLegacy(): void {
+    const { desiredStateOfWorld: dsw, actualStateOfWorld: asw, legacyPodStatusProvider } = this.o;
+    let runningPods: ReturnType<LegacyPodStatusProvider['getRunningRuntimePods']> = [];
+    let runningPodsFetched = false;
+    for (const volumeToMount of dsw.getVolumesToMount()) {
+      const uid: UID = volumeToMount.pod.metadata.uid;
+      const pod = this.o.podManager.getPodByUID(uid);
+      const podExists = pod !== undefined;
+      if (pod !== undefined) {
+        // Skip running pods
+        if (!legacyPodStatusProvider.isPodTerminated(pod)) continue;
+        if (this.o.keepTerminatedPodVolumes === true) continue;
+      }
+      // Once a pod has been deleted from kubelet pod manager, do not delete it immediately from volume
+      // manager. Instead, check the kubelet containerRuntime to verify that all containers in the pod
+      // have been terminated.
+      if (!runningPodsFetched) {
+        runningPods = legacyPodStatusProvider.getRunningRuntimePods();
+        runningPodsFetched = true;
+        this.timeOfLastGetPodStatusMs = this.o.clock.nowMs;
+      }
+      let runningContainers = false;
+      for (const runningPod of runningPods) {
+        if (runningPod.id === uid) {
+          // GetPods(false) lists running containers only.
+          if (runningPod.containers.some((c) => c.state === 'running')) runningContainers = true;
+          break;
+        }
+      }
+      if (runningContainers) continue;
+      const { exists } = asw.podExistsInVolume(volumeToMount.podName, volumeToMount.volumeName);
+      if (!exists && podExists) continue;
+      dsw.deletePodFromVolume(volumeToMount.podName, volumeToMount.volumeName);
+      this.processedPods.delete(volumeToMount.podName);
+    }
+  }
+
+  /** processPodVolumes: adds the pod's volumes to the desired state of the world. */
+  private processPodVolumes(pod: Pod): void {
+    const uniquePodName = getUniquePodName(pod);
+    if (this.processedPods.get(uniquePodName) === true) return;
+    const dsw = this.o.desiredStateOfWorld;
+    let allVolumesAdded = true;
+    for (const podVolume of pod.spec.volumes) {
+      // createVolumeSpec: the pod's volume is a claim on the cluster volume of that name.
+      const volumeSpec = this.o.host.getVolumeSpec(podVolume);
+      if (volumeSpec === undefined) {
+        dsw.addErrorToPod(uniquePodName, `error processing PVC for volume "${podVolume}": not found`);
+        allVolumesAdded = false;
+        continue;
+      }
+      // Add volume to desired state of world
+      const { volumeName, err } = dsw.addPodToVolume(uniquePodName, pod, volumeSpec, podVolume, '');
+      if (err !== undefined) {
+        dsw.addErrorToPod(uniquePodName, err.message);
+        allVolumesAdded = false;
+      }
+      // sync reconstructed volume
+      this.o.actualStateOfWorld.syncReconstructedVolume(volumeName, uniquePodName, podVolume);
+    }
+    // some of the volume additions may have failed, should not mark this pod as fully processed
+    if (allVolumesAdded) {
+      this.processedPods.set(uniquePodName, true);
+      // (MarkRemountRequired: no simulated plugin requires a remount.)
+      // Remove any stored errors for the pod, everything went well in this processPodVolumes
+      dsw.popPodErrors(uniquePodName);
+    } else if (this.processedPods.has(uniquePodName)) {
+      // For the Pod which has been processed at least once, even though some volumes may not have been
+      // reprocessed successfully this round, we still mark it as processed to avoid processing it at a
+      // very high frequency. The pod will be reprocessed when volume manager calls ReprocessPod() which
+      // is triggered by SyncPod.
+      this.processedPods.set(uniquePodName, true);
+    }
+  }
+}

@@ -1,0 +1,152 @@
+// Ported from kubernetes pkg/kubelet/volumemanager/reconciler/reconciler.go, release-1.23 (the loop;
+// the one-shot reconstruction after a kubelet start is in reconstruct.ts). The kubelet runs with
+// controller attach/detach enabled: attachable volumes are verified against node.status.volumesAttached
+// (VerifyControllerAttachedVolume) and dropped from the actual state with MarkVolumeAsDetached.
+import type { GoError } from '../../../api/errors.js';
+import { type Co, sleep } from '../../../sim/index.js';
+import {
+  type ActualStateOfWorld,
+  deviceMayBeMounted,
+  isRemountRequiredError,
+  isVolumeNotAttachedError,
+} from '../cache/actualStateOfWorld.js';
+import type { DesiredStateOfWorld } from '../cache/desiredStateOfWorld.js';
+import type { VolumeHost, VolumePluginMgr } from '../host.js';
+import { isExponentialBackoff } from '../operationexecutor/exponentialBackoff.js';
+import {
+  EmptyNodeName,
+  EmptyUniquePodName,
+  isAlreadyExists,
+} from '../operationexecutor/nestedPendingOperations.js';
+import {
+  isMountFailedPreconditionError,
+  type OperationExecutor,
+} from '../operationexecutor/operationExecutor.js';
+import { syncStates } from './reconstruct.js';
+
+export interface ReconcilerOptions {
+  readonly controllerAttachDetachEnabled: boolean;
+  readonly loopSleepDurationMs: number;
+  readonly waitForAttachTimeoutMs: number;
+  readonly nodeName: string;
+  readonly desiredStateOfWorld: DesiredStateOfWorld;
+  readonly actualStateOfWorld: ActualStateOfWorld;
+  readonly populatorHasAddedPods: () => boolean;
+  readonly operationExecutor: OperationExecutor;
+  readonly volumePluginMgr: VolumePluginMgr;
+  readonly host: Pick<VolumeHost, 'getVolumesFromPodDir' | 'getVolumesAttached' | 'isLikelyMountPoint'>;
+  readonly clock: { readonly nowMs: number };
+}
+
+/** isExpectedError: errors the reconciler does not log (already running, backing off, precondition). */
+export function isExpectedError(err: GoError | undefined): boolean {
+  return isAlreadyExists(err) || isExponentialBackoff(err) || isMountFailedPreconditionError(err);
+}
+
+export class Reconciler {
+  /** timeOfLastSync: set once syncStates ran (StatesHasBeenSynced). */
+  private timeOfLastSyncMs: number | undefined = undefined;
+  /** Errors of the last pass that were not expected ones (upstream logs them), for traces and tests. */
+  readonly lastErrors: GoError[] = [];
+
+  constructor(readonly o: ReconcilerOptions) {}
+
+  /** Run: wait.Until(reconciliationLoopFunc, loopSleepDuration). */
+  *run(): Co {
+    for (;;) {
+      yield* this.reconciliationLoopFunc();
+      yield* sleep(this.o.loopSleepDurationMs);
+    }
+  }
+
+  *reconciliationLoopFunc(): Co {
+    this.reconcile();
+    // Sync the state with the reality once after all existing pods are added to the desired state from
+    // all sources. Otherwise, the reconstruct process may clean up pods' volumes that are still in use
+    // because desired state of world does not contain a complete list of pods.
+    if (this.o.populatorHasAddedPods() && !this.statesHasBeenSynced()) {
+      yield* syncStates(this);
+      this.timeOfLastSyncMs = this.o.clock.nowMs;
+    }
+  }
+
+  statesHasBeenSynced(): boolean {
+    return this.timeOfLastSyncMs !== undefined;
+  }
+
+  reconcile(): void {
+    this.lastErrors.length = 0;
+    // Unmounts are triggered before mounts so that a volume that was referenced by a pod that was deleted
+    // and is now referenced by another pod is unmounted from the first pod before being mounted to the new pod.
+    this.unmountVolumes();
+    // Next we mount required volumes. This function could also trigger attach if kubelet is responsible
+    // for attaching volumes. If underlying PVC was resized while in-use then this function also handles
+    // volume resizing.
+    this.mountAttachVolumes();
+    // Ensure devices that should be detached/unmounted are detached/unmounted.
+    this.unmountDetachDevices();
+  }
+
+  private note(err: GoError | undefined): void {
+    if (err !== undefined && !isExpectedError(err)) this.lastErrors.push(err);
+  }
+
+  unmountVolumes(): void {
+    const { actualStateOfWorld: asw, desiredStateOfWorld: dsw, operationExecutor: oe } = this.o;
+    // Ensure volumes that should be unmounted are unmounted.
+    for (const mountedVolume of asw.getAllMountedVolumes()) {
+      if (!dsw.podExistsInVolume(mountedVolume.podName, mountedVolume.volumeName)) {
+        // Volume is mounted, unmount it
+        this.note(oe.unmountVolume(mountedVolume, asw));
+      }
+    }
+  }
+
+  mountAttachVolumes(): void {
+    const { actualStateOfWorld: asw, desiredStateOfWorld: dsw, operationExecutor: oe } = this.o;
+    // Ensure volumes that should be attached/mounted are attached/mounted.
+    for (const volumeToMount of dsw.getVolumesToMount()) {
+      const r = asw.podExistsInVolume(volumeToMount.podName, volumeToMount.volumeName);
+      volumeToMount.devicePath = r.devicePath;
+      if (isVolumeNotAttachedError(r.err)) {
+        if (this.o.controllerAttachDetachEnabled || !volumeToMount.pluginIsAttachable) {
+          // Volume is not attached (or doesn't implement attacher), kubelet attach is disabled, wait
+          // for controller to finish attaching volume.
+          if (volumeToMount.pluginIsAttachable && !volumeToMount.reportedInUse) {
+            // Don't even try to start an operation if there is already one running, or the volume has
+            // not been reported in use yet (waitForVolumeAttach).
+            continue;
+          }
+          this.note(oe.verifyControllerAttachedVolume(volumeToMount, this.o.nodeName, asw));
+        }
+        // (controller attach/detach disabled: the kubelet's own AttachVolume is not modelled.)
+      } else if (!r.exists || isRemountRequiredError(r.err)) {
+        // Volume is not mounted, or is already mounted, but requires remounting
+        this.note(
+          oe.mountVolume(this.o.waitForAttachTimeoutMs, volumeToMount, asw, isRemountRequiredError(r.err)),
+        );
+      }
+    }
+  }
+
+  unmountDetachDevices(): void {
+    const { actualStateOfWorld: asw, desiredStateOfWorld: dsw, operationExecutor: oe } = this.o;
+    for (const attachedVolume of asw.getUnmountedVolumes()) {
+      // Check IsOperationPending to avoid marking a volume as detached if it's in the process of mounting.
+      if (
+        !dsw.volumeExists(attachedVolume.volumeName) &&
+        !oe.isOperationPending(attachedVolume.volumeName, EmptyUniquePodName, EmptyNodeName)
+      ) {
+        if (deviceMayBeMounted(attachedVolume)) {
+          // Volume is globally mounted to device, unmount it
+          this.note(oe.unmountDevice(attachedVolume, asw));
+        } else if (this.o.controllerAttachDetachEnabled || !attachedVolume.pluginIsAttachable) {
+          // Volume is attached to node, detach it. Kubelet not responsible for detaching or this volume
+          // has a non-attachable volume plugin.
+          asw.markVolumeAsDetached(attachedVolume.volumeName, attachedVolume.nodeName);
+        }
+        // (controller attach/detach disabled: the kubelet's own DetachVolume is not modelled.)
+      }
+    }
+  }
+}

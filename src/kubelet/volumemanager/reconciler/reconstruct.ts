@@ -1,0 +1,213 @@
+// Ported from kubernetes pkg/kubelet/volumemanager/reconciler/reconciler.go, release-1.23: syncStates,
+// reconstructVolume, cleanupMounts and updateStates, the one-shot reconstruction of the actual state from
+// the pods directory after a kubelet start. A volume whose reconstruction fails and that no pod wants
+// gets cleanupMounts, which "currently only includes UnmountVolume operation": the pod's bind mount is
+// torn down, the global mount stays and the volume drops out of volumesInUse (issue #101791, still open).
+import { GoError } from '../../../api/errors.js';
+import type { Co } from '../../../sim/index.js';
+import type { BlockVolumeMapper, DeviceMounter, Mounter, Spec } from '../../../volume/volume.js';
+import type { PodVolumeOnDisk } from '../host.js';
+import { EmptyNodeName, EmptyUniquePodName } from '../operationexecutor/nestedPendingOperations.js';
+import {
+  getUniqueVolumeNameFromSpec,
+  type MountedVolume,
+  type UniquePodName,
+  type UniqueVolumeName,
+  VolumeMounted,
+} from '../operationexecutor/operationExecutor.js';
+import type { Reconciler } from './reconciler.js';
+
+/** reconstructedVolume. */
+export interface ReconstructedVolume {
+  volumeName: UniqueVolumeName;
+  podName: UniquePodName;
+  podDisplayName: string | undefined;
+  volumeSpec: Spec;
+  outerVolumeSpecName: string;
+  volumeGidValue: string;
+  devicePath: string;
+  mounter: Mounter | undefined;
+  deviceMounter: DeviceMounter | undefined;
+  blockVolumeMapper: BlockVolumeMapper | undefined;
+}
+
+/**
+ * syncStates scans the volume directories under the pods directory on disk; a volume that is in neither
+ * the desired nor the actual state is reconstructed into the actual state, so the reconciler can clean it
+ * up (or a pod can use it again).
+ */
+export function* syncStates(rc: Reconciler): Co {
+  const { actualStateOfWorld: asw, desiredStateOfWorld: dsw, operationExecutor: oe } = rc.o;
+  // Get volumes information by reading the pod's directory
+  const podVolumes = rc.o.host.getVolumesFromPodDir();
+  const volumesNeedUpdate = new Map<UniqueVolumeName, ReconstructedVolume>();
+  const volumeNeedReport: UniqueVolumeName[] = [];
+  for (const volume of podVolumes) {
+    if (asw.volumeExistsWithSpecName(volume.podUID, volume.volumeName)) {
+      // Volume exists in actual state of world, skip
+      continue;
+    }
+    const volumeInDSW = dsw.volumeExistsWithSpecName(volume.podUID, volume.volumeName);
+    const r = yield* reconstructVolume(rc, volume);
+    if (r.err !== undefined || r.volume === undefined) {
+      if (volumeInDSW) {
+        // Some pod needs the volume, don't clean it up and hope that reconcile() calls SetUp and
+        // reconstructs the volume in ASW.
+        continue;
+      }
+      // No pod needs the volume.
+      cleanupMounts(rc, volume);
+      continue;
+    }
+    const reconstructed = r.volume;
+    if (volumeInDSW) {
+      // Some pod needs the volume. And it exists on disk. Some previous kubelet must have created the
+      // directory, therefore it must have reported the volume as in use. Mark the volume as in use also in
+      // this new kubelet so reconcile() calls SetUp and re-mounts the volume if it's necessary.
+      volumeNeedReport.push(reconstructed.volumeName);
+      continue;
+    }
+    // There is no pod that uses the volume.
+    if (oe.isOperationPending(reconstructed.volumeName, EmptyUniquePodName, EmptyNodeName)) {
+      // Volume is in pending operation, skip cleaning up mounts (upstream only logs this).
+    }
+    volumesNeedUpdate.set(reconstructed.volumeName, reconstructed);
+  }
+  if (volumesNeedUpdate.size > 0) updateStates(rc, volumesNeedUpdate);
+  if (volumeNeedReport.length > 0) dsw.markVolumesReportedInUse(volumeNeedReport);
+}
+
+/** cleanupMounts: only the pod's UnmountVolume; the device (global mount) is left alone. */
+export function cleanupMounts(rc: Reconciler, volume: PodVolumeOnDisk): void {
+  const mountedVolume: MountedVolume = {
+    podName: volume.podUID,
+    volumeName: volume.volumeName,
+    innerVolumeSpecName: volume.volumeName,
+    outerVolumeSpecName: '',
+    pluginName: volume.plugin,
+    podUID: volume.podUID,
+    volumeGidValue: '',
+    volumeSpec: undefined,
+    deviceMountPath: '',
+    podDisplayName: volume.podName,
+  };
+  const err = rc.o.operationExecutor.unmountVolume(mountedVolume, rc.o.actualStateOfWorld);
+  if (err !== undefined) rc.lastErrors.push(err);
+}
+
+/** reconstructVolume: ConstructVolumeSpec, then the plugin's mounter / mapper and an existence check. */
+export function* reconstructVolume(
+  rc: Reconciler,
+  volume: PodVolumeOnDisk,
+): Co<{ volume: ReconstructedVolume | undefined; err: GoError | undefined }> {
+  // plugin initializations
+  const plugin = rc.o.volumePluginMgr.findPluginByName(volume.plugin);
+  const attachable = plugin.isAttachable();
+  const r = yield* rc.o.operationExecutor.reconstructVolumeOperation(
+    volume.mode,
+    plugin,
+    volume.volumeName,
+    volume.mountPath,
+  );
+  if (r.err !== undefined) return { volume: undefined, err: r.err };
+  const volumeSpec = r.value;
+  // We have to find the plugins by volume spec (NOT by plugin name) here in order to correctly
+  // reconstruct ephemeral volume types; every simulated plugin is attachable or device-mountable.
+  const uniqueVolumeName = getUniqueVolumeNameFromSpec(plugin, volumeSpec);
+  let volumeMapper: BlockVolumeMapper | undefined;
+  let volumeMounter: Mounter | undefined;
+  let deviceMounter: DeviceMounter | undefined;
+  let checkPath: string;
+  if (volume.mode === 'Block') {
+    volumeMapper = plugin.newBlockVolumeMapper(volumeSpec, volume.podUID);
+    checkPath = volumeMapper.getPodDeviceMapPath();
+  } else {
+    volumeMounter = plugin.newMounter(volumeSpec, volume.podUID);
+    checkPath = volumeMounter.getPath();
+    deviceMounter = plugin.newAttacher();
+  }
+  // Check existence of mount point for filesystem volume or symbolic link for block volume
+  const check = rc.o.operationExecutor.checkVolumeExistenceOperation(
+    volumeSpec,
+    checkPath,
+    attachable,
+    rc.o.host.isLikelyMountPoint?.bind(rc.o.host),
+  );
+  if (check.err !== undefined) return { volume: undefined, err: check.err };
+  // If mount or symlink doesn't exist, volume reconstruction should be failed
+  if (!check.exists) {
+    return { volume: undefined, err: new GoError(`volume: "${uniqueVolumeName}" is not mounted`) };
+  }
+  return {
+    volume: {
+      volumeName: uniqueVolumeName,
+      podName: volume.podUID,
+      podDisplayName: volume.podName,
+      volumeSpec,
+      // volume.volumeSpecName is actually InnerVolumeSpecName. It will not be used for volume cleanup.
+      // in case pod is added back to desired state, outerVolumeSpecName will be updated from dsw
+      // information. See issue #103143 and its fix for details.
+      outerVolumeSpecName: volume.volumeName,
+      volumeGidValue: '',
+      // devicePath is updated during updateStates() by checking node status's VolumesAttached data.
+      devicePath: '',
+      mounter: volumeMounter,
+      deviceMounter,
+      blockVolumeMapper: volumeMapper,
+    },
+    err: undefined,
+  };
+}
+
+/** updateDevicePath: the device paths from node.status.volumesAttached. */
+function updateDevicePath(
+  rc: Reconciler,
+  volumesNeedUpdate: Map<UniqueVolumeName, ReconstructedVolume>,
+): void {
+  for (const attachedVolume of rc.o.host.getVolumesAttached()) {
+    const volume = volumesNeedUpdate.get(attachedVolume.name);
+    if (volume !== undefined) volume.devicePath = attachedVolume.devicePath;
+  }
+}
+
+/** updateStates: attached, mounted into the pod, and the device globally mounted. */
+export function updateStates(
+  rc: Reconciler,
+  volumesNeedUpdate: Map<UniqueVolumeName, ReconstructedVolume>,
+): void {
+  const asw = rc.o.actualStateOfWorld;
+  // Get the node status to retrieve volume device path information.
+  updateDevicePath(rc, volumesNeedUpdate);
+  for (const volume of volumesNeedUpdate.values()) {
+    let err = asw.markVolumeAsAttached(volume.volumeName, volume.volumeSpec, '', volume.devicePath);
+    if (err !== undefined) {
+      rc.lastErrors.push(err);
+      continue;
+    }
+    err = asw.markVolumeAsMounted({
+      podName: volume.podName,
+      podUID: volume.podName,
+      volumeName: volume.volumeName,
+      mounter: volume.mounter,
+      blockVolumeMapper: volume.blockVolumeMapper,
+      outerVolumeSpecName: volume.outerVolumeSpecName,
+      volumeGidVolume: volume.volumeGidValue,
+      volumeSpec: volume.volumeSpec,
+      volumeMountState: VolumeMounted,
+      podDisplayName: volume.podDisplayName,
+    });
+    if (err !== undefined) {
+      rc.lastErrors.push(err);
+      continue;
+    }
+    // If the volume has device to mount, we mark its device as mounted.
+    if (volume.deviceMounter !== undefined || volume.blockVolumeMapper !== undefined) {
+      const deviceMountPath =
+        volume.blockVolumeMapper !== undefined
+          ? volume.blockVolumeMapper.getGlobalMapPath(volume.volumeSpec)
+          : (volume.deviceMounter as DeviceMounter).getDeviceMountPath(volume.volumeSpec);
+      err = asw.markDeviceAsMounted(volume.volumeName, volume.devicePath, deviceMountPath);
+      if (err !== undefined) rc.lastErrors.push(err);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+// The JSON result (SPEC section 6): `run --json` prints one, `fuzz --json` one per line. Key order is
+// part of the contract's look and stays as written here; fields may be added at the end, never renamed.
+import type { FixId } from '../fixes.js';
+import type { InvariantId, Violation } from '../invariants/types.js';
+import type { RunResult } from '../scenario/run.js';
+import type { StopReason } from '../sim/index.js';
+
+export interface ViolationJson {
+  readonly invariant: InvariantId;
+  readonly atMs: number;
+  readonly node: string | null;
+  readonly pod: string | null;
+  readonly uid: string | null;
+  readonly volume: string | null;
+  readonly message: string;
+}
+
+export interface RunResultJson {
+  readonly scenario: string;
+  readonly seed: number;
+  readonly fixes: Record<FixId, boolean>;
+  readonly events: number;
+  readonly virtualTimeMs: number;
+  readonly wallMs: number;
+  readonly violations: readonly ViolationJson[];
+  /** Claims are checked by `verify`, not by `run` / `fuzz`: always null here. */
+  readonly claims: null;
+  readonly outcome: StopReason;
+}
+
+export function violationToJson(v: Violation): ViolationJson {
+  return {
+    invariant: v.invariant,
+    atMs: v.atMs,
+    node: v.node,
+    pod: v.pod,
+    uid: v.uid,
+    volume: v.volume,
+    message: v.message,
+  };
+}
+
+/** The SPEC section 6 object of one run; `wallMs` is measured by the caller (the CLI). */
+export function resultToJson(result: RunResult, wallMs: number): RunResultJson {
+  return {
+    scenario: result.scenario,
+    seed: result.seed,
+    fixes: result.fixes.toRecord(),
+    events: result.events,
+    virtualTimeMs: result.virtualTimeMs,
+    wallMs,
+    violations: result.violations.map(violationToJson),
+    claims: null,
+    outcome: result.outcome,
+  };
+}

@@ -1,0 +1,202 @@
+// The terminal timeline: one line per notable fact, violations highlighted, times in virtual seconds.
+//   `   1.520s node-a  pod web  containerStarted app`
+// Colour comes from a Chalk instance built from the caller's choice (never from the environment here),
+// so the output is a pure function of its input.
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { Fact } from '../facts.js';
+import type { Violation } from '../invariants/types.js';
+import type { RunResult } from '../scenario/run.js';
+import { formatSeconds } from './spans.js';
+
+export interface TimelineOptions {
+  readonly color: boolean;
+  /** At most this many event lines (the window around the first violation); all when absent. */
+  readonly limit?: number | undefined;
+}
+
+export interface FactLine {
+  /** `pod web`, `volume data`, `kubelet`, ... ('' when nothing more specific than the node). */
+  readonly subject: string;
+  /** The fact kind and its details: `containerStarted app`. */
+  readonly text: string;
+}
+
+function podSubject(f: { pod: string; uid: string }): string {
+  return `pod ${f.pod}`;
+}
+
+/** One fact as a subject and a text, the way the timeline prints it. */
+export function describeFact(f: Fact): FactLine {
+  switch (f.kind) {
+    case 'sandboxCreated':
+      return { subject: podSubject(f), text: `sandboxCreated (uid ${f.uid})` };
+    case 'containerCreated':
+    case 'containerRemoved':
+      return { subject: podSubject(f), text: `${f.kind} ${f.container}` };
+    case 'containerStarted':
+      return {
+        subject: podSubject(f),
+        text: `containerStarted ${f.container}` + (f.staticFullname !== undefined ? ` (static ${f.staticFullname})` : ''),
+      };
+    case 'containerExited':
+      return { subject: podSubject(f), text: `containerExited ${f.container} exit=${f.exitCode}` };
+    case 'killPodStarted':
+      return { subject: podSubject(f), text: `killPodStarted grace=${f.gracePeriodSeconds}s source=${f.source}` };
+    case 'killPodFinished':
+      return { subject: podSubject(f), text: 'killPodFinished' };
+    case 'podTerminated':
+      return { subject: podSubject(f), text: `podTerminated (${f.reason})` };
+    case 'podWorkerPhase':
+      return { subject: podSubject(f), text: `podWorkerPhase ${f.phase}` };
+    case 'podTerminationRequested':
+      return { subject: podSubject(f), text: `podTerminationRequested (${f.reason})` };
+    case 'kubeletStarted':
+    case 'kubeletStopped':
+    case 'nodeShutdownStarted':
+      return { subject: 'kubelet', text: f.kind };
+    case 'kubeletPanic':
+      return { subject: 'kubelet', text: `kubeletPanic in ${f.component}: ${f.message}` };
+    case 'apiPodCreated':
+      return {
+        subject: podSubject(f),
+        text: `apiPodCreated uid=${f.uid}${f.static ? ' static' : ''} restartPolicy=${f.restartPolicy}`,
+      };
+    case 'apiPodDeletionRequested':
+      return { subject: podSubject(f), text: `apiPodDeletionRequested grace=${f.gracePeriodSeconds}s` };
+    case 'apiPodDeleted':
+      return { subject: podSubject(f), text: `apiPodDeleted by ${f.by}` };
+    case 'apiPodPhase':
+      return {
+        subject: podSubject(f),
+        text: `apiPodPhase ${f.phase}` + (f.reason !== undefined ? ` (${f.reason})` : ''),
+      };
+    case 'nodeVolumesInUse':
+      return { subject: 'kubelet', text: `nodeVolumesInUse [${f.volumes.join(', ')}]` };
+    case 'volumeSetUp':
+      return { subject: podSubject(f), text: `volumeSetUp ${f.volume}` };
+    case 'volumeTearDown':
+      return { subject: podSubject(f), text: `volumeTearDown ${f.volume}${f.ok ? '' : ' FAILED'}` };
+    case 'mountDevice':
+    case 'unmountDevice':
+      return { subject: `volume ${f.volume}`, text: `${f.kind}${f.ok ? '' : ' FAILED'}` };
+    case 'bindMountOfUnmountedGlobalPath':
+      return { subject: podSubject(f), text: `bindMountOfUnmountedGlobalPath ${f.volume}` };
+    case 'lunAccessOpened':
+      return { subject: `volume ${f.volume}`, text: `lunAccessOpened ${f.readWrite ? 'read-write' : 'read-only'}` };
+    case 'lunAccessClosed':
+      return { subject: `volume ${f.volume}`, text: 'lunAccessClosed' };
+    case 'lunFenced':
+      return { subject: `volume ${f.volume}`, text: f.fenced ? 'lunFenced' : 'lunUnfenced' };
+    case 'deviceResidue':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `deviceResidue scsiPaths=${f.scsiPaths} multipathMaps=${f.multipathMaps}`,
+      };
+    case 'volumeAttached':
+      return { subject: `volume ${f.volume}`, text: 'volumeAttached' };
+    case 'volumeDetached':
+      return { subject: `volume ${f.volume}`, text: `volumeDetached${f.forced ? ' (forced)' : ''}` };
+    case 'faultInjected': {
+      const on = [f.pod !== undefined ? `pod ${f.pod}` : '', f.volume !== undefined ? `volume ${f.volume}` : '']
+        .filter((s) => s !== '')
+        .join(' ');
+      return { subject: on === '' ? 'fault' : on, text: `faultInjected ${f.fault}` };
+    }
+  }
+}
+
+/**
+ * The facts worth a line: everything except repeats that carry no news (a legacy pod worker's sync of
+ * every iteration, a node status update with unchanged volumesInUse).
+ */
+export function notableFacts(facts: readonly Fact[]): Fact[] {
+  const out: Fact[] = [];
+  const phase = new Map<string, string>();
+  const inUse = new Map<string, string>();
+  for (const f of facts) {
+    if (f.kind === 'podWorkerPhase') {
+      const key = `${f.node}\u0000${f.uid}`;
+      if (phase.get(key) === f.phase) continue;
+      phase.set(key, f.phase);
+    } else if (f.kind === 'nodeVolumesInUse') {
+      const value = f.volumes.join('\u0000');
+      if (inUse.get(f.node) === value) continue;
+      inUse.set(f.node, value);
+    } else if (f.kind === 'kubeletStopped') {
+      for (const k of [...phase.keys()]) if (k.startsWith(`${f.node}\u0000`)) phase.delete(k);
+    }
+    out.push(f);
+  }
+  return out;
+}
+
+function chalkFor(color: boolean): ChalkInstance {
+  return new Chalk({ level: color ? 1 : 0 });
+}
+
+/** `VIOLATION <id> at 1.520s node-a pod web (uid web-1) volume data: <message>` */
+export function formatViolation(v: Violation, color: boolean): string {
+  const c = chalkFor(color);
+  const where: string[] = [`at ${formatSeconds(v.atMs)}`];
+  if (v.node !== null) where.push(v.node);
+  if (v.pod !== null) where.push(v.uid !== null ? `pod ${v.pod} (uid ${v.uid})` : `pod ${v.pod}`);
+  else if (v.uid !== null) where.push(`uid ${v.uid}`);
+  if (v.volume !== null) where.push(`volume ${v.volume}`);
+  return `${c.red.bold(`VIOLATION ${v.invariant}`)} ${where.join(' ')}: ${v.message}`;
+}
+
+type Entry =
+  | { readonly kind: 'fact'; readonly atMs: number; readonly node: string; readonly line: FactLine }
+  | { readonly kind: 'violation'; readonly atMs: number; readonly v: Violation };
+
+/** The run's timeline for a terminal: facts and violations by time (a violation after the facts of its ms). */
+export function formatTimeline(result: RunResult, opts: TimelineOptions): string[] {
+  const c = chalkFor(opts.color);
+  const facts = notableFacts(result.facts ?? []);
+  const entries: Entry[] = facts.map((f) => ({
+    kind: 'fact',
+    atMs: f.atMs,
+    node: f.node === '' ? 'cluster' : f.node,
+    line: describeFact(f),
+  }));
+  // Merge violations in: stable, after every fact at or before their time.
+  const violations = [...result.violations].sort((a, b) => a.atMs - b.atMs);
+  const merged: Entry[] = [];
+  let vi = 0;
+  for (const e of entries) {
+    while (vi < violations.length && violations[vi]!.atMs < e.atMs) {
+      merged.push({ kind: 'violation', atMs: violations[vi]!.atMs, v: violations[vi]! });
+      vi++;
+    }
+    merged.push(e);
+  }
+  for (; vi < violations.length; vi++) merged.push({ kind: 'violation', atMs: violations[vi]!.atMs, v: violations[vi]! });
+
+  let nodeWidth = 0;
+  let subjectWidth = 0;
+  for (const e of merged) {
+    if (e.kind !== 'fact') continue;
+    nodeWidth = Math.max(nodeWidth, e.node.length);
+    subjectWidth = Math.max(subjectWidth, e.line.subject.length);
+  }
+  const render = (e: Entry): string => {
+    const time = formatSeconds(e.atMs).padStart(9);
+    if (e.kind === 'violation') return `${c.red(time)} ${formatViolation(e.v, opts.color)}`;
+    const text = /FAILED|Panic|bindMountOfUnmounted|faultInjected/.test(e.line.text) ? c.yellow(e.line.text) : e.line.text;
+    return `${c.dim(time)} ${e.node.padEnd(nodeWidth)}  ${e.line.subject.padEnd(subjectWidth)}  ${text}`.trimEnd();
+  };
+
+  const limit = opts.limit;
+  if (limit === undefined || merged.length <= limit) return merged.map(render);
+  const n = Math.max(0, Math.floor(limit));
+  const first = merged.findIndex((e) => e.kind === 'violation');
+  const anchor = first === -1 ? merged.length - 1 : first;
+  let end = Math.min(merged.length, anchor + 1 + Math.floor(n / 4));
+  const start = Math.max(0, end - n);
+  end = Math.min(merged.length, start + n);
+  const lines = merged.slice(start, end).map(render);
+  if (start > 0) lines.unshift(c.dim(`      ... ${start} earlier line${start === 1 ? '' : 's'}`));
+  const after = merged.length - end;
+  if (after > 0) lines.push(c.dim(`      ... ${after} later line${after === 1 ? '' : 's'}`));
+  return lines;
+}

@@ -1,0 +1,320 @@
+// A fake container runtime (CRI-like) for one node: sandboxes and containers per pod UID, with
+// latencies drawn from the seeded RNG. It is host state: it survives kubelet restarts. Every state change
+// is published as a fact, so the invariant checkers see ground truth, not what the kubelet believes.
+//
+// Defaults (documented in docs/runtime.md): RunPodSandbox 100-300 ms, CreateContainer 10-50 ms,
+// StartContainer 20-100 ms (+ the container's startDelay, + an injected containerStart delay),
+// Stop/Remove 10-50 ms. After SIGTERM a container's process exits within 100-800 ms with probability 1/2;
+// otherwise it ignores SIGTERM and is SIGKILLed when the grace period ends.
+import type { RuntimeContainerState, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
+import { GoError } from '../api/errors.js';
+import type { Fact } from '../facts.js';
+import { type Co, type Process, type Rng, type Sim, assert, park, sleep } from '../sim/index.js';
+
+export interface RuntimeContainerSpec {
+  readonly name: string;
+  readonly startDelayMs: number;
+}
+
+export interface RuntimePodMeta {
+  readonly uid: UID;
+  readonly name: string;
+  readonly namespace: string;
+  /** name_namespace for a static pod, so overlap of two static pods can be seen. */
+  readonly staticFullname?: string | undefined;
+  /** The io.kubernetes.pod.terminationGracePeriod label: a kill without an API pod restores it. */
+  readonly terminationGracePeriodSeconds?: number | undefined;
+}
+
+interface Container {
+  readonly id: string;
+  readonly name: string;
+  state: RuntimeContainerState;
+  exitCode: number | undefined;
+  startedAtMs: number | undefined;
+  finishedAtMs: number | undefined;
+  /** How long the process takes to exit after SIGTERM; Infinity: it ignores SIGTERM. */
+  readonly sigtermExitMs: number;
+  /** Virtual ms at which the process will exit (a stop is in progress), or Infinity. */
+  exitAtMs: number;
+  /** Stops waiting for this container's process to exit. */
+  readonly stopWaiters: Process[];
+}
+
+interface SandboxState {
+  readonly id: string;
+  ready: boolean;
+}
+
+interface PodEntry {
+  readonly meta: RuntimePodMeta;
+  sandbox: SandboxState | undefined;
+  sandboxAttempt: number;
+  /** By container ID: several attempts of one container name may coexist (old ones exited). */
+  readonly containers: Map<string, Container>;
+  readonly attempts: Map<string, number>;
+}
+
+/** An injected fault for the next container starts of a pod (scenario `fault.containerStart`). */
+export interface ContainerStartFault {
+  delayMs: number;
+  error: string | undefined;
+}
+
+const SANDBOX_LATENCY_MS = [100, 300] as const;
+const CREATE_LATENCY_MS = [10, 50] as const;
+const START_LATENCY_MS = [20, 100] as const;
+const STOP_REMOVE_LATENCY_MS = [10, 50] as const;
+const SIGTERM_EXIT_MS = [100, 800] as const;
+
+export class FakeRuntime {
+  private readonly pods = new Map<UID, PodEntry>();
+  private readonly startFaults = new Map<UID, ContainerStartFault>();
+
+  constructor(
+    private readonly sim: Sim,
+    private readonly rng: Rng,
+    readonly nodeName: string,
+    private readonly publish: (fact: Fact) => void,
+  ) {}
+
+  injectContainerStartFault(uid: UID, fault: ContainerStartFault): void {
+    this.startFaults.set(uid, fault);
+  }
+
+  // ---- CRI calls (each takes virtual time) ----
+
+  *runPodSandbox(meta: RuntimePodMeta): Co<GoError | undefined> {
+    yield* sleep(this.latency(SANDBOX_LATENCY_MS));
+    const entry = this.entry(meta);
+    entry.sandboxAttempt++;
+    entry.sandbox = { id: `${meta.uid}/sandbox/${entry.sandboxAttempt}`, ready: true };
+    this.publish({ kind: 'sandboxCreated', atMs: this.sim.nowMs, node: this.nodeName, uid: meta.uid, pod: meta.name });
+    return undefined;
+  }
+
+  *stopPodSandbox(uid: UID): Co<GoError | undefined> {
+    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
+    const entry = this.pods.get(uid);
+    if (entry?.sandbox !== undefined) entry.sandbox.ready = false;
+    return undefined;
+  }
+
+  *removePodSandbox(uid: UID): Co<GoError | undefined> {
+    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
+    const entry = this.pods.get(uid);
+    if (entry === undefined) return undefined;
+    entry.sandbox = undefined;
+    if (entry.containers.size === 0) this.pods.delete(uid);
+    return undefined;
+  }
+
+  *createContainer(meta: RuntimePodMeta, spec: RuntimeContainerSpec): Co<Result<string>> {
+    yield* sleep(this.latency(CREATE_LATENCY_MS));
+    const entry = this.entry(meta);
+    if (entry.sandbox === undefined || !entry.sandbox.ready) {
+      return { value: undefined, err: new GoError(`sandbox of pod ${meta.name} is not ready`) };
+    }
+    const attempt = (entry.attempts.get(spec.name) ?? 0) + 1;
+    entry.attempts.set(spec.name, attempt);
+    const c: Container = {
+      id: `${meta.uid}/${spec.name}/${attempt}`,
+      name: spec.name,
+      state: 'created',
+      exitCode: undefined,
+      startedAtMs: undefined,
+      finishedAtMs: undefined,
+      sigtermExitMs: this.rng.chance(0.5) ? this.latency(SIGTERM_EXIT_MS) : Number.POSITIVE_INFINITY,
+      exitAtMs: Number.POSITIVE_INFINITY,
+      stopWaiters: [],
+    };
+    entry.containers.set(c.id, c);
+    this.publish({
+      kind: 'containerCreated',
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid: meta.uid,
+      pod: meta.name,
+      container: spec.name,
+    });
+    return { value: c.id, err: undefined };
+  }
+
+  *startContainer(meta: RuntimePodMeta, spec: RuntimeContainerSpec, containerId: string): Co<GoError | undefined> {
+    const fault = this.startFaults.get(meta.uid);
+    const faultDelayMs = fault?.delayMs ?? 0;
+    yield* sleep(this.latency(START_LATENCY_MS) + spec.startDelayMs + faultDelayMs);
+    const c = this.pods.get(meta.uid)?.containers.get(containerId);
+    if (c === undefined || c.state !== 'created') {
+      return new GoError(`container ${spec.name} of pod ${meta.name} is not in created state`);
+    }
+    if (fault?.error !== undefined) {
+      this.startFaults.delete(meta.uid);
+      c.state = 'exited';
+      c.exitCode = 128;
+      c.finishedAtMs = this.sim.nowMs;
+      return new GoError(`failed to start container ${spec.name}: ${fault.error}`);
+    }
+    if (fault !== undefined) this.startFaults.delete(meta.uid);
+    c.state = 'running';
+    c.startedAtMs = this.sim.nowMs;
+    this.publish({
+      kind: 'containerStarted',
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid: meta.uid,
+      pod: meta.name,
+      container: spec.name,
+      staticFullname: meta.staticFullname,
+    });
+    return undefined;
+  }
+
+  /** StopContainer with a grace period: SIGTERM now, SIGKILL when the grace period ends. */
+  *stopContainer(uid: UID, containerId: string, gracePeriodSeconds: number): Co<GoError | undefined> {
+    assert(gracePeriodSeconds >= 0, `negative grace period ${gracePeriodSeconds}`);
+    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
+    const entry = this.pods.get(uid);
+    const c = entry?.containers.get(containerId);
+    if (entry === undefined || c === undefined) return undefined; // already gone: CRI StopContainer is idempotent
+    if (c.state === 'created') {
+      this.exit(entry, c, 0);
+      return undefined;
+    }
+    if (c.state !== 'running') return undefined;
+    const exitAtMs = this.sim.nowMs + Math.min(c.sigtermExitMs, gracePeriodSeconds * 1000);
+    if (exitAtMs < c.exitAtMs) {
+      c.exitAtMs = exitAtMs;
+      const exitCode = c.sigtermExitMs <= gracePeriodSeconds * 1000 ? 143 : 137;
+      this.sim.at(exitAtMs, () => {
+        if (c.state === 'running' && c.exitAtMs === exitAtMs) this.exit(entry, c, exitCode);
+      });
+    }
+    const self = this.sim.current;
+    assert(self !== undefined, 'stopContainer outside a coroutine');
+    c.stopWaiters.push(self);
+    yield* park();
+    return undefined;
+  }
+
+  *removeContainer(uid: UID, containerId: string): Co<GoError | undefined> {
+    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
+    const entry = this.pods.get(uid);
+    const c = entry?.containers.get(containerId);
+    if (entry === undefined || c === undefined) return undefined;
+    if (c.state === 'running') return new GoError(`cannot remove running container ${c.id}`);
+    entry.containers.delete(containerId);
+    this.publish({ kind: 'containerRemoved', atMs: this.sim.nowMs, node: this.nodeName, uid, pod: entry.meta.name, container: c.name });
+    if (entry.containers.size === 0 && entry.sandbox === undefined) this.pods.delete(uid);
+    return undefined;
+  }
+
+  // ---- scenario actions on the host ----
+
+  /** The container's process dies on its own (scenario `crashContainer`). */
+  crashContainer(uid: UID, name: string | undefined): boolean {
+    const entry = this.pods.get(uid);
+    if (entry === undefined) return false;
+    for (const c of entry.containers.values()) {
+      if ((name === undefined || c.name === name) && c.state === 'running') {
+        this.exit(entry, c, 1);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ---- listings (instant: they read state; the PLEG adds the lag) ----
+
+  /** kubecontainer GetPods(all): every pod the runtime knows, with its containers and sandbox. */
+  getPods(all: boolean): RuntimePod[] {
+    const out: RuntimePod[] = [];
+    for (const entry of this.pods.values()) {
+      const containers = [...entry.containers.values()]
+        .filter((c) => all || c.state === 'running')
+        .map((c) => ({ id: c.id, name: c.name, state: c.state }));
+      const sandboxes =
+        entry.sandbox !== undefined && (all || entry.sandbox.ready)
+          ? [{ id: entry.sandbox.id, ready: entry.sandbox.ready }]
+          : [];
+      if (!all && containers.length === 0 && sandboxes.length === 0) continue;
+      out.push({ id: entry.meta.uid, name: entry.meta.name, namespace: entry.meta.namespace, containers, sandboxes });
+    }
+    return out;
+  }
+
+  getPodStatus(uid: UID): RuntimePodStatus {
+    const entry = this.pods.get(uid);
+    if (entry === undefined) {
+      return { id: uid, name: '', namespace: '', containerStatuses: [], sandboxStatuses: [], timestampMs: this.sim.nowMs };
+    }
+    return {
+      id: uid,
+      name: entry.meta.name,
+      namespace: entry.meta.namespace,
+      containerStatuses: [...entry.containers.values()].map((c) => ({
+        id: c.id,
+        name: c.name,
+        state: c.state,
+        exitCode: c.exitCode,
+        startedAtMs: c.startedAtMs,
+        finishedAtMs: c.finishedAtMs,
+      })),
+      sandboxStatuses: entry.sandbox === undefined ? [] : [{ id: entry.sandbox.id, ready: entry.sandbox.ready }],
+      timestampMs: this.sim.nowMs,
+    };
+  }
+
+  /** The labels the runtime keeps for a pod (what a kill without an API object restores). */
+  getPodMeta(uid: UID): RuntimePodMeta | undefined {
+    return this.pods.get(uid)?.meta;
+  }
+
+  hasRunningContainers(uid: UID): boolean {
+    const entry = this.pods.get(uid);
+    if (entry === undefined) return false;
+    for (const c of entry.containers.values()) if (c.state === 'running') return true;
+    return false;
+  }
+
+  /** UIDs the runtime knows, sorted so that callers iterate deterministically. */
+  knownUIDs(): UID[] {
+    return [...this.pods.keys()].sort();
+  }
+
+  private exit(entry: PodEntry, c: Container, exitCode: number): void {
+    const wasRunning = c.state === 'running';
+    c.state = 'exited';
+    c.exitCode = exitCode;
+    c.finishedAtMs = this.sim.nowMs;
+    c.exitAtMs = Number.POSITIVE_INFINITY;
+    if (wasRunning) {
+      this.publish({
+        kind: 'containerExited',
+        atMs: this.sim.nowMs,
+        node: this.nodeName,
+        uid: entry.meta.uid,
+        pod: entry.meta.name,
+        container: c.name,
+        exitCode,
+      });
+    }
+    const waiters = c.stopWaiters.splice(0);
+    for (const p of waiters) if (p.state === 'blocked') this.sim.unpark(p, undefined);
+  }
+
+  private entry(meta: RuntimePodMeta): PodEntry {
+    let entry = this.pods.get(meta.uid);
+    if (entry === undefined) {
+      entry = { meta, sandbox: undefined, sandboxAttempt: 0, containers: new Map(), attempts: new Map() };
+      this.pods.set(meta.uid, entry);
+    }
+    return entry;
+  }
+
+  private latency(range: readonly [number, number]): number {
+    return this.rng.int(range[0], range[1]);
+  }
+}
+
+export type Result<T> = { value: T; err: undefined } | { value: undefined; err: GoError };

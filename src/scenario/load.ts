@@ -1,0 +1,732 @@
+// Reads scenario files (SPEC section 4) into the normalised Scenario, and writes them back.
+//
+// Three passes, each reporting every mistake it finds as `file:line:col: field.path: message` (one line
+// each, sorted by position, at most MAX_ERRORS), thrown together as one InputError:
+//   1. YAML syntax (the yaml package, duplicate keys included);
+//   2. shape (schema.ts: types, enums, unknown and missing keys, duration and size syntax, one action);
+//   3. meaning (below: unknown nodes / volumes / pods / containers, duplicates, pod lifetimes, horizon).
+// Positions come from the YAML syntax tree: the node at the issue's path, its key for an unknown or
+// duplicate key, the nearest existing mapping for a missing key.
+import { readFileSync } from 'node:fs';
+import {
+  Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node as YamlNode,
+  type Pair,
+  parseDocument,
+  type YAMLMap,
+} from 'yaml';
+import type { z } from 'zod';
+import { InputError } from '../cli/errors.js';
+import { FIX_IDS, type FixId } from '../fixes.js';
+import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
+import { formatDurationMs, parseDurationMs, parseSizeBytes } from '../sim/units.js';
+import {
+  type ClaimFile,
+  didYouMean,
+  expected,
+  type FaultFile,
+  ScenarioFileSchema,
+  type ScenarioFile,
+  type TimelineEntryFile,
+  UNKNOWN_KEY_PREFIX,
+} from './schema.js';
+import {
+  type Action,
+  ACTION_KINDS,
+  type Claim,
+  type ClaimFixes,
+  type ContainerDecl,
+  DEFAULTS,
+  defaultContainerName,
+  type Fault,
+  fixesOfClaim,
+  type Scenario,
+  type TimelineEntry,
+  type VolumeDecl,
+} from './types.js';
+
+/** At most this many error lines are printed; a last line counts the rest. */
+export const MAX_ERRORS = 10;
+
+type PathSeg = string | number;
+
+interface Problem {
+  /** The field the message is about (printed). */
+  readonly path: readonly PathSeg[];
+  readonly message: string;
+  /** Where to point, when not at `path`'s value: a key (unknown / duplicate / second action). */
+  readonly keyAt?: readonly PathSeg[];
+  /** A known source offset (YAML syntax errors). */
+  readonly offset?: number;
+  /** A duplicate key: where the key was first set. */
+  readonly firstOffset?: number;
+}
+
+// ---- entry points ---------------------------------------------------------------------------------------
+
+/** Reads and loads one scenario file; a missing or invalid file throws InputError (exit code 2). */
+export function loadScenarioFile(path: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new InputError(`${path}: cannot read file (${code})`);
+  }
+  return parseScenarioText(text, path);
+}
+
+/** Parses scenario YAML; `fileName` is used in error messages and as Scenario.file. */
+export function parseScenarioText(text: string, fileName: string): Scenario {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const report = (problems: readonly Problem[]): never => {
+    throw new InputError(formatProblems(problems, fileName, doc, lineCounter));
+  };
+
+  const syntax = doc.errors.map((e): Problem => yamlErrorProblem(doc, e.code, e.message, e.pos[0]));
+  const fatal = doc.errors.some((e) => e.code !== 'DUPLICATE_KEY');
+  if (fatal) report(syntax);
+
+  if (doc.contents === null) {
+    throw new InputError(
+      `${fileName}:1:1: the file is empty; expected a scenario mapping {name, cluster, timeline, ...}`,
+    );
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 1000 });
+  } catch (err) {
+    report([...syntax, { path: [], message: `cannot read the YAML: ${oneLine(String(err))}`, offset: 0 }]);
+  }
+
+  const parsed = ScenarioFileSchema.safeParse(data, { error: fallbackMessage });
+  if (!parsed.success) report([...syntax, ...parsed.error.issues.flatMap((i) => issueProblems(i, []))]);
+  else if (syntax.length > 0) report(syntax);
+  const raw = parsed.data as ScenarioFile;
+
+  const lineOf = (path: readonly PathSeg[]) => lineCounter.linePos(offsetOf(doc, path, false)).line;
+  const { scenario, problems } = normalise(raw, fileName, lineOf);
+  if (problems.length > 0) report(problems);
+  return scenario;
+}
+
+// ---- errors ---------------------------------------------------------------------------------------------
+
+function oneLine(text: string): string {
+  return text.split('\n', 1)[0]?.trim() ?? '';
+}
+
+/** For issues that no schema leaf words itself (there should be none): still one clear line. */
+function fallbackMessage(issue: { code?: string; input?: unknown; expected?: string }): string | undefined {
+  if (issue.code === 'invalid_type') return expected(issue.expected ?? 'another type')(issue);
+  return undefined;
+}
+
+function yamlErrorProblem(doc: Document, code: string, message: string, offset: number): Problem {
+  if (code === 'DUPLICATE_KEY') {
+    const found = pairAt(doc.contents, offset, []);
+    if (found !== undefined) {
+      const key = keyText(found.pair.key);
+      const first = found.map.items.find((p) => keyText(p.key) === key);
+      const firstOffset = (first?.key as YamlNode | undefined)?.range?.[0];
+      return {
+        path: found.path,
+        message: `duplicate key ${JSON.stringify(key)}`,
+        offset,
+        ...(firstOffset !== undefined && firstOffset !== offset ? { firstOffset } : {}),
+      };
+    }
+  }
+  if (code === 'MULTIPLE_DOCS') {
+    return { path: [], message: "a scenario file holds one YAML document; remove the '---' and what follows", offset };
+  }
+  return { path: [], message: oneLine(message), offset };
+}
+
+function issueProblems(issue: z.core.$ZodIssue, base: readonly PathSeg[]): Problem[] {
+  const path = [...base, ...(issue.path as PathSeg[])];
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const allowed = issue.message.startsWith(UNKNOWN_KEY_PREFIX)
+        ? issue.message.slice(UNKNOWN_KEY_PREFIX.length).split(', ')
+        : [];
+      return issue.keys.map((key) => ({
+        path,
+        message: `unknown key ${JSON.stringify(key)}${didYouMean(key, allowed)}; ${issue.message}`,
+        keyAt: [...path, key],
+      }));
+    }
+    case 'invalid_union': {
+      // Follow the one branch whose type matches the input (a list of containers, a fix-set mapping).
+      const matching = issue.errors.filter(
+        (branch) =>
+          !branch.some((i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value')),
+      );
+      if (matching.length === 1 && matching[0] !== undefined) {
+        return matching[0].flatMap((i) => issueProblems(i, path));
+      }
+      return [{ path, message: issue.message }];
+    }
+    case 'custom': {
+      const key = (issue.params as { key?: unknown } | undefined)?.key;
+      return [{ path, message: issue.message, ...(typeof key === 'string' ? { keyAt: [...path, key] } : {}) }];
+    }
+    default:
+      return [{ path, message: issue.message }];
+  }
+}
+
+export function formatPath(path: readonly PathSeg[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out === '' ? seg : `.${seg}`;
+  }
+  return out;
+}
+
+function formatProblems(problems: readonly Problem[], file: string, doc: Document, lc: LineCounter): string {
+  const located = problems.map((p, index) => {
+    const offset =
+      p.offset ?? (p.keyAt !== undefined ? offsetOf(doc, p.keyAt, true) : offsetOf(doc, p.path, false));
+    const { line, col } = lc.linePos(offset);
+    const first = p.firstOffset === undefined ? undefined : lc.linePos(p.firstOffset);
+    const suffix = first === undefined ? '' : ` (first set at ${first.line}:${first.col})`;
+    const field = formatPath(p.path);
+    const text = `${file}:${line}:${col}: ${field === '' ? '' : `${field}: `}${oneLine(p.message)}${suffix}`;
+    return { offset, index, text };
+  });
+  located.sort((a, b) => a.offset - b.offset || a.index - b.index);
+  const lines = [...new Set(located.map((l) => l.text))];
+  if (lines.length <= MAX_ERRORS) return lines.join('\n');
+  const more = lines.length - MAX_ERRORS;
+  return [...lines.slice(0, MAX_ERRORS), `${file}: ... and ${more} more error${more === 1 ? '' : 's'}`].join('\n');
+}
+
+function keyText(key: unknown): string {
+  if (isScalar(key)) return String(key.value);
+  return String(key);
+}
+
+function deref(doc: Document, node: unknown): unknown {
+  let current = node;
+  for (let i = 0; i < 100 && isAlias(current); i++) current = current.resolve(doc);
+  return current;
+}
+
+/**
+ * The source offset of the node at `path`: of the key itself when `atKey`; for a path that does not
+ * exist (a missing key), of the nearest existing ancestor.
+ */
+function offsetOf(doc: Document, path: readonly PathSeg[], atKey: boolean): number {
+  let node: unknown = doc.contents;
+  let best = (node as YamlNode | null)?.range?.[0] ?? 0;
+  for (let i = 0; i < path.length; i++) {
+    node = deref(doc, node);
+    const seg = path[i];
+    let keyOffset: number | undefined;
+    let next: unknown;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => keyText(p.key) === String(seg));
+      if (pair === undefined) return best;
+      keyOffset = (pair.key as YamlNode | null)?.range?.[0];
+      if (atKey && i === path.length - 1) return keyOffset ?? best;
+      next = pair.value;
+      const value = next as YamlNode | null;
+      // `key:` with nothing after it: point at the key.
+      if (value === null || (isScalar(value) && value.value === null && value.range?.[0] === value.range?.[1])) {
+        return keyOffset ?? best;
+      }
+    } else if (isSeq(node) && typeof seg === 'number') {
+      next = node.items[seg];
+      if (next === undefined) return best;
+    } else {
+      return best;
+    }
+    const range = (next as YamlNode | null)?.range;
+    if (range !== undefined && range !== null) best = range[0];
+    node = next;
+  }
+  return best;
+}
+
+/** The mapping pair whose key starts at `offset` (a duplicate key), with the path of its mapping. */
+function pairAt(
+  node: unknown,
+  offset: number,
+  path: readonly PathSeg[],
+): { pair: Pair; map: YAMLMap; path: readonly PathSeg[] } | undefined {
+  const within = (n: unknown) => {
+    const range = (n as YamlNode | null)?.range;
+    return range !== undefined && range !== null && range[0] <= offset && offset < Math.max(range[2], range[0] + 1);
+  };
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      if ((pair.key as YamlNode | null)?.range?.[0] === offset) return { pair, map: node, path };
+      if (within(pair.value)) return pairAt(pair.value, offset, [...path, keyText(pair.key)]);
+    }
+  } else if (isSeq(node)) {
+    for (const [index, item] of node.items.entries()) {
+      if (within(item)) return pairAt(item, offset, [...path, index]);
+    }
+  }
+  return undefined;
+}
+
+function listNames(names: readonly string[]): string {
+  return names.length <= 10 ? names.join(', ') : `${names.slice(0, 10).join(', ')}, ... (${names.length} in all)`;
+}
+
+// ---- meaning --------------------------------------------------------------------------------------------
+
+function durationMs(text: string): number {
+  const parsed = parseDurationMs(text);
+  return parsed.ok ? parsed.value : 0; // the schema has checked it
+}
+
+function sizeBytes(text: string): number {
+  const parsed = parseSizeBytes(text);
+  return parsed.ok ? parsed.value : 0;
+}
+
+interface PodRecord {
+  alive: boolean;
+  line: number;
+  containers: readonly string[];
+}
+
+function normalise(
+  raw: ScenarioFile,
+  file: string,
+  lineOf: (path: readonly PathSeg[]) => number,
+): { scenario: Scenario; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const problem = (path: readonly PathSeg[], message: string) => problems.push({ path, message });
+
+  const nodes = raw.cluster.nodes;
+  nodes.forEach((name, i) => {
+    if (nodes.indexOf(name) !== i) problem(['cluster', 'nodes', i], `duplicate node ${JSON.stringify(name)}`);
+  });
+  const rawVolumes = raw.cluster.volumes ?? [];
+  const volumes = rawVolumes.map((v, i): VolumeDecl => {
+    if (rawVolumes.findIndex((o) => o.name === v.name) !== i) {
+      problem(['cluster', 'volumes', i, 'name'], `duplicate volume ${JSON.stringify(v.name)}`);
+    }
+    return {
+      name: v.name,
+      plugin: v.plugin,
+      mode: v.mode ?? DEFAULTS.volumeMode,
+      capacityBytes: sizeBytes(v.capacity),
+      accessMode: v.accessMode ?? DEFAULTS.accessMode,
+    };
+  });
+  const volumeNames = volumes.map((v) => v.name);
+
+  const checkNode = (path: readonly PathSeg[], name: string) => {
+    if (!nodes.includes(name)) {
+      problem(path, `unknown node ${JSON.stringify(name)}${didYouMean(name, nodes)}; cluster.nodes are ${listNames(nodes)}`);
+    }
+  };
+  const checkVolume = (path: readonly PathSeg[], name: string) => {
+    if (volumeNames.includes(name)) return;
+    const known =
+      volumeNames.length === 0 ? 'cluster.volumes declares none' : `cluster.volumes are ${listNames(volumeNames)}`;
+    problem(path, `unknown volume ${JSON.stringify(name)}${didYouMean(name, volumeNames)}; ${known}`);
+  };
+
+  const horizonMs = raw.horizon === undefined ? DEFAULTS.horizonMs : durationMs(raw.horizon);
+  if (horizonMs === 0) problem(['horizon'], 'expected a horizon longer than 0s');
+
+  // Sort stably by time; equal times keep file order.
+  const entries = raw.timeline.map((entry, index) => ({ entry, index, atMs: durationMs(entry.at) }));
+  entries.sort((a, b) => a.atMs - b.atMs || a.index - b.index);
+
+  const pods = new Map<string, PodRecord>();
+  const creations = new Map<string, number>(); // pod name -> line of its first createPod in time order
+  for (const { entry, index } of entries) {
+    const created = entry.createPod?.pod;
+    if (created !== undefined && !creations.has(created)) creations.set(created, lineOf(['timeline', index]));
+  }
+  const checkPod = (path: readonly PathSeg[], name: string): PodRecord | undefined => {
+    const record = pods.get(name);
+    if (record !== undefined) return record;
+    const later = creations.get(name);
+    if (later !== undefined) {
+      problem(path, `pod ${JSON.stringify(name)} is not created before this entry (its createPod is at line ${later})`);
+      return undefined;
+    }
+    const known = [...pods.keys()];
+    const hint =
+      known.length === 0 ? 'no pod is created before this entry' : `pods created before this entry: ${listNames(known)}`;
+    problem(path, `unknown pod ${JSON.stringify(name)}${didYouMean(name, known)}; ${hint}`);
+    return undefined;
+  };
+
+  const timeline: TimelineEntry[] = [];
+  for (const { entry, index, atMs } of entries) {
+    const at: PathSeg[] = ['timeline', index];
+    const line = lineOf(at);
+    if (atMs > horizonMs) {
+      problem([...at, 'at'], `${entry.at} is after the horizon (${formatDuration(horizonMs)})`);
+    }
+    const action = normaliseAction(entry, at, line, { problem, checkNode, checkVolume, checkPod, pods });
+    if (action !== undefined) timeline.push({ atMs, line, action });
+  }
+
+  const claims = (raw.claims ?? []).map((c, i) => normaliseClaim(c, ['claims', i], problem, lineOf));
+  const seen = new Map<string, number>();
+  claims.forEach((claim, i) => {
+    const label = fixesOfClaim(claim.fixes).label();
+    const earlier = seen.get(label);
+    if (earlier !== undefined) {
+      problem(['claims', i, 'fixes'], `the same fixes (${label}) as the claim at line ${earlier}; each claim needs its own set of fixes`);
+    } else seen.set(label, claim.line);
+  });
+
+  const scenario: Scenario = {
+    file,
+    name: raw.name,
+    description: raw.description ?? '',
+    upstream: raw.upstream ?? [],
+    seed: raw.seed ?? DEFAULTS.seed,
+    horizonMs,
+    nodes,
+    volumes,
+    timeline,
+    claims,
+  };
+  return { scenario, problems };
+}
+
+interface Checks {
+  problem(path: readonly PathSeg[], message: string): void;
+  checkNode(path: readonly PathSeg[], name: string): void;
+  checkVolume(path: readonly PathSeg[], name: string): void;
+  checkPod(path: readonly PathSeg[], name: string): PodRecord | undefined;
+  pods: Map<string, PodRecord>;
+}
+
+function normaliseAction(
+  entry: TimelineEntryFile,
+  at: readonly PathSeg[],
+  line: number,
+  c: Checks,
+): Action | undefined {
+  if (entry.createPod !== undefined) {
+    const a = entry.createPod;
+    const path = [...at, 'createPod'];
+    c.checkNode([...path, 'node'], a.node);
+    const containers: ContainerDecl[] =
+      typeof a.containers === 'number'
+        ? Array.from({ length: a.containers }, (_, i) => ({ name: defaultContainerName(i), startDelayMs: null }))
+        : a.containers.map((k) => ({
+            name: k.name,
+            startDelayMs: k.startDelay === undefined ? null : durationMs(k.startDelay),
+          }));
+    containers.forEach((k, i) => {
+      if (containers.findIndex((o) => o.name === k.name) !== i) {
+        c.problem([...path, 'containers', i, 'name'], `duplicate container ${JSON.stringify(k.name)}`);
+      }
+    });
+    const volumes = a.volumes ?? [];
+    volumes.forEach((v, i) => {
+      if (volumes.indexOf(v) !== i) c.problem([...path, 'volumes', i], `duplicate volume ${JSON.stringify(v)}`);
+      else c.checkVolume([...path, 'volumes', i], v);
+    });
+    const previous = c.pods.get(a.pod);
+    if (previous?.alive === true) {
+      c.problem(
+        [...path, 'pod'],
+        `pod ${JSON.stringify(a.pod)} already exists (created at line ${previous.line} and not deleted since); delete it first or use another name`,
+      );
+    }
+    c.pods.set(a.pod, { alive: true, line, containers: containers.map((k) => k.name) });
+    return {
+      kind: 'createPod',
+      pod: a.pod,
+      node: a.node,
+      containers,
+      volumes,
+      static: a.static ?? false,
+      gracePeriodS: a.gracePeriod === undefined ? DEFAULTS.podGracePeriodS : durationMs(a.gracePeriod) / 1000,
+      restartPolicy: a.restartPolicy ?? DEFAULTS.restartPolicy,
+    };
+  }
+  if (entry.deletePod !== undefined) {
+    const a = entry.deletePod;
+    const pod = c.checkPod([...at, 'deletePod', 'pod'], a.pod);
+    if (pod !== undefined) pod.alive = false;
+    return {
+      kind: 'deletePod',
+      pod: a.pod,
+      gracePeriodS: a.gracePeriod === undefined ? null : durationMs(a.gracePeriod) / 1000,
+    };
+  }
+  if (entry.forceDeletePod !== undefined) {
+    const a = entry.forceDeletePod;
+    const pod = c.checkPod([...at, 'forceDeletePod', 'pod'], a.pod);
+    if (pod !== undefined) pod.alive = false;
+    return { kind: 'forceDeletePod', pod: a.pod };
+  }
+  if (entry.evictPod !== undefined) {
+    const a = entry.evictPod;
+    c.checkPod([...at, 'evictPod', 'pod'], a.pod);
+    return {
+      kind: 'evictPod',
+      pod: a.pod,
+      gracePeriodS: a.gracePeriod === undefined ? DEFAULTS.evictGracePeriodS : durationMs(a.gracePeriod) / 1000,
+    };
+  }
+  if (entry.restartKubelet !== undefined) {
+    const a = entry.restartKubelet;
+    c.checkNode([...at, 'restartKubelet', 'node'], a.node);
+    return { kind: 'restartKubelet', node: a.node, downForMs: a.downFor === undefined ? null : durationMs(a.downFor) };
+  }
+  if (entry.shutdownNode !== undefined) {
+    c.checkNode([...at, 'shutdownNode', 'node'], entry.shutdownNode.node);
+    return { kind: 'shutdownNode', node: entry.shutdownNode.node };
+  }
+  if (entry.crashContainer !== undefined) {
+    const a = entry.crashContainer;
+    const path = [...at, 'crashContainer'];
+    const pod = c.checkPod([...path, 'pod'], a.pod);
+    const names = pod?.containers ?? [];
+    const container = a.container ?? names[0] ?? '';
+    if (pod !== undefined && a.container !== undefined && !names.includes(a.container)) {
+      c.problem(
+        [...path, 'container'],
+        `unknown container ${JSON.stringify(a.container)}${didYouMean(a.container, names)}; pod ${JSON.stringify(a.pod)} has ${listNames(names)}`,
+      );
+    }
+    return { kind: 'crashContainer', pod: a.pod, container };
+  }
+  if (entry.fault !== undefined) {
+    const fault = normaliseFault(entry.fault, [...at, 'fault'], c);
+    return fault === undefined ? undefined : { kind: 'fault', fault };
+  }
+  c.problem(at, `no action; expected exactly one of ${ACTION_KINDS.join(', ')}`); // the schema has checked it
+  return undefined;
+}
+
+function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault | undefined {
+  if (f.unmountDevice !== undefined) {
+    const a = f.unmountDevice;
+    c.checkNode([...at, 'unmountDevice', 'node'], a.node);
+    c.checkVolume([...at, 'unmountDevice', 'volume'], a.volume);
+    return {
+      kind: 'unmountDevice',
+      node: a.node,
+      volume: a.volume,
+      stage: a.stage,
+      times: a.times ?? DEFAULTS.faultTimes,
+    };
+  }
+  if (f.procMounts !== undefined) {
+    c.checkNode([...at, 'procMounts', 'node'], f.procMounts.node);
+    return { kind: 'procMounts', node: f.procMounts.node, inconsistentReads: f.procMounts.inconsistentReads };
+  }
+  if (f.constructVolumeSpec !== undefined) {
+    const a = f.constructVolumeSpec;
+    c.checkNode([...at, 'constructVolumeSpec', 'node'], a.node);
+    c.checkVolume([...at, 'constructVolumeSpec', 'volume'], a.volume);
+    return { kind: 'constructVolumeSpec', node: a.node, volume: a.volume };
+  }
+  if (f.containerStart !== undefined) {
+    const a = f.containerStart;
+    c.checkPod([...at, 'containerStart', 'pod'], a.pod);
+    if (a.delay === undefined && a.error === undefined) {
+      c.problem([...at, 'containerStart'], 'expected a delay, an error or both; without either the fault does nothing');
+    }
+    return {
+      kind: 'containerStart',
+      pod: a.pod,
+      delayMs: a.delay === undefined ? null : durationMs(a.delay),
+      error: a.error ?? null,
+    };
+  }
+  if (f.tearDown !== undefined) {
+    const a = f.tearDown;
+    c.checkNode([...at, 'tearDown', 'node'], a.node);
+    c.checkVolume([...at, 'tearDown', 'volume'], a.volume);
+    return { kind: 'tearDown', node: a.node, volume: a.volume, times: a.times ?? DEFAULTS.faultTimes };
+  }
+  return undefined; // the schema has checked that there is one
+}
+
+function uniqueInOrder<T extends string>(
+  values: readonly T[],
+  order: readonly T[],
+  path: readonly PathSeg[],
+  what: string,
+  problem: (path: readonly PathSeg[], message: string) => void,
+): T[] {
+  values.forEach((v, i) => {
+    if (values.indexOf(v) !== i) problem([...path, i], `duplicate ${what} ${JSON.stringify(v)}`);
+  });
+  return order.filter((v) => values.includes(v));
+}
+
+function normaliseClaim(
+  c: ClaimFile,
+  path: readonly PathSeg[],
+  problem: (path: readonly PathSeg[], message: string) => void,
+  lineOf: (path: readonly PathSeg[]) => number,
+): Claim {
+  let fixes: ClaimFixes;
+  if (c.fixes === 'all' || c.fixes === 'none') fixes = { mode: c.fixes, ids: [] };
+  else {
+    const mode = c.fixes.off !== undefined ? 'off' : 'on';
+    const ids: readonly FixId[] = c.fixes.off ?? c.fixes.on ?? [];
+    fixes = { mode, ids: uniqueInOrder(ids, FIX_IDS, [...path, 'fixes', mode], 'fix ID', problem) };
+  }
+  const violations: InvariantId[] = uniqueInOrder(
+    c.violations,
+    INVARIANT_IDS,
+    [...path, 'violations'],
+    'invariant ID',
+    problem,
+  );
+  return { line: lineOf(path), fixes, violations };
+}
+
+// ---- writing --------------------------------------------------------------------------------------------
+
+/** A duration in the largest unit that keeps it exact (`0s`, `250ms`, `30s`, `5m`). */
+export function formatDuration(ms: number): string {
+  return ms === 0 ? '0s' : formatDurationMs(ms);
+}
+
+/** A size in the largest binary unit that keeps it exact (`10Gi`, `1536Ki`, `1000`). */
+export function formatSize(bytes: number): string {
+  for (const [unit, factor] of [
+    ['Ti', 1024 ** 4],
+    ['Gi', 1024 ** 3],
+    ['Mi', 1024 ** 2],
+    ['Ki', 1024],
+  ] as const) {
+    if (bytes % factor === 0 && bytes !== 0) return `${bytes / factor}${unit}`;
+  }
+  return String(bytes);
+}
+
+export interface ScenarioToYamlOptions {
+  /** Adds `# yaml-language-server: $schema=PATH` (PATH relative to where the file will be written). */
+  readonly schemaPath?: string;
+}
+
+/**
+ * Writes a scenario file that parseScenarioText reads back to the same Scenario (up to `file` and the
+ * `line` fields). Defaults are left out; durations and sizes use the largest exact unit.
+ */
+export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {}): string {
+  const doc = new Document();
+  const flow = (value: unknown) => doc.createNode(value, { flow: true });
+  const top: Record<string, unknown> = { name: s.name };
+  if (s.description !== '') top['description'] = s.description;
+  if (s.upstream.length > 0) top['upstream'] = flow([...s.upstream]);
+  top['seed'] = s.seed;
+  top['horizon'] = formatDuration(s.horizonMs);
+  const cluster: Record<string, unknown> = { nodes: flow([...s.nodes]) };
+  if (s.volumes.length > 0) {
+    cluster['volumes'] = s.volumes.map((v) => {
+      const out: Record<string, unknown> = { name: v.name, plugin: v.plugin };
+      if (v.mode !== DEFAULTS.volumeMode) out['mode'] = v.mode;
+      out['capacity'] = formatSize(v.capacityBytes);
+      if (v.accessMode !== DEFAULTS.accessMode) out['accessMode'] = v.accessMode;
+      return flow(out);
+    });
+  }
+  top['cluster'] = cluster;
+  top['timeline'] = s.timeline.map((e) => {
+    const [key, body] = actionToYaml(e.action);
+    // A pod with a list of containers reads better as a block mapping than as one long line.
+    const containers = body['containers'];
+    if (!Array.isArray(containers)) return { at: formatDuration(e.atMs), [key]: flow(body) };
+    const block: Record<string, unknown> = { ...body, containers: containers.map(flow) };
+    if (body['volumes'] !== undefined) block['volumes'] = flow(body['volumes']);
+    return { at: formatDuration(e.atMs), [key]: block };
+  });
+  if (s.claims.length > 0) {
+    top['claims'] = s.claims.map((c) => ({
+      fixes: c.fixes.mode === 'all' || c.fixes.mode === 'none' ? c.fixes.mode : flow({ [c.fixes.mode]: [...c.fixes.ids] }),
+      violations: flow([...c.violations]),
+    }));
+  }
+  doc.contents = doc.createNode(top) as typeof doc.contents;
+  if (options.schemaPath !== undefined) doc.commentBefore = ` yaml-language-server: $schema=${options.schemaPath}`;
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+function grace(seconds: number): string {
+  return formatDuration(seconds * 1000);
+}
+
+function actionToYaml(a: Action): [string, Record<string, unknown>] {
+  switch (a.kind) {
+    case 'createPod': {
+      const plain = a.containers.every((k, i) => k.name === defaultContainerName(i) && k.startDelayMs === null);
+      const body: Record<string, unknown> = {
+        pod: a.pod,
+        node: a.node,
+        containers: plain
+          ? a.containers.length
+          : a.containers.map((k) =>
+              k.startDelayMs === null ? { name: k.name } : { name: k.name, startDelay: formatDuration(k.startDelayMs) },
+            ),
+      };
+      if (a.volumes.length > 0) body['volumes'] = [...a.volumes];
+      if (a.static) body['static'] = true;
+      if (a.gracePeriodS !== DEFAULTS.podGracePeriodS) body['gracePeriod'] = grace(a.gracePeriodS);
+      if (a.restartPolicy !== DEFAULTS.restartPolicy) body['restartPolicy'] = a.restartPolicy;
+      return ['createPod', body];
+    }
+    case 'deletePod':
+      return ['deletePod', a.gracePeriodS === null ? { pod: a.pod } : { pod: a.pod, gracePeriod: grace(a.gracePeriodS) }];
+    case 'forceDeletePod':
+      return ['forceDeletePod', { pod: a.pod }];
+    case 'evictPod':
+      return [
+        'evictPod',
+        a.gracePeriodS === DEFAULTS.evictGracePeriodS ? { pod: a.pod } : { pod: a.pod, gracePeriod: grace(a.gracePeriodS) },
+      ];
+    case 'restartKubelet':
+      return [
+        'restartKubelet',
+        a.downForMs === null ? { node: a.node } : { node: a.node, downFor: formatDuration(a.downForMs) },
+      ];
+    case 'shutdownNode':
+      return ['shutdownNode', { node: a.node }];
+    case 'crashContainer':
+      return ['crashContainer', { pod: a.pod, container: a.container }];
+    case 'fault':
+      return ['fault', faultToYaml(a.fault)];
+  }
+}
+
+function faultToYaml(f: Fault): Record<string, unknown> {
+  const times = (n: number) => (n === DEFAULTS.faultTimes ? {} : { times: n });
+  switch (f.kind) {
+    case 'unmountDevice':
+      return { unmountDevice: { node: f.node, volume: f.volume, stage: f.stage, ...times(f.times) } };
+    case 'procMounts':
+      return { procMounts: { node: f.node, inconsistentReads: f.inconsistentReads } };
+    case 'constructVolumeSpec':
+      return { constructVolumeSpec: { node: f.node, volume: f.volume } };
+    case 'containerStart':
+      return {
+        containerStart: {
+          pod: f.pod,
+          ...(f.delayMs === null ? {} : { delay: formatDuration(f.delayMs) }),
+          ...(f.error === null ? {} : { error: f.error }),
+        },
+      };
+    case 'tearDown':
+      return { tearDown: { node: f.node, volume: f.volume, ...times(f.times) } };
+  }
+}

@@ -1,0 +1,476 @@
+// The shape of a scenario file (SPEC section 4) as a zod schema: types, enums, required and unknown keys,
+// duration / size syntax and "exactly one action". Every leaf carries its own message ("expected X, got Y")
+// so that the loader can print one line per mistake. Cross-references (unknown nodes, volumes, pods) and
+// defaults are the loader's job (load.ts). The JSON Schema for editors is generated from this file.
+import { z } from 'zod';
+import { FIX_IDS } from '../fixes.js';
+import { INVARIANT_IDS } from '../invariants/types.js';
+import { parseDurationMs, parseSizeBytes } from '../sim/units.js';
+import {
+  ACCESS_MODES,
+  ACTION_KINDS,
+  FAULT_KINDS,
+  PLUGIN_KINDS,
+  RESTART_POLICIES,
+  UNMOUNT_DEVICE_STAGES,
+  VOLUME_MODES,
+} from './types.js';
+
+/** A value as a message shows it: strings quoted (and cut short), collections by kind. */
+export function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return typeof value;
+}
+
+/** Optimal string alignment distance (insertions, deletions, substitutions, adjacent swaps), ignoring case. */
+function editDistance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  const d: number[][] = Array.from({ length: x.length + 1 }, (_, i) =>
+    Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number) => d[i]?.[j] ?? 0;
+  for (let i = 1; i <= x.length; i++) {
+    const row = d[i] ?? [];
+    for (let j = 1; j <= y.length; j++) {
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      row[j] = best;
+    }
+  }
+  return at(x.length, y.length);
+}
+
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  let best: string | undefined;
+  let bestDistance = Math.max(1, Math.min(3, Math.floor(word.length / 3)));
+  for (const c of candidates) {
+    const d = editDistance(word, c);
+    if (d <= bestDistance && (best === undefined || d < bestDistance)) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best === undefined ? '' : ` (did you mean ${JSON.stringify(best)}?)`;
+}
+
+type IssueLike = { readonly code?: string; readonly input?: unknown };
+type ErrorFn = (issue: IssueLike) => string;
+
+/** "expected X, got Y", or "missing; expected X" for an absent required field. */
+export function expected(phrase: string): ErrorFn {
+  return (issue) =>
+    issue.input === undefined ? `missing; expected ${phrase}` : `expected ${phrase}, got ${show(issue.input)}`;
+}
+
+function oneOf(values: readonly string[]): string {
+  return `one of ${values.join(', ')}`;
+}
+
+/** The message of an unknown key lists the keys that are allowed; load.ts adds the key itself. */
+export const UNKNOWN_KEY_PREFIX = 'expected one of ';
+
+function mapping<S extends z.core.$ZodLooseShape>(shape: S, phrase: string) {
+  const keys = Object.keys(shape);
+  const asMapping = expected(phrase);
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? `${UNKNOWN_KEY_PREFIX}${keys.join(', ')}` : asMapping(issue),
+  });
+}
+
+function enumOf<const T extends readonly [string, ...string[]]>(values: T, what?: string) {
+  const message = expected(what ?? oneOf(values));
+  return z.enum(values, {
+    error: (issue) => {
+      const hint = typeof issue.input === 'string' ? didYouMean(issue.input, values) : '';
+      return hint === '' ? message(issue) : `${message(issue)}${hint}`;
+    },
+  });
+}
+
+// ---- names ----------------------------------------------------------------------------------------------
+
+/** DNS-1123 subdomain (pod, node and PersistentVolume names in Kubernetes). */
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** DNS-1123 label (container names). */
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function k8sName(kind: string, pattern: RegExp, max: number) {
+  const what = `a ${kind} name`;
+  const rule = pattern === LABEL ? "lower-case letters, digits and '-'" : "lower-case letters, digits, '-' and '.'";
+  return z
+    .string({ error: expected(what) })
+    .max(max, { error: (i) => `expected ${what} of at most ${max} characters, got ${show(i.input)}` })
+    .regex(pattern, {
+      error: (i) => `expected ${what} of ${rule}, starting and ending with a letter or digit, got ${show(i.input)}`,
+    })
+    .meta({ description: `${kind} name (${pattern === LABEL ? 'DNS-1123 label' : 'DNS-1123 subdomain'})` });
+}
+
+const PodName = k8sName('pod', SUBDOMAIN, 253);
+const NodeName = k8sName('node', SUBDOMAIN, 253);
+const VolumeName = k8sName('volume', SUBDOMAIN, 253);
+const ContainerName = k8sName('container', LABEL, 63);
+
+// ---- durations, sizes, counts ---------------------------------------------------------------------------
+
+const DURATION_PATTERN = /^\d+(\.\d+)?(ms|s|m|h)$/;
+const DURATION_PHRASE = 'a duration like 250ms, 30s or 5m';
+
+function durationError(issue: IssueLike): string {
+  const input = issue.input;
+  if (typeof input === 'number') return `expected ${DURATION_PHRASE} (with a unit), got ${input}`;
+  if (typeof input === 'string' && /^\s*-/.test(input)) return `durations cannot be negative, got ${show(input)}`;
+  return expected(DURATION_PHRASE)(issue);
+}
+
+function durationSchema(description: string, wholeSeconds: boolean) {
+  return z
+    .string({ error: durationError })
+    .regex(DURATION_PATTERN, { error: durationError })
+    .check(
+      z.superRefine((text: string, ctx) => {
+        if (!DURATION_PATTERN.test(text)) return; // reported by the pattern
+        const parsed = parseDurationMs(text);
+        if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error, input: text });
+        else if (wholeSeconds && parsed.value % 1000 !== 0) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `expected a whole number of seconds (Kubernetes grace periods are integer seconds), got ${show(text)}`,
+            input: text,
+          });
+        }
+      }),
+    )
+    .meta({ description });
+}
+
+const Duration = (description: string) => durationSchema(description, false);
+const GracePeriod = durationSchema('grace period: a duration that is a whole number of seconds, 0s allowed', true);
+
+const SIZE_PATTERN = /^\d+(Ki|Mi|Gi|Ti)?$/;
+const SIZE_PHRASE = 'a size like 512Mi, 10Gi or 1Ti';
+const Size = z
+  .string({ error: expected(SIZE_PHRASE) })
+  .regex(SIZE_PATTERN, { error: expected(SIZE_PHRASE) })
+  .check(
+    z.superRefine((text: string, ctx) => {
+      if (!SIZE_PATTERN.test(text)) return;
+      const parsed = parseSizeBytes(text);
+      if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error, input: text });
+      else if (parsed.value === 0) ctx.addIssue({ code: 'custom', message: 'a capacity must be more than 0' });
+    }),
+  )
+  .meta({ description: 'size in bytes with an optional binary suffix Ki, Mi, Gi or Ti' });
+
+function count(phrase: string, description: string) {
+  return z
+    .int({ error: expected(phrase) })
+    .min(1, { error: expected(phrase) })
+    .meta({ description });
+}
+
+// ---- cluster --------------------------------------------------------------------------------------------
+
+const VolumeSchema = mapping(
+  {
+    name: VolumeName,
+    plugin: enumOf(PLUGIN_KINDS).meta({ description: 'volume plugin; csi is attachable (Detach fences the disk)' }),
+    mode: enumOf(VOLUME_MODES).optional().meta({ description: 'volumeMode, default Filesystem' }),
+    capacity: Size,
+    accessMode: enumOf(ACCESS_MODES).optional().meta({ description: 'default ReadWriteOnce' }),
+  },
+  'a volume {name, plugin, capacity, mode?, accessMode?}',
+);
+
+const ClusterSchema = mapping(
+  {
+    nodes: z
+      .array(NodeName, { error: expected('a list of node names') })
+      .min(1, { error: 'expected at least one node' }),
+    volumes: z.array(VolumeSchema, { error: expected('a list of volumes') }).optional(),
+  },
+  'a mapping {nodes, volumes?}',
+);
+
+// ---- actions --------------------------------------------------------------------------------------------
+
+const ContainerSchema = mapping(
+  {
+    name: ContainerName,
+    startDelay: Duration('how long the runtime takes to start it; default: drawn from the seed').optional(),
+  },
+  'a container {name, startDelay?}',
+);
+
+const CONTAINERS_PHRASE = 'a number of containers (1 or more) or a list of {name, startDelay?}';
+const Containers = z.union(
+  [
+    count('a number of containers (1 or more)', 'that many containers, named c1 ... cN'),
+    z
+      .array(ContainerSchema, { error: expected(CONTAINERS_PHRASE) })
+      .min(1, { error: 'expected at least one container' }),
+  ],
+  { error: expected(CONTAINERS_PHRASE) },
+);
+
+const CreatePod = mapping(
+  {
+    pod: PodName,
+    node: NodeName,
+    containers: Containers,
+    volumes: z
+      .array(VolumeName, { error: expected('a list of volume names') })
+      .optional()
+      .meta({ description: 'names from cluster.volumes' }),
+    static: z
+      .boolean({ error: expected('true or false') })
+      .optional()
+      .meta({ description: 'a static pod (manifest file); its fullname is name_namespace' }),
+    gracePeriod: GracePeriod.optional().meta({ description: 'terminationGracePeriodSeconds, default 30s' }),
+    restartPolicy: enumOf(RESTART_POLICIES).optional().meta({ description: 'default Always' }),
+  },
+  'a mapping {pod, node, containers, volumes?, static?, gracePeriod?, restartPolicy?}',
+);
+
+const DeletePod = mapping(
+  {
+    pod: PodName,
+    gracePeriod: GracePeriod.optional().meta({ description: "default: the pod's own grace period" }),
+  },
+  'a mapping {pod, gracePeriod?}',
+);
+const ForceDeletePod = mapping({ pod: PodName }, 'a mapping {pod}');
+const EvictPod = mapping(
+  {
+    pod: PodName,
+    gracePeriod: GracePeriod.optional().meta({ description: 'default 0s (hard eviction)' }),
+  },
+  'a mapping {pod, gracePeriod?}',
+);
+const RestartKubelet = mapping(
+  {
+    node: NodeName,
+    downFor: Duration('how long the kubelet stays down; default: drawn from the seed').optional(),
+  },
+  'a mapping {node, downFor?}',
+);
+const ShutdownNode = mapping({ node: NodeName }, 'a mapping {node}');
+const CrashContainer = mapping(
+  {
+    pod: PodName,
+    container: ContainerName.optional().meta({ description: "default: the pod's first container" }),
+  },
+  'a mapping {pod, container?}',
+);
+
+const Times = count('an integer >= 1', 'how many calls fail, default 1');
+
+const UnmountDevice = mapping(
+  {
+    node: NodeName,
+    volume: VolumeName,
+    stage: enumOf(UNMOUNT_DEVICE_STAGES),
+    times: Times.optional(),
+  },
+  'a mapping {node, volume, stage, times?}',
+);
+const ProcMounts = mapping(
+  {
+    node: NodeName,
+    inconsistentReads: count('an integer >= 1', 'how many reads of /proc/mounts are inconsistent'),
+  },
+  'a mapping {node, inconsistentReads}',
+);
+const ConstructVolumeSpec = mapping(
+  { node: NodeName, volume: VolumeName },
+  'a mapping {node, volume}',
+);
+const ContainerStart = mapping(
+  {
+    pod: PodName,
+    delay: Duration('extra delay before the runtime starts the containers').optional(),
+    error: z
+      .string({ error: expected('an error message') })
+      .min(1, { error: expected('an error message') })
+      .optional()
+      .meta({ description: 'the container start fails with this error' }),
+  },
+  'a mapping {pod, delay?, error?}',
+);
+const TearDown = mapping(
+  { node: NodeName, volume: VolumeName, times: Times.optional() },
+  'a mapping {node, volume, times?}',
+);
+
+/**
+ * A mapping that must hold exactly one of `keys` (timeline entries, faults, claim fix sets). The check runs
+ * even when other parts of the mapping are wrong, so a second action is reported with the rest. The issue
+ * sits at the mapping; `params.key` names the key to point at (the second one, or none for a missing one).
+ */
+function exactlyOne(keys: readonly string[], none: string, many: (found: string[]) => string) {
+  return z.superRefine(
+    (value: unknown, ctx) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+      const present = Object.keys(value);
+      const found = present.filter((k) => keys.includes(k));
+      if (found.length === 1) return;
+      if (found.length === 0) {
+        // An unknown key is most likely a misspelt one of `keys`: its own message lists them. (`value` is
+        // the parsed mapping, without unknown keys; the mapping's own issues are in ctx.issues.)
+        if (ctx.issues.some((i) => i.code === 'unrecognized_keys' && (i.path ?? []).length === 0)) return;
+        ctx.addIssue({ code: 'custom', message: none });
+        return;
+      }
+      ctx.addIssue({ code: 'custom', message: many(found), params: { key: found[1] } });
+    },
+    { when: () => true },
+  );
+}
+
+const FaultSchema = mapping(
+  {
+    unmountDevice: UnmountDevice.optional().meta({ description: 'UnmountDevice fails at this stage' }),
+    procMounts: ProcMounts.optional().meta({ description: 'inconsistent reads of /proc/mounts' }),
+    constructVolumeSpec: ConstructVolumeSpec.optional().meta({
+      description: 'ConstructVolumeSpec fails with a non-retryable error',
+    }),
+    containerStart: ContainerStart.optional().meta({ description: 'delay or fail container starts of a pod' }),
+    tearDown: TearDown.optional().meta({ description: 'TearDown / unmap fails' }),
+  },
+  `a fault mapping with exactly one of ${FAULT_KINDS.join(', ')}`,
+).check(
+  exactlyOne(
+    FAULT_KINDS,
+    `no fault kind; expected exactly one of ${FAULT_KINDS.join(', ')}`,
+    (found) => `${found.length} fault kinds in one fault (${found.join(', ')}); expected exactly one`,
+  ),
+);
+
+const TimelineEntrySchema = mapping(
+  {
+    at: Duration('virtual time of the action; equal times keep file order'),
+    createPod: CreatePod.optional(),
+    deletePod: DeletePod.optional().meta({ description: 'graceful API deletion (static: manifest removed)' }),
+    forceDeletePod: ForceDeletePod.optional().meta({ description: 'API deletion with grace 0 and force' }),
+    evictPod: EvictPod.optional().meta({ description: "the kubelet's eviction manager evicts the pod" }),
+    restartKubelet: RestartKubelet.optional().meta({
+      description: 'the kubelet process dies and starts again; mounts and containers stay',
+    }),
+    shutdownNode: ShutdownNode.optional().meta({ description: 'graceful node shutdown' }),
+    crashContainer: CrashContainer.optional(),
+    fault: FaultSchema.optional(),
+  },
+  `a timeline entry {at, and one of ${ACTION_KINDS.join(', ')}}`,
+).check(
+  exactlyOne(
+    ACTION_KINDS,
+    `no action; expected exactly one of ${ACTION_KINDS.join(', ')}`,
+    (found) => `${found.length} actions in one entry (${found.join(', ')}); expected exactly one`,
+  ),
+);
+
+// ---- claims ---------------------------------------------------------------------------------------------
+
+const FixIdSchema = enumOf(FIX_IDS, `a fix ID (${oneOf(FIX_IDS)})`);
+const FixList = (description: string) =>
+  z
+    .array(FixIdSchema, { error: expected('a list of fix IDs') })
+    .min(1, { error: 'expected at least one fix ID' })
+    .meta({ description });
+
+const FIXES_PHRASE = 'all, none, {off: [fix IDs]} or {on: [fix IDs]}';
+const ClaimFixesObject = mapping(
+  {
+    off: FixList('every fix on except these').optional(),
+    on: FixList('every fix off except these').optional(),
+  },
+  FIXES_PHRASE,
+).check(
+  exactlyOne(
+    ['off', 'on'],
+    `expected {off: [fix IDs]} or {on: [fix IDs]}, got an empty mapping`,
+    () => 'both off and on; expected exactly one of them',
+  ),
+);
+
+const ClaimSchema = mapping(
+  {
+    fixes: z.union([z.enum(['all', 'none'], { error: expected(FIXES_PHRASE) }), ClaimFixesObject], {
+      error: expected(FIXES_PHRASE),
+    }),
+    violations: z
+      .array(enumOf(INVARIANT_IDS, `an invariant ID (${oneOf(INVARIANT_IDS)})`), {
+        error: expected('a list of invariant IDs ([] for none)'),
+      })
+      .meta({ description: 'the exact set of invariants that must fire; [] means none' }),
+  },
+  'a claim {fixes, violations}',
+);
+
+// ---- the file -------------------------------------------------------------------------------------------
+
+export const ScenarioFileSchema = mapping(
+  {
+    name: z
+      .string({ error: expected('a scenario name') })
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, {
+        error: expected("a scenario name of letters, digits, '.', '_' and '-'"),
+      })
+      .max(100, { error: expected('a scenario name of at most 100 characters') })
+      .meta({ description: 'unique in a folder' }),
+    description: z
+      .string({ error: expected('a text') })
+      .optional()
+      .meta({ description: 'what race this shows, in plain words' }),
+    upstream: z
+      .array(z.string({ error: expected('a reference like kubernetes/kubernetes#102344') }), {
+        error: expected('a list of references'),
+      })
+      .optional(),
+    seed: z
+      .int({ error: expected('an integer from 0 to 4294967295') })
+      .min(0, { error: expected('an integer from 0 to 4294967295') })
+      .max(0xffff_ffff, { error: expected('an integer from 0 to 4294967295') })
+      .optional()
+      .meta({ description: 'uint32, default 1' }),
+    horizon: Duration('virtual-time bound, default 10m').optional(),
+    cluster: ClusterSchema,
+    timeline: z.array(TimelineEntrySchema, { error: expected('a list of timeline entries') }),
+    claims: z
+      .array(ClaimSchema, { error: expected('a list of claims') })
+      .optional()
+      .meta({ description: 'what `podrace verify` checks' }),
+  },
+  'a scenario mapping {name, cluster, timeline, ...}',
+).meta({ title: 'podrace scenario', description: 'A podrace scenario file (SPEC section 4)' });
+
+export type ScenarioFile = z.output<typeof ScenarioFileSchema>;
+export type TimelineEntryFile = z.output<typeof TimelineEntrySchema>;
+export type FaultFile = z.output<typeof FaultSchema>;
+export type ClaimFile = z.output<typeof ClaimSchema>;
+
+/** The draft-7 JSON Schema for editors (docs/scenario.schema.json). */
+export function scenarioJsonSchema(): Record<string, unknown> {
+  const oneKeyOf = new Map<unknown, readonly string[]>([
+    [TimelineEntrySchema, ACTION_KINDS],
+    [FaultSchema, FAULT_KINDS],
+    [ClaimFixesObject, ['off', 'on']],
+  ]);
+  const schema = z.toJSONSchema(ScenarioFileSchema, {
+    target: 'draft-7',
+    io: 'input',
+    override: (ctx) => {
+      const keys = oneKeyOf.get(ctx.zodSchema);
+      if (keys !== undefined) ctx.jsonSchema.oneOf = keys.map((k) => ({ required: [k] }));
+    },
+  });
+  return schema as Record<string, unknown>;
+}

@@ -1,0 +1,260 @@
+// The normalised scenario (SPEC section 4) as the simulator, `verify` and the fuzzer use it: durations in
+// integer milliseconds, grace periods in integer seconds, sizes in bytes, every default applied, names
+// cross-checked, the timeline sorted stably by time. `src/scenario/load.ts` produces it from YAML and writes it
+// back (`scenarioToYaml`); docs/scenario-format.md describes the file format for users.
+import type { AccessMode, RestartPolicy, VolumeMode } from '../api/v1.js';
+import { FIX_IDS, type FixId, Fixes } from '../fixes.js';
+import type { InvariantId } from '../invariants/types.js';
+import type { PluginKind } from '../volume/volume.js';
+
+export const ACTION_KINDS = [
+  'createPod',
+  'deletePod',
+  'forceDeletePod',
+  'evictPod',
+  'restartKubelet',
+  'shutdownNode',
+  'crashContainer',
+  'fault',
+] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+export const FAULT_KINDS = [
+  'unmountDevice',
+  'procMounts',
+  'constructVolumeSpec',
+  'containerStart',
+  'tearDown',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export const PLUGIN_KINDS = ['fc', 'iscsi', 'csi'] as const satisfies readonly PluginKind[];
+export const VOLUME_MODES = ['Filesystem', 'Block'] as const satisfies readonly VolumeMode[];
+export const ACCESS_MODES = [
+  'ReadWriteOnce',
+  'ReadWriteMany',
+  'ReadOnlyMany',
+] as const satisfies readonly AccessMode[];
+export const RESTART_POLICIES = ['Always', 'OnFailure', 'Never'] as const satisfies readonly RestartPolicy[];
+export const UNMOUNT_DEVICE_STAGES = [
+  'beforeUnmount',
+  'afterUnmount',
+  'multipathFlushBusy',
+  'deviceStillOpen',
+] as const;
+export type UnmountDeviceStage = (typeof UNMOUNT_DEVICE_STAGES)[number];
+
+/** Defaults the loader applies (and the serialiser leaves out). */
+export const DEFAULTS = {
+  seed: 1,
+  horizonMs: 10 * 60_000,
+  volumeMode: 'Filesystem',
+  accessMode: 'ReadWriteOnce',
+  /** Kubernetes' default terminationGracePeriodSeconds. */
+  podGracePeriodS: 30,
+  restartPolicy: 'Always',
+  /** Hard eviction: grace 0 unless the entry gives one. */
+  evictGracePeriodS: 0,
+  faultTimes: 1,
+} as const;
+
+/** `containers: N` declares containers named c1 ... cN. */
+export function defaultContainerName(index: number): string {
+  return `c${index + 1}`;
+}
+
+export interface VolumeDecl {
+  readonly name: string;
+  readonly plugin: PluginKind;
+  readonly mode: VolumeMode;
+  readonly capacityBytes: number;
+  readonly accessMode: AccessMode;
+}
+
+export interface ContainerDecl {
+  readonly name: string;
+  /** How long the runtime takes to start it; null: drawn from the seeded RNG. */
+  readonly startDelayMs: number | null;
+}
+
+export interface CreatePodAction {
+  readonly kind: 'createPod';
+  readonly pod: string;
+  readonly node: string;
+  /** At least one; `containers: N` is expanded to c1 ... cN. */
+  readonly containers: readonly ContainerDecl[];
+  /** Names of cluster volumes, in file order. */
+  readonly volumes: readonly string[];
+  /** A static pod (a manifest file); its fullname is name_namespace. */
+  readonly static: boolean;
+  /** terminationGracePeriodSeconds (default 30). */
+  readonly gracePeriodS: number;
+  readonly restartPolicy: RestartPolicy;
+}
+
+export interface DeletePodAction {
+  readonly kind: 'deletePod';
+  readonly pod: string;
+  /** The deletion's gracePeriodSeconds; null: the pod's own terminationGracePeriodSeconds. */
+  readonly gracePeriodS: number | null;
+}
+
+export interface ForceDeletePodAction {
+  readonly kind: 'forceDeletePod';
+  readonly pod: string;
+}
+
+export interface EvictPodAction {
+  readonly kind: 'evictPod';
+  readonly pod: string;
+  /** The eviction's grace period override (default 0: hard eviction). */
+  readonly gracePeriodS: number;
+}
+
+export interface RestartKubeletAction {
+  readonly kind: 'restartKubelet';
+  readonly node: string;
+  /** How long the kubelet stays down; null: drawn from the seeded RNG. */
+  readonly downForMs: number | null;
+}
+
+export interface ShutdownNodeAction {
+  readonly kind: 'shutdownNode';
+  readonly node: string;
+}
+
+export interface CrashContainerAction {
+  readonly kind: 'crashContainer';
+  readonly pod: string;
+  /** Always a container of the pod; when the file leaves it out, the pod's first container. */
+  readonly container: string;
+}
+
+export interface UnmountDeviceFault {
+  readonly kind: 'unmountDevice';
+  readonly node: string;
+  readonly volume: string;
+  readonly stage: UnmountDeviceStage;
+  /** How many UnmountDevice calls fail (default 1). */
+  readonly times: number;
+}
+
+export interface ProcMountsFault {
+  readonly kind: 'procMounts';
+  readonly node: string;
+  /** How many reads of /proc/mounts are inconsistent. */
+  readonly inconsistentReads: number;
+}
+
+export interface ConstructVolumeSpecFault {
+  readonly kind: 'constructVolumeSpec';
+  readonly node: string;
+  readonly volume: string;
+}
+
+export interface ContainerStartFault {
+  readonly kind: 'containerStart';
+  readonly pod: string;
+  /** Extra delay before the runtime starts the pod's containers; null: none. */
+  readonly delayMs: number | null;
+  /** The start fails with this error message; null: it does not fail. At least one of the two is set. */
+  readonly error: string | null;
+}
+
+export interface TearDownFault {
+  readonly kind: 'tearDown';
+  readonly node: string;
+  readonly volume: string;
+  /** How many TearDown / unmap calls fail (default 1). */
+  readonly times: number;
+}
+
+export type Fault =
+  | UnmountDeviceFault
+  | ProcMountsFault
+  | ConstructVolumeSpecFault
+  | ContainerStartFault
+  | TearDownFault;
+
+export interface FaultAction {
+  readonly kind: 'fault';
+  readonly fault: Fault;
+}
+
+export type Action =
+  | CreatePodAction
+  | DeletePodAction
+  | ForceDeletePodAction
+  | EvictPodAction
+  | RestartKubeletAction
+  | ShutdownNodeAction
+  | CrashContainerAction
+  | FaultAction;
+
+export interface TimelineEntry {
+  readonly atMs: number;
+  /** 1-based line of the entry in the file (0 for a scenario that was not read from a file). */
+  readonly line: number;
+  readonly action: Action;
+}
+
+/**
+ * A claim's fix set: `all`, `none`, `{off: ids}` (all on except ids) or `{on: ids}` (all off except ids).
+ * ids is empty for all / none, otherwise non-empty, unique and in FIX_IDS order.
+ */
+export interface ClaimFixes {
+  readonly mode: 'all' | 'none' | 'off' | 'on';
+  readonly ids: readonly FixId[];
+}
+
+export interface Claim {
+  /** 1-based line of the claim in the file (0 for a scenario that was not read from a file). */
+  readonly line: number;
+  readonly fixes: ClaimFixes;
+  /** The exact set of invariants that must fire: unique, in INVARIANT_IDS order; empty means none. */
+  readonly violations: readonly InvariantId[];
+}
+
+export interface Scenario {
+  /** The file name as given to the loader ('' for a scenario that was not read from a file). */
+  readonly file: string;
+  readonly name: string;
+  /** '' when the file has none. */
+  readonly description: string;
+  readonly upstream: readonly string[];
+  /** uint32, default 1. */
+  readonly seed: number;
+  /** Virtual-time bound, default 10 min; no timeline entry is later than it. */
+  readonly horizonMs: number;
+  /** Node names, unique, in file order (at least one). */
+  readonly nodes: readonly string[];
+  readonly volumes: readonly VolumeDecl[];
+  /** Sorted by atMs; entries at the same time keep their file order. */
+  readonly timeline: readonly TimelineEntry[];
+  /** Empty when the file has no claims. */
+  readonly claims: readonly Claim[];
+}
+
+/** The scenario without where it came from (file and lines): what a round trip through YAML preserves. */
+export function stripSourcePositions(s: Scenario): Scenario {
+  return {
+    ...s,
+    file: '',
+    timeline: s.timeline.map((e) => ({ ...e, line: 0 })),
+    claims: s.claims.map((c) => ({ ...c, line: 0 })),
+  };
+}
+
+/** The fix switches a claim runs with. */
+export function fixesOfClaim(fixes: ClaimFixes): Fixes {
+  switch (fixes.mode) {
+    case 'all':
+      return Fixes.all();
+    case 'none':
+      return Fixes.none();
+    case 'off':
+      return new Fixes(FIX_IDS.filter((id) => !fixes.ids.includes(id)));
+    case 'on':
+      return new Fixes(fixes.ids);
+  }
+}

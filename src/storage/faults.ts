@@ -1,0 +1,137 @@
+// The storage faults a scenario can inject into one node (SPEC section 4 `fault`). Each fault maps to a
+// real fallible call site of the upstream plugin code it perturbs (volumes.md H "Fault hooks"); each
+// firing counts `times` down by one and is published as a faultInjected fact.
+
+/**
+ * Where UnmountDevice (or, for Block volumes, TearDownDevice) fails:
+ * - beforeUnmount: the umount of the global path fails (EBUSY); nothing has changed on the host.
+ * - afterUnmount: the global path is unmounted, then the next fallible step fails (FC: DetachDisk's
+ *   EvalSymlinks of the device; iSCSI: `iscsiadm --logout`; CSI: NodeUnstage reports an error after it
+ *   did its work, the #100182 / #106729 pattern).
+ * - multipathFlushBusy: `multipath -f` answers "device is busy" for `times` attempts.
+ * - deviceStillOpen: UnmountDevice succeeds, but a host process keeps the LUN's device open, so the
+ *   kubelet's isDeviceOpened check (PR #107789) sees it open until the next UnmountDevice / MountDevice.
+ */
+export type UnmountDeviceStage = 'beforeUnmount' | 'afterUnmount' | 'multipathFlushBusy' | 'deviceStillOpen';
+
+/** The storage part of the scenario's Fault union; a scenario fault object (with `node`) fits as is. */
+export type StorageFault =
+  | {
+      readonly kind: 'unmountDevice';
+      readonly volume: string;
+      readonly stage: UnmountDeviceStage;
+      readonly times: number;
+    }
+  | { readonly kind: 'procMounts'; readonly inconsistentReads: number }
+  /** Without `times` every ConstructVolumeSpec of the volume on the node fails. */
+  | { readonly kind: 'constructVolumeSpec'; readonly volume: string; readonly times?: number | undefined }
+  | { readonly kind: 'tearDown'; readonly volume: string; readonly times: number };
+
+interface Armed {
+  readonly kind: 'unmountDevice' | 'constructVolumeSpec' | 'tearDown';
+  readonly volume: string;
+  readonly stage: UnmountDeviceStage | undefined;
+  remaining: number;
+}
+
+/** Called on every firing: the fault's label (`unmountDevice/afterUnmount`, `procMounts`, ...) and volume. */
+export type FaultObserver = (fault: string, volume: string | undefined) => void;
+
+/** The faults armed on one node's host. */
+export class HostFaults {
+  private readonly armed: Armed[] = [];
+  private inconsistentReads = 0;
+
+  constructor(private readonly onFire: FaultObserver) {}
+
+  inject(f: StorageFault): void {
+    switch (f.kind) {
+      case 'procMounts':
+        this.inconsistentReads += Math.max(0, f.inconsistentReads);
+        return;
+      case 'unmountDevice':
+        this.armed.push({ kind: f.kind, volume: f.volume, stage: f.stage, remaining: Math.max(0, f.times) });
+        return;
+      case 'constructVolumeSpec':
+        this.armed.push({
+          kind: f.kind,
+          volume: f.volume,
+          stage: undefined,
+          remaining: f.times === undefined ? Number.POSITIVE_INFINITY : Math.max(0, f.times),
+        });
+        return;
+      case 'tearDown':
+        this.armed.push({
+          kind: f.kind,
+          volume: f.volume,
+          stage: undefined,
+          remaining: Math.max(0, f.times),
+        });
+        return;
+    }
+  }
+
+  /** Consumes one firing of an unmountDevice fault at `stage` for `volume`; true if it fired. */
+  unmountDevice(volume: string, stage: UnmountDeviceStage): boolean {
+    return this.take('unmountDevice', volume, stage, `unmountDevice/${stage}`);
+  }
+
+  /** True if the volume has an unmountDevice fault at `stage` still armed (without consuming it). */
+  hasUnmountDevice(volume: string, stage: UnmountDeviceStage): boolean {
+    return this.find('unmountDevice', volume, stage) !== undefined;
+  }
+
+  constructVolumeSpec(volume: string): boolean {
+    return this.take('constructVolumeSpec', volume, undefined, 'constructVolumeSpec');
+  }
+
+  tearDown(volume: string): boolean {
+    return this.take('tearDown', volume, undefined, 'tearDown');
+  }
+
+  /** One attempt of utilio.ConsistentRead on /proc/mounts: true if this attempt is inconsistent. */
+  procMountsInconsistent(): boolean {
+    if (this.inconsistentReads <= 0) return false;
+    this.inconsistentReads--;
+    this.onFire('procMounts', undefined);
+    return true;
+  }
+
+  /** Inconsistent /proc/mounts reads still to come. */
+  get pendingInconsistentReads(): number {
+    return this.inconsistentReads;
+  }
+
+  /**
+   * True while a fault with a finite count is still armed (for termination-stuck's "no fault is still
+   * active"). A constructVolumeSpec fault without `times` never expires and does not count.
+   */
+  active(): boolean {
+    if (this.inconsistentReads > 0) return true;
+    return this.armed.some((a) => a.remaining > 0 && Number.isFinite(a.remaining));
+  }
+
+  private find(
+    kind: Armed['kind'],
+    volume: string,
+    stage: UnmountDeviceStage | undefined,
+  ): Armed | undefined {
+    return this.armed.find(
+      (a) => a.kind === kind && a.volume === volume && a.stage === stage && a.remaining > 0,
+    );
+  }
+
+  private take(
+    kind: Armed['kind'],
+    volume: string,
+    stage: UnmountDeviceStage | undefined,
+    label: string,
+  ): boolean {
+    const a = this.find(kind, volume, stage);
+    if (a === undefined) return false;
+    a.remaining--;
+    if (a.remaining <= 0) this.armed.splice(this.armed.indexOf(a), 1);
+    this.onFire(label, volume);
+    return true;
+  }
+}

@@ -1,0 +1,421 @@
+// One node as the storage stack sees it: directory tree, mount table (global device mounts, pod bind
+// mounts, block maps), SCSI paths, multipath maps, iSCSI sessions, device holders, and the /proc/mounts
+// reads a fault can make inconsistent. Every change of what the node can do to a LUN is published as a
+// fact; the volume plugins (src/volume) drive it and take the virtual time.
+import { GoError, InconsistentReadError } from '../api/errors.js';
+import type { UID } from '../api/v1.js';
+import type { Fact } from '../facts.js';
+import type { Rng, Sim } from '../sim/index.js';
+import {
+  DEFAULT_LATENCIES,
+  type DistributiveOmit,
+  FsErrorGo,
+  fail,
+  type LatencyOp,
+  maxListTries,
+  ok,
+  type Res,
+} from './common.js';
+import { Devices } from './devices.js';
+import { HostFaults, type StorageFault } from './faults.js';
+import {
+  basename,
+  dirname,
+  FileTree,
+  FsError,
+  isReadOnly,
+  join,
+  type MountEntry,
+  MountTable,
+  normalize,
+  ROOT_DEVICE,
+  ROOT_DISK_BYTES,
+} from './fs.js';
+import type { LunPlugin, San, WriteOutcome } from './san.js';
+
+/** The kubelet's root directory (--root-dir). */
+export const KUBELET_ROOT = '/var/lib/kubelet';
+
+export interface HostOptions {
+  readonly node: string;
+  readonly sim: Sim;
+  readonly san: San;
+  readonly publish: (fact: Fact) => void;
+  /** Defaults to sim.rng.fork(`${node}/storage`). */
+  readonly rng?: Rng | undefined;
+  readonly latencies?: Partial<Record<LatencyOp, readonly [number, number]>> | undefined;
+  /** Pod name for facts that carry one (upstream plugins know only the UID). */
+  readonly podNameOf?: ((uid: UID) => string) | undefined;
+}
+
+/** One volume directory under pods/{uid}/volumes/{plugin}/{vol} or pods/{uid}/volumeDevices/{plugin}/{vol}. */
+export interface PodVolumeDir {
+  readonly podUID: UID;
+  readonly podName: string;
+  readonly volumeName: string;
+  readonly plugin: LunPlugin;
+  readonly mode: 'Filesystem' | 'Block';
+  readonly mountPath: string;
+}
+
+const PLUGIN_DIR_KIND: Record<string, LunPlugin> = {
+  'kubernetes.io~fc': 'fc',
+  'kubernetes.io~iscsi': 'iscsi',
+  'kubernetes.io~csi': 'csi',
+};
+
+type AccessState = 'none' | 'ro' | 'rw';
+
+export class Host {
+  readonly node: string;
+  readonly sim: Sim;
+  readonly san: San;
+  readonly rng: Rng;
+  readonly fs = new FileTree();
+  readonly mounts = new MountTable();
+  readonly devices = new Devices();
+  readonly faults: HostFaults;
+  private readonly publishFn: (fact: Fact) => void;
+  private readonly latencies: Record<LatencyOp, readonly [number, number]>;
+  private readonly podNameOf: (uid: UID) => string;
+  private readonly access = new Map<string, AccessState>();
+  /** deviceStillOpen: LUNs a host process holds open behind the kubelet's back. */
+  private readonly holders = new Set<string>();
+
+  constructor(opts: HostOptions) {
+    this.node = opts.node;
+    this.sim = opts.sim;
+    this.san = opts.san;
+    this.publishFn = opts.publish;
+    this.rng = opts.rng ?? opts.sim.rng.fork(`${opts.node}/storage`);
+    this.latencies = { ...DEFAULT_LATENCIES, ...opts.latencies };
+    this.podNameOf = opts.podNameOf ?? ((uid) => uid);
+    this.faults = new HostFaults((fault, volume) => this.publish({ kind: 'faultInjected', fault, volume }));
+    this.fs.mkdirAll(join(KUBELET_ROOT, 'pods'));
+    this.fs.mkdirAll(join(KUBELET_ROOT, 'plugins'));
+  }
+
+  // ---- plumbing ----
+
+  /** Publishes a fact stamped with the virtual time and this node. */
+  publish(f: DistributiveOmit<Fact, 'atMs' | 'node'>): void {
+    this.publishFn({ ...f, atMs: this.sim.nowMs, node: this.node } as Fact);
+  }
+
+  podName(uid: UID): string {
+    return this.podNameOf(uid);
+  }
+
+  /** A latency for `op` drawn from the host's seeded stream. */
+  latency(op: LatencyOp): number {
+    const [lo, hi] = this.latencies[op];
+    return this.rng.int(lo, hi);
+  }
+
+  /** Arms a storage fault on this node (a scenario `fault` object fits as is). */
+  injectFault(f: StorageFault): void {
+    this.faults.inject(f);
+  }
+
+  // ---- paths (volume.VolumeHost) ----
+
+  getPluginDir(pluginName: string): string {
+    return join(KUBELET_ROOT, 'plugins', pluginName);
+  }
+
+  getVolumeDevicePluginDir(pluginName: string): string {
+    return join(KUBELET_ROOT, 'plugins', pluginName, 'volumeDevices');
+  }
+
+  getPodVolumeDir(podUID: UID, escapedPluginName: string, volName: string): string {
+    return join(KUBELET_ROOT, 'pods', podUID, 'volumes', escapedPluginName, volName);
+  }
+
+  getPodVolumeDeviceDir(podUID: UID, escapedPluginName: string): string {
+    return join(KUBELET_ROOT, 'pods', podUID, 'volumeDevices', escapedPluginName);
+  }
+
+  /** reconciler getVolumesFromPodDir: every volume dir in pods/{uid}/volumes and pods/{uid}/volumeDevices. */
+  getVolumesFromPodDir(): PodVolumeDir[] {
+    const out: PodVolumeDir[] = [];
+    const podsDir = join(KUBELET_ROOT, 'pods');
+    for (const uid of this.fs.readDir(podsDir)) {
+      for (const [sub, mode] of [
+        ['volumes', 'Filesystem'],
+        ['volumeDevices', 'Block'],
+      ] as const) {
+        const dir = join(podsDir, uid, sub);
+        if (!this.fs.isDir(dir)) continue;
+        for (const pluginDir of this.fs.readDir(dir)) {
+          const plugin = PLUGIN_DIR_KIND[pluginDir];
+          if (plugin === undefined || !this.fs.isDir(join(dir, pluginDir))) continue;
+          for (const volumeName of this.fs.readDir(join(dir, pluginDir))) {
+            const mountPath = join(dir, pluginDir, volumeName);
+            out.push({ podUID: uid, podName: this.podNameOf(uid), volumeName, plugin, mode, mountPath });
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  // ---- files ----
+
+  pathExists(path: string): boolean {
+    return this.fs.exists(path);
+  }
+
+  /** os.Remove; EBUSY on a mount point. */
+  remove(path: string): GoError | undefined {
+    if (this.mounts.at(path) !== undefined)
+      return new GoError(`remove ${normalize(path)}: device or resource busy`);
+    return this.wrapFs(() => this.fs.remove(path));
+  }
+
+  /** os.RemoveAll; EBUSY if something is mounted at or below `path`. */
+  removeAll(path: string): GoError | undefined {
+    if (this.mounts.anyWithin(path))
+      return new GoError(`unlinkat ${normalize(path)}: device or resource busy`);
+    this.fs.removeAll(path);
+    return undefined;
+  }
+
+  mkdirAll(path: string): GoError | undefined {
+    return this.wrapFs(() => this.fs.mkdirAll(path));
+  }
+
+  // ---- mounts ----
+
+  /** mount.IsLikelyNotMountPoint: stat-based, it does not read /proc/mounts. ENOENT if missing. */
+  isLikelyNotMountPoint(path: string): Res<boolean> {
+    if (!this.fs.exists(path))
+      return fail(new FsErrorGo('ENOENT', `lstat ${normalize(path)}: no such file or directory`));
+    return ok(this.mounts.at(path) === undefined);
+  }
+
+  /**
+   * mount(8). A source under /dev/ is a block device: a filesystem mount (into a directory) or, with
+   * `bind`, a block map (onto a file). A directory source needs `bind`: the target shows whatever the
+   * source shows, so a bind of a directory that is not a mount point binds the node's root disk.
+   */
+  mount(source: string, target: string, fstype: string, options: readonly string[]): GoError | undefined {
+    const src = normalize(source);
+    const tgt = normalize(target);
+    const node = this.fs.get(tgt);
+    if (node === undefined) return new GoError(`mount point ${tgt} does not exist`);
+    const opts = options.includes('ro') ? ['ro', ...options.filter((o) => o !== 'ro')] : ['rw', ...options];
+    let entry: Omit<MountEntry, 'id'>;
+    if (src.startsWith('/dev/')) {
+      const lun = this.devices.lunOf(src);
+      const dev = this.devices.evalSymlinks(src);
+      if (lun === undefined || dev === undefined) return new GoError(`special device ${src} does not exist`);
+      if (!this.san.isReachable(lun, this.node))
+        return new GoError(`can't read superblock on ${dev}: I/O error`);
+      if (options.includes('bind')) {
+        if (node.type !== 'file') return new GoError(`mount ${dev} on ${tgt}: not a regular file`);
+        entry = {
+          kind: 'blockMap',
+          device: dev,
+          path: tgt,
+          fstype: 'devtmpfs',
+          opts,
+          root: `/${basename(dev)}`,
+          lun,
+        };
+      } else {
+        if (node.type !== 'dir') return new GoError(`mount point ${tgt} is not a directory`);
+        entry = { kind: 'fs', device: dev, path: tgt, fstype, opts, root: '/', lun };
+      }
+    } else {
+      if (!options.includes('bind')) return new GoError(`special device ${src} does not exist`);
+      if (!this.fs.isDir(src)) return new GoError(`special device ${src} does not exist`);
+      if (node.type !== 'dir') return new GoError(`mount point ${tgt} is not a directory`);
+      const at = this.mounts.at(src);
+      const holder = at ?? this.mounts.containing(src);
+      const root = at !== undefined ? at.root : join(holder.root, src.slice(holder.path.length));
+      entry = {
+        kind: 'bind',
+        device: holder.device,
+        path: tgt,
+        fstype: holder.fstype,
+        opts,
+        root,
+        lun: holder.lun,
+      };
+      if (entry.lun !== undefined && isReadOnly(holder) && !opts.includes('ro')) {
+        entry = { ...entry, opts: ['ro', ...options] };
+      }
+    }
+    this.mounts.add(entry);
+    if (entry.lun !== undefined) this.recomputeAccess(entry.lun);
+    return undefined;
+  }
+
+  /** umount(8) of the top-most mount at `target`. */
+  unmount(target: string): GoError | undefined {
+    const removed = this.mounts.remove(target);
+    if (removed === undefined) return new GoError(`umount: ${normalize(target)}: not mounted`);
+    if (removed.lun !== undefined) this.recomputeAccess(removed.lun);
+    return undefined;
+  }
+
+  /**
+   * utilio.ConsistentRead of /proc/mounts (and /proc/self/mountinfo, which the same fault affects): up to
+   * maxListTries reads; each one the procMounts fault makes inconsistent is retried.
+   */
+  readProcMounts(): Res<readonly MountEntry[]> {
+    for (let i = 0; i < maxListTries; i++) {
+      if (!this.faults.procMountsInconsistent()) return ok([...this.mounts.list()]);
+    }
+    return fail(
+      new InconsistentReadError(
+        `could not get consistent content of /proc/mounts after ${maxListTries} attempts`,
+      ),
+    );
+  }
+
+  // ---- devices ----
+
+  /** Everything that keeps the LUN's block device open on this node: mounts, block maps, holders. */
+  isDeviceOpened(volume: string): boolean {
+    if (this.holders.has(volume)) return true;
+    return this.mounts.list().some((m) => m.lun === volume);
+  }
+
+  /** Is the device node (disk or map) open: mounted, block-mapped, or under an open map? */
+  isDevicePathOpen(devicePath: string): boolean {
+    const lun = this.devices.lunOf(devicePath);
+    if (lun !== undefined && this.holders.has(lun)) return true;
+    const dev = this.devices.evalSymlinks(devicePath) ?? devicePath;
+    return this.mounts
+      .list()
+      .some((m) => m.device === dev || this.devices.map(m.device)?.slaves.includes(dev));
+  }
+
+  /** deviceStillOpen: a host process opens the LUN's device; it lets go at the next (un)mount of the device. */
+  holdDevice(volume: string): void {
+    this.holders.add(volume);
+  }
+
+  releaseDevice(volume: string): void {
+    this.holders.delete(volume);
+  }
+
+  /**
+   * A write to /sys/block/sdX/device/delete. When a map loses its last path and nothing holds it open,
+   * multipathd removes the map too (its remove-path uevent handler flushes empty maps).
+   */
+  deleteScsiDevice(path: string): void {
+    const dm = this.devices.findMultipathDeviceForDevice(path);
+    this.devices.deleteScsi(path);
+    if (dm !== '' && this.devices.map(dm)?.slaves.length === 0 && !this.isDevicePathOpen(dm)) {
+      this.devices.removeMap(dm);
+    }
+  }
+
+  /** `iscsiadm --logout`: the session goes and the kernel deletes the disks found through it. */
+  iscsiLogout(portal: string, iqn: string): boolean {
+    const session = this.devices.sessionList().find((s) => s.portal === portal && s.iqn === iqn);
+    if (session === undefined) return false;
+    for (const lun of this.san.allLuns()) {
+      for (const d of this.devices.scsiPathsOf(lun.name)) {
+        if (d.hostNumber === session.hostNumber) this.deleteScsiDevice(d.path);
+      }
+    }
+    return this.devices.logout(portal, iqn);
+  }
+
+  /** SCSI paths and multipath maps of the LUN still on the node. */
+  deviceResidue(volume: string): { scsiPaths: number; multipathMaps: number } {
+    return {
+      scsiPaths: this.devices.scsiPathsOf(volume).length,
+      multipathMaps: this.devices.mapsOf(volume).length,
+    };
+  }
+
+  /** Publishes deviceResidue; plugins call it right after an UnmountDevice / TearDownDevice that succeeded. */
+  publishDeviceResidue(volume: string): void {
+    this.publish({ kind: 'deviceResidue', volume, ...this.deviceResidue(volume) });
+  }
+
+  /** Size of the block device behind `path` (metrics_block's Seek(0, SeekEnd)); a plain file is empty. */
+  seekEnd(path: string): Res<number> {
+    const m = this.mounts.at(path);
+    if (m !== undefined && m.kind === 'blockMap' && m.lun !== undefined) {
+      return ok(this.san.lun(m.lun)?.capacityBytes ?? 0);
+    }
+    const dev = this.devices.evalSymlinks(path);
+    const lun = dev === undefined ? undefined : this.devices.lunOf(dev);
+    if (lun !== undefined) return ok(this.san.lun(lun)?.capacityBytes ?? 0);
+    if (this.fs.get(path)?.type === 'file') return ok(0);
+    return fail(new GoError(`open ${normalize(path)}: no such file or directory`));
+  }
+
+  /** statfs of the filesystem holding `path`: the LUN's size, or the node's root disk. */
+  statfsCapacity(path: string): number {
+    const m = this.mounts.containing(path);
+    return m.lun === undefined ? ROOT_DISK_BYTES : (this.san.lun(m.lun)?.capacityBytes ?? 0);
+  }
+
+  // ---- writes ----
+
+  /**
+   * A pod (or, without `podUID`, the node's own writeback / journal) writes to the volume. The pod's write
+   * goes wherever its volume path really leads: the LUN (corruption if another node writes too), the
+   * node's root disk (a bind of a hollow global dir), or nowhere (EIO when fenced).
+   */
+  writes(volume: string, podUID?: UID): WriteOutcome {
+    if (podUID === undefined) {
+      return this.access.get(volume) === undefined ? 'rootFs' : this.san.write(volume, this.node);
+    }
+    const lun = this.san.lun(volume);
+    const escaped = lun === undefined ? '' : `kubernetes.io~${lun.plugin}`;
+    const fsPath = this.getPodVolumeDir(podUID, escaped, volume);
+    const blockPath = join(this.getPodVolumeDeviceDir(podUID, escaped), volume);
+    const m = this.mounts.at(fsPath) ?? this.mounts.at(join(fsPath, 'mount'));
+    const target =
+      m?.lun ?? (this.fs.exists(blockPath) ? this.devices.lunOf(this.fs.readFile(blockPath)) : undefined);
+    if (target !== volume) return 'rootFs';
+    if (m !== undefined && isReadOnly(m)) return 'readOnly';
+    return this.san.write(volume, this.node);
+  }
+
+  // ---- internals ----
+
+  private recomputeAccess(volume: string): void {
+    const mine = this.mounts.list().filter((m) => m.lun === volume);
+    const next: AccessState = mine.length === 0 ? 'none' : mine.some((m) => !isReadOnly(m)) ? 'rw' : 'ro';
+    const prev = this.access.get(volume) ?? 'none';
+    if (next === prev) return;
+    if (next === 'none') this.access.delete(volume);
+    else this.access.set(volume, next);
+    if (this.san.lun(volume) !== undefined) {
+      this.san.setAccess(volume, this.node, next === 'none' ? undefined : { readWrite: next === 'rw' });
+    }
+    if (next === 'none') this.publish({ kind: 'lunAccessClosed', volume });
+    else this.publish({ kind: 'lunAccessOpened', volume, readWrite: next === 'rw' });
+  }
+
+  private wrapFs(fn: () => void): GoError | undefined {
+    try {
+      fn();
+      return undefined;
+    } catch (e) {
+      if (e instanceof FsError) return new FsErrorGo(e.code, e.message);
+      throw e;
+    }
+  }
+}
+
+export {
+  DEFAULT_LATENCIES,
+  type DistributiveOmit,
+  FsErrorGo,
+  fail,
+  isNotExist,
+  type LatencyOp,
+  maxListTries,
+  ok,
+  type Res,
+} from './common.js';
+export { dirname, ROOT_DEVICE };

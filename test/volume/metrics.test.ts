@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { MetricsError } from '../../src/api/errors.js';
+import type { Fact } from '../../src/facts.js';
+import { Fixes } from '../../src/fixes.js';
+import { VolumeStatCalculator } from '../../src/kubelet/stats/volumeStatCalculator.js';
+import { isNotSupported, MetricsBlock, MetricsNil } from '../../src/volume/metrics.js';
+import type { BlockVolumeMapper, MetricsProvider } from '../../src/volume/volume.js';
+import { GiB, World } from '../storage/world.js';
+
+function blockPod(fixes: Fixes, plugin: 'fc' | 'iscsi' | 'csi' = 'fc') {
+  const w = new World();
+  const spec = w.volume({ name: 'blk-1', plugin, mode: 'Block', capacityBytes: 7 * GiB });
+  const mgr = w.plugins('node-a', fixes);
+  const p = mgr.findPluginBySpec(spec);
+  if (plugin === 'csi') w.run(p.newAttacher().attach(spec, 'node-a'));
+  w.run(p.newAttacher().waitForAttach(spec, '', 'uid-1', 10_000));
+  const mapper = p.newBlockVolumeMapper(spec, 'uid-1');
+  w.run(mapper.setUpDevice());
+  w.run(mapper.mapPodDevice());
+  return { w, mapper };
+}
+
+function calculator(w: World, fixes: Fixes, block: Map<string, BlockVolumeMapper>, fs = new Map<string, MetricsProvider>()) {
+  const facts: Fact[] = [];
+  const calc = new VolumeStatCalculator({
+    sim: w.sim,
+    node: 'node-a',
+    podUID: 'uid-1',
+    statsProvider: { listVolumesForPod: () => fs, listBlockVolumesForPod: () => block },
+    jitterPeriodMs: 60_000,
+    fixes,
+    publish: (f) => facts.push(f),
+    rng: w.sim.rng.fork('node-a/stats'),
+  });
+  return { calc, facts };
+}
+
+describe('metrics providers', () => {
+  it('MetricsNil does not support metrics', () => {
+    const w = new World();
+    const nil = new MetricsNil();
+    expect(nil.supportsMetrics()).toBe(false);
+    const r = w.run(nil.getMetrics()).value;
+    expect(r.err).toBeInstanceOf(MetricsError);
+    expect(isNotSupported(r.err)).toBe(true);
+  });
+
+  it('MetricsBlock: NoPathDefined without a device, capacity = LUN size via seek-end', () => {
+    const { w, mapper } = blockPod(Fixes.all());
+    const none = w.run(new MetricsBlock(w.host(), '').getMetrics()).value.err;
+    expect(none).toBeInstanceOf(MetricsError);
+    expect((none as MetricsError).code).toBe('NoPathDefined');
+    expect(mapper.supportsMetrics()).toBe(true);
+    expect(w.run(mapper.getMetrics()).value.value).toEqual({ capacityBytes: 7 * GiB });
+    expect(w.run(new MetricsBlock(w.host(), '/dev/dm-0').getMetrics()).value.value).toEqual({
+      capacityBytes: 7 * GiB,
+    });
+    expect(w.run(new MetricsBlock(w.host(), '/dev/nope').getMetrics()).value.err?.message).toContain(
+      'unable to open device',
+    );
+  });
+
+  it('iSCSI mappers get MetricsBlock too with the fix', () => {
+    const { w, mapper } = blockPod(Fixes.all(), 'iscsi');
+    expect(mapper.supportsMetrics()).toBe(true);
+    expect(w.run(mapper.getMetrics()).value.value).toEqual({ capacityBytes: 7 * GiB });
+  });
+});
+
+describe('volume_stat_calculator SupportsMetrics gate (PRs #97972 + #101587)', () => {
+  it('with block-metrics: block volumes report capacity and nothing panics', () => {
+    const fixes = Fixes.all();
+    const { w, mapper } = blockPod(fixes);
+    const { calc, facts } = calculator(w, fixes, new Map([['blk-1', mapper]]), new Map([['nil', new MetricsNil()]]));
+    w.run(calc.calcAndStoreStats());
+    expect(facts).toEqual([]);
+    expect(calc.getLatest()).toEqual({ persistentVolumes: [{ name: 'blk-1', capacityBytes: 7 * GiB }] });
+  });
+
+  it('without it: GetMetrics on the unset embedded provider is a panic, published as kubeletPanic', () => {
+    for (const plugin of ['fc', 'iscsi'] as const) {
+      const fixes = Fixes.all().with('block-metrics', false);
+      const { w, mapper } = blockPod(fixes, plugin);
+      const { calc, facts } = calculator(w, fixes, new Map([['blk-1', mapper]]));
+      w.run(calc.calcAndStoreStats());
+      expect(facts).toEqual([
+        expect.objectContaining({ kind: 'kubeletPanic', node: 'node-a', component: 'volume_stat_calculator' }),
+      ]);
+      expect(calc.panicked).toBe(true);
+      expect(calc.getLatest()).toBeUndefined();
+    }
+  });
+
+  it('without it, CSI block volumes (real metrics) do not panic', () => {
+    const fixes = Fixes.none();
+    const { w, mapper } = blockPod(fixes, 'csi');
+    const { calc, facts } = calculator(w, fixes, new Map([['blk-1', mapper]]));
+    w.run(calc.calcAndStoreStats());
+    expect(facts).toEqual([]);
+    expect(calc.getLatest()?.persistentVolumes).toEqual([{ name: 'blk-1', capacityBytes: 7 * GiB }]);
+  });
+
+  it('the background loop stops after a panic and runs periodically otherwise', () => {
+    const fixes = Fixes.all();
+    const { w, mapper } = blockPod(fixes);
+    const { calc } = calculator(w, fixes, new Map([['blk-1', mapper]]));
+    calc.startOnce();
+    w.sim.run({ horizonMs: w.sim.nowMs + 300_000, maxEvents: 10_000 });
+    expect(calc.getLatest()?.persistentVolumes).toHaveLength(1);
+    calc.stopOnce();
+    w.sim.run({ horizonMs: w.sim.nowMs + 300_000, maxEvents: 10_000 });
+  });
+});
