@@ -405,7 +405,7 @@ export function* killPodNow(
   }
   // Relative to the grace period, but at least 10s for kubelet -> runtime traffic to finish a SIGKILL.
   let timeoutSeconds = gracePeriod + Math.trunc(gracePeriod / 2);
-  
+  if (timeoutSeconds < 10) timeoutSeconds = 10;
   assert(Number.isInteger(timeoutSeconds), `killPodNow timeout ${timeoutSeconds}s is not whole`);
 
   const ch = podWorkers.sim.chan<never>(1, `killPodNow/${pod.metadata.uid}`);

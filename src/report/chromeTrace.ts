@@ -50,7 +50,10 @@ export function traceEvents(timeline: Timeline): TraceEvent[] {
     const ts = toMicros(s.startMs);
     // dur from the rounded end, so spans that nest in ms still nest in microseconds.
     const dur = Math.max(0, toMicros(s.endMs) - ts);
-    timed.push({ ev: { name: s.name, cat: s.cat, ph: 'X', pid: w.pid, tid: w.tid, ts, dur, args: s.args }, order: order++ });
+    timed.push({
+      ev: { name: s.name, cat: s.cat, ph: 'X', pid: w.pid, tid: w.tid, ts, dur, args: s.args },
+      order: order++,
+    });
   }
   for (const i of timeline.instants) {
     const w = where.get(i.track) ?? { pid: 0, tid: 0 };

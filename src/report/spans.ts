@@ -39,7 +39,7 @@ export interface Track {
   /** The owning process's name (a node or CLUSTER_PROCESS). */
   readonly process: string;
   readonly pid: number;
-  /** 1-based within the process, in display order. */
+  /** 1-based, unique across the whole timeline (not only its process), in display order. */
   readonly tid: number;
   readonly group: TrackGroup;
   readonly label: string;
@@ -185,13 +185,19 @@ const tracks = {
   kill: (node: string, pod: string, uid: string) =>
     baseTrack(node, 'kill', `${podLabel(pod, uid)} KillPod`, { pod, uid }),
   container: (node: string, pod: string, uid: string, container: string) =>
-    baseTrack(node, 'container', `${podLabel(pod, uid)} container ${container}`, { pod, uid, sub: container }),
+    baseTrack(node, 'container', `${podLabel(pod, uid)} container ${container}`, {
+      pod,
+      uid,
+      sub: container,
+    }),
   volume: (node: string, pod: string, uid: string, volume: string) =>
     baseTrack(node, 'volume', `${podLabel(pod, uid)} volume ${volume}`, { pod, uid, sub: volume }),
-  device: (node: string, volume: string) => baseTrack(node, 'device', `device ${volume} (global mount)`, { volume }),
+  device: (node: string, volume: string) =>
+    baseTrack(node, 'device', `device ${volume} (global mount)`, { volume }),
   lun: (node: string, volume: string) => baseTrack(node, 'lun', `LUN ${volume} access`, { volume }),
   violations: () => baseTrack(CLUSTER_PROCESS, 'violations', 'violations', {}),
-  api: (pod: string, uid: string) => baseTrack(CLUSTER_PROCESS, 'api', `API server ${podLabel(pod, uid)}`, { pod, uid }),
+  api: (pod: string, uid: string) =>
+    baseTrack(CLUSTER_PROCESS, 'api', `API server ${podLabel(pod, uid)}`, { pod, uid }),
   adc: (volume: string, node: string) =>
     baseTrack(CLUSTER_PROCESS, 'adc', `attach/detach ${volume} -> ${node}`, { volume, sub: node }),
 };
@@ -238,8 +244,22 @@ class Builder {
     this.use(base);
   }
 
-  begin(pairKey: string, base: BaseTrack, name: string, atMs: number, args: Record<string, ArgValue> = {}): RawSpan {
-    const span: RawSpan = { base: this.use(base), name, startMs: atMs, endMs: atMs, open: true, args, seq: this.seq++ };
+  begin(
+    pairKey: string,
+    base: BaseTrack,
+    name: string,
+    atMs: number,
+    args: Record<string, ArgValue> = {},
+  ): RawSpan {
+    const span: RawSpan = {
+      base: this.use(base),
+      name,
+      startMs: atMs,
+      endMs: atMs,
+      open: true,
+      args,
+      seq: this.seq++,
+    };
     this.spans.push(span);
     const list = this.open.get(pairKey);
     if (list === undefined) this.open.set(pairKey, [span]);
@@ -306,7 +326,10 @@ function onFact(b: Builder, f: Fact): void {
   switch (f.kind) {
     // ---- runtime ----
     case 'sandboxCreated':
-      b.instant(tracks.podWorker(node, f.pod, f.uid), 'sandbox created', 'event', at, { uid: f.uid, pod: f.pod });
+      b.instant(tracks.podWorker(node, f.pod, f.uid), 'sandbox created', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+      });
       return;
     case 'containerCreated':
       b.instant(tracks.container(node, f.pod, f.uid, f.container), 'created', 'event', at, {
@@ -357,7 +380,10 @@ function onFact(b: Builder, f: Fact): void {
       return;
     case 'killPodFinished':
       if (b.end(`${kubeletOwned(node)}${JSON.stringify(['kill', f.uid])}]`, at) === undefined) {
-        b.instant(tracks.kill(node, f.pod, f.uid), 'KillPod finished', 'event', at, { uid: f.uid, pod: f.pod });
+        b.instant(tracks.kill(node, f.pod, f.uid), 'KillPod finished', 'event', at, {
+          uid: f.uid,
+          pod: f.pod,
+        });
       }
       return;
     // ---- kubelet ----
@@ -466,7 +492,9 @@ function onFact(b: Builder, f: Fact): void {
       return;
     case 'mountDevice':
       if (f.ok && b.peek(pk('device', node, f.volume)) === undefined) {
-        b.begin(pk('device', node, f.volume), tracks.device(node, f.volume), 'MountDevice', at, { volume: f.volume });
+        b.begin(pk('device', node, f.volume), tracks.device(node, f.volume), 'MountDevice', at, {
+          volume: f.volume,
+        });
         return;
       }
       b.instant(
@@ -488,18 +516,30 @@ function onFact(b: Builder, f: Fact): void {
       );
       return;
     case 'bindMountOfUnmountedGlobalPath':
-      b.instant(tracks.volume(node, f.pod, f.uid, f.volume), 'bind mount of unmounted global path', 'error', at, {
-        uid: f.uid,
-        pod: f.pod,
-        volume: f.volume,
-      });
+      b.instant(
+        tracks.volume(node, f.pod, f.uid, f.volume),
+        'bind mount of unmounted global path',
+        'error',
+        at,
+        {
+          uid: f.uid,
+          pod: f.pod,
+          volume: f.volume,
+        },
+      );
       return;
     // ---- storage ----
     case 'lunAccessOpened':
-      b.begin(pk('lun', node, f.volume), tracks.lun(node, f.volume), f.readWrite ? 'read-write' : 'read-only', at, {
-        volume: f.volume,
-        readWrite: f.readWrite,
-      });
+      b.begin(
+        pk('lun', node, f.volume),
+        tracks.lun(node, f.volume),
+        f.readWrite ? 'read-write' : 'read-only',
+        at,
+        {
+          volume: f.volume,
+          readWrite: f.readWrite,
+        },
+      );
       return;
     case 'lunAccessClosed':
       if (b.end(pk('lun', node, f.volume), at) === undefined) {
@@ -514,11 +554,17 @@ function onFact(b: Builder, f: Fact): void {
       return;
     case 'deviceResidue': {
       const leaked = f.scsiPaths > 0 || f.multipathMaps > 0;
-      b.instant(tracks.device(node, f.volume), leaked ? 'device residue' : 'devices clean', leaked ? 'error' : 'event', at, {
-        volume: f.volume,
-        scsiPaths: f.scsiPaths,
-        multipathMaps: f.multipathMaps,
-      });
+      b.instant(
+        tracks.device(node, f.volume),
+        leaked ? 'device residue' : 'devices clean',
+        leaked ? 'error' : 'event',
+        at,
+        {
+          volume: f.volume,
+          scsiPaths: f.scsiPaths,
+          multipathMaps: f.multipathMaps,
+        },
+      );
       return;
     }
     // ---- attach/detach controller ----
@@ -658,14 +704,9 @@ export function buildTimeline(result: TimelineInput): Timeline {
   );
   const trackList: Track[] = [];
   const trackId = (base: BaseTrack, lane: number): string => (lane === 0 ? base.key : `${base.key}#${lane}`);
-  let lastPid = -1;
   let tid = 0;
   for (const { base, lane } of laneTracks) {
     const pid = pidOf.get(base.process) ?? 0;
-    if (pid !== lastPid) {
-      lastPid = pid;
-      tid = 0;
-    }
     tid++;
     trackList.push({
       id: trackId(base, lane),

@@ -36,12 +36,17 @@ export function describeFact(f: Fact): FactLine {
     case 'containerStarted':
       return {
         subject: podSubject(f),
-        text: `containerStarted ${f.container}` + (f.staticFullname !== undefined ? ` (static ${f.staticFullname})` : ''),
+        text:
+          `containerStarted ${f.container}` +
+          (f.staticFullname !== undefined ? ` (static ${f.staticFullname})` : ''),
       };
     case 'containerExited':
       return { subject: podSubject(f), text: `containerExited ${f.container} exit=${f.exitCode}` };
     case 'killPodStarted':
-      return { subject: podSubject(f), text: `killPodStarted grace=${f.gracePeriodSeconds}s source=${f.source}` };
+      return {
+        subject: podSubject(f),
+        text: `killPodStarted grace=${f.gracePeriodSeconds}s source=${f.source}`,
+      };
     case 'killPodFinished':
       return { subject: podSubject(f), text: 'killPodFinished' };
     case 'podTerminated':
@@ -82,7 +87,10 @@ export function describeFact(f: Fact): FactLine {
     case 'bindMountOfUnmountedGlobalPath':
       return { subject: podSubject(f), text: `bindMountOfUnmountedGlobalPath ${f.volume}` };
     case 'lunAccessOpened':
-      return { subject: `volume ${f.volume}`, text: `lunAccessOpened ${f.readWrite ? 'read-write' : 'read-only'}` };
+      return {
+        subject: `volume ${f.volume}`,
+        text: `lunAccessOpened ${f.readWrite ? 'read-write' : 'read-only'}`,
+      };
     case 'lunAccessClosed':
       return { subject: `volume ${f.volume}`, text: 'lunAccessClosed' };
     case 'lunFenced':
@@ -97,7 +105,10 @@ export function describeFact(f: Fact): FactLine {
     case 'volumeDetached':
       return { subject: `volume ${f.volume}`, text: `volumeDetached${f.forced ? ' (forced)' : ''}` };
     case 'faultInjected': {
-      const on = [f.pod !== undefined ? `pod ${f.pod}` : '', f.volume !== undefined ? `volume ${f.volume}` : '']
+      const on = [
+        f.pod !== undefined ? `pod ${f.pod}` : '',
+        f.volume !== undefined ? `volume ${f.volume}` : '',
+      ]
         .filter((s) => s !== '')
         .join(' ');
       return { subject: on === '' ? 'fault' : on, text: `faultInjected ${f.fault}` };
@@ -170,7 +181,8 @@ export function formatTimeline(result: RunResult, opts: TimelineOptions): string
     }
     merged.push(e);
   }
-  for (; vi < violations.length; vi++) merged.push({ kind: 'violation', atMs: violations[vi]!.atMs, v: violations[vi]! });
+  for (; vi < violations.length; vi++)
+    merged.push({ kind: 'violation', atMs: violations[vi]!.atMs, v: violations[vi]! });
 
   let nodeWidth = 0;
   let subjectWidth = 0;
@@ -182,7 +194,9 @@ export function formatTimeline(result: RunResult, opts: TimelineOptions): string
   const render = (e: Entry): string => {
     const time = formatSeconds(e.atMs).padStart(9);
     if (e.kind === 'violation') return `${c.red(time)} ${formatViolation(e.v, opts.color)}`;
-    const text = /FAILED|Panic|bindMountOfUnmounted|faultInjected/.test(e.line.text) ? c.yellow(e.line.text) : e.line.text;
+    const text = /FAILED|Panic|bindMountOfUnmounted|faultInjected/.test(e.line.text)
+      ? c.yellow(e.line.text)
+      : e.line.text;
     return `${c.dim(time)} ${e.node.padEnd(nodeWidth)}  ${e.line.subject.padEnd(subjectWidth)}  ${text}`.trimEnd();
   };
 

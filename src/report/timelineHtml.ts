@@ -15,6 +15,8 @@ const MIN_PLOT_W = 1200;
 const MAX_PLOT_W = 9600;
 /** Horizontal pixels per virtual second before clamping to [MIN_PLOT_W, MAX_PLOT_W]. */
 const PX_PER_S = 60;
+/** Space left and right of the plot so the first and last tick labels fit. */
+const PAD = 24;
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(s: string): string {
@@ -91,14 +93,12 @@ function layout(t: Timeline): Layout {
       y += LANE_H;
     }
   }
-  return { plotW, height: y + 8, x: (ms) => 8 + (ms / endMs) * (plotW - 16), rowY, headers };
+  return { plotW, height: y + 8, x: (ms) => PAD + (ms / endMs) * (plotW - 2 * PAD), rowY, headers };
 }
 
 function labelsSvg(t: Timeline, l: Layout): string {
   const out: string[] = [];
-  out.push(
-    `<svg class="labels" width="${LABEL_W}" height="${l.height}" role="img" aria-label="tracks">`,
-  );
+  out.push(`<svg class="labels" width="${LABEL_W}" height="${l.height}" role="img" aria-label="tracks">`);
   for (const h of l.headers) {
     out.push(
       `<rect x="0" y="${h.y}" width="${LABEL_W}" height="${PROC_H}" class="proc"/>` +
@@ -135,9 +135,7 @@ function instantMark(i: Instant, x: number, y: number): string {
 
 function plotSvg(t: Timeline, l: Layout, violations: readonly Violation[]): string {
   const out: string[] = [];
-  out.push(
-    `<svg class="plot" width="${l.plotW}" height="${l.height}" role="img" aria-label="timeline">`,
-  );
+  out.push(`<svg class="plot" width="${l.plotW}" height="${l.height}" role="img" aria-label="timeline">`);
   // Row backgrounds and process bands.
   for (const h of l.headers) {
     out.push(`<rect x="0" y="${h.y}" width="${l.plotW}" height="${PROC_H}" class="proc"/>`);
@@ -145,7 +143,9 @@ function plotSvg(t: Timeline, l: Layout, violations: readonly Violation[]): stri
   let i = 0;
   for (const tr of t.tracks) {
     const y = l.rowY.get(tr.id) ?? 0;
-    out.push(`<rect x="0" y="${y}" width="${l.plotW}" height="${LANE_H}" class="${i++ % 2 === 0 ? 'row0' : 'row1'}"/>`);
+    out.push(
+      `<rect x="0" y="${y}" width="${l.plotW}" height="${LANE_H}" class="${i++ % 2 === 0 ? 'row0' : 'row1'}"/>`,
+    );
   }
   // Time axis in seconds, with grid lines.
   const step = tickStep(t.endMs, Math.max(4, Math.floor(l.plotW / 110)));
@@ -243,7 +243,9 @@ function legend(): string {
   ];
   return (
     '<p class="legend">' +
-    items.map(([label, color]) => `<span><i style="background:${color}"></i>${escapeHtml(label)}</span>`).join('') +
+    items
+      .map(([label, color]) => `<span><i style="background:${color}"></i>${escapeHtml(label)}</span>`)
+      .join('') +
     '<span><b style="color:#e00">&#9679;</b> violation</span><span><b style="color:#ff9800">&#9650;</b> fault</span>' +
     '<span><b style="color:#d95f02">&#9670;</b> error</span><span><b style="color:#555">&#9670;</b> event</span>' +
     ' Dashed outline: still running at the end. Hover any mark for details.</p>'

@@ -15,10 +15,10 @@ import {
   isScalar,
   isSeq,
   LineCounter,
-  type Node as YamlNode,
   type Pair,
   parseDocument,
   type YAMLMap,
+  type Node as YamlNode,
 } from 'yaml';
 import type { z } from 'zod';
 import { InputError } from '../cli/errors.js';
@@ -30,14 +30,14 @@ import {
   didYouMean,
   expected,
   type FaultFile,
-  ScenarioFileSchema,
   type ScenarioFile,
+  ScenarioFileSchema,
   type TimelineEntryFile,
   UNKNOWN_KEY_PREFIX,
 } from './schema.js';
 import {
-  type Action,
   ACTION_KINDS,
+  type Action,
   type Claim,
   type ClaimFixes,
   type ContainerDecl,
@@ -144,7 +144,11 @@ function yamlErrorProblem(doc: Document, code: string, message: string, offset: 
     }
   }
   if (code === 'MULTIPLE_DOCS') {
-    return { path: [], message: "a scenario file holds one YAML document; remove the '---' and what follows", offset };
+    return {
+      path: [],
+      message: "a scenario file holds one YAML document; remove the '---' and what follows",
+      offset,
+    };
   }
   return { path: [], message: oneLine(message), offset };
 }
@@ -166,7 +170,9 @@ function issueProblems(issue: z.core.$ZodIssue, base: readonly PathSeg[]): Probl
       // Follow the one branch whose type matches the input (a list of containers, a fix-set mapping).
       const matching = issue.errors.filter(
         (branch) =>
-          !branch.some((i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value')),
+          !branch.some(
+            (i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value'),
+          ),
       );
       if (matching.length === 1 && matching[0] !== undefined) {
         return matching[0].flatMap((i) => issueProblems(i, path));
@@ -175,7 +181,9 @@ function issueProblems(issue: z.core.$ZodIssue, base: readonly PathSeg[]): Probl
     }
     case 'custom': {
       const key = (issue.params as { key?: unknown } | undefined)?.key;
-      return [{ path, message: issue.message, ...(typeof key === 'string' ? { keyAt: [...path, key] } : {}) }];
+      return [
+        { path, message: issue.message, ...(typeof key === 'string' ? { keyAt: [...path, key] } : {}) },
+      ];
     }
     default:
       return [{ path, message: issue.message }];
@@ -206,7 +214,9 @@ function formatProblems(problems: readonly Problem[], file: string, doc: Documen
   const lines = [...new Set(located.map((l) => l.text))];
   if (lines.length <= MAX_ERRORS) return lines.join('\n');
   const more = lines.length - MAX_ERRORS;
-  return [...lines.slice(0, MAX_ERRORS), `${file}: ... and ${more} more error${more === 1 ? '' : 's'}`].join('\n');
+  return [...lines.slice(0, MAX_ERRORS), `${file}: ... and ${more} more error${more === 1 ? '' : 's'}`].join(
+    '\n',
+  );
 }
 
 function keyText(key: unknown): string {
@@ -240,7 +250,10 @@ function offsetOf(doc: Document, path: readonly PathSeg[], atKey: boolean): numb
       next = pair.value;
       const value = next as YamlNode | null;
       // `key:` with nothing after it: point at the key.
-      if (value === null || (isScalar(value) && value.value === null && value.range?.[0] === value.range?.[1])) {
+      if (
+        value === null ||
+        (isScalar(value) && value.value === null && value.range?.[0] === value.range?.[1])
+      ) {
         return keyOffset ?? best;
       }
     } else if (isSeq(node) && typeof seg === 'number') {
@@ -264,7 +277,9 @@ function pairAt(
 ): { pair: Pair; map: YAMLMap; path: readonly PathSeg[] } | undefined {
   const within = (n: unknown) => {
     const range = (n as YamlNode | null)?.range;
-    return range !== undefined && range !== null && range[0] <= offset && offset < Math.max(range[2], range[0] + 1);
+    return (
+      range !== undefined && range !== null && range[0] <= offset && offset < Math.max(range[2], range[0] + 1)
+    );
   };
   if (isMap(node)) {
     for (const pair of node.items) {
@@ -280,7 +295,9 @@ function pairAt(
 }
 
 function listNames(names: readonly string[]): string {
-  return names.length <= 10 ? names.join(', ') : `${names.slice(0, 10).join(', ')}, ... (${names.length} in all)`;
+  return names.length <= 10
+    ? names.join(', ')
+    : `${names.slice(0, 10).join(', ')}, ... (${names.length} in all)`;
 }
 
 // ---- meaning --------------------------------------------------------------------------------------------
@@ -330,13 +347,18 @@ function normalise(
 
   const checkNode = (path: readonly PathSeg[], name: string) => {
     if (!nodes.includes(name)) {
-      problem(path, `unknown node ${JSON.stringify(name)}${didYouMean(name, nodes)}; cluster.nodes are ${listNames(nodes)}`);
+      problem(
+        path,
+        `unknown node ${JSON.stringify(name)}${didYouMean(name, nodes)}; cluster.nodes are ${listNames(nodes)}`,
+      );
     }
   };
   const checkVolume = (path: readonly PathSeg[], name: string) => {
     if (volumeNames.includes(name)) return;
     const known =
-      volumeNames.length === 0 ? 'cluster.volumes declares none' : `cluster.volumes are ${listNames(volumeNames)}`;
+      volumeNames.length === 0
+        ? 'cluster.volumes declares none'
+        : `cluster.volumes are ${listNames(volumeNames)}`;
     problem(path, `unknown volume ${JSON.stringify(name)}${didYouMean(name, volumeNames)}; ${known}`);
   };
 
@@ -358,12 +380,17 @@ function normalise(
     if (record !== undefined) return record;
     const later = creations.get(name);
     if (later !== undefined) {
-      problem(path, `pod ${JSON.stringify(name)} is not created before this entry (its createPod is at line ${later})`);
+      problem(
+        path,
+        `pod ${JSON.stringify(name)} is not created before this entry (its createPod is at line ${later})`,
+      );
       return undefined;
     }
     const known = [...pods.keys()];
     const hint =
-      known.length === 0 ? 'no pod is created before this entry' : `pods created before this entry: ${listNames(known)}`;
+      known.length === 0
+        ? 'no pod is created before this entry'
+        : `pods created before this entry: ${listNames(known)}`;
     problem(path, `unknown pod ${JSON.stringify(name)}${didYouMean(name, known)}; ${hint}`);
     return undefined;
   };
@@ -385,7 +412,10 @@ function normalise(
     const label = fixesOfClaim(claim.fixes).label();
     const earlier = seen.get(label);
     if (earlier !== undefined) {
-      problem(['claims', i, 'fixes'], `the same fixes (${label}) as the claim at line ${earlier}; each claim needs its own set of fixes`);
+      problem(
+        ['claims', i, 'fixes'],
+        `the same fixes (${label}) as the claim at line ${earlier}; each claim needs its own set of fixes`,
+      );
     } else seen.set(label, claim.line);
   });
 
@@ -424,7 +454,10 @@ function normaliseAction(
     c.checkNode([...path, 'node'], a.node);
     const containers: ContainerDecl[] =
       typeof a.containers === 'number'
-        ? Array.from({ length: a.containers }, (_, i) => ({ name: defaultContainerName(i), startDelayMs: null }))
+        ? Array.from({ length: a.containers }, (_, i) => ({
+            name: defaultContainerName(i),
+            startDelayMs: null,
+          }))
         : a.containers.map((k) => ({
             name: k.name,
             startDelayMs: k.startDelay === undefined ? null : durationMs(k.startDelay),
@@ -436,7 +469,8 @@ function normaliseAction(
     });
     const volumes = a.volumes ?? [];
     volumes.forEach((v, i) => {
-      if (volumes.indexOf(v) !== i) c.problem([...path, 'volumes', i], `duplicate volume ${JSON.stringify(v)}`);
+      if (volumes.indexOf(v) !== i)
+        c.problem([...path, 'volumes', i], `duplicate volume ${JSON.stringify(v)}`);
       else c.checkVolume([...path, 'volumes', i], v);
     });
     const previous = c.pods.get(a.pod);
@@ -480,13 +514,18 @@ function normaliseAction(
     return {
       kind: 'evictPod',
       pod: a.pod,
-      gracePeriodS: a.gracePeriod === undefined ? DEFAULTS.evictGracePeriodS : durationMs(a.gracePeriod) / 1000,
+      gracePeriodS:
+        a.gracePeriod === undefined ? DEFAULTS.evictGracePeriodS : durationMs(a.gracePeriod) / 1000,
     };
   }
   if (entry.restartKubelet !== undefined) {
     const a = entry.restartKubelet;
     c.checkNode([...at, 'restartKubelet', 'node'], a.node);
-    return { kind: 'restartKubelet', node: a.node, downForMs: a.downFor === undefined ? null : durationMs(a.downFor) };
+    return {
+      kind: 'restartKubelet',
+      node: a.node,
+      downForMs: a.downFor === undefined ? null : durationMs(a.downFor),
+    };
   }
   if (entry.shutdownNode !== undefined) {
     c.checkNode([...at, 'shutdownNode', 'node'], entry.shutdownNode.node);
@@ -541,7 +580,10 @@ function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault 
     const a = f.containerStart;
     c.checkPod([...at, 'containerStart', 'pod'], a.pod);
     if (a.delay === undefined && a.error === undefined) {
-      c.problem([...at, 'containerStart'], 'expected a delay, an error or both; without either the fault does nothing');
+      c.problem(
+        [...at, 'containerStart'],
+        'expected a delay, an error or both; without either the fault does nothing',
+      );
     }
     return {
       kind: 'containerStart',
@@ -654,12 +696,16 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
   });
   if (s.claims.length > 0) {
     top['claims'] = s.claims.map((c) => ({
-      fixes: c.fixes.mode === 'all' || c.fixes.mode === 'none' ? c.fixes.mode : flow({ [c.fixes.mode]: [...c.fixes.ids] }),
+      fixes:
+        c.fixes.mode === 'all' || c.fixes.mode === 'none'
+          ? c.fixes.mode
+          : flow({ [c.fixes.mode]: [...c.fixes.ids] }),
       violations: flow([...c.violations]),
     }));
   }
   doc.contents = doc.createNode(top) as typeof doc.contents;
-  if (options.schemaPath !== undefined) doc.commentBefore = ` yaml-language-server: $schema=${options.schemaPath}`;
+  if (options.schemaPath !== undefined)
+    doc.commentBefore = ` yaml-language-server: $schema=${options.schemaPath}`;
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
@@ -670,14 +716,18 @@ function grace(seconds: number): string {
 function actionToYaml(a: Action): [string, Record<string, unknown>] {
   switch (a.kind) {
     case 'createPod': {
-      const plain = a.containers.every((k, i) => k.name === defaultContainerName(i) && k.startDelayMs === null);
+      const plain = a.containers.every(
+        (k, i) => k.name === defaultContainerName(i) && k.startDelayMs === null,
+      );
       const body: Record<string, unknown> = {
         pod: a.pod,
         node: a.node,
         containers: plain
           ? a.containers.length
           : a.containers.map((k) =>
-              k.startDelayMs === null ? { name: k.name } : { name: k.name, startDelay: formatDuration(k.startDelayMs) },
+              k.startDelayMs === null
+                ? { name: k.name }
+                : { name: k.name, startDelay: formatDuration(k.startDelayMs) },
             ),
       };
       if (a.volumes.length > 0) body['volumes'] = [...a.volumes];
@@ -687,13 +737,18 @@ function actionToYaml(a: Action): [string, Record<string, unknown>] {
       return ['createPod', body];
     }
     case 'deletePod':
-      return ['deletePod', a.gracePeriodS === null ? { pod: a.pod } : { pod: a.pod, gracePeriod: grace(a.gracePeriodS) }];
+      return [
+        'deletePod',
+        a.gracePeriodS === null ? { pod: a.pod } : { pod: a.pod, gracePeriod: grace(a.gracePeriodS) },
+      ];
     case 'forceDeletePod':
       return ['forceDeletePod', { pod: a.pod }];
     case 'evictPod':
       return [
         'evictPod',
-        a.gracePeriodS === DEFAULTS.evictGracePeriodS ? { pod: a.pod } : { pod: a.pod, gracePeriod: grace(a.gracePeriodS) },
+        a.gracePeriodS === DEFAULTS.evictGracePeriodS
+          ? { pod: a.pod }
+          : { pod: a.pod, gracePeriod: grace(a.gracePeriodS) },
       ];
     case 'restartKubelet':
       return [

@@ -48,7 +48,10 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   world.bus.subscribe((f) => monitor.onFact(f));
   if (facts !== undefined) world.bus.subscribe((f) => facts.push(f));
   world.start();
-  const outcome = world.sim.run({ horizonMs: scenario.horizonMs, maxEvents: o.maxEvents ?? DEFAULT_MAX_EVENTS });
+  const outcome = world.sim.run({
+    horizonMs: scenario.horizonMs,
+    maxEvents: o.maxEvents ?? DEFAULT_MAX_EVENTS,
+  });
   monitor.onEnd(outcome.nowMs);
   return {
     scenario: scenario.name,

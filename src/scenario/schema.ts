@@ -20,8 +20,10 @@ import {
 export function show(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   return typeof value;
@@ -40,7 +42,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= y.length; j++) {
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
       let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1])
+        best = Math.min(best, at(i - 2, j - 2) + 1);
       row[j] = best;
     }
   }
@@ -66,7 +69,9 @@ type ErrorFn = (issue: IssueLike) => string;
 /** "expected X, got Y", or "missing; expected X" for an absent required field. */
 export function expected(phrase: string): ErrorFn {
   return (issue) =>
-    issue.input === undefined ? `missing; expected ${phrase}` : `expected ${phrase}, got ${show(issue.input)}`;
+    issue.input === undefined
+      ? `missing; expected ${phrase}`
+      : `expected ${phrase}, got ${show(issue.input)}`;
 }
 
 function oneOf(values: readonly string[]): string {
@@ -104,12 +109,14 @@ const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 function k8sName(kind: string, pattern: RegExp, max: number) {
   const what = `a ${kind} name`;
-  const rule = pattern === LABEL ? "lower-case letters, digits and '-'" : "lower-case letters, digits, '-' and '.'";
+  const rule =
+    pattern === LABEL ? "lower-case letters, digits and '-'" : "lower-case letters, digits, '-' and '.'";
   return z
     .string({ error: expected(what) })
     .max(max, { error: (i) => `expected ${what} of at most ${max} characters, got ${show(i.input)}` })
     .regex(pattern, {
-      error: (i) => `expected ${what} of ${rule}, starting and ending with a letter or digit, got ${show(i.input)}`,
+      error: (i) =>
+        `expected ${what} of ${rule}, starting and ending with a letter or digit, got ${show(i.input)}`,
     })
     .meta({ description: `${kind} name (${pattern === LABEL ? 'DNS-1123 label' : 'DNS-1123 subdomain'})` });
 }
@@ -127,7 +134,8 @@ const DURATION_PHRASE = 'a duration like 250ms, 30s or 5m';
 function durationError(issue: IssueLike): string {
   const input = issue.input;
   if (typeof input === 'number') return `expected ${DURATION_PHRASE} (with a unit), got ${input}`;
-  if (typeof input === 'string' && /^\s*-/.test(input)) return `durations cannot be negative, got ${show(input)}`;
+  if (typeof input === 'string' && /^\s*-/.test(input))
+    return `durations cannot be negative, got ${show(input)}`;
   return expected(DURATION_PHRASE)(issue);
 }
 
@@ -153,7 +161,10 @@ function durationSchema(description: string, wholeSeconds: boolean) {
 }
 
 const Duration = (description: string) => durationSchema(description, false);
-const GracePeriod = durationSchema('grace period: a duration that is a whole number of seconds, 0s allowed', true);
+const GracePeriod = durationSchema(
+  'grace period: a duration that is a whole number of seconds, 0s allowed',
+  true,
+);
 
 const SIZE_PATTERN = /^\d+(Ki|Mi|Gi|Ti)?$/;
 const SIZE_PHRASE = 'a size like 512Mi, 10Gi or 1Ti';
@@ -165,7 +176,8 @@ const Size = z
       if (!SIZE_PATTERN.test(text)) return;
       const parsed = parseSizeBytes(text);
       if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error, input: text });
-      else if (parsed.value === 0) ctx.addIssue({ code: 'custom', message: 'a capacity must be more than 0' });
+      else if (parsed.value === 0)
+        ctx.addIssue({ code: 'custom', message: 'a capacity must be more than 0' });
     }),
   )
   .meta({ description: 'size in bytes with an optional binary suffix Ki, Mi, Gi or Ti' });
@@ -182,7 +194,9 @@ function count(phrase: string, description: string) {
 const VolumeSchema = mapping(
   {
     name: VolumeName,
-    plugin: enumOf(PLUGIN_KINDS).meta({ description: 'volume plugin; csi is attachable (Detach fences the disk)' }),
+    plugin: enumOf(PLUGIN_KINDS).meta({
+      description: 'volume plugin; csi is attachable (Detach fences the disk)',
+    }),
     mode: enumOf(VOLUME_MODES).optional().meta({ description: 'volumeMode, default Filesystem' }),
     capacity: Size,
     accessMode: enumOf(ACCESS_MODES).optional().meta({ description: 'default ReadWriteOnce' }),
@@ -289,10 +303,7 @@ const ProcMounts = mapping(
   },
   'a mapping {node, inconsistentReads}',
 );
-const ConstructVolumeSpec = mapping(
-  { node: NodeName, volume: VolumeName },
-  'a mapping {node, volume}',
-);
+const ConstructVolumeSpec = mapping({ node: NodeName, volume: VolumeName }, 'a mapping {node, volume}');
 const ContainerStart = mapping(
   {
     pod: PodName,
@@ -342,7 +353,9 @@ const FaultSchema = mapping(
     constructVolumeSpec: ConstructVolumeSpec.optional().meta({
       description: 'ConstructVolumeSpec fails with a non-retryable error',
     }),
-    containerStart: ContainerStart.optional().meta({ description: 'delay or fail container starts of a pod' }),
+    containerStart: ContainerStart.optional().meta({
+      description: 'delay or fail container starts of a pod',
+    }),
     tearDown: TearDown.optional().meta({ description: 'TearDown / unmap fails' }),
   },
   `a fault mapping with exactly one of ${FAULT_KINDS.join(', ')}`,
@@ -427,7 +440,7 @@ export const ScenarioFileSchema = mapping(
       .max(100, { error: expected('a scenario name of at most 100 characters') })
       .meta({ description: 'unique in a folder' }),
     description: z
-      .string({ error: expected('a text') })
+      .string({ error: expected('a string') })
       .optional()
       .meta({ description: 'what race this shows, in plain words' }),
     upstream: z

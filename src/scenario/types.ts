@@ -3,7 +3,7 @@
 // cross-checked, the timeline sorted stably by time. `src/scenario/load.ts` produces it from YAML and writes it
 // back (`scenarioToYaml`); docs/scenario-format.md describes the file format for users.
 import type { AccessMode, RestartPolicy, VolumeMode } from '../api/v1.js';
-import { FIX_IDS, type FixId, Fixes } from '../fixes.js';
+import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
 import type { InvariantId } from '../invariants/types.js';
 import type { PluginKind } from '../volume/volume.js';
 

@@ -32,7 +32,13 @@ describe('valid scenario files', () => {
       horizonMs: 300_000,
       nodes: ['node-a', 'node-b'],
       volumes: [
-        { name: 'lun-1', plugin: 'fc', mode: 'Filesystem', capacityBytes: 10 * GiB, accessMode: 'ReadWriteOnce' },
+        {
+          name: 'lun-1',
+          plugin: 'fc',
+          mode: 'Filesystem',
+          capacityBytes: 10 * GiB,
+          accessMode: 'ReadWriteOnce',
+        },
       ],
       timeline: [
         {
@@ -55,7 +61,13 @@ describe('valid scenario files', () => {
           line: 17,
           action: {
             kind: 'fault',
-            fault: { kind: 'unmountDevice', node: 'node-a', volume: 'lun-1', stage: 'afterUnmount', times: 1 },
+            fault: {
+              kind: 'unmountDevice',
+              node: 'node-a',
+              volume: 'lun-1',
+              stage: 'afterUnmount',
+              times: 1,
+            },
           },
         },
       ],
@@ -79,8 +91,20 @@ describe('valid scenario files', () => {
     expect(s.seed).toBe(255);
     expect(s.horizonMs).toBe(120_000);
     expect(s.volumes).toStrictEqual([
-      { name: 'lun-1', plugin: 'fc', mode: 'Filesystem', capacityBytes: 10 * GiB, accessMode: 'ReadWriteOnce' },
-      { name: 'lun-2', plugin: 'iscsi', mode: 'Block', capacityBytes: 512 * 1024 ** 2, accessMode: 'ReadWriteMany' },
+      {
+        name: 'lun-1',
+        plugin: 'fc',
+        mode: 'Filesystem',
+        capacityBytes: 10 * GiB,
+        accessMode: 'ReadWriteOnce',
+      },
+      {
+        name: 'lun-2',
+        plugin: 'iscsi',
+        mode: 'Block',
+        capacityBytes: 512 * 1024 ** 2,
+        accessMode: 'ReadWriteMany',
+      },
       { name: 'disk-3', plugin: 'csi', mode: 'Filesystem', capacityBytes: GiB, accessMode: 'ReadOnlyMany' },
     ]);
     expect(s.timeline.map((e) => [e.atMs, e.line, e.action])).toStrictEqual([
@@ -141,12 +165,26 @@ describe('valid scenario files', () => {
         55,
         {
           kind: 'fault',
-          fault: { kind: 'unmountDevice', node: 'node-a', volume: 'lun-1', stage: 'multipathFlushBusy', times: 3 },
+          fault: {
+            kind: 'unmountDevice',
+            node: 'node-a',
+            volume: 'lun-1',
+            stage: 'multipathFlushBusy',
+            times: 3,
+          },
         },
       ],
       [30_000, 57, { kind: 'fault', fault: { kind: 'procMounts', node: 'node-a', inconsistentReads: 4 } }],
-      [30_000, 59, { kind: 'fault', fault: { kind: 'constructVolumeSpec', node: 'node-a', volume: 'lun-2' } }],
-      [30_000, 61, { kind: 'fault', fault: { kind: 'tearDown', node: 'node-a', volume: 'disk-3', times: 1 } }],
+      [
+        30_000,
+        59,
+        { kind: 'fault', fault: { kind: 'constructVolumeSpec', node: 'node-a', volume: 'lun-2' } },
+      ],
+      [
+        30_000,
+        61,
+        { kind: 'fault', fault: { kind: 'tearDown', node: 'node-a', volume: 'disk-3', times: 1 } },
+      ],
       [120_000, 63, { kind: 'deletePod', pod: 'web', gracePeriodS: null }],
     ]);
     expect(s.claims).toStrictEqual([

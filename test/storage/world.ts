@@ -28,7 +28,10 @@ export class World {
     this.sim = new Sim(seed);
     this.san = new San({ now: () => this.sim.nowMs, publish: (f) => this.facts.push(f) });
     for (const node of nodes) {
-      this.hosts.set(node, new Host({ node, sim: this.sim, san: this.san, publish: (f) => this.facts.push(f) }));
+      this.hosts.set(
+        node,
+        new Host({ node, sim: this.sim, san: this.san, publish: (f) => this.facts.push(f) }),
+      );
     }
   }
 
@@ -64,9 +67,12 @@ export class World {
   run<T>(body: Co<T>): { value: T; tookMs: number } {
     const start = this.sim.nowMs;
     let value: { v: T } | undefined;
-    this.sim.spawn('test', (function* () {
-      value = { v: yield* body };
-    })());
+    this.sim.spawn(
+      'test',
+      (function* () {
+        value = { v: yield* body };
+      })(),
+    );
     this.sim.run({ horizonMs: this.sim.nowMs + 3_600_000, maxEvents: 1_000_000 });
     if (value === undefined) throw new Error('process did not finish');
     return { value: value.v, tookMs: this.sim.nowMs - start };

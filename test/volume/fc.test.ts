@@ -102,7 +102,7 @@ describe('FC UnmountDevice fault stages', () => {
   });
 
   it('SetUp bind-mounts a global path that is not mounted without checking (upstream diskSetUp)', () => {
-    const { w, global, plugin, host, spec } = mounted(Fixes.all());
+    const { w, global, plugin, spec } = mounted(Fixes.all());
     w.run(plugin.newUnmounter('lun-1', 'uid-1').tearDown());
     expect(w.run(plugin.newDetacher().unmountDevice(global)).value).toBeUndefined();
     // MountDevice skipped: SetUp alone. The global dir is gone, so the bind fails, but it was tried.
@@ -116,7 +116,9 @@ describe('FC UnmountDevice fault stages', () => {
   it('the tearDown fault fails TearDown with the bind mount left in place', () => {
     const { w, plugin, host } = mounted(Fixes.all());
     host.injectFault({ kind: 'tearDown', volume: 'lun-1', times: 1 });
-    expect(w.run(plugin.newUnmounter('lun-1', 'uid-1').tearDown()).value?.message).toContain('target is busy');
+    expect(w.run(plugin.newUnmounter('lun-1', 'uid-1').tearDown()).value?.message).toContain(
+      'target is busy',
+    );
     expect(host.mounts.at(podPath)).toBeDefined();
     expect(w.run(plugin.newUnmounter('lun-1', 'uid-1').tearDown()).value).toBeUndefined();
     expect(host.mounts.at(podPath)).toBeUndefined();
@@ -185,7 +187,9 @@ describe('FC Block volumes', () => {
     const globalMap = mapper.getGlobalMapPath(spec);
     expect(globalMap).toBe('/var/lib/kubelet/plugins/kubernetes.io/fc/volumeDevices/50060e801049cfd1-lun-0');
     expect(host.mounts.at(`${globalMap}/uid-1`)?.kind).toBe('blockMap');
-    expect(w.factsOf('lunAccessOpened')).toEqual([expect.objectContaining({ volume: 'blk-1', readWrite: true })]);
+    expect(w.factsOf('lunAccessOpened')).toEqual([
+      expect.objectContaining({ volume: 'blk-1', readWrite: true }),
+    ]);
     expect(host.writes('blk-1', 'uid-1')).toBe('ok');
     expect(host.getVolumesFromPodDir()).toEqual([
       expect.objectContaining({ podUID: 'uid-1', volumeName: 'blk-1', plugin: 'fc', mode: 'Block' }),

@@ -46,7 +46,9 @@ describe('iSCSI UnmountDevice retry is idempotent (S9)', () => {
       expect(host.pathExists(global)).toBe(false);
       expect(host.devices.sessionList()).toHaveLength(0);
       expect(w.factsOf('unmountDevice').map((f) => f.ok)).toEqual([false, true]);
-      expect(w.factsOf('deviceResidue')).toEqual([expect.objectContaining({ scsiPaths: 0, multipathMaps: 0 })]);
+      expect(w.factsOf('deviceResidue')).toEqual([
+        expect.objectContaining({ scsiPaths: 0, multipathMaps: 0 }),
+      ]);
     }
   });
 

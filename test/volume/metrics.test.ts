@@ -3,7 +3,7 @@ import { MetricsError } from '../../src/api/errors.js';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { VolumeStatCalculator } from '../../src/kubelet/stats/volumeStatCalculator.js';
-import { isNotSupported, MetricsBlock, MetricsNil } from '../../src/volume/metrics.js';
+import { callEmbeddedProvider, isNotSupported, MetricsBlock, MetricsNil } from '../../src/volume/metrics.js';
 import type { BlockVolumeMapper, MetricsProvider } from '../../src/volume/volume.js';
 import { GiB, World } from '../storage/world.js';
 
@@ -20,7 +20,12 @@ function blockPod(fixes: Fixes, plugin: 'fc' | 'iscsi' | 'csi' = 'fc') {
   return { w, mapper };
 }
 
-function calculator(w: World, fixes: Fixes, block: Map<string, BlockVolumeMapper>, fs = new Map<string, MetricsProvider>()) {
+function calculator(
+  w: World,
+  fixes: Fixes,
+  block: Map<string, BlockVolumeMapper>,
+  fs = new Map<string, MetricsProvider>(),
+) {
   const facts: Fact[] = [];
   const calc = new VolumeStatCalculator({
     sim: w.sim,
@@ -71,7 +76,12 @@ describe('volume_stat_calculator SupportsMetrics gate (PRs #97972 + #101587)', (
   it('with block-metrics: block volumes report capacity and nothing panics', () => {
     const fixes = Fixes.all();
     const { w, mapper } = blockPod(fixes);
-    const { calc, facts } = calculator(w, fixes, new Map([['blk-1', mapper]]), new Map([['nil', new MetricsNil()]]));
+    const { calc, facts } = calculator(
+      w,
+      fixes,
+      new Map([['blk-1', mapper]]),
+      new Map([['nil', new MetricsNil()]]),
+    );
     w.run(calc.calcAndStoreStats());
     expect(facts).toEqual([]);
     expect(calc.getLatest()).toEqual({ persistentVolumes: [{ name: 'blk-1', capacityBytes: 7 * GiB }] });
@@ -84,10 +94,32 @@ describe('volume_stat_calculator SupportsMetrics gate (PRs #97972 + #101587)', (
       const { calc, facts } = calculator(w, fixes, new Map([['blk-1', mapper]]));
       w.run(calc.calcAndStoreStats());
       expect(facts).toEqual([
-        expect.objectContaining({ kind: 'kubeletPanic', node: 'node-a', component: 'volume_stat_calculator' }),
+        expect.objectContaining({
+          kind: 'kubeletPanic',
+          node: 'node-a',
+          component: 'volume_stat_calculator',
+        }),
       ]);
       expect(calc.panicked).toBe(true);
       expect(calc.getLatest()).toBeUndefined();
+    }
+  });
+
+  it('the gate itself: a mapper without metrics (unset provider) is skipped only with the fix', () => {
+    for (const fix of [true, false]) {
+      const fixes = Fixes.all().with('block-metrics', fix);
+      const w = new World();
+      const unset: BlockVolumeMapper = {
+        supportsMetrics: () => false,
+        getMetrics: () => callEmbeddedProvider(undefined),
+        getGlobalMapPath: () => '',
+        getPodDeviceMapPath: () => '',
+        setUpDevice: () => callEmbeddedProvider(undefined) as never,
+        mapPodDevice: () => callEmbeddedProvider(undefined) as never,
+      };
+      const { calc, facts } = calculator(w, fixes, new Map([['local-1', unset]]));
+      w.run(calc.calcAndStoreStats());
+      expect(facts.map((f) => f.kind)).toEqual(fix ? [] : ['kubeletPanic']);
     }
   });
 

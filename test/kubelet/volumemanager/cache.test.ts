@@ -2,7 +2,10 @@
 // and of nestedpendingoperations_test.go / exponential backoff, release-1.23.
 import { describe, expect, it } from 'vitest';
 import { GoError } from '../../../src/api/errors.js';
-import { ActualStateOfWorld, deviceMayBeMounted } from '../../../src/kubelet/volumemanager/cache/actualStateOfWorld.js';
+import {
+  ActualStateOfWorld,
+  deviceMayBeMounted,
+} from '../../../src/kubelet/volumemanager/cache/actualStateOfWorld.js';
 import { DesiredStateOfWorld } from '../../../src/kubelet/volumemanager/cache/desiredStateOfWorld.js';
 import { maxDurationBeforeRetryMs } from '../../../src/kubelet/volumemanager/operationexecutor/exponentialBackoff.js';
 import {
@@ -10,7 +13,6 @@ import {
   NestedPendingOperations,
 } from '../../../src/kubelet/volumemanager/operationexecutor/nestedPendingOperations.js';
 import {
-  DeviceGloballyMounted,
   DeviceMountUncertain,
   DeviceNotMounted,
   VolumeMounted,
@@ -139,7 +141,7 @@ describe('NestedPendingOperations', () => {
     expect(isAlreadyExists(g.run('v1', 'pod-a', '', op('volume_unmount', 10)))).toBe(true);
     expect(g.run('v2', 'pod-a', '', op('volume_unmount', 10))).toBeUndefined();
     expect(g.isOperationPending('v1', '', '')).toBe(true);
-    sim.run({ horizonMs: 20, maxEvents: 1000 });
+    sim.run({ horizonMs: 20, maxEvents: 1e9 });
     expect(g.isOperationPending('v1', '', '')).toBe(false);
     expect(g.size).toBe(0);
   });
@@ -159,8 +161,13 @@ describe('NestedPendingOperations', () => {
     const waits: number[] = [];
     let lastStart = 0;
     expect(g.run('v1', '', '', failing())).toBeUndefined();
+    const tick = () => {
+      // An idle run does not move the clock: schedule a no-op one millisecond later.
+      sim.after(1, () => {});
+      sim.run({ horizonMs: sim.nowMs + 1, maxEvents: 1e9 });
+    };
     for (let tries = 0; tries < 12; ) {
-      sim.run({ horizonMs: sim.nowMs + 1, maxEvents: 1000 });
+      tick();
       if (g.run('v1', '', '', failing()) === undefined) {
         waits.push(sim.nowMs - lastStart);
         lastStart = sim.nowMs;
@@ -171,7 +178,7 @@ describe('NestedPendingOperations', () => {
     expect(waits.slice(0, 5)).toEqual([501, 1001, 2001, 4001, 8001]);
     expect(waits.at(-1)).toBe(maxDurationBeforeRetryMs + 1);
     // A different operation name resets the backoff.
-    sim.run({ horizonMs: sim.nowMs + 1, maxEvents: 1000 });
+    tick();
     expect(g.run('v1', '', '', op('volume_mount', 0))).toBeUndefined();
   });
 });

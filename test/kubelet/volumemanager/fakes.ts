@@ -1,6 +1,6 @@
 // Small fake volume plugins and a fake kubelet around the volume manager, for the volume manager tests.
 // Each plugin call takes a few virtual milliseconds and is recorded; failures are injected by count.
-import { GoError } from '../../../src/api/errors.js';
+import { GoError, UncertainProgressError } from '../../../src/api/errors.js';
 import type { Pod, RuntimePod, UID, VolumeMode } from '../../../src/api/v1.js';
 import type { Fact } from '../../../src/facts.js';
 import { Fixes } from '../../../src/fixes.js';
@@ -30,6 +30,7 @@ export type FailureName = 'unmountDevice' | 'tearDown' | 'mountDevice' | 'setUp'
 export class FakePlugin implements VolumePlugin {
   readonly calls: string[] = [];
   readonly failures = new Map<FailureName, number>();
+  readonly uncertain = new Set<FailureName>();
 
   constructor(readonly kind: PluginKind = 'fc') {}
 
@@ -37,8 +38,11 @@ export class FakePlugin implements VolumePlugin {
     return this.calls.filter((c) => c.startsWith(`${name}(`)).length;
   }
 
-  failNext(name: FailureName, times = 1): void {
+  /** The next `times` calls of `name` fail; with `uncertain`, with an UncertainProgressError (a timeout). */
+  failNext(name: FailureName, times = 1, uncertain = false): void {
     this.failures.set(name, times);
+    if (uncertain) this.uncertain.add(name);
+    else this.uncertain.delete(name);
   }
 
   private *act(call: string, failure?: FailureName): Co<GoError | undefined> {
@@ -48,7 +52,8 @@ export class FakePlugin implements VolumePlugin {
       const left = this.failures.get(failure) ?? 0;
       if (left > 0) {
         this.failures.set(failure, left - 1);
-        return new GoError(`fake ${failure} failure`);
+        const message = `fake ${failure} failure`;
+        return this.uncertain.has(failure) ? new UncertainProgressError(message) : new GoError(message);
       }
     }
     return undefined;
@@ -64,6 +69,7 @@ export class FakePlugin implements VolumePlugin {
     const p = this;
     return {
       *attach(): Co<Result<string>> {
+        yield* sleep(0);
         return ok('');
       },
       *waitForAttach(spec: Spec): Co<Result<string>> {
@@ -82,6 +88,7 @@ export class FakePlugin implements VolumePlugin {
     const p = this;
     return {
       *detach(): Co<GoError | undefined> {
+        yield* sleep(0);
         return undefined;
       },
       *unmountDevice(path: string): Co<GoError | undefined> {
@@ -97,6 +104,7 @@ export class FakePlugin implements VolumePlugin {
         return yield* p.act(`setUp(${spec.name},${podUID})`, 'setUp');
       },
       *getMetrics(): Co<Result<{ capacityBytes: number }>> {
+        yield* sleep(0);
         return ok({ capacityBytes: spec.capacityBytes });
       },
     };
@@ -125,6 +133,7 @@ export class FakePlugin implements VolumePlugin {
         return err === undefined ? ok(`/dev/fake-${spec.name}`) : { value: undefined, err };
       },
       *getMetrics(): Co<Result<{ capacityBytes: number }>> {
+        yield* sleep(0);
         return fail('not supported');
       },
     };
@@ -146,11 +155,16 @@ export class FakePlugin implements VolumePlugin {
     return ok(makeSpec(volumeName, this.kind));
   }
   *getDeviceMountRefs(): Co<Result<string[]>> {
+    yield* sleep(0);
     return ok([]);
   }
 }
 
-export function makeSpec(name: string, plugin: PluginKind = 'fc', volumeMode: VolumeMode = 'Filesystem'): Spec {
+export function makeSpec(
+  name: string,
+  plugin: PluginKind = 'fc',
+  volumeMode: VolumeMode = 'Filesystem',
+): Spec {
   return {
     name,
     plugin,

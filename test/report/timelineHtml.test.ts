@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { escapeHtml, toTimelineHtml } from '../../src/report/timelineHtml.js';
+import { sampleFacts, sampleResult, violation } from './fixtures.js';
+
+describe('toTimelineHtml', () => {
+  const html = toTimelineHtml(sampleResult());
+
+  it('is one self-contained page: no URL, no external script, style, font or image', () => {
+    expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html).not.toMatch(/<script[^>]*\bsrc=/i);
+    expect(html).not.toMatch(/<link\b/i);
+    expect(html).not.toMatch(/@import|url\(/i);
+    expect(html).not.toMatch(/<img\b/i);
+  });
+
+  it('has a header with scenario, seed, fixes and the violation list', () => {
+    expect(html).toContain('<h1>podrace: pod-deleted-before-start</h1>');
+    expect(html).toContain('<td>seed</td><td>7</td>');
+    expect(html).toContain('pod-worker-lifecycle=off');
+    expect(html).toContain('block-metrics=on');
+    expect(html).toContain('1 violation');
+    expect(html).toContain('<td class="bad">container-started-after-terminated</td>');
+  });
+
+  it('draws an SVG timeline with spans, a seconds axis and the violation in red with a tooltip', () => {
+    expect(html).toContain('<svg class="plot"');
+    expect(html).toMatch(/<text [^>]*class="tick">0\.0s<\/text>/);
+    expect(html).toMatch(/<text [^>]*class="tick">1\.5s<\/text>/);
+    expect(html).toContain('class="violation"');
+    expect(html).toContain('class="violation-line"');
+    expect(html).toContain('<title>VIOLATION container-started-after-terminated at 1.520s');
+    expect(html).toContain('pod web (web-1) container app');
+    expect(html).toContain('<title>fault containerStart at 1.100s');
+  });
+
+  it('escapes text from the run (a pod named <script>)', () => {
+    const evil = '<script>alert("x")</script>';
+    const page = toTimelineHtml(
+      sampleResult({
+        scenario: '<b>bold</b>',
+        facts: sampleFacts(evil),
+        violations: [{ ...violation, pod: evil, message: `pod ${evil} & co` }],
+      }),
+    );
+    expect(page).not.toContain('<script>');
+    expect(page).not.toContain('<b>bold</b>');
+    expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    expect(page).toContain('&amp; co');
+  });
+
+  it('is deterministic', () => {
+    expect(toTimelineHtml(sampleResult())).toBe(html);
+  });
+
+  it('renders a run without facts or violations', () => {
+    const page = toTimelineHtml(sampleResult({ facts: undefined, violations: [] }));
+    expect(page).toContain('no violations');
+    expect(page).toContain('not recorded');
+  });
+
+  it('escapeHtml escapes the five specials', () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+  });
+});
