@@ -58,7 +58,9 @@ function writeOut(path: string, text: string): void {
   try {
     writeFileSync(path, text);
   } catch (err) {
-    throw new InputError(`${path}: cannot write file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new InputError(
+      `${path}: cannot write file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
   }
 }
 
@@ -70,18 +72,29 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
       (y) =>
         y
           .positional('file', { type: 'string', describe: 'scenario file (YAML)', demandOption: true })
-          .option('seed', { type: 'string', describe: 'seed (decimal or 0x-hex uint32); default: the file\'s' })
-          .option('kubelet', { type: 'string', choices: ['fixed', 'legacy'], describe: 'all fixes on (fixed) or off (legacy)' })
+          .option('seed', {
+            type: 'string',
+            describe: "seed (decimal or 0x-hex uint32); default: the file's",
+          })
+          .option('kubelet', {
+            type: 'string',
+            choices: ['fixed', 'legacy'],
+            describe: 'all fixes on (fixed) or off (legacy)',
+          })
           .option('fix', { type: 'string', array: true, describe: 'toggle one fix: ID=on|off (repeatable)' })
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
           .option('trace', { type: 'string', describe: 'write a Chrome trace (Perfetto) to this file' })
-          .option('timeline', { type: 'string', describe: 'write a self-contained HTML timeline to this file' })
+          .option('timeline', {
+            type: 'string',
+            describe: 'write a self-contained HTML timeline to this file',
+          })
           .option('quiet', { type: 'boolean', default: false, describe: 'print only the summary line' }),
       (argv) => {
         const scenario = loadScenarioFile(String(argv.file));
         const fixes = fixesOption(argv.kubelet, argv.fix);
         const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
-        const wantFacts = argv.trace !== undefined || argv.timeline !== undefined || (!argv.json && !argv.quiet);
+        const wantFacts =
+          argv.trace !== undefined || argv.timeline !== undefined || (!argv.json && !argv.quiet);
         const start = wallClockMs();
         const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts });
         const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
@@ -94,10 +107,14 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           const c = new Chalk({ level: color ? 1 : 0 });
           if (!argv.quiet) {
             process.stdout.write(`${c.bold(scenario.name)}  seed ${seed}  fixes ${fixes.label()}\n`);
-            for (const line of formatTimeline(result, { color, limit: 200 })) process.stdout.write(`${line}\n`);
+            for (const line of formatTimeline(result, { color, limit: 200 }))
+              process.stdout.write(`${line}\n`);
             for (const v of result.violations) process.stdout.write(`${formatViolation(v, color)}\n`);
           }
-          const verdict = result.violations.length === 0 ? c.green('no violations') : c.red(`${result.violations.length} violation(s)`);
+          const verdict =
+            result.violations.length === 0
+              ? c.green('no violations')
+              : c.red(`${result.violations.length} violation(s)`);
           process.stdout.write(
             `${verdict}  (${result.events} events, ${(result.virtualTimeMs / 1000).toFixed(3)}s virtual, ${wallMs}ms wall, ${result.outcome})\n`,
           );
@@ -113,7 +130,8 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           .positional('paths', { type: 'string', array: true, describe: 'scenario files or folders' })
           .option('json', { type: 'boolean', default: false, describe: 'one JSON object per claim' }),
       (argv) => {
-        const paths = argv.paths === undefined || argv.paths.length === 0 ? ['scenarios'] : argv.paths.map(String);
+        const paths =
+          argv.paths === undefined || argv.paths.length === 0 ? ['scenarios'] : argv.paths.map(String);
         const files = scenarioFiles(paths);
         const scenarios = files.map((f) => loadScenarioFile(f));
         checkUniqueNames(scenarios);
@@ -143,7 +161,12 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
     .command(
       'list [what]',
       'List the invariants, fixes or bundled scenarios, one line each',
-      (y) => y.positional('what', { type: 'string', choices: ['invariants', 'fixes', 'scenarios'], default: 'invariants' }),
+      (y) =>
+        y.positional('what', {
+          type: 'string',
+          choices: ['invariants', 'fixes', 'scenarios'],
+          default: 'invariants',
+        }),
       (argv) => {
         for (const line of listLines(String(argv.what))) process.stdout.write(`${line}\n`);
         setExit(EXIT.OK);
@@ -159,7 +182,8 @@ export interface VerifyRow {
 
 export function verifyScenarios(scenarios: readonly Scenario[]): VerifyRow[] {
   const rows: VerifyRow[] = [];
-  for (const scenario of scenarios) for (const claim of scenario.claims) rows.push({ scenario, claim: checkClaim(scenario, claim) });
+  for (const scenario of scenarios)
+    for (const claim of scenario.claims) rows.push({ scenario, claim: checkClaim(scenario, claim) });
   return rows;
 }
 
@@ -182,11 +206,16 @@ export function formatVerifyTable(rows: readonly VerifyRow[], color: boolean): s
     const label = claimLabel(r.claim.claim).padEnd(claimWidth);
     const verdict = r.claim.pass ? c.green('pass') : c.red('FAIL');
     let detail = `[${r.claim.actual.join(', ')}]`;
-    if (!r.claim.pass) detail = `expected [${r.claim.expected.join(', ')}], got [${r.claim.actual.join(', ')}]  (${r.scenario.file}:${r.claim.claim.line})`;
+    if (!r.claim.pass)
+      detail = `expected [${r.claim.expected.join(', ')}], got [${r.claim.actual.join(', ')}]  (${r.scenario.file}:${r.claim.claim.line})`;
     lines.push(`${r.scenario.name.padEnd(nameWidth)}  ${label}  ${verdict}  ${detail}`);
   }
   const failed = rows.filter((r) => !r.claim.pass).length;
-  lines.push(failed === 0 ? c.green(`${rows.length} claims, all hold`) : c.red(`${failed} of ${rows.length} claims failed`));
+  lines.push(
+    failed === 0
+      ? c.green(`${rows.length} claims, all hold`)
+      : c.red(`${failed} of ${rows.length} claims failed`),
+  );
   return lines;
 }
 

@@ -1,6 +1,6 @@
 // Parsing and validation of the flags shared by several commands. Every bad value is an InputError
 // (exit 2) naming the flag and what was expected; nothing here touches the simulation.
-import { FIX_IDS, type FixId, Fixes, isFixId } from '../fixes.js';
+import { FIX_IDS, Fixes, type FixId, isFixId } from '../fixes.js';
 import { parseDurationMs, parseSeed } from '../sim/index.js';
 import { InputError } from './errors.js';
 
@@ -55,6 +55,7 @@ export function shardOption(value: unknown, env: NodeJS.ProcessEnv): { index: nu
     }
     index = Number(jobIndex) + 1;
   } else index = Number(m[1]);
-  if (count < 1 || index < 1 || index > count) throw new InputError(`--shard: ${index}/${count} is not a shard (1 <= I <= N)`);
+  if (count < 1 || index < 1 || index > count)
+    throw new InputError(`--shard: ${index}/${count} is not a shard (1 <= I <= N)`);
   return { index, count };
 }

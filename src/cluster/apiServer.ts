@@ -5,7 +5,7 @@ import { GoError } from '../api/errors.js';
 import { isStaticPod, type Pod, type PodStatus, type UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { AttachedVolume, KubeClient } from '../kubelet/kubeClient.js';
-import { type Co, type Rng, type Sim, assert, sleep } from '../sim/index.js';
+import { assert, type Co, type Rng, type Sim, sleep } from '../sim/index.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export type WatchHandler = (type: WatchEventType, pod: Pod) => void;
@@ -83,7 +83,14 @@ export class APIServer {
     const pod = this.pods.get(uid);
     if (pod === undefined) return false;
     if (pod.metadata.deletionTimestamp === undefined) {
-      this.publish({ kind: 'apiPodDeletionRequested', atMs: this.sim.nowMs, node: pod.spec.nodeName, uid, pod: pod.metadata.name, gracePeriodSeconds: 0 });
+      this.publish({
+        kind: 'apiPodDeletionRequested',
+        atMs: this.sim.nowMs,
+        node: pod.spec.nodeName,
+        uid,
+        pod: pod.metadata.name,
+        gracePeriodSeconds: 0,
+      });
     }
     this.remove(pod, 'user-force');
     return true;
@@ -110,10 +117,15 @@ export class APIServer {
   watchNode(nodeName: string, handler: WatchHandler, onSynced: () => void): void {
     const w = { handler, lastDeliveryMs: this.sim.nowMs };
     this.watchers.set(nodeName, w);
-    for (const pod of this.podsOnNode(nodeName).sort((a, b) => a.metadata.uid.localeCompare(b.metadata.uid))) {
+    for (const pod of this.podsOnNode(nodeName).sort((a, b) =>
+      a.metadata.uid.localeCompare(b.metadata.uid),
+    )) {
       this.deliver(nodeName, 'ADDED', pod);
     }
-    const at = Math.max(w.lastDeliveryMs, this.sim.nowMs + this.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]));
+    const at = Math.max(
+      w.lastDeliveryMs,
+      this.sim.nowMs + this.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]),
+    );
     w.lastDeliveryMs = at;
     this.sim.at(at, () => {
       if (this.watchers.get(nodeName) === w) onSynced();
@@ -132,7 +144,10 @@ export class APIServer {
     const w = this.watchers.get(nodeName);
     if (w === undefined) return;
     // A watch is a stream: events arrive in the order they happened.
-    const at = Math.max(w.lastDeliveryMs, this.sim.nowMs + this.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]));
+    const at = Math.max(
+      w.lastDeliveryMs,
+      this.sim.nowMs + this.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]),
+    );
     w.lastDeliveryMs = at;
     this.sim.at(at, () => {
       if (this.watchers.get(nodeName) === w) w.handler(type, pod);
@@ -141,7 +156,14 @@ export class APIServer {
 
   private remove(pod: Pod, by: 'kubelet' | 'user-force'): void {
     this.pods.delete(pod.metadata.uid);
-    this.publish({ kind: 'apiPodDeleted', atMs: this.sim.nowMs, node: pod.spec.nodeName, uid: pod.metadata.uid, pod: pod.metadata.name, by });
+    this.publish({
+      kind: 'apiPodDeleted',
+      atMs: this.sim.nowMs,
+      node: pod.spec.nodeName,
+      uid: pod.metadata.uid,
+      pod: pod.metadata.name,
+      by,
+    });
     this.notify('DELETED', pod);
   }
 
@@ -165,7 +187,8 @@ export class APIServer {
     return {
       *getPod(namespace: string, name: string): Co<Pod | undefined> {
         yield* latency();
-        for (const p of api.pods.values()) if (p.metadata.namespace === namespace && p.metadata.name === name) return p;
+        for (const p of api.pods.values())
+          if (p.metadata.namespace === namespace && p.metadata.name === name) return p;
         return undefined;
       },
       *patchPodStatus(uid: UID, status: PodStatus): Co<GoError | undefined> {
@@ -202,7 +225,12 @@ export class APIServer {
       *updateNodeVolumesInUse(node: string, volumesInUse: readonly string[]): Co<GoError | undefined> {
         yield* latency();
         api.nodeStatus(node).volumesInUse = [...volumesInUse].sort();
-        api.publish({ kind: 'nodeVolumesInUse', atMs: api.sim.nowMs, node, volumes: [...volumesInUse].sort() });
+        api.publish({
+          kind: 'nodeVolumesInUse',
+          atMs: api.sim.nowMs,
+          node,
+          volumes: [...volumesInUse].sort(),
+        });
         return undefined;
       },
       getVolumesAttached(node: string): readonly AttachedVolume[] {

@@ -63,7 +63,8 @@ export class AttachDetachController {
 
   private observeNodeHealth(): void {
     for (const node of this.world.nodes.values()) {
-      if (node.kubelet?.alive === true || !this.lastHeartbeatMs.has(node.name)) this.lastHeartbeatMs.set(node.name, this.world.sim.nowMs);
+      if (node.kubelet?.alive === true || !this.lastHeartbeatMs.has(node.name))
+        this.lastHeartbeatMs.set(node.name, this.world.sim.nowMs);
     }
   }
 
@@ -92,20 +93,31 @@ export class AttachDetachController {
       a.detachRequestedAtMs ??= this.world.sim.nowMs;
       const timeout = this.world.sim.nowMs - a.detachRequestedAtMs > maxWaitForUnmountDurationMs;
       const forceDetach = !this.nodeHealthy(a.node) && timeout;
-      const mountedByNode = this.world.api.nodeStatus(a.node).volumesInUse.some((v) => volumeNameOf(v) === a.volume);
+      const mountedByNode = this.world.api
+        .nodeStatus(a.node)
+        .volumesInUse.some((v) => volumeNameOf(v) === a.volume);
       if (mountedByNode && !forceDetach) continue;
       // RemoveVolumeFromReportAsAttached + UpdateNodeStatusForNode, then DetachVolume.
       this.removeAttached(a);
       const spec = volumeSpecOf(this.world, a.volume);
       if (spec !== undefined) {
-        const err = yield* this.pluginsOf(a.node).findPluginBySpec(spec).newDetacher().detach(a.volume, a.node);
+        const err = yield* this.pluginsOf(a.node)
+          .findPluginBySpec(spec)
+          .newDetacher()
+          .detach(a.volume, a.node);
         if (err !== undefined) {
           // A failed detach keeps the volume attached (the cloud refused); retried next loop.
           this.addAttached({ ...a, detachRequestedAtMs: a.detachRequestedAtMs });
           continue;
         }
       }
-      this.publish({ kind: 'volumeDetached', atMs: this.world.sim.nowMs, node: a.node, volume: a.volume, forced: forceDetach && mountedByNode });
+      this.publish({
+        kind: 'volumeDetached',
+        atMs: this.world.sim.nowMs,
+        node: a.node,
+        volume: a.volume,
+        forced: forceDetach && mountedByNode,
+      });
     }
     for (const k of [...desired].sort()) {
       const [volume, node] = splitKey(k);

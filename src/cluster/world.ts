@@ -8,16 +8,18 @@ import type { Fixes } from '../fixes.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import { FakeRuntime } from '../runtime/fakeRuntime.js';
 import type { Action, Fault, Scenario } from '../scenario/types.js';
-import { Bus, type Co, type Rng, Sim, assert, unreachable } from '../sim/index.js';
+import { assert, Bus, type Co, type Rng, Sim, unreachable } from '../sim/index.js';
 import { Host } from '../storage/host.js';
 import { San } from '../storage/san.js';
 import { APIServer } from './apiServer.js';
 import { AttachDetachController } from './attachDetachController.js';
-import { newKubeletVolumeManager } from './volumeWiring.js';
 import type { NodeWorld } from './nodeWorld.js';
+import { newKubeletVolumeManager } from './volumeWiring.js';
 
 /** A kubelet restart without `downFor` stays down 2-10 s (drawn from the seeded RNG). */
 const RESTART_DOWN_MS = [2000, 10_000] as const;
+/** systemd's RestartSec for the kubelet unit: a crashed kubelet comes back after 10 s. */
+const KUBELET_RESTART_SEC_MS = 10_000;
 
 export interface WorldOptions {
   readonly scenario: Scenario;
@@ -50,7 +52,13 @@ export class World {
     this.api = new APIServer(this.sim, this.sim.rng.fork('apiserver'), publish);
     this.san = new San({ now: () => this.sim.nowMs, publish });
     for (const v of o.scenario.volumes) {
-      this.san.addLun({ name: v.name, plugin: v.plugin, capacityBytes: v.capacityBytes, accessMode: v.accessMode, mode: v.mode });
+      this.san.addLun({
+        name: v.name,
+        plugin: v.plugin,
+        capacityBytes: v.capacityBytes,
+        accessMode: v.accessMode,
+        mode: v.mode,
+      });
     }
     for (const name of o.scenario.nodes) {
       this.api.addNode(name);
@@ -113,6 +121,12 @@ export class World {
       host: node.host,
       publish: (fact) => this.bus.publish(fact),
       newVolumeManager: (kl) => newKubeletVolumeManager(this, node, kl),
+      onCrash: () => {
+        node.kubelet = undefined;
+        this.sim.after(KUBELET_RESTART_SEC_MS, () => {
+          if (node.kubelet === undefined) this.startKubelet(node);
+        });
+      },
     });
     node.kubelet = kubelet;
     node.kubeletGeneration++;
@@ -147,13 +161,15 @@ export class World {
       }
       case 'shutdownNode': {
         const kubelet = this.nodeOf(action.node).kubelet;
-        if (kubelet !== undefined) this.sim.spawn(`${action.node}/nodeShutdown`, kubelet.processShutdownEvent(), kubelet.group);
+        if (kubelet !== undefined)
+          this.sim.spawn(`${action.node}/nodeShutdown`, kubelet.processShutdownEvent(), kubelet.group);
         return;
       }
       case 'crashContainer': {
         const uid = this.podUIDs.get(action.pod);
         const nodeName = uid === undefined ? undefined : this.podNodes.get(uid);
-        if (uid !== undefined && nodeName !== undefined) this.nodeOf(nodeName).host.runtime.crashContainer(uid, action.container);
+        if (uid !== undefined && nodeName !== undefined)
+          this.nodeOf(nodeName).host.runtime.crashContainer(uid, action.container);
         return;
       }
       case 'fault':
@@ -169,7 +185,10 @@ export class World {
       name: a.pod,
       namespace: 'default',
       node: a.node,
-      containers: a.containers.map((c) => ({ name: c.name, ...(c.startDelayMs === null ? {} : { startDelayMs: c.startDelayMs }) })),
+      containers: a.containers.map((c) => ({
+        name: c.name,
+        ...(c.startDelayMs === null ? {} : { startDelayMs: c.startDelayMs }),
+      })),
       volumes: a.volumes,
       grace: a.gracePeriodS,
       restartPolicy: a.restartPolicy,
@@ -286,15 +305,32 @@ export class World {
         const uid = this.podUIDs.get(f.pod);
         const nodeName = uid === undefined ? undefined : this.podNodes.get(uid);
         if (uid === undefined || nodeName === undefined) return;
-        this.nodeOf(nodeName).host.runtime.injectContainerStartFault(uid, { delayMs: f.delayMs ?? 0, error: f.error ?? undefined });
-        this.bus.publish({ kind: 'faultInjected', atMs: this.sim.nowMs, node: nodeName, fault: 'containerStart', pod: f.pod });
+        this.nodeOf(nodeName).host.runtime.injectContainerStartFault(uid, {
+          delayMs: f.delayMs ?? 0,
+          error: f.error ?? undefined,
+        });
+        this.bus.publish({
+          kind: 'faultInjected',
+          atMs: this.sim.nowMs,
+          node: nodeName,
+          fault: 'containerStart',
+          pod: f.pod,
+        });
         return;
       }
       case 'unmountDevice':
-        this.nodeOf(f.node).storage.injectFault({ kind: 'unmountDevice', volume: f.volume, stage: f.stage, times: f.times });
+        this.nodeOf(f.node).storage.injectFault({
+          kind: 'unmountDevice',
+          volume: f.volume,
+          stage: f.stage,
+          times: f.times,
+        });
         return;
       case 'procMounts':
-        this.nodeOf(f.node).storage.injectFault({ kind: 'procMounts', inconsistentReads: f.inconsistentReads });
+        this.nodeOf(f.node).storage.injectFault({
+          kind: 'procMounts',
+          inconsistentReads: f.inconsistentReads,
+        });
         return;
       case 'constructVolumeSpec':
         this.nodeOf(f.node).storage.injectFault({ kind: 'constructVolumeSpec', volume: f.volume });

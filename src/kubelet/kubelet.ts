@@ -3,20 +3,41 @@
 // one kubelet process of one node. Its goroutines live in one ProcessGroup, so a kubelet restart loses
 // every in-memory structure while the runtime and the host keep theirs.
 import { GoError } from '../api/errors.js';
-import { getPodFullName, isStaticPod, type Pod, type PodStatus, type RuntimePod, type RuntimePodStatus, type UID } from '../api/v1.js';
+import {
+  getPodFullName,
+  isStaticPod,
+  type Pod,
+  type PodStatus,
+  type RuntimePod,
+  type RuntimePodStatus,
+  type UID,
+} from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
 import type { FakeRuntime } from '../runtime/fakeRuntime.js';
-import { type Chan, type Co, type Context, ProcessGroup, type Rng, type SelectCase, type Sim, assert, select, sleep } from '../sim/index.js';
-import { Cache } from './container/cache.js';
+import {
+  assert,
+  type Chan,
+  type Co,
+  type Context,
+  ProcessGroup,
+  type Rng,
+  type SelectCase,
+  type Sim,
+  select,
+  sleep,
+} from '../sim/index.js';
+import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
+import { Cache } from './container/cache.js';
 import type { KubeClient } from './kubeClient.js';
-import { KubeGenericRuntimeManager, convertPodStatusToRunningPod } from './kuberuntime/kuberuntimeManager.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
+import { convertPodStatusToRunningPod, KubeGenericRuntimeManager } from './kuberuntime/kuberuntimeManager.js';
 import { LegacyKubelet } from './legacy/kubeletLegacy.js';
 import { GenericPLEG, type PodLifecycleEvent, plegChannelCapacity } from './pleg/genericPleg.js';
 import { BasicPodManager } from './pod/podManager.js';
 import { killPodNow, PodWorkers } from './podWorkers.js';
+import { FsResourceAnalyzer, statsProviderFromMountedVolumes } from './stats/fsResourceAnalyzer.js';
 import { generateAPIPodStatus } from './status/generate.js';
 import { StatusManager } from './status/statusManager.js';
 import type { MutablePodStatus, PodStatusFunc, SyncPodType } from './types.js';
@@ -43,6 +64,14 @@ export interface KubeletVolumeManager {
   podVolumesExist(uid: UID): boolean;
   getVolumesInUse(): string[];
   markVolumesAsReportedInUse(volumes: readonly string[]): void;
+  /** Until reconstruction has run, volumesInUse is left as it was (setters.go VolumesInUse). */
+  reconcilerStatesHasBeenSynced(): boolean;
+  getMountedVolumesForPod(
+    uid: UID,
+  ): ReadonlyMap<
+    string,
+    { mounter?: MetricsProvider | undefined; blockVolumeMapper?: BlockVolumeMapper | undefined }
+  >;
 }
 
 /** The node's persistent state a kubelet restart does not lose: runtime, pod cgroups, manifests. */
@@ -67,6 +96,8 @@ export interface KubeletOptions {
   publish: (fact: Fact) => void;
   /** Builds the volume manager for this kubelet process (it needs the kubelet's pod state). */
   newVolumeManager(kl: Kubelet): KubeletVolumeManager;
+  /** The kubelet process died (a Go panic): systemd restarts it. */
+  onCrash(): void;
 }
 
 export class Kubelet {
@@ -86,6 +117,7 @@ export class Kubelet {
   readonly podWorkers: PodWorkers | undefined;
   readonly legacy: LegacyKubelet | undefined;
   readonly volumeManager: KubeletVolumeManager;
+  private readonly resourceAnalyzer: FsResourceAnalyzer;
   readonly rng: Rng;
   private readonly podConfig: PodConfig;
   private readonly updates: Chan<PodUpdate>;
@@ -109,7 +141,13 @@ export class Kubelet {
     this.group = new ProcessGroup(`kubelet/${o.nodeName}`);
     this.podCache = new Cache(o.sim);
     this.workQueue = new WorkQueue(o.sim);
-    this.runtimeManager = new KubeGenericRuntimeManager(o.sim, o.host.runtime, this.group, o.nodeName, o.publish);
+    this.runtimeManager = new KubeGenericRuntimeManager(
+      o.sim,
+      o.host.runtime,
+      this.group,
+      o.nodeName,
+      o.publish,
+    );
     this.updates = o.sim.chan<PodUpdate>(podUpdatesChannelCapacity, 'updates');
     this.podConfig = new PodConfig(this.updates);
     this.plegCh = o.sim.chan<PodLifecycleEvent>(plegChannelCapacity, 'plegCh');
@@ -136,6 +174,25 @@ export class Kubelet {
       this.legacy = new LegacyKubelet(this);
     }
     this.volumeManager = o.newVolumeManager(this);
+    const volumeManager = this.volumeManager;
+    this.resourceAnalyzer = new FsResourceAnalyzer({
+      sim: o.sim,
+      group: this.group,
+      node: o.nodeName,
+      fixes: o.fixes,
+      rng: o.rng.fork('stats'),
+      publish: o.publish,
+      podUIDs: () => this.podManager.getPods().map((p) => p.metadata.uid),
+      statsProvider: statsProviderFromMountedVolumes((uid) => volumeManager.getMountedVolumesForPod(uid)),
+      onPanic: () => this.crash(),
+    });
+  }
+
+  /** A Go panic in any kubelet goroutine ends the whole process. */
+  crash(): void {
+    if (!this.alive) return;
+    this.stop();
+    this.opts.onCrash();
   }
 
   // ---- process lifecycle ----
@@ -146,6 +203,7 @@ export class Kubelet {
     this.sim.spawn(`${this.nodeName}/pleg`, this.pleg.run(), this.group);
     this.statusManager.start();
     this.volumeManager.run();
+    this.resourceAnalyzer.start();
     this.legacy?.start();
     this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group);
     this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group);
@@ -187,7 +245,12 @@ export class Kubelet {
   private *syncLoop(): Co<void> {
     const syncCh = this.ticker(syncLoopPeriodMs, 'syncCh');
     const housekeepingCh = this.ticker(housekeepingPeriodMs, 'housekeepingCh');
-    const cases: SelectCase[] = [{ recv: this.updates }, { recv: this.plegCh }, { recv: syncCh }, { recv: housekeepingCh }];
+    const cases: SelectCase[] = [
+      { recv: this.updates },
+      { recv: this.plegCh },
+      { recv: syncCh },
+      { recv: housekeepingCh },
+    ];
     for (;;) {
       const r = yield* select(cases);
       switch (r.index) {
@@ -304,7 +367,10 @@ export class Kubelet {
 
   /** cleanUpContainersInPod: remove dead containers of a pod whose content may go (PLEG ContainerDied). */
   private *cleanUpContainersInPod(uid: UID): Co<void> {
-    const removeAll = this.podWorkers !== undefined ? this.podWorkers.shouldPodContentBeRemoved(uid) : (this.legacy?.removeAllOnContainerDied(uid) ?? false);
+    const removeAll =
+      this.podWorkers !== undefined
+        ? this.podWorkers.shouldPodContentBeRemoved(uid)
+        : (this.legacy?.removeAllOnContainerDied(uid) ?? false);
     if (removeAll) yield* this.runtimeManager.removeDeadContainers((u) => u === uid);
   }
 
@@ -318,7 +384,11 @@ export class Kubelet {
     podStatus: RuntimePodStatus | undefined,
   ): Co<{ isTerminal: boolean; err: GoError | undefined }> {
     const uid = pod.metadata.uid;
-    const apiPodStatus = generateAPIPodStatus(pod, podStatus, this.statusManager.getPodStatus(uid) ?? pod.status);
+    const apiPodStatus = generateAPIPodStatus(
+      pod,
+      podStatus,
+      this.statusManager.getPodStatus(uid) ?? pod.status,
+    );
     if (apiPodStatus.phase === 'Succeeded' || apiPodStatus.phase === 'Failed') {
       this.statusManager.setPodStatus(pod, apiPodStatus);
       return { isTerminal: true, err: undefined };
@@ -350,28 +420,60 @@ export class Kubelet {
       return yield* this.killPod(pod, runningPod, gracePeriod, 'syncTerminatingPod (runtime pod)');
     }
     const status = podStatus ?? this.podCache.get(pod.metadata.uid);
-    const apiPodStatus = generateAPIPodStatus(pod, status, this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status);
+    const apiPodStatus = generateAPIPodStatus(
+      pod,
+      status,
+      this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status,
+    );
     let finalStatus: PodStatus = apiPodStatus;
     if (podStatusFn !== undefined) {
-      const mutable: MutablePodStatus = { phase: apiPodStatus.phase, reason: apiPodStatus.reason, message: apiPodStatus.message };
+      const mutable: MutablePodStatus = {
+        phase: apiPodStatus.phase,
+        reason: apiPodStatus.reason,
+        message: apiPodStatus.message,
+      };
       podStatusFn(mutable);
-      finalStatus = { ...apiPodStatus, phase: mutable.phase, reason: mutable.reason, message: mutable.message };
+      finalStatus = {
+        ...apiPodStatus,
+        phase: mutable.phase,
+        reason: mutable.reason,
+        message: mutable.message,
+      };
     }
     this.statusManager.setPodStatus(pod, finalStatus);
-    const err = yield* this.killPod(pod, convertPodStatusToRunningPod(status), gracePeriod, 'syncTerminatingPod');
+    const err = yield* this.killPod(
+      pod,
+      convertPodStatusToRunningPod(status),
+      gracePeriod,
+      'syncTerminatingPod',
+    );
     if (err !== undefined) return err;
     const stopped = this.runtimeManager.getPodStatus(pod);
     const running = stopped.containerStatuses.filter((c) => c.state === 'running').map((c) => c.id);
     if (running.length > 0) {
-      return new GoError(`detected running containers after a successful KillPod, CRI violation: ${running.join(',')}`);
+      return new GoError(
+        `detected running containers after a successful KillPod, CRI violation: ${running.join(',')}`,
+      );
     }
-    const after = generateAPIPodStatus(pod, stopped, this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status);
+    const after = generateAPIPodStatus(
+      pod,
+      stopped,
+      this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status,
+    );
     this.statusManager.setPodStatus(pod, after);
     return undefined;
   }
 
-  *syncTerminatedPod(_ctx: Context, pod: Pod, podStatus: RuntimePodStatus | undefined): Co<GoError | undefined> {
-    const apiPodStatus = generateAPIPodStatus(pod, podStatus, this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status);
+  *syncTerminatedPod(
+    _ctx: Context,
+    pod: Pod,
+    podStatus: RuntimePodStatus | undefined,
+  ): Co<GoError | undefined> {
+    const apiPodStatus = generateAPIPodStatus(
+      pod,
+      podStatus,
+      this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status,
+    );
     this.statusManager.setPodStatus(pod, apiPodStatus);
     const err = yield* this.volumeManager.waitForUnmount(pod);
     if (err !== undefined) return err;
@@ -381,7 +483,12 @@ export class Kubelet {
   }
 
   /** killPod (kubelet_pods.go): the runtime kill of a pod's running containers. */
-  *killPod(pod: Pod | undefined, runningPod: RuntimePod, gracePeriodOverride: number | undefined, source: string): Co<GoError | undefined> {
+  *killPod(
+    pod: Pod | undefined,
+    runningPod: RuntimePod,
+    gracePeriodOverride: number | undefined,
+    source: string,
+  ): Co<GoError | undefined> {
     return yield* this.runtimeManager.killPod(pod, runningPod, gracePeriodOverride, source);
   }
 
@@ -421,7 +528,12 @@ export class Kubelet {
         (function* (): Co {
           let err: GoError | undefined;
           if (kl.legacy !== undefined) {
-            const status: PodStatus = { ...pod.status, phase: 'Failed', reason: nodeShutdownReason, message: nodeShutdownMessage };
+            const status: PodStatus = {
+              ...pod.status,
+              phase: 'Failed',
+              reason: nodeShutdownReason,
+              message: nodeShutdownMessage,
+            };
             err = yield* kl.legacy.killPodNow(pod, status, gracePeriodOverride);
           } else {
             assert(kl.podWorkers !== undefined, 'shutdown without pod workers');
@@ -445,12 +557,18 @@ export class Kubelet {
 
   // ---- node status and GC ----
 
-  /** syncNodeStatus every 10 s: report volumesInUse, then mark them reported (kubelet_node_status.go). */
+  /**
+   * syncNodeStatus every 10 s: report volumesInUse, then mark them reported (kubelet_node_status.go).
+   * The VolumesInUse setter only overwrites the field once the reconciler has synced its states, so a
+   * restarted kubelet does not report an empty list before reconstruction.
+   */
   private *syncNodeStatusLoop(): Co<void> {
     for (;;) {
-      const inUse = this.volumeManager.getVolumesInUse();
-      const err = yield* this.kubeClient.updateNodeVolumesInUse(this.nodeName, inUse);
-      if (err === undefined) this.volumeManager.markVolumesAsReportedInUse(inUse);
+      if (this.volumeManager.reconcilerStatesHasBeenSynced()) {
+        const inUse = this.volumeManager.getVolumesInUse();
+        const err = yield* this.kubeClient.updateNodeVolumesInUse(this.nodeName, inUse);
+        if (err === undefined) this.volumeManager.markVolumesAsReportedInUse(inUse);
+      }
       yield* sleep(nodeStatusUpdateFrequencyMs);
     }
   }

@@ -6,10 +6,11 @@
 // StartContainer 20-100 ms (+ the container's startDelay, + an injected containerStart delay),
 // Stop/Remove 10-50 ms. After SIGTERM a container's process exits within 100-800 ms with probability 1/2;
 // otherwise it ignores SIGTERM and is SIGKILLed when the grace period ends.
-import type { RuntimeContainerState, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
+
 import { GoError } from '../api/errors.js';
+import type { RuntimeContainerState, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
-import { type Co, type Process, type Rng, type Sim, assert, park, sleep } from '../sim/index.js';
+import { assert, type Co, type Process, park, type Rng, type Sim, sleep } from '../sim/index.js';
 
 export interface RuntimeContainerSpec {
   readonly name: string;
@@ -89,7 +90,13 @@ export class FakeRuntime {
     const entry = this.entry(meta);
     entry.sandboxAttempt++;
     entry.sandbox = { id: `${meta.uid}/sandbox/${entry.sandboxAttempt}`, ready: true };
-    this.publish({ kind: 'sandboxCreated', atMs: this.sim.nowMs, node: this.nodeName, uid: meta.uid, pod: meta.name });
+    this.publish({
+      kind: 'sandboxCreated',
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid: meta.uid,
+      pod: meta.name,
+    });
     return undefined;
   }
 
@@ -140,7 +147,11 @@ export class FakeRuntime {
     return { value: c.id, err: undefined };
   }
 
-  *startContainer(meta: RuntimePodMeta, spec: RuntimeContainerSpec, containerId: string): Co<GoError | undefined> {
+  *startContainer(
+    meta: RuntimePodMeta,
+    spec: RuntimeContainerSpec,
+    containerId: string,
+  ): Co<GoError | undefined> {
     const fault = this.startFaults.get(meta.uid);
     const faultDelayMs = fault?.delayMs ?? 0;
     yield* sleep(this.latency(START_LATENCY_MS) + spec.startDelayMs + faultDelayMs);
@@ -204,7 +215,14 @@ export class FakeRuntime {
     if (entry === undefined || c === undefined) return undefined;
     if (c.state === 'running') return new GoError(`cannot remove running container ${c.id}`);
     entry.containers.delete(containerId);
-    this.publish({ kind: 'containerRemoved', atMs: this.sim.nowMs, node: this.nodeName, uid, pod: entry.meta.name, container: c.name });
+    this.publish({
+      kind: 'containerRemoved',
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid,
+      pod: entry.meta.name,
+      container: c.name,
+    });
     if (entry.containers.size === 0 && entry.sandbox === undefined) this.pods.delete(uid);
     return undefined;
   }
@@ -238,7 +256,13 @@ export class FakeRuntime {
           ? [{ id: entry.sandbox.id, ready: entry.sandbox.ready }]
           : [];
       if (!all && containers.length === 0 && sandboxes.length === 0) continue;
-      out.push({ id: entry.meta.uid, name: entry.meta.name, namespace: entry.meta.namespace, containers, sandboxes });
+      out.push({
+        id: entry.meta.uid,
+        name: entry.meta.name,
+        namespace: entry.meta.namespace,
+        containers,
+        sandboxes,
+      });
     }
     return out;
   }
@@ -246,7 +270,14 @@ export class FakeRuntime {
   getPodStatus(uid: UID): RuntimePodStatus {
     const entry = this.pods.get(uid);
     if (entry === undefined) {
-      return { id: uid, name: '', namespace: '', containerStatuses: [], sandboxStatuses: [], timestampMs: this.sim.nowMs };
+      return {
+        id: uid,
+        name: '',
+        namespace: '',
+        containerStatuses: [],
+        sandboxStatuses: [],
+        timestampMs: this.sim.nowMs,
+      };
     }
     return {
       id: uid,
@@ -260,7 +291,8 @@ export class FakeRuntime {
         startedAtMs: c.startedAtMs,
         finishedAtMs: c.finishedAtMs,
       })),
-      sandboxStatuses: entry.sandbox === undefined ? [] : [{ id: entry.sandbox.id, ready: entry.sandbox.ready }],
+      sandboxStatuses:
+        entry.sandbox === undefined ? [] : [{ id: entry.sandbox.id, ready: entry.sandbox.ready }],
       timestampMs: this.sim.nowMs,
     };
   }

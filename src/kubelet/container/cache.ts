@@ -2,7 +2,7 @@
 // GetNewerThan blocks until the cache holds data newer than a given time, which is how a pod worker
 // waits for the next relist after its own sync.
 import { emptyRuntimePodStatus, type RuntimePodStatus, type UID } from '../../api/v1.js';
-import { type Co, type Process, type Sim, assert, park } from '../../sim/index.js';
+import { assert, type Co, type Process, park, type Sim } from '../../sim/index.js';
 import type { PodCache } from '../types.js';
 
 interface Entry {

@@ -1,7 +1,7 @@
 // Ported from kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go and kuberuntime_container.go,
 // release-1.23 (SyncPod / computePodActions, KillPod / killContainer): the kubelet's side of the CRI.
 // Simplified to what the races need: no init or ephemeral containers, no image pulls, no probes.
-import { GoError } from '../../api/errors.js';
+import type { GoError } from '../../api/errors.js';
 import {
   getPodFullName,
   isStaticPod,
@@ -12,7 +12,7 @@ import {
 } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { FakeRuntime, RuntimePodMeta } from '../../runtime/fakeRuntime.js';
-import { type Co, type ProcessGroup, type Sim, assert } from '../../sim/index.js';
+import { assert, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
 
 /** minimumGracePeriodInSeconds in kuberuntime_container.go. */
 export const minimumGracePeriodInSeconds = 2;
@@ -82,7 +82,12 @@ export class KubeGenericRuntimeManager {
     if (!sandboxReady) {
       // A new sandbox means every container restarts in it (killPodWithSyncResult of the old one first).
       if (podStatus !== undefined && podStatus.containerStatuses.some((c) => c.state === 'running')) {
-        const err = yield* this.killPod(pod, convertPodStatusToRunningPod(podStatus), undefined, 'SyncPod: sandbox changed');
+        const err = yield* this.killPod(
+          pod,
+          convertPodStatusToRunningPod(podStatus),
+          undefined,
+          'SyncPod: sandbox changed',
+        );
         if (err !== undefined) return err;
       }
       const err = yield* this.runtime.runPodSandbox(meta);
@@ -98,7 +103,8 @@ export class KubeGenericRuntimeManager {
         const key = `${pod.metadata.uid}/${spec.name}`;
         const backOff = this.crashBackOff.get(key);
         if (backOff !== undefined && this.sim.nowMs < backOff.untilMs) continue; // ErrCrashLoopBackOff
-        const periodMs = backOff === undefined ? crashBackOffInitialMs : Math.min(backOff.periodMs * 2, crashBackOffMaxMs);
+        const periodMs =
+          backOff === undefined ? crashBackOffInitialMs : Math.min(backOff.periodMs * 2, crashBackOffMaxMs);
         this.crashBackOff.set(key, { untilMs: this.sim.nowMs + periodMs, periodMs });
       }
       const containerSpec = { name: spec.name, startDelayMs: spec.startDelayMs ?? 0 };
@@ -114,11 +120,24 @@ export class KubeGenericRuntimeManager {
    * KillPod -> killPodWithSyncResult: stop every running container in parallel (one goroutine each),
    * then the sandbox. The grace period of each container follows killContainer.
    */
-  *killPod(pod: Pod | undefined, runningPod: RuntimePod, gracePeriodOverride: number | undefined, source: string): Co<GoError | undefined> {
+  *killPod(
+    pod: Pod | undefined,
+    runningPod: RuntimePod,
+    gracePeriodOverride: number | undefined,
+    source: string,
+  ): Co<GoError | undefined> {
     const gracePeriodSeconds = this.effectiveGracePeriod(pod, runningPod, gracePeriodOverride);
     const uid = runningPod.id;
     const name = pod?.metadata.name ?? runningPod.name;
-    this.publish({ kind: 'killPodStarted', atMs: this.sim.nowMs, node: this.nodeName, uid, pod: name, gracePeriodSeconds, source });
+    this.publish({
+      kind: 'killPodStarted',
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid,
+      pod: name,
+      gracePeriodSeconds,
+      source,
+    });
     const containers = runningPod.containers;
     if (containers.length > 0) {
       const done = this.sim.chan<GoError | undefined>(containers.length, 'killContainersWithSyncResult');
@@ -140,15 +159,22 @@ export class KubeGenericRuntimeManager {
   }
 
   /** killContainer's grace period: deletion grace, else spec, min 2 s, then the override wins. */
-  effectiveGracePeriod(pod: Pod | undefined, runningPod: RuntimePod, gracePeriodOverride: number | undefined): number {
+  effectiveGracePeriod(
+    pod: Pod | undefined,
+    runningPod: RuntimePod,
+    gracePeriodOverride: number | undefined,
+  ): number {
     let gracePeriod = minimumGracePeriodInSeconds;
     if (pod !== undefined) {
-      if (pod.metadata.deletionGracePeriodSeconds !== undefined) gracePeriod = pod.metadata.deletionGracePeriodSeconds;
-      else if (pod.spec.terminationGracePeriodSeconds !== undefined) gracePeriod = pod.spec.terminationGracePeriodSeconds;
+      if (pod.metadata.deletionGracePeriodSeconds !== undefined)
+        gracePeriod = pod.metadata.deletionGracePeriodSeconds;
+      else if (pod.spec.terminationGracePeriodSeconds !== undefined)
+        gracePeriod = pod.spec.terminationGracePeriodSeconds;
     } else {
       // restoreSpecsFromContainerLabels: only the spec's terminationGracePeriod label survives.
       const labels = this.runtime.getPodMeta(runningPod.id);
-      if (labels?.terminationGracePeriodSeconds !== undefined) gracePeriod = labels.terminationGracePeriodSeconds;
+      if (labels?.terminationGracePeriodSeconds !== undefined)
+        gracePeriod = labels.terminationGracePeriodSeconds;
     }
     if (gracePeriod < minimumGracePeriodInSeconds) gracePeriod = minimumGracePeriodInSeconds;
     if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;

@@ -11,7 +11,7 @@ import { backOffPeriodMs, resyncIntervalMs } from '../kubelet.js';
 import { generateAPIPodStatus, notRunning } from '../status/generate.js';
 import type { SyncPodType } from '../types.js';
 import { PodKiller } from './podKiller.js';
-import { LegacyPodWorkers, killPodNow } from './podWorkers.js';
+import { killPodNow, LegacyPodWorkers } from './podWorkers.js';
 import type { KillPodFunc, SyncPodOptions } from './types.js';
 
 export class LegacyKubelet {
@@ -37,7 +37,10 @@ export class LegacyKubelet {
     this.podKiller = new PodKiller({
       sim: kl.sim,
       group: kl.group,
-      kubelet: { killPod: (pod, runningPod, gracePeriodOverride) => kl.killPod(pod, runningPod, gracePeriodOverride, 'podKiller') },
+      kubelet: {
+        killPod: (pod, runningPod, gracePeriodOverride) =>
+          kl.killPod(pod, runningPod, gracePeriodOverride, 'podKiller'),
+      },
       nodeName: kl.nodeName,
     });
     this.killPodNowFn = killPodNow(kl.sim, this.podWorkers);
@@ -52,7 +55,9 @@ export class LegacyKubelet {
     const status = this.kl.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status;
     const containersTerminal = notRunning(status.containerStatuses);
     const podWorkerTerminal =
-      status.phase === 'Failed' || status.phase === 'Succeeded' || (pod.metadata.deletionTimestamp !== undefined && containersTerminal);
+      status.phase === 'Failed' ||
+      status.phase === 'Succeeded' ||
+      (pod.metadata.deletionTimestamp !== undefined && containersTerminal);
     return { containersTerminal, podWorkerTerminal };
   }
 
@@ -65,15 +70,25 @@ export class LegacyKubelet {
     const pod = this.kl.podManager.getPodByUID(uid);
     if (pod === undefined) return true;
     const status = this.kl.statusManager.getPodStatus(uid) ?? pod.status;
-    return status.reason === 'Evicted' || (pod.metadata.deletionTimestamp !== undefined && notRunning(status.containerStatuses));
+    return (
+      status.reason === 'Evicted' ||
+      (pod.metadata.deletionTimestamp !== undefined && notRunning(status.containerStatuses))
+    );
   }
 
   /** cleanUpContainersInPod (1.20): removeAll for an evicted pod or a deleting pod with nothing running. */
   removeAllOnContainerDied(uid: UID): boolean {
     const pod = this.kl.podManager.getPodByUID(uid);
     if (pod === undefined) return false;
-    const apiPodStatus = generateAPIPodStatus(pod, this.kl.podCache.get(uid), this.kl.statusManager.getPodStatus(uid) ?? pod.status);
-    return pod.status.reason === 'Evicted' || (pod.metadata.deletionTimestamp !== undefined && notRunning(apiPodStatus.containerStatuses));
+    const apiPodStatus = generateAPIPodStatus(
+      pod,
+      this.kl.podCache.get(uid),
+      this.kl.statusManager.getPodStatus(uid) ?? pod.status,
+    );
+    return (
+      pod.status.reason === 'Evicted' ||
+      (pod.metadata.deletionTimestamp !== undefined && notRunning(apiPodStatus.containerStatuses))
+    );
   }
 
   /** dispatchWork (1.20): a deleting pod whose containers look terminal is finished here, not by its worker. */
@@ -114,7 +129,11 @@ export class LegacyKubelet {
       });
       return;
     }
-    this.kl.sim.spawn(`${this.kl.nodeName}/podKiller.KillPod ${pod.metadata.name}`, this.podKiller.killPod({ APIPod: pod, RunningPod: runningPod }), this.kl.group);
+    this.kl.sim.spawn(
+      `${this.kl.nodeName}/podKiller.KillPod ${pod.metadata.name}`,
+      this.podKiller.killPod({ APIPod: pod, RunningPod: runningPod }),
+      this.kl.group,
+    );
   }
 
   /** HandlePodCleanups (1.20): kill every runtime pod that is not desired through the podKiller. */
@@ -148,11 +167,21 @@ export class LegacyKubelet {
     const uid = pod.metadata.uid;
     if (o.updateType === 'SyncPodKill') {
       const killPodOptions = o.killPodOptions;
-      if (killPodOptions?.podStatusFunc === undefined) return new GoError('kill pod options are required if update type is kill');
+      if (killPodOptions?.podStatusFunc === undefined)
+        return new GoError('kill pod options are required if update type is kill');
       kl.statusManager.setPodStatus(pod, killPodOptions.podStatusFunc(pod, o.podStatus));
-      return yield* this.killPodFromStatus(pod, o, killPodOptions.podTerminationGracePeriodSecondsOverride, 'syncPod (SyncPodKill)');
+      return yield* this.killPodFromStatus(
+        pod,
+        o,
+        killPodOptions.podTerminationGracePeriodSecondsOverride,
+        'syncPod (SyncPodKill)',
+      );
     }
-    const apiPodStatus = generateAPIPodStatus(pod, o.podStatus, kl.statusManager.getPodStatus(uid) ?? pod.status);
+    const apiPodStatus = generateAPIPodStatus(
+      pod,
+      o.podStatus,
+      kl.statusManager.getPodStatus(uid) ?? pod.status,
+    );
     kl.statusManager.setPodStatus(pod, apiPodStatus);
     if (pod.metadata.deletionTimestamp !== undefined || apiPodStatus.phase === 'Failed') {
       return yield* this.killPodFromStatus(pod, o, undefined, 'syncPod (deleting or failed)');
@@ -166,13 +195,20 @@ export class LegacyKubelet {
   }
 
   /** killPod(pod, nil, podStatus, override): the running pod is what the (cached) status shows. */
-  private *killPodFromStatus(pod: Pod, o: SyncPodOptions, gracePeriodOverride: number | undefined, source: string): Co<GoError | undefined> {
+  private *killPodFromStatus(
+    pod: Pod,
+    o: SyncPodOptions,
+    gracePeriodOverride: number | undefined,
+    source: string,
+  ): Co<GoError | undefined> {
     const status = o.podStatus ?? this.kl.podCache.get(pod.metadata.uid);
     const runningPod: RuntimePod = {
       id: status.id,
       name: pod.metadata.name,
       namespace: pod.metadata.namespace,
-      containers: status.containerStatuses.filter((c) => c.state === 'running').map((c) => ({ id: c.id, name: c.name, state: c.state })),
+      containers: status.containerStatuses
+        .filter((c) => c.state === 'running')
+        .map((c) => ({ id: c.id, name: c.name, state: c.state })),
       sandboxes: status.sandboxStatuses,
     };
     return yield* this.kl.killPod(pod, runningPod, gracePeriodOverride, source);

@@ -49,7 +49,8 @@ export class GenericPLEG {
         const before = old.get(id);
         if (before === state) continue;
         if (state === 'running') this.emit({ id: uid, type: 'ContainerStarted', data: id });
-        else if (state === 'exited' && before === 'running') this.emit({ id: uid, type: 'ContainerDied', data: id });
+        else if (state === 'exited' && before === 'running')
+          this.emit({ id: uid, type: 'ContainerDied', data: id });
       }
       for (const [id, before] of old) {
         if (next.has(id)) continue;

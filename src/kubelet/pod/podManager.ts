@@ -19,12 +19,15 @@ export class BasicPodManager {
   deletePod(pod: Pod): void {
     this.podByUID.delete(pod.metadata.uid);
     const fullname = getPodFullName(pod);
-    if (this.podByFullName.get(fullname)?.metadata.uid === pod.metadata.uid) this.podByFullName.delete(fullname);
+    if (this.podByFullName.get(fullname)?.metadata.uid === pod.metadata.uid)
+      this.podByFullName.delete(fullname);
   }
 
   /** GetPods, in UID order so that every loop over it is deterministic. */
   getPods(): Pod[] {
-    return [...this.podByUID.values()].sort((a, b) => (a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0));
+    return [...this.podByUID.values()].sort((a, b) =>
+      a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
+    );
   }
 
   getPodByUID(uid: UID): Pod | undefined {

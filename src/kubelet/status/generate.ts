@@ -41,10 +41,15 @@ export function apiContainerStatuses(pod: Pod, podStatus: RuntimePodStatus | und
   return pod.spec.containers.map((c) => {
     let newest: RuntimePodStatus['containerStatuses'][number] | undefined;
     for (const s of podStatus?.containerStatuses ?? []) {
-      if (s.name === c.name && (newest === undefined || (s.startedAtMs ?? -1) >= (newest.startedAtMs ?? -1))) newest = s;
+      if (s.name === c.name && (newest === undefined || (s.startedAtMs ?? -1) >= (newest.startedAtMs ?? -1)))
+        newest = s;
     }
     if (newest === undefined || newest.state === 'created' || newest.state === 'unknown') {
-      return { name: c.name, state: 'waiting', reason: newest === undefined ? 'ContainerCreating' : 'Created' };
+      return {
+        name: c.name,
+        state: 'waiting',
+        reason: newest === undefined ? 'ContainerCreating' : 'Created',
+      };
     }
     if (newest.state === 'running') return { name: c.name, state: 'running' };
     return { name: c.name, state: 'terminated', exitCode: newest.exitCode ?? 0, reason: 'Completed' };
@@ -52,7 +57,11 @@ export function apiContainerStatuses(pod: Pod, podStatus: RuntimePodStatus | und
 }
 
 /** generateAPIPodStatus: runtime truth merged with the status manager's and the API's terminal phases. */
-export function generateAPIPodStatus(pod: Pod, podStatus: RuntimePodStatus | undefined, oldPodStatus: PodStatus): PodStatus {
+export function generateAPIPodStatus(
+  pod: Pod,
+  podStatus: RuntimePodStatus | undefined,
+  oldPodStatus: PodStatus,
+): PodStatus {
   const containerStatuses = apiContainerStatuses(pod, podStatus);
   let phase = getPhase(pod.spec, containerStatuses);
   if (!isPodPhaseTerminal(phase)) {

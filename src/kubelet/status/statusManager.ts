@@ -48,7 +48,12 @@ export class StatusManager {
   private *run(): Co<void> {
     let nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
     for (;;) {
-      const r = yield* select([{ recv: this.podStatusChannel }], Math.max(0, nextBatchMs - this.sim.nowMs));
+      // A select with a zero timeout would be Go's default branch; the batch is simply due.
+      const waitMs = nextBatchMs - this.sim.nowMs;
+      const r =
+        waitMs > 0
+          ? yield* select([{ recv: this.podStatusChannel }], waitMs)
+          : { index: SELECT_TIMEOUT, value: undefined };
       if (r.index === SELECT_TIMEOUT) {
         nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
         yield* this.syncBatch();
@@ -73,11 +78,19 @@ export class StatusManager {
   terminatePod(pod: Pod): void {
     const old = this.podStatuses.get(pod.metadata.uid)?.status ?? pod.status;
     const containerStatuses = old.containerStatuses.map((c) =>
-      c.state === 'terminated' ? c : { name: c.name, state: 'terminated' as const, exitCode: 137, reason: 'ContainerStatusUnknown' },
+      c.state === 'terminated'
+        ? c
+        : { name: c.name, state: 'terminated' as const, exitCode: 137, reason: 'ContainerStatusUnknown' },
     );
     const named = new Set(containerStatuses.map((c) => c.name));
     for (const c of pod.spec.containers) {
-      if (!named.has(c.name)) containerStatuses.push({ name: c.name, state: 'terminated', exitCode: 137, reason: 'ContainerStatusUnknown' });
+      if (!named.has(c.name))
+        containerStatuses.push({
+          name: c.name,
+          state: 'terminated',
+          exitCode: 137,
+          reason: 'ContainerStatusUnknown',
+        });
     }
     this.updateStatusInternal(pod, { ...old, containerStatuses }, true);
   }
