@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup.ts'],
+    globalSetup: ['test/cli/globalSetup.ts'],
     testTimeout: 60_000,
     benchmark: { include: ['test/bench/**/*.bench.ts'] },
     coverage: { provider: 'v8', include: ['src/**'], reporter: ['text', 'html', 'lcov'] },

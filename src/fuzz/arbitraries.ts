@@ -1,0 +1,425 @@
+// fast-check arbitraries for the fuzzer: valid normalised Scenarios (src/scenario/types.ts) that are small
+// enough to run in milliseconds. The generator draws a free-form draft (records and arrays of plain
+// choices, every reference an index) and a pure fix-up maps it to a Scenario whose every name is valid:
+// indices are taken modulo what exists, pod-targeted actions happen at or after their pod's creation, a
+// pod name is reused only once its previous holder has been deleted, volume faults without volumes are
+// dropped. Nothing is filtered, so every draft maps to a scenario and shrinking works on the draft
+// (fewer pods, fewer actions, earlier times, smaller counts) and always stays valid.
+//
+// The generator is part of the replay contract: `podrace replay --seed S --path P` re-creates a case from
+// it. Changing it changes what a seed / path means (the YAML file written for a failure stays valid).
+import fc from 'fast-check';
+import type { RestartPolicy } from '../api/v1.js';
+import {
+  type Action,
+  type ContainerDecl,
+  defaultContainerName,
+  type Fault,
+  PLUGIN_KINDS,
+  RESTART_POLICIES,
+  type Scenario,
+  type TimelineEntry,
+  UNMOUNT_DEVICE_STAGES,
+  type UnmountDeviceStage,
+  type VolumeDecl,
+} from '../scenario/types.js';
+import type { PluginKind } from '../volume/volume.js';
+
+/** Node names in order; a case has 1 to 3 nodes. */
+export const FUZZ_NODES = ['node-a', 'node-b', 'node-c'] as const;
+/** Virtual time after the last action, so that grace periods, retries and clean-ups can finish. */
+export const SETTLE_MS = 4 * 60_000;
+/** Every action happens in roughly the first 20 s (pod-relative actions up to 20 s after creation). */
+export const ACTION_WINDOW_MS = 20_000;
+const VOLUME_CAPACITY = 10 * 1024 ** 3;
+/** The name of every generated scenario; the campaign renames it after the case. */
+export const FUZZ_SCENARIO_NAME = 'fuzz';
+
+// ---- the draft --------------------------------------------------------------------------------------------
+
+export interface VolumeDraft {
+  readonly plugin: PluginKind;
+  readonly block: boolean;
+  /** 0 ReadWriteOnce (mostly), 1 ReadWriteMany, 2 ReadOnlyMany. */
+  readonly access: number;
+}
+
+export type PodEndDraft = {
+  readonly kind: 'delete' | 'force' | 'evict';
+  /** After the pod's creation. */
+  readonly afterMs: number;
+  /** Seconds; null: the default (the pod's own for delete, 0 for evict). */
+  readonly graceS: number | null;
+};
+
+export interface PodDraft {
+  readonly node: number;
+  readonly createAtMs: number;
+  /** One entry per container: its startDelay, or null (drawn from the run's RNG). */
+  readonly containers: readonly (number | null)[];
+  readonly graceS: number;
+  readonly restartPolicy: RestartPolicy;
+  readonly static: boolean;
+  /** Indices into the cluster's volumes (modulo their count). */
+  readonly volumes: readonly number[];
+  /** Reuse the name of an earlier, already deleted pod (index among the candidates), or a fresh name. */
+  readonly reuse: number | null;
+  /** How the pod goes away, if it does (most do: deletion-driven races). */
+  readonly end: PodEndDraft | null;
+}
+
+export type ActionDraft =
+  | { readonly kind: 'deletePod'; readonly pod: number; readonly offsetMs: number; readonly graceS: number | null }
+  | { readonly kind: 'forceDeletePod'; readonly pod: number; readonly offsetMs: number }
+  | { readonly kind: 'evictPod'; readonly pod: number; readonly offsetMs: number; readonly graceS: number | null }
+  | { readonly kind: 'crashContainer'; readonly pod: number; readonly offsetMs: number; readonly container: number }
+  | {
+      readonly kind: 'containerStart';
+      readonly pod: number;
+      readonly offsetMs: number;
+      readonly delayMs: number | null;
+      readonly error: string | null;
+    }
+  | { readonly kind: 'restartKubelet'; readonly node: number; readonly atMs: number; readonly downForMs: number | null }
+  | { readonly kind: 'shutdownNode'; readonly node: number; readonly atMs: number }
+  | {
+      readonly kind: 'unmountDevice';
+      readonly node: number;
+      readonly volume: number;
+      readonly atMs: number;
+      readonly stage: UnmountDeviceStage;
+      readonly times: number;
+    }
+  | { readonly kind: 'procMounts'; readonly node: number; readonly atMs: number; readonly reads: number }
+  | { readonly kind: 'constructVolumeSpec'; readonly node: number; readonly volume: number; readonly atMs: number }
+  | {
+      readonly kind: 'tearDown';
+      readonly node: number;
+      readonly volume: number;
+      readonly atMs: number;
+      readonly times: number;
+    };
+
+export interface ScenarioDraft {
+  readonly seed: number;
+  readonly nodeCount: number;
+  readonly volumes: readonly VolumeDraft[];
+  readonly pods: readonly PodDraft[];
+  readonly actions: readonly ActionDraft[];
+}
+
+// ---- arbitraries of the draft --------------------------------------------------------------------------
+
+/** A time in 10 ms steps from 0 to max (shrinks towards 0). */
+const timeMs = (maxMs: number) => fc.integer({ min: 0, max: maxMs / 10 }).map((t) => t * 10);
+/** An offset after a pod's creation: mostly within 2 s (the interesting races), up to the window. */
+const offsetMs = fc.oneof({ arbitrary: timeMs(2_000), weight: 3 }, { arbitrary: timeMs(ACTION_WINDOW_MS), weight: 2 });
+const index = fc.nat({ max: 11 });
+const graceS = fc.oneof(fc.constantFrom(0, 1, 2, 5, 30), fc.integer({ min: 0, max: 30 }));
+const optionalGraceS = fc.option(graceS, { freq: 2 });
+
+const volumeDraft: fc.Arbitrary<VolumeDraft> = fc.record({
+  plugin: fc.constantFrom(...PLUGIN_KINDS),
+  block: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))), // a quarter are Block
+  access: fc.oneof({ arbitrary: fc.constant(0), weight: 8 }, { arbitrary: fc.integer({ min: 1, max: 2 }), weight: 1 }),
+});
+
+const podEndDraft: fc.Arbitrary<PodEndDraft> = fc.record({
+  kind: fc.oneof(
+    { arbitrary: fc.constant('delete' as const), weight: 5 },
+    { arbitrary: fc.constant('force' as const), weight: 1 },
+    { arbitrary: fc.constant('evict' as const), weight: 1 },
+  ),
+  afterMs: offsetMs,
+  graceS: optionalGraceS,
+});
+
+const podDraft: fc.Arbitrary<PodDraft> = fc.record({
+  node: index,
+  createAtMs: fc.oneof({ arbitrary: fc.constant(0), weight: 1 }, { arbitrary: timeMs(15_000), weight: 3 }),
+  containers: fc.array(
+    fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: timeMs(3_000), weight: 1 }),
+    { minLength: 1, maxLength: 3 },
+  ),
+  graceS,
+  restartPolicy: fc.oneof(
+    { arbitrary: fc.constant<RestartPolicy>('Always'), weight: 4 },
+    { arbitrary: fc.constantFrom<RestartPolicy>(...RESTART_POLICIES), weight: 1 },
+  ),
+  static: fc.oneof({ arbitrary: fc.constant(false), weight: 7 }, { arbitrary: fc.constant(true), weight: 1 }),
+  volumes: fc.oneof(
+    { arbitrary: fc.constant([]), weight: 3 },
+    { arbitrary: fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 2 }), weight: 2 },
+  ),
+  reuse: fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: fc.nat({ max: 3 }), weight: 1 }),
+  end: fc.oneof({ arbitrary: fc.constant(null), weight: 1 }, { arbitrary: podEndDraft, weight: 3 }),
+});
+
+const nodeAt = { node: index, atMs: timeMs(ACTION_WINDOW_MS) };
+
+const actionDraft: fc.Arbitrary<ActionDraft> = fc.oneof(
+  {
+    arbitrary: fc.record({ kind: fc.constant('deletePod' as const), pod: index, offsetMs, graceS: optionalGraceS }),
+    weight: 4,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('forceDeletePod' as const), pod: index, offsetMs }), weight: 2 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('evictPod' as const), pod: index, offsetMs, graceS: optionalGraceS }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('crashContainer' as const), pod: index, offsetMs, container: index }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc
+      .record({
+        kind: fc.constant('containerStart' as const),
+        pod: index,
+        offsetMs: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: timeMs(2_000), weight: 1 }),
+        delayMs: fc.option(timeMs(5_000), { freq: 3 }),
+        error: fc.option(fc.constantFrom('CreateContainerError', 'RunContainerError: context deadline exceeded'), {
+          freq: 2,
+        }),
+      })
+      .map((a) => (a.delayMs === null && a.error === null ? { ...a, delayMs: 1_000 } : a)),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('restartKubelet' as const),
+      ...nodeAt,
+      downForMs: fc.option(timeMs(30_000), { freq: 2 }),
+    }),
+    weight: 3,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('shutdownNode' as const), ...nodeAt }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('unmountDevice' as const),
+      ...nodeAt,
+      volume: index,
+      stage: fc.constantFrom(...UNMOUNT_DEVICE_STAGES),
+      times: fc.integer({ min: 1, max: 3 }),
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('procMounts' as const), ...nodeAt, reads: fc.integer({ min: 1, max: 5 }) }),
+    weight: 2,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('constructVolumeSpec' as const), ...nodeAt, volume: index }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('tearDown' as const),
+      ...nodeAt,
+      volume: index,
+      times: fc.integer({ min: 1, max: 3 }),
+    }),
+    weight: 2,
+  },
+);
+
+export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
+  seed: fc.nat({ max: 0xffff }),
+  nodeCount: fc.integer({ min: 1, max: FUZZ_NODES.length }),
+  volumes: fc.array(volumeDraft, { maxLength: 3 }),
+  pods: fc.array(podDraft, { minLength: 1, maxLength: 12 }),
+  actions: fc.array(actionDraft, { maxLength: 8 }),
+});
+
+// ---- the fix-up ------------------------------------------------------------------------------------------
+
+const ACCESS = ['ReadWriteOnce', 'ReadWriteMany', 'ReadOnlyMany'] as const;
+
+interface PlacedPod {
+  readonly draft: PodDraft;
+  readonly index: number;
+  name: string;
+  node: string;
+  isStatic: boolean;
+  containers: ContainerDecl[];
+  volumes: string[];
+}
+
+interface Pending {
+  readonly atMs: number;
+  /** createPod entries go first among entries at the same time (their pod must exist for the rest). */
+  readonly rank: number;
+  readonly seq: number;
+  readonly action: Action;
+}
+
+/** The draft as a valid normalised Scenario (named FUZZ_SCENARIO_NAME; the campaign renames it). */
+export function scenarioFromDraft(d: ScenarioDraft): Scenario {
+  const nodes = FUZZ_NODES.slice(0, Math.max(1, Math.min(FUZZ_NODES.length, d.nodeCount)));
+  const nodeOf = (i: number): string => nodes[i % nodes.length] ?? 'node-a';
+  const volumes: VolumeDecl[] = d.volumes.map((v, i) => ({
+    name: `lun-${i + 1}`,
+    plugin: v.plugin,
+    mode: v.block ? 'Block' : 'Filesystem',
+    capacityBytes: VOLUME_CAPACITY,
+    accessMode: ACCESS[v.access] ?? 'ReadWriteOnce',
+  }));
+  const volumeOf = (i: number): string | undefined => volumes[i % Math.max(1, volumes.length)]?.name;
+
+  // Pods in creation order (ties: draft order), each with its first API deletion time.
+  const pods: PlacedPod[] = d.pods.map((draft, index) => ({
+    draft,
+    index,
+    name: `p${index}`,
+    node: nodeOf(draft.node),
+    isStatic: draft.static,
+    containers: draft.containers.map((startDelayMs, k) => ({ name: defaultContainerName(k), startDelayMs })),
+    volumes: [],
+  }));
+  const deletedAt = pods.map((p) => {
+    let at = Number.POSITIVE_INFINITY;
+    const end = p.draft.end;
+    if (end !== null && end.kind !== 'evict') at = p.draft.createAtMs + end.afterMs;
+    return at;
+  });
+  d.actions.forEach((a) => {
+    if (a.kind !== 'deletePod' && a.kind !== 'forceDeletePod') return;
+    const i = a.pod % pods.length;
+    const p = pods[i];
+    if (p !== undefined) deletedAt[i] = Math.min(deletedAt[i] ?? Number.POSITIVE_INFINITY, p.draft.createAtMs + a.offsetMs);
+  });
+  const byCreation = [...pods].sort((a, b) => a.draft.createAtMs - b.draft.createAtMs || a.index - b.index);
+  /** name -> when its current holder is deleted (Infinity: never). */
+  const holderDeletedAt = new Map<string, number>();
+  const holderOf = new Map<string, PlacedPod>();
+  for (const p of byCreation) {
+    if (p.draft.reuse !== null) {
+      const free = [...holderDeletedAt.entries()].filter(([, at]) => at < p.draft.createAtMs).map(([name]) => name);
+      const name = free[p.draft.reuse % Math.max(1, free.length)];
+      const previous = name === undefined ? undefined : holderOf.get(name);
+      if (name !== undefined && previous !== undefined) {
+        // A pod created again under the same name: the same node and kind (a manifest re-added, a
+        // StatefulSet-like replacement), the races of UID reuse and static-pod fullnames.
+        p.name = name;
+        p.node = previous.node;
+        p.isStatic = previous.isStatic;
+      }
+    }
+    holderDeletedAt.set(p.name, deletedAt[p.index] ?? Number.POSITIVE_INFINITY);
+    holderOf.set(p.name, p);
+    // Static pods come from manifest files and use no persistent volumes.
+    if (!p.isStatic && volumes.length > 0) {
+      for (const v of p.draft.volumes) {
+        const name = volumeOf(v);
+        if (name !== undefined && !p.volumes.includes(name)) p.volumes.push(name);
+      }
+    }
+  }
+
+  const pending: Pending[] = [];
+  const push = (atMs: number, action: Action) =>
+    pending.push({ atMs, rank: action.kind === 'createPod' ? 0 : 1, seq: pending.length, action });
+  for (const p of pods) {
+    const at = p.draft.createAtMs;
+    push(at, {
+      kind: 'createPod',
+      pod: p.name,
+      node: p.node,
+      containers: p.containers,
+      volumes: p.volumes,
+      static: p.isStatic,
+      gracePeriodS: p.draft.graceS,
+      restartPolicy: p.draft.restartPolicy,
+    });
+    const end = p.draft.end;
+    if (end === null) continue;
+    const endAt = at + end.afterMs;
+    if (end.kind === 'delete') push(endAt, { kind: 'deletePod', pod: p.name, gracePeriodS: end.graceS });
+    else if (end.kind === 'force') push(endAt, { kind: 'forceDeletePod', pod: p.name });
+    else push(endAt, { kind: 'evictPod', pod: p.name, gracePeriodS: end.graceS ?? 0 });
+  }
+  for (const a of d.actions) {
+    const action = actionFromDraft(a, pods, nodeOf, volumes.length === 0 ? undefined : volumeOf);
+    if (action !== undefined) push(action.atMs, action.action);
+  }
+  pending.sort((a, b) => a.atMs - b.atMs || a.rank - b.rank || a.seq - b.seq);
+  const timeline: TimelineEntry[] = pending.map((e) => ({ atMs: e.atMs, line: 0, action: e.action }));
+  const lastMs = pending.reduce((m, e) => Math.max(m, e.atMs), 0);
+  return {
+    file: '',
+    name: FUZZ_SCENARIO_NAME,
+    description: '',
+    upstream: [],
+    seed: d.seed,
+    horizonMs: Math.ceil((lastMs + SETTLE_MS) / 1000) * 1000,
+    nodes,
+    volumes,
+    timeline,
+    claims: [],
+  };
+}
+
+/** The pod that holds `name` at `atMs`: the last one of that name created at or before it. */
+function holderAt(pods: readonly PlacedPod[], name: string, atMs: number): PlacedPod | undefined {
+  let best: PlacedPod | undefined;
+  for (const p of pods) {
+    if (p.name !== name || p.draft.createAtMs > atMs) continue;
+    if (best === undefined || p.draft.createAtMs > best.draft.createAtMs) best = p;
+  }
+  return best;
+}
+
+function actionFromDraft(
+  a: ActionDraft,
+  pods: readonly PlacedPod[],
+  nodeOf: (i: number) => string,
+  volumeOf: ((i: number) => string | undefined) | undefined,
+): { atMs: number; action: Action } | undefined {
+  const fault = (atMs: number, f: Fault) => ({ atMs, action: { kind: 'fault', fault: f } as const });
+  switch (a.kind) {
+    case 'deletePod':
+    case 'forceDeletePod':
+    case 'evictPod':
+    case 'crashContainer':
+    case 'containerStart': {
+      const p = pods[a.pod % pods.length];
+      if (p === undefined) return undefined;
+      const atMs = p.draft.createAtMs + a.offsetMs;
+      switch (a.kind) {
+        case 'deletePod':
+          return { atMs, action: { kind: 'deletePod', pod: p.name, gracePeriodS: a.graceS } };
+        case 'forceDeletePod':
+          return { atMs, action: { kind: 'forceDeletePod', pod: p.name } };
+        case 'evictPod':
+          return { atMs, action: { kind: 'evictPod', pod: p.name, gracePeriodS: a.graceS ?? 0 } };
+        case 'crashContainer': {
+          // The name may have been reused by then: the container must be one of the pod that holds it.
+          const holder = holderAt(pods, p.name, atMs) ?? p;
+          const container =
+            holder.containers[a.container % holder.containers.length]?.name ?? defaultContainerName(0);
+          return { atMs, action: { kind: 'crashContainer', pod: p.name, container } };
+        }
+        case 'containerStart':
+          return fault(atMs, { kind: 'containerStart', pod: p.name, delayMs: a.delayMs, error: a.error });
+      }
+      return undefined;
+    }
+    case 'restartKubelet':
+      return { atMs: a.atMs, action: { kind: 'restartKubelet', node: nodeOf(a.node), downForMs: a.downForMs } };
+    case 'shutdownNode':
+      return { atMs: a.atMs, action: { kind: 'shutdownNode', node: nodeOf(a.node) } };
+    case 'procMounts':
+      return fault(a.atMs, { kind: 'procMounts', node: nodeOf(a.node), inconsistentReads: a.reads });
+    case 'unmountDevice':
+    case 'constructVolumeSpec':
+    case 'tearDown': {
+      const volume = volumeOf?.(a.volume);
+      if (volume === undefined) return undefined; // no volumes in this case: nothing to fault
+      const node = nodeOf(a.node);
+      if (a.kind === 'unmountDevice')
+        return fault(a.atMs, { kind: 'unmountDevice', node, volume, stage: a.stage, times: a.times });
+      if (a.kind === 'tearDown') return fault(a.atMs, { kind: 'tearDown', node, volume, times: a.times });
+      return fault(a.atMs, { kind: 'constructVolumeSpec', node, volume });
+    }
+  }
+}
+
+/** Valid normalised Scenarios for the fuzzer; shrinking works on the draft and always stays valid. */
+export const scenarioArbitrary: fc.Arbitrary<Scenario> = scenarioDraftArbitrary.map(scenarioFromDraft);

@@ -1,0 +1,173 @@
+// Runs fuzz cases over a pool of worker_threads, or in this thread. The cases are cut into chunks of
+// consecutive case indices; chunks are handed out in order, each to the next idle worker; the results
+// are merged back in case order. A case's result depends only on (campaign seed, case index, fixes), so
+// the merged results are the same whatever the number of workers or the chunk size.
+//
+// Worker threads run the built JavaScript (dist/fuzz/worker.js next to this file). When this file is not
+// the built one (tsx, vitest: there is no worker.js beside pool.ts) or when one worker is asked for, the
+// chunks run in this thread, one after the other, with the same code and the same results.
+//
+// Wall time is none of this module's business: `shouldStop` (the CLI's --time-limit) is asked before a
+// chunk is started, `onChunk` reports progress, and `now` (injected by the CLI) times the chunks.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { FixId } from '../fixes.js';
+import type { CaseOutcome } from './campaign.js';
+
+/** What a worker needs to run chunks (structured-clone safe). */
+export interface WorkerSetup {
+  readonly seed: number;
+  readonly fixes: readonly FixId[];
+}
+
+export type ToWorker = { readonly type: 'chunk'; readonly id: number; readonly cases: readonly number[] };
+export type FromWorker =
+  | { readonly type: 'chunk'; readonly id: number; readonly results: readonly CaseOutcome[] }
+  | { readonly type: 'error'; readonly id: number; readonly error: string };
+
+export interface PoolOptions {
+  readonly setup: WorkerSetup;
+  /** The case indices to run, ascending. */
+  readonly cases: readonly number[];
+  readonly workers: number;
+  /** Cases per chunk (default 16). */
+  readonly chunkSize?: number;
+  /** Runs one chunk in this thread (the same function the worker runs). */
+  readonly runInProcess: (setup: WorkerSetup, cases: readonly number[]) => CaseOutcome[];
+  /** Asked before each chunk is started; true: start no more (the chunks already running finish). */
+  readonly shouldStop?: () => boolean;
+  /** After each chunk: how many cases are done so far (in any order) and the chunk's results. */
+  readonly onChunk?: (done: number, results: readonly CaseOutcome[]) => void;
+  /** A wall clock in ms (injected by the CLI) to fill CaseOutcome.wallMs; without it wallMs stays 0. */
+  readonly now?: () => number;
+  /** Where the worker script is; default: worker.js beside this file, if it exists. */
+  readonly workerUrl?: URL | null;
+}
+
+export interface PoolResult {
+  /** Results of the cases that ran, in case order: always a prefix of `cases`. */
+  readonly results: CaseOutcome[];
+  /** shouldStop ended the run before every case ran. */
+  readonly stopped: boolean;
+  /** Worker threads used (0: ran in this thread). */
+  readonly threads: number;
+}
+
+/** worker.js beside this module when this is the built code, else null (run in this thread). */
+export function defaultWorkerUrl(): URL | null {
+  const here = import.meta.url;
+  if (!here.endsWith('.js')) return null;
+  const url = new URL('./worker.js', here);
+  return existsSync(fileURLToPath(url)) ? url : null;
+}
+
+export function chunksOf(cases: readonly number[], size: number): number[][] {
+  const out: number[][] = [];
+  for (let i = 0; i < cases.length; i += size) out.push(cases.slice(i, i + size));
+  return out;
+}
+
+function timed(results: readonly CaseOutcome[], ms: number): CaseOutcome[] {
+  const each = results.length === 0 ? 0 : Math.round((ms / results.length) * 10) / 10;
+  return results.map((r) => ({ ...r, wallMs: each }));
+}
+
+export async function runPool(o: PoolOptions): Promise<PoolResult> {
+  const chunks = chunksOf(o.cases, Math.max(1, o.chunkSize ?? 16));
+  const url = o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
+  const threads = url === null || o.workers <= 1 ? 0 : Math.min(o.workers, chunks.length);
+  const byChunk: (CaseOutcome[] | undefined)[] = chunks.map(() => undefined);
+  let done = 0;
+  let stopped = false;
+
+  if (threads === 0) {
+    for (const [id, cases] of chunks.entries()) {
+      if (o.shouldStop?.() === true) {
+        stopped = true;
+        break;
+      }
+      const start = o.now?.();
+      const results = o.runInProcess(o.setup, cases);
+      byChunk[id] = start === undefined || o.now === undefined ? results : timed(results, o.now() - start);
+      done += cases.length;
+      o.onChunk?.(done, byChunk[id] ?? []);
+    }
+  } else if (url !== null) {
+    stopped = await runThreads(url, threads, chunks, byChunk, o, (n) => {
+      done += n;
+      return done;
+    });
+  }
+
+  // Chunks are started in order and every started chunk finishes, so the ones that ran are a prefix.
+  const results: CaseOutcome[] = [];
+  for (const r of byChunk) {
+    if (r === undefined) break;
+    results.push(...r);
+  }
+  return { results, stopped, threads };
+}
+
+function runThreads(
+  url: URL,
+  threads: number,
+  chunks: readonly (readonly number[])[],
+  byChunk: (CaseOutcome[] | undefined)[],
+  o: PoolOptions,
+  addDone: (n: number) => number,
+): Promise<boolean> {
+  return new Promise<boolean>((resolve, reject) => {
+    const workers: Worker[] = [];
+    let next = 0;
+    let running = 0;
+    let stopped = false;
+    let failed = false;
+    const startedAt = new Map<number, number>();
+
+    const finish = (err?: Error) => {
+      if (failed) return;
+      if (err !== undefined) failed = true;
+      for (const w of workers) void w.terminate();
+      if (err !== undefined) reject(err);
+      else resolve(stopped);
+    };
+    const dispatch = (w: Worker) => {
+      if (next < chunks.length && !stopped && o.shouldStop?.() === true) stopped = true;
+      if (next >= chunks.length || stopped) {
+        if (running === 0) finish();
+        return;
+      }
+      const id = next++;
+      running++;
+      const now = o.now?.();
+      if (now !== undefined) startedAt.set(id, now);
+      const msg: ToWorker = { type: 'chunk', id, cases: chunks[id] ?? [] };
+      w.postMessage(msg);
+    };
+
+    for (let k = 0; k < threads; k++) {
+      const w = new Worker(url, { workerData: o.setup });
+      workers.push(w);
+      w.on('message', (msg: FromWorker) => {
+        running--;
+        if (msg.type === 'error') {
+          finish(new Error(`fuzz worker failed on chunk ${msg.id}: ${msg.error}`));
+          return;
+        }
+        const start = startedAt.get(msg.id);
+        const results =
+          start === undefined || o.now === undefined ? [...msg.results] : timed(msg.results, o.now() - start);
+        byChunk[msg.id] = results;
+        o.onChunk?.(addDone(results.length), results);
+        dispatch(w);
+      });
+      w.on('error', (err) => finish(err));
+      w.on('exit', (code) => {
+        if (code !== 0 && !failed && (running > 0 || next < chunks.length))
+          finish(new Error(`fuzz worker exited with code ${code}`));
+      });
+      dispatch(w);
+    }
+  });
+}

@@ -1,0 +1,138 @@
+// The fast-check side of a fuzz case: the property whose runs are the cases, re-creating a case from its
+// (seed, path), running a case without letting a simulator crash escape, and shrinking a failing case
+// to a minimal scenario with fast-check's own shrinker.
+//
+// A case is identified exactly as fast-check identifies a run: campaign seed S and path P, where P's
+// first segment is the case index i (fast-check's run index) and each further segment picks a shrink.
+// So `fc.check(caseProperty(...), {seed: S, path: P})` and `fc.sample(caseProperty(), {seed: S, path: P})`
+// see exactly the scenario `podrace replay --seed S --path P` runs.
+import fc from 'fast-check';
+import type { Fixes } from '../fixes.js';
+import type { InvariantId } from '../invariants/types.js';
+import { type RunResult, runScenario } from '../scenario/run.js';
+import type { Scenario } from '../scenario/types.js';
+import { scenarioArbitrary } from './arbitraries.js';
+
+/** A fuzz case may not use more events than this (a normal case uses 10 000 to 30 000). */
+export const CASE_MAX_EVENTS = 500_000;
+/** The default shrink budget: runs of the simulator spent on shrinking one failure. */
+export const DEFAULT_SHRINK_RUNS = 400;
+/** What a failure is about: an invariant, or the simulator itself throwing (a podrace bug). */
+export type FailureKind = InvariantId | 'simulator-error';
+
+/** The property whose runs are the fuzz cases (the predicate only matters to fc.check). */
+export function caseProperty(predicate: (s: Scenario) => boolean = () => true): fc.IPropertyWithHooks<[Scenario]> {
+  return fc.property(scenarioArbitrary, predicate);
+}
+
+/** `fuzz-<seed>-<path>` with ':' as '.', a valid scenario name. */
+export function caseName(seed: number, path: string): string {
+  return `fuzz-${seed}-${path.replaceAll(':', '.')}`;
+}
+
+/** Throws on a path that is not `i` or `i:a:b...` (non-negative integers). */
+export function checkPath(path: string): string | undefined {
+  return /^\d+(:\d+)*$/.test(path) ? undefined : `expected a path like 17 or 17:2:0 (the case, then shrink steps), got "${path}"`;
+}
+
+/** The scenario of case path P of campaign seed S (named after the case). */
+export function scenarioAt(seed: number, path: string): Scenario {
+  const problem = checkPath(path);
+  if (problem !== undefined) throw new Error(problem);
+  const values = fc.sample(caseProperty(), { seed, path, numRuns: 1 });
+  const value = values[0];
+  if (value === undefined) throw new Error(`no fuzz case at seed ${seed} path ${path}`);
+  return { ...value[0], name: caseName(seed, path) };
+}
+
+/**
+ * The scenarios of cases `indices` (ascending) of campaign seed S, named after their case. One pass of
+ * fast-check's generator over [first, last]: the cost of reaching case i is i cheap RNG jumps.
+ */
+export function scenariosOfCases(seed: number, indices: readonly number[]): Scenario[] {
+  const first = indices[0];
+  const last = indices[indices.length - 1];
+  if (first === undefined || last === undefined) return [];
+  const values = fc.sample(caseProperty(), { seed, path: String(first), numRuns: last - first + 1 });
+  return indices.map((i) => {
+    const value = values[i - first];
+    if (value === undefined) throw new Error(`no fuzz case ${i} at seed ${seed}`);
+    return { ...value[0], name: caseName(seed, String(i)) };
+  });
+}
+
+export type GuardedRun = { readonly ok: true; readonly result: RunResult } | { readonly ok: false; readonly error: string };
+
+/** Runs a scenario; a throw of the simulator becomes an error value (with its stack) instead of escaping. */
+export function runGuarded(scenario: Scenario, fixes: Fixes, recordFacts = false): GuardedRun {
+  try {
+    return { ok: true, result: runScenario(scenario, { fixes, recordFacts, maxEvents: CASE_MAX_EVENTS }) };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
+  }
+}
+
+/** Whether a run shows the failure: the invariant fired, or the simulator threw. */
+export function showsFailure(run: GuardedRun, kind: FailureKind): boolean {
+  if (kind === 'simulator-error') return !run.ok;
+  return run.ok && run.result.violations.some((v) => v.invariant === kind);
+}
+
+export interface ShrinkOptions {
+  readonly seed: number;
+  /** The failing case's path (usually just its index). */
+  readonly path: string;
+  readonly fixes: Fixes;
+  readonly kind: FailureKind;
+  /** At most this many simulator runs (the first included); then the smallest failure so far is kept. */
+  readonly maxRuns?: number;
+  /** Asked before every run; true stops shrinking (the CLI's --time-limit). */
+  readonly shouldStop?: () => boolean;
+}
+
+export interface ShrinkOutcome {
+  /** The minimal case's full path `i:a:b...` (replay: --seed S --path P). */
+  readonly path: string;
+  /** The minimal scenario, named after its path. */
+  readonly scenario: Scenario;
+  readonly shrinks: number;
+  readonly runs: number;
+  /** The budget or the time limit ended shrinking (the result still fails, it may not be minimal). */
+  readonly cutShort: boolean;
+}
+
+/**
+ * Shrinks a failing case with fast-check: runs case `path` of seed `seed` and, as long as it keeps
+ * showing `kind` (the same invariant, not just any), fast-check's shrinker tries smaller drafts. The
+ * budget is counted in runs, so the result is deterministic (unless shouldStop ends it).
+ */
+export function shrinkCase(o: ShrinkOptions): ShrinkOutcome {
+  const maxRuns = o.maxRuns ?? DEFAULT_SHRINK_RUNS;
+  let runs = 0;
+  let cutShort = false;
+  const predicate = (s: Scenario): boolean => {
+    if (runs >= maxRuns || (runs > 0 && o.shouldStop?.() === true)) {
+      cutShort = true;
+      return true; // out of budget: no further candidate counts as failing
+    }
+    runs++;
+    return !showsFailure(runGuarded(s, o.fixes), o.kind);
+  };
+  const details = fc.check(caseProperty(predicate), {
+    seed: o.seed,
+    path: o.path,
+    numRuns: 1,
+    endOnFailure: false,
+  });
+  if (!details.failed || details.counterexample === null || details.counterexamplePath === null) {
+    throw new Error(`fuzz case seed ${o.seed} path ${o.path} does not show ${o.kind} when run again`);
+  }
+  const path = details.counterexamplePath;
+  return {
+    path,
+    scenario: { ...details.counterexample[0], name: caseName(o.seed, path) },
+    shrinks: details.numShrinks,
+    runs,
+    cutShort,
+  };
+}
