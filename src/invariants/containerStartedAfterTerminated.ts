@@ -9,6 +9,8 @@ type Requested = Extract<Fact, { kind: 'podTerminationRequested' }>;
 type Terminated = Extract<Fact, { kind: 'podTerminated' }>;
 
 interface PodState {
+  /** The pod worker finished this UID (release-1.23): a later `sync` phase is a new lifecycle. */
+  finished: boolean;
   /** The first termination request seen before the pod was treated as terminated. */
   requested: Requested | undefined;
   /** The first podTerminated for the UID on the node. */
@@ -31,6 +33,15 @@ export class ContainerStartedAfterTerminated implements Checker {
       }
       case 'podTerminated': {
         this.#state(f.node, f.uid).terminated ??= f;
+        return;
+      }
+      case 'podWorkerPhase': {
+        // A static pod re-created from the same manifest reuses its UID (#104847); release-1.23 finishes
+        // the old lifecycle, purges the worker and starts a new one: its terminated decision is history.
+        const s = this.#byNode.get(f.node)?.get(f.uid);
+        if (s === undefined) return;
+        if (f.phase === 'finished') s.finished = true;
+        else if (f.phase === 'sync' && s.finished) this.#byNode.get(f.node)?.delete(f.uid);
         return;
       }
       case 'containerStarted': {
@@ -67,7 +78,7 @@ export class ContainerStartedAfterTerminated implements Checker {
     }
     let s = pods.get(uid);
     if (s === undefined) {
-      s = { requested: undefined, terminated: undefined };
+      s = { finished: false, requested: undefined, terminated: undefined };
       pods.set(uid, s);
     }
     return s;

@@ -55,6 +55,9 @@ export class TerminationStuck implements Checker {
       case 'apiPodCreated': {
         const s = this.#state(f.uid, f.pod);
         s.isStatic ||= f.static;
+        // A static pod put back from the same manifest reuses its UID (#104847): it is wanted again, so an
+        // earlier deletion no longer asks for its termination.
+        s.request = undefined;
         return;
       }
       case 'apiPodDeletionRequested': {
