@@ -1,7 +1,549 @@
-// `podrace fuzz` and `podrace replay` (SPEC section 2), registered once the fuzz layer exists.
+// `podrace fuzz`, `podrace replay` and `podrace main` (what `npm start` runs). SPEC section 2;
+// docs/fuzzing.md describes the output and the JSON lines. The campaign itself (src/fuzz/) is pure: this
+// file owns the wall clock (--time-limit, progress, wallMs), the terminal and the files.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
+import { Fixes } from '../fixes.js';
+import {
+  type CampaignFailure,
+  type CampaignReport,
+  type CaseOutcome,
+  fixFlags,
+  runCampaign,
+  type Shard,
+} from '../fuzz/campaign.js';
+import { caseName, checkPath, DEFAULT_SHRINK_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
+import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
+import { resultToJson, violationToJson } from '../report/json.js';
+import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
+import { loadScenarioFile, scenarioToYaml } from '../scenario/load.js';
+import { colorEnabled, formatVerifyTable, scenarioFiles, verifyScenarios, wallClockMs } from './commands.js';
+import { EXIT, InputError } from './errors.js';
+import { durationOption, fixesOption, positiveIntOption, seedOption, shardOption } from './options.js';
+
+type Out = (line: string) => void;
+const stdoutLine: Out = (line) => process.stdout.write(`${line}\n`);
+
+function nonNegativeIntOption(value: unknown, flag: string): number {
+  const text = String(value);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new InputError(`${flag}: expected a whole number (0 or more), got "${text}"`);
+  }
+  return Number(text);
+}
+
+function pathOption(value: unknown): string {
+  const text = String(value);
+  const problem = checkPath(text);
+  if (problem !== undefined) throw new InputError(`--path: ${problem}`);
+  return text;
+}
+
+/** `--seed S --path P` plus the fix flags, as one command line. */
+function replayCommand(seed: number, path: string, fixes: Fixes): string {
+  return ['podrace replay', `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
+}
+
+/** A progress line on stderr, only when stderr is a terminal; `clear` wipes it. */
+function progressReporter(enabled: boolean): { update(text: string): void; clear(): void } {
+  let shown = false;
+  return {
+    update(text) {
+      if (!enabled) return;
+      process.stderr.write(`\r\x1b[2K${text}`);
+      shown = true;
+    },
+    clear() {
+      if (shown) process.stderr.write('\r\x1b[2K');
+      shown = false;
+    },
+  };
+}
+
+// ---- replay -------------------------------------------------------------------------------------------
+
+interface ReplayArgs {
+  readonly seed: number;
+  readonly path: string;
+  readonly fixes: Fixes;
+  readonly json: boolean;
+  readonly save: string | undefined;
+  readonly color: boolean;
+}
+
+function replay(a: ReplayArgs, out: Out): number {
+  const scenario = scenarioAt(a.seed, a.path);
+  if (a.save !== undefined) {
+    try {
+      writeFileSync(a.save, scenarioToYaml(scenario));
+    } catch (err) {
+      throw new InputError(
+        `${a.save}: cannot write file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      );
+    }
+  }
+  const start = wallClockMs();
+  const run = runGuarded(scenario, a.fixes, !a.json);
+  const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
+  if (!run.ok)
+    throw new Error(`the simulator failed on fuzz case --seed ${a.seed} --path ${a.path}:\n${run.error}`);
+  const result = run.result;
+  if (a.json) {
+    out(JSON.stringify({ ...resultToJson(result, wallMs), campaignSeed: a.seed, path: a.path }));
+  } else {
+    const c = new Chalk({ level: a.color ? 1 : 0 });
+    out(
+      `${c.bold(scenario.name)}  fuzz case --seed ${a.seed} --path ${a.path}  seed ${scenario.seed}  fixes ${a.fixes.label()}`,
+    );
+    for (const line of formatTimeline(result, { color: a.color })) out(line);
+    for (const v of result.violations) out(formatViolation(v, a.color));
+    const verdict =
+      result.violations.length === 0
+        ? c.green('no violations')
+        : c.red(`${result.violations.length} violation(s)`);
+    out(
+      `${verdict}  (${result.events} events, ${(result.virtualTimeMs / 1000).toFixed(3)}s virtual, ${wallMs}ms wall, ${result.outcome})`,
+    );
+    if (a.save !== undefined) out(`wrote ${a.save}`);
+  }
+  return result.violations.length === 0 ? EXIT.OK : EXIT.VIOLATION;
+}
+
+// ---- fuzz ---------------------------------------------------------------------------------------------
+
+interface FuzzArgs {
+  readonly seed: number;
+  readonly runs: number;
+  readonly fixes: Fixes;
+  readonly workers: number;
+  readonly shard: Shard | undefined;
+  readonly out: string;
+  readonly timeLimitMs: number | undefined;
+  readonly json: boolean;
+  readonly shrink: number;
+  readonly shrinkRuns: number;
+  readonly color: boolean;
+}
+
+function caseJson(r: CaseOutcome, a: FuzzArgs): Record<string, unknown> {
+  return {
+    scenario: caseName(a.seed, String(r.index)),
+    seed: r.scenarioSeed,
+    fixes: a.fixes.toRecord(),
+    events: r.events,
+    virtualTimeMs: r.virtualTimeMs,
+    wallMs: r.wallMs,
+    violations: r.violations,
+    claims: null,
+    outcome: r.outcome,
+    type: 'case',
+    campaignSeed: a.seed,
+    case: r.index,
+    path: String(r.index),
+    fired: r.fired,
+    knownOpen: r.knownOpen,
+    ...(r.error === null ? {} : { error: r.error }),
+  };
+}
+
+function writeFailure(dir: string, f: CampaignFailure): string {
+  const file = join(dir, f.fileName);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, f.yaml);
+  } catch (err) {
+    throw new InputError(
+      `${file}: cannot write file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    );
+  }
+  return file;
+}
+
+function printFailure(f: CampaignFailure, file: string, a: FuzzArgs, out: Out): void {
+  const c = new Chalk({ level: a.color ? 1 : 0 });
+  const shrunk = f.shrink.cutShort
+    ? `shrunk in ${f.shrink.runs} runs (budget or time limit reached: small, maybe not minimal)`
+    : `shrunk in ${f.shrink.runs} runs to a minimal scenario`;
+  out('');
+  out(`${c.red.bold(f.kind)}: first in case ${f.caseIndex}, ${shrunk}:`);
+  if (f.run.ok) {
+    for (const line of formatTimeline(f.run.result, { color: a.color, limit: 80 })) out(`  ${line}`);
+    for (const v of f.run.result.violations)
+      if (v.invariant === f.kind) out(`  ${formatViolation(v, a.color)}`);
+  } else {
+    out(`  the simulator threw:`);
+    for (const line of f.run.error.split('\n').slice(0, 12)) out(`    ${line}`);
+  }
+  if (!f.reproduces) {
+    out(c.red(`  the written file does NOT reproduce it when loaded again: a podrace bug, please report it`));
+  }
+  out(`  wrote ${file}`);
+  out('  replay it with either of:');
+  out(`    ${['podrace run', file, ...fixFlags(a.fixes)].join(' ')}`);
+  out(`    ${replayCommand(a.seed, f.shrink.path, a.fixes)}`);
+}
+
+function printSummary(rep: CampaignReport, a: FuzzArgs, out: Out): void {
+  const c = new Chalk({ level: a.color ? 1 : 0 });
+  const shard = rep.shard === undefined ? '' : `, shard ${rep.shard.index}/${rep.shard.count}`;
+  out(`${c.bold('podrace fuzz')}  seed ${a.seed}  ${a.runs} cases${shard}  fixes ${a.fixes.label()}`);
+  const failing = rep.results.filter((r) => r.fired.length > 0 || r.error !== null).length;
+  const ran = `ran ${rep.results.length} of ${rep.planned} case(s)`;
+  out(`${ran}: ${failing === 0 ? c.green('no violations') : c.red(`${failing} with violations`)}`);
+  if (rep.stopped)
+    out(
+      c.yellow(
+        `stopped by --time-limit before cases ${rep.results.length} ... ${rep.planned - 1} of this shard`,
+      ),
+    );
+  const maxEvents = rep.results.filter((r) => r.outcome === 'max-events').length;
+  if (maxEvents > 0)
+    out(c.yellow(`${maxEvents} case(s) hit the event budget before the horizon (a livelock?)`));
+  if (rep.kinds.length === 0) return;
+  const width = Math.max(...rep.kinds.map((k) => k.kind.length), 9);
+  out(`  ${'invariant'.padEnd(width)}  cases  first case`);
+  for (const k of rep.kinds) {
+    const known = k.knownOpen > 0 ? `  (${k.knownOpen} explained by a known-open upstream hazard)` : '';
+    out(`  ${k.kind.padEnd(width)}  ${String(k.cases).padStart(5)}  ${k.firstCase}${known}`);
+  }
+}
+
+async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
+  const start = wallClockMs();
+  const progress = progressReporter(process.stderr.isTTY === true);
+  let failing = 0;
+  const report = await runCampaign({
+    seed: a.seed,
+    runs: a.runs,
+    fixes: a.fixes,
+    shard: a.shard,
+    workers: a.workers,
+    shrink: a.shrink,
+    shrinkRuns: a.shrinkRuns,
+    now: wallClockMs,
+    ...(a.timeLimitMs === undefined
+      ? {}
+      : { shouldStop: () => wallClockMs() - start >= (a.timeLimitMs ?? 0) }),
+    onChunk: (done, results) => {
+      failing += results.filter((r) => r.fired.length > 0 || r.error !== null).length;
+      progress.update(`fuzz: ${done} case(s) run, ${failing} with violations`);
+    },
+    onShrink: (kind, index) => progress.update(`fuzz: shrinking case ${index} (${kind}) ...`),
+  });
+  progress.clear();
+  const files = report.failures.map((f) => writeFailure(a.out, f));
+  const errors = report.results.filter((r) => r.error !== null);
+  const violated = report.results.some((r) => r.fired.length > 0);
+  const broken = errors.length > 0 || report.failures.some((f) => !f.reproduces);
+  const exit = broken ? EXIT.INTERNAL : violated ? EXIT.VIOLATION : EXIT.OK;
+  const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
+
+  if (a.json) {
+    for (const r of report.results)
+      if (r.fired.length > 0 || r.error !== null) out(JSON.stringify(caseJson(r, a)));
+    report.failures.forEach((f, i) => {
+      out(
+        JSON.stringify({
+          type: 'failure',
+          invariant: f.kind,
+          case: f.caseIndex,
+          campaignSeed: a.seed,
+          path: f.shrink.path,
+          file: files[i],
+          reproduces: f.reproduces,
+          shrinkRuns: f.shrink.runs,
+          minimal: !f.shrink.cutShort,
+          violations: f.run.ok ? f.run.result.violations.map(violationToJson) : [],
+          replay: [
+            ['podrace run', files[i], ...fixFlags(a.fixes)].join(' '),
+            replayCommand(a.seed, f.shrink.path, a.fixes),
+          ],
+        }),
+      );
+    });
+    const invariants: Record<string, { cases: number; knownOpen: number; firstCase: number }> = {};
+    for (const k of report.kinds)
+      invariants[k.kind] = { cases: k.cases, knownOpen: k.knownOpen, firstCase: k.firstCase };
+    out(
+      JSON.stringify({
+        type: 'summary',
+        campaignSeed: a.seed,
+        runs: a.runs,
+        shard: report.shard === undefined ? null : `${report.shard.index}/${report.shard.count}`,
+        fixes: a.fixes.toRecord(),
+        planned: report.planned,
+        ran: report.results.length,
+        stoppedByTimeLimit: report.stopped,
+        failingCases: report.results.filter((r) => r.fired.length > 0 || r.error !== null).length,
+        invariants,
+        files,
+        exitCode: exit,
+        wallMs,
+      }),
+    );
+  } else {
+    printSummary(report, a, out);
+    report.failures.forEach((f, i) => {
+      printFailure(f, files[i] ?? f.fileName, a, out);
+    });
+    for (const r of errors.slice(0, 3)) {
+      out('');
+      out(`the simulator threw in case ${r.index} (${replayCommand(a.seed, String(r.index), a.fixes)}):`);
+      for (const line of (r.error ?? '').split('\n').slice(0, 12)) out(`  ${line}`);
+    }
+    if (broken) out('This is a bug in podrace. Please report it with the replay command above.');
+    const threads = report.threads === 0 ? 'in-process' : `${report.threads} worker threads`;
+    process.stderr.write(
+      `fuzz: ${report.results.length} case(s) in ${(wallMs / 1000).toFixed(1)}s wall (${rate(report.results.length, wallMs)} cases/s, ${threads})\n`,
+    );
+  }
+  return exit;
+}
+
+function rate(cases: number, wallMs: number): string {
+  return wallMs <= 0 ? '-' : (cases / (wallMs / 1000)).toFixed(1);
+}
+
+// ---- main (npm start) ---------------------------------------------------------------------------------
+
+interface MainArgs {
+  readonly seed: number;
+  readonly runs: number;
+  readonly workers: number;
+  readonly color: boolean;
+}
+
+async function mainJob(a: MainArgs, out: Out): Promise<number> {
+  const c = new Chalk({ level: a.color ? 1 : 0 });
+  out(c.bold('1. bundled scenarios (podrace verify scenarios/)'));
+  const scenarios = scenarioFiles(['scenarios']).map((f) => loadScenarioFile(f));
+  const rows = verifyScenarios(scenarios);
+  for (const line of formatVerifyTable(rows, a.color)) out(line);
+  const claimsFailed = rows.filter((r) => !r.claim.pass).length;
+
+  out('');
+  out(c.bold(`2. fuzz: ${a.runs} generated cases (seed ${a.seed}) against the legacy and the fixed kubelet`));
+  const progress = progressReporter(process.stderr.isTTY === true);
+  const campaign = async (label: string, fixes: Fixes) => {
+    const start = wallClockMs();
+    const rep = await runCampaign({
+      seed: a.seed,
+      runs: a.runs,
+      fixes,
+      workers: a.workers,
+      shrink: 0,
+      now: wallClockMs,
+      onChunk: (done) => progress.update(`fuzz ${label}: ${done}/${a.runs} cases`),
+    });
+    progress.clear();
+    process.stderr.write(
+      `fuzz ${label}: ${rep.results.length} cases in ${((wallClockMs() - start) / 1000).toFixed(1)}s wall\n`,
+    );
+    return rep;
+  };
+  const legacy = await campaign('legacy', Fixes.none());
+  const fixed = await campaign('fixed', Fixes.all());
+
+  const count = (rep: CampaignReport, id: InvariantId) =>
+    rep.results.filter((r) => r.fired.includes(id)).length;
+  const unexplained = (rep: CampaignReport, id: InvariantId) =>
+    rep.results.filter((r) => r.fired.includes(id) && !r.knownOpen.includes(id));
+  const width = Math.max(...INVARIANT_IDS.map((id) => id.length));
+  out(`${'invariant'.padEnd(width)}  legacy  fixed  verdict`);
+  let fixedViolations = 0;
+  for (const id of INVARIANT_IDS) {
+    const l = count(legacy, id);
+    const f = count(fixed, id);
+    const bad = unexplained(fixed, id);
+    let verdict: string;
+    if (bad.length > 0) {
+      fixedViolations += bad.length;
+      const first = bad[0]?.index ?? 0;
+      verdict = c.red(
+        `VIOLATED with every fix on (first: ${replayCommand(a.seed, String(first), fixed.fixes)})`,
+      );
+    } else if (f > 0) verdict = c.yellow('fires with every fix on: known-open upstream hazard (#101791)');
+    else if (l > 0) verdict = c.green('reproduces without fixes, prevented with them');
+    else verdict = c.dim('not reached by this campaign');
+    out(
+      `${id.padEnd(width)}  ${`${l}/${legacy.results.length}`.padStart(6)}  ${`${f}/${fixed.results.length}`.padStart(5)}  ${verdict}`,
+    );
+  }
+  const errors = [...legacy.results, ...fixed.results].filter((r) => r.error !== null).length;
+  out('');
+  const problems: string[] = [];
+  if (claimsFailed > 0) problems.push(`${claimsFailed} scenario claim(s) failed`);
+  if (fixedViolations > 0)
+    problems.push(`${fixedViolations} violation(s) with every fix on that no known-open hazard explains`);
+  if (errors > 0) problems.push(`the simulator threw in ${errors} case(s)`);
+  out(
+    problems.length === 0
+      ? c.green('all claims hold; the fixed kubelet violates nothing unexpected')
+      : c.red(problems.join('; ')),
+  );
+  if (errors > 0) return EXIT.INTERNAL;
+  return problems.length === 0 ? EXIT.OK : EXIT.VIOLATION;
+}
+
+// ---- registration -------------------------------------------------------------------------------------
 
 export function registerFuzzCommands(parser: Argv, setExit: (code: number) => void): void {
-  void parser;
-  void setExit;
+  parser
+    .command(
+      'fuzz',
+      'Generate scenarios with fast-check, run them, shrink and save the first failure',
+      (y) =>
+        y
+          .option('runs', {
+            type: 'string',
+            default: '200',
+            describe: 'cases in the campaign (all shards together)',
+          })
+          .option('seed', {
+            type: 'string',
+            default: '1',
+            describe: 'campaign seed (decimal or 0x-hex uint32)',
+          })
+          .option('kubelet', {
+            type: 'string',
+            choices: ['fixed', 'legacy'],
+            describe: 'all fixes on (fixed) or off (legacy)',
+          })
+          .option('fix', { type: 'string', array: true, describe: 'toggle one fix: ID=on|off (repeatable)' })
+          .option('workers', {
+            type: 'string',
+            default: '1',
+            describe: 'worker threads (built code only; see docs/fuzzing.md)',
+          })
+          .option('shard', {
+            type: 'string',
+            describe: 'run only shard I/N (1-based; /N takes I from JOB_COMPLETION_INDEX)',
+          })
+          .option('out', {
+            type: 'string',
+            default: 'podrace-failures',
+            describe: 'folder for the minimal failing scenarios',
+          })
+          .option('time-limit', {
+            type: 'string',
+            describe: 'stop starting new cases after this wall time (e.g. 60s)',
+          })
+          .option('json', {
+            type: 'boolean',
+            default: false,
+            describe: 'JSON lines: failing cases, failures, a summary',
+          })
+          .option('path', {
+            type: 'string',
+            describe: 'replay one case (as podrace replay) instead of a campaign',
+          })
+          .option('shrink', {
+            type: 'string',
+            default: '1',
+            describe: 'shrink and save the first failing case of this many invariants',
+          })
+          .option('shrink-runs', {
+            type: 'string',
+            default: String(DEFAULT_SHRINK_RUNS),
+            describe: 'simulator runs per shrink',
+          }),
+      async (argv) => {
+        const fixes = fixesOption(argv.kubelet, argv.fix);
+        const seed = seedOption(argv.seed);
+        const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+        if (argv.path !== undefined) {
+          setExit(
+            replay(
+              { seed, path: pathOption(argv.path), fixes, json: argv.json, save: undefined, color },
+              stdoutLine,
+            ),
+          );
+          return;
+        }
+        const args: FuzzArgs = {
+          seed,
+          runs: positiveIntOption(argv.runs, '--runs'),
+          fixes,
+          workers: positiveIntOption(argv.workers, '--workers'),
+          shard: argv.shard === undefined ? undefined : shardOption(argv.shard, process.env),
+          out: String(argv.out),
+          timeLimitMs:
+            argv['time-limit'] === undefined ? undefined : durationOption(argv['time-limit'], '--time-limit'),
+          json: argv.json,
+          shrink: nonNegativeIntOption(argv.shrink, '--shrink'),
+          shrinkRuns: positiveIntOption(argv['shrink-runs'], '--shrink-runs'),
+          color,
+        };
+        setExit(await fuzz(args, stdoutLine));
+      },
+    )
+    .command(
+      'replay',
+      'Re-create one fuzz case from its seed and path, run it and print its full timeline',
+      (y) =>
+        y
+          .option('seed', {
+            type: 'string',
+            demandOption: true,
+            describe: 'the campaign seed the fuzzer printed',
+          })
+          .option('path', {
+            type: 'string',
+            default: '0',
+            describe: 'the fast-check path: case index, then shrink steps',
+          })
+          .option('kubelet', {
+            type: 'string',
+            choices: ['fixed', 'legacy'],
+            describe: 'all fixes on (fixed) or off (legacy)',
+          })
+          .option('fix', { type: 'string', array: true, describe: 'toggle one fix: ID=on|off (repeatable)' })
+          .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
+          .option('save', { type: 'string', describe: 'also write the case as a scenario file' }),
+      (argv) => {
+        const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+        setExit(
+          replay(
+            {
+              seed: seedOption(argv.seed),
+              path: pathOption(argv.path),
+              fixes: fixesOption(argv.kubelet, argv.fix),
+              json: argv.json,
+              save: argv.save,
+              color,
+            },
+            stdoutLine,
+          ),
+        );
+      },
+    )
+    .command(
+      'main',
+      'What `npm start` runs: verify the bundled scenarios, fuzz the legacy and the fixed kubelet, compare',
+      (y) =>
+        y
+          .option('runs', { type: 'string', default: '60', describe: 'cases per campaign' })
+          .option('seed', { type: 'string', default: '1', describe: 'campaign seed' })
+          .option('workers', { type: 'string', describe: 'worker threads (default: up to 4 CPUs)' }),
+      async (argv) => {
+        const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+        setExit(
+          await mainJob(
+            {
+              seed: seedOption(argv.seed),
+              runs: positiveIntOption(argv.runs, '--runs'),
+              workers:
+                argv.workers === undefined
+                  ? Math.min(4, availableParallelism())
+                  : positiveIntOption(argv.workers, '--workers'),
+              color,
+            },
+            stdoutLine,
+          ),
+        );
+      },
+    );
 }

@@ -5,7 +5,7 @@ import { GoError } from '../api/errors.js';
 import { isStaticPod, type Pod, type PodStatus, type UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { AttachedVolume, KubeClient } from '../kubelet/kubeClient.js';
-import { assert, type Co, type Rng, type Sim, sleep } from '../sim/index.js';
+import { AssertionError, type Co, type Rng, type Sim, sleep } from '../sim/index.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export type WatchHandler = (type: WatchEventType, pod: Pod) => void;
@@ -37,7 +37,7 @@ export class APIServer {
   // ---- user-facing (kubectl) ----
 
   createPod(pod: Pod): void {
-    assert(!this.pods.has(pod.metadata.uid), `pod uid ${pod.metadata.uid} exists`);
+    if (this.pods.has(pod.metadata.uid)) throw new AssertionError(`pod uid ${pod.metadata.uid} exists`);
     this.pods.set(pod.metadata.uid, pod);
     this.publish({
       kind: 'apiPodCreated',
@@ -171,7 +171,7 @@ export class APIServer {
 
   nodeStatus(nodeName: string): NodeStatus {
     const status = this.nodes.get(nodeName);
-    assert(status !== undefined, `unknown node ${nodeName}`);
+    if (!(status !== undefined)) throw new AssertionError(`unknown node ${nodeName}`);
     return status;
   }
 

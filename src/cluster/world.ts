@@ -8,7 +8,7 @@ import type { Fixes } from '../fixes.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import { FakeRuntime } from '../runtime/fakeRuntime.js';
 import type { Action, Fault, Scenario } from '../scenario/types.js';
-import { assert, Bus, type Co, type Rng, Sim, unreachable } from '../sim/index.js';
+import { AssertionError, Bus, type Co, type Rng, Sim, unreachable } from '../sim/index.js';
 import { Host } from '../storage/host.js';
 import { San } from '../storage/san.js';
 import { APIServer } from './apiServer.js';
@@ -97,7 +97,7 @@ export class World {
 
   nodeOf(name: string): NodeWorld {
     const node = this.nodes.get(name);
-    assert(node !== undefined, `unknown node ${name}`);
+    if (!(node !== undefined)) throw new AssertionError(`unknown node ${name}`);
     return node;
   }
 

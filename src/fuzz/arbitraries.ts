@@ -69,10 +69,25 @@ export interface PodDraft {
 }
 
 export type ActionDraft =
-  | { readonly kind: 'deletePod'; readonly pod: number; readonly offsetMs: number; readonly graceS: number | null }
+  | {
+      readonly kind: 'deletePod';
+      readonly pod: number;
+      readonly offsetMs: number;
+      readonly graceS: number | null;
+    }
   | { readonly kind: 'forceDeletePod'; readonly pod: number; readonly offsetMs: number }
-  | { readonly kind: 'evictPod'; readonly pod: number; readonly offsetMs: number; readonly graceS: number | null }
-  | { readonly kind: 'crashContainer'; readonly pod: number; readonly offsetMs: number; readonly container: number }
+  | {
+      readonly kind: 'evictPod';
+      readonly pod: number;
+      readonly offsetMs: number;
+      readonly graceS: number | null;
+    }
+  | {
+      readonly kind: 'crashContainer';
+      readonly pod: number;
+      readonly offsetMs: number;
+      readonly container: number;
+    }
   | {
       readonly kind: 'containerStart';
       readonly pod: number;
@@ -80,7 +95,12 @@ export type ActionDraft =
       readonly delayMs: number | null;
       readonly error: string | null;
     }
-  | { readonly kind: 'restartKubelet'; readonly node: number; readonly atMs: number; readonly downForMs: number | null }
+  | {
+      readonly kind: 'restartKubelet';
+      readonly node: number;
+      readonly atMs: number;
+      readonly downForMs: number | null;
+    }
   | { readonly kind: 'shutdownNode'; readonly node: number; readonly atMs: number }
   | {
       readonly kind: 'unmountDevice';
@@ -91,7 +111,12 @@ export type ActionDraft =
       readonly times: number;
     }
   | { readonly kind: 'procMounts'; readonly node: number; readonly atMs: number; readonly reads: number }
-  | { readonly kind: 'constructVolumeSpec'; readonly node: number; readonly volume: number; readonly atMs: number }
+  | {
+      readonly kind: 'constructVolumeSpec';
+      readonly node: number;
+      readonly volume: number;
+      readonly atMs: number;
+    }
   | {
       readonly kind: 'tearDown';
       readonly node: number;
@@ -113,7 +138,10 @@ export interface ScenarioDraft {
 /** A time in 10 ms steps from 0 to max (shrinks towards 0). */
 const timeMs = (maxMs: number) => fc.integer({ min: 0, max: maxMs / 10 }).map((t) => t * 10);
 /** An offset after a pod's creation: mostly within 2 s (the interesting races), up to the window. */
-const offsetMs = fc.oneof({ arbitrary: timeMs(2_000), weight: 3 }, { arbitrary: timeMs(ACTION_WINDOW_MS), weight: 2 });
+const offsetMs = fc.oneof(
+  { arbitrary: timeMs(2_000), weight: 3 },
+  { arbitrary: timeMs(ACTION_WINDOW_MS), weight: 2 },
+);
 const index = fc.nat({ max: 11 });
 const graceS = fc.oneof(fc.constantFrom(0, 1, 2, 5, 30), fc.integer({ min: 0, max: 30 }));
 const optionalGraceS = fc.option(graceS, { freq: 2 });
@@ -121,7 +149,10 @@ const optionalGraceS = fc.option(graceS, { freq: 2 });
 const volumeDraft: fc.Arbitrary<VolumeDraft> = fc.record({
   plugin: fc.constantFrom(...PLUGIN_KINDS),
   block: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))), // a quarter are Block
-  access: fc.oneof({ arbitrary: fc.constant(0), weight: 8 }, { arbitrary: fc.integer({ min: 1, max: 2 }), weight: 1 }),
+  access: fc.oneof(
+    { arbitrary: fc.constant(0), weight: 8 },
+    { arbitrary: fc.integer({ min: 1, max: 2 }), weight: 1 },
+  ),
 });
 
 const podEndDraft: fc.Arbitrary<PodEndDraft> = fc.record({
@@ -159,16 +190,31 @@ const nodeAt = { node: index, atMs: timeMs(ACTION_WINDOW_MS) };
 
 const actionDraft: fc.Arbitrary<ActionDraft> = fc.oneof(
   {
-    arbitrary: fc.record({ kind: fc.constant('deletePod' as const), pod: index, offsetMs, graceS: optionalGraceS }),
+    arbitrary: fc.record({
+      kind: fc.constant('deletePod' as const),
+      pod: index,
+      offsetMs,
+      graceS: optionalGraceS,
+    }),
     weight: 4,
   },
   { arbitrary: fc.record({ kind: fc.constant('forceDeletePod' as const), pod: index, offsetMs }), weight: 2 },
   {
-    arbitrary: fc.record({ kind: fc.constant('evictPod' as const), pod: index, offsetMs, graceS: optionalGraceS }),
+    arbitrary: fc.record({
+      kind: fc.constant('evictPod' as const),
+      pod: index,
+      offsetMs,
+      graceS: optionalGraceS,
+    }),
     weight: 3,
   },
   {
-    arbitrary: fc.record({ kind: fc.constant('crashContainer' as const), pod: index, offsetMs, container: index }),
+    arbitrary: fc.record({
+      kind: fc.constant('crashContainer' as const),
+      pod: index,
+      offsetMs,
+      container: index,
+    }),
     weight: 3,
   },
   {
@@ -178,9 +224,12 @@ const actionDraft: fc.Arbitrary<ActionDraft> = fc.oneof(
         pod: index,
         offsetMs: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: timeMs(2_000), weight: 1 }),
         delayMs: fc.option(timeMs(5_000), { freq: 3 }),
-        error: fc.option(fc.constantFrom('CreateContainerError', 'RunContainerError: context deadline exceeded'), {
-          freq: 2,
-        }),
+        error: fc.option(
+          fc.constantFrom('CreateContainerError', 'RunContainerError: context deadline exceeded'),
+          {
+            freq: 2,
+          },
+        ),
       })
       .map((a) => (a.delayMs === null && a.error === null ? { ...a, delayMs: 1_000 } : a)),
     weight: 2,
@@ -205,10 +254,17 @@ const actionDraft: fc.Arbitrary<ActionDraft> = fc.oneof(
     weight: 3,
   },
   {
-    arbitrary: fc.record({ kind: fc.constant('procMounts' as const), ...nodeAt, reads: fc.integer({ min: 1, max: 5 }) }),
+    arbitrary: fc.record({
+      kind: fc.constant('procMounts' as const),
+      ...nodeAt,
+      reads: fc.integer({ min: 1, max: 5 }),
+    }),
     weight: 2,
   },
-  { arbitrary: fc.record({ kind: fc.constant('constructVolumeSpec' as const), ...nodeAt, volume: index }), weight: 2 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('constructVolumeSpec' as const), ...nodeAt, volume: index }),
+    weight: 2,
+  },
   {
     arbitrary: fc.record({
       kind: fc.constant('tearDown' as const),
@@ -283,7 +339,8 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
     if (a.kind !== 'deletePod' && a.kind !== 'forceDeletePod') return;
     const i = a.pod % pods.length;
     const p = pods[i];
-    if (p !== undefined) deletedAt[i] = Math.min(deletedAt[i] ?? Number.POSITIVE_INFINITY, p.draft.createAtMs + a.offsetMs);
+    if (p !== undefined)
+      deletedAt[i] = Math.min(deletedAt[i] ?? Number.POSITIVE_INFINITY, p.draft.createAtMs + a.offsetMs);
   });
   const byCreation = [...pods].sort((a, b) => a.draft.createAtMs - b.draft.createAtMs || a.index - b.index);
   /** name -> when its current holder is deleted (Infinity: never). */
@@ -291,7 +348,9 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
   const holderOf = new Map<string, PlacedPod>();
   for (const p of byCreation) {
     if (p.draft.reuse !== null) {
-      const free = [...holderDeletedAt.entries()].filter(([, at]) => at < p.draft.createAtMs).map(([name]) => name);
+      const free = [...holderDeletedAt.entries()]
+        .filter(([, at]) => at < p.draft.createAtMs)
+        .map(([name]) => name);
       const name = free[p.draft.reuse % Math.max(1, free.length)];
       const previous = name === undefined ? undefined : holderOf.get(name);
       if (name !== undefined && previous !== undefined) {
@@ -402,7 +461,10 @@ function actionFromDraft(
       return undefined;
     }
     case 'restartKubelet':
-      return { atMs: a.atMs, action: { kind: 'restartKubelet', node: nodeOf(a.node), downForMs: a.downForMs } };
+      return {
+        atMs: a.atMs,
+        action: { kind: 'restartKubelet', node: nodeOf(a.node), downForMs: a.downForMs },
+      };
     case 'shutdownNode':
       return { atMs: a.atMs, action: { kind: 'shutdownNode', node: nodeOf(a.node) } };
     case 'procMounts':

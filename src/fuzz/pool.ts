@@ -43,6 +43,8 @@ export interface PoolOptions {
   readonly now?: () => number;
   /** Where the worker script is; default: worker.js beside this file, if it exists. */
   readonly workerUrl?: URL | null;
+  /** Node flags for the worker threads (a test runs worker.ts with `--import tsx`). */
+  readonly workerExecArgv?: readonly string[];
 }
 
 export interface PoolResult {
@@ -122,12 +124,12 @@ function runThreads(
     let next = 0;
     let running = 0;
     let stopped = false;
-    let failed = false;
+    let settled = false;
     const startedAt = new Map<number, number>();
 
     const finish = (err?: Error) => {
-      if (failed) return;
-      if (err !== undefined) failed = true;
+      if (settled) return;
+      settled = true;
       for (const w of workers) void w.terminate();
       if (err !== undefined) reject(err);
       else resolve(stopped);
@@ -147,7 +149,10 @@ function runThreads(
     };
 
     for (let k = 0; k < threads; k++) {
-      const w = new Worker(url, { workerData: o.setup });
+      const w = new Worker(url, {
+        workerData: o.setup,
+        ...(o.workerExecArgv === undefined ? {} : { execArgv: [...o.workerExecArgv] }),
+      });
       workers.push(w);
       w.on('message', (msg: FromWorker) => {
         running--;
@@ -164,8 +169,7 @@ function runThreads(
       });
       w.on('error', (err) => finish(err));
       w.on('exit', (code) => {
-        if (code !== 0 && !failed && (running > 0 || next < chunks.length))
-          finish(new Error(`fuzz worker exited with code ${code}`));
+        if (code !== 0 && !settled) finish(new Error(`fuzz worker exited with code ${code}`));
       });
       dispatch(w);
     }

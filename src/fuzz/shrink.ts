@@ -20,8 +20,16 @@ export const DEFAULT_SHRINK_RUNS = 400;
 /** What a failure is about: an invariant, or the simulator itself throwing (a podrace bug). */
 export type FailureKind = InvariantId | 'simulator-error';
 
-/** The property whose runs are the fuzz cases (the predicate only matters to fc.check). */
-export function caseProperty(predicate: (s: Scenario) => boolean = () => true): fc.IPropertyWithHooks<[Scenario]> {
+/**
+ * The property whose runs are the fuzz cases (the predicate only matters to fc.check). fc.sample is given
+ * the arbitrary itself, never this property: sample wraps whatever it gets in a Property of its own
+ * (it does not recognise a Property by an own `isAsync`), which would apply the run's bias twice and
+ * generate other values than fc.check does. Sampling the arbitrary generates and shrinks exactly as
+ * fc.check(fc.property(arbitrary, ...)) does.
+ */
+export function caseProperty(
+  predicate: (s: Scenario) => boolean = () => true,
+): fc.IPropertyWithHooks<[Scenario]> {
   return fc.property(scenarioArbitrary, predicate);
 }
 
@@ -30,19 +38,20 @@ export function caseName(seed: number, path: string): string {
   return `fuzz-${seed}-${path.replaceAll(':', '.')}`;
 }
 
-/** Throws on a path that is not `i` or `i:a:b...` (non-negative integers). */
+/** What is wrong with a path that is not `i` or `i:a:b...` (non-negative integers); undefined if nothing. */
 export function checkPath(path: string): string | undefined {
-  return /^\d+(:\d+)*$/.test(path) ? undefined : `expected a path like 17 or 17:2:0 (the case, then shrink steps), got "${path}"`;
+  return /^\d+(:\d+)*$/.test(path)
+    ? undefined
+    : `expected a path like 17 or 17:2:0 (the case, then shrink steps), got "${path}"`;
 }
 
 /** The scenario of case path P of campaign seed S (named after the case). */
 export function scenarioAt(seed: number, path: string): Scenario {
   const problem = checkPath(path);
   if (problem !== undefined) throw new Error(problem);
-  const values = fc.sample(caseProperty(), { seed, path, numRuns: 1 });
-  const value = values[0];
+  const value = fc.sample(scenarioArbitrary, { seed, path, numRuns: 1 })[0];
   if (value === undefined) throw new Error(`no fuzz case at seed ${seed} path ${path}`);
-  return { ...value[0], name: caseName(seed, path) };
+  return { ...value, name: caseName(seed, path) };
 }
 
 /**
@@ -53,15 +62,17 @@ export function scenariosOfCases(seed: number, indices: readonly number[]): Scen
   const first = indices[0];
   const last = indices[indices.length - 1];
   if (first === undefined || last === undefined) return [];
-  const values = fc.sample(caseProperty(), { seed, path: String(first), numRuns: last - first + 1 });
+  const values = fc.sample(scenarioArbitrary, { seed, path: String(first), numRuns: last - first + 1 });
   return indices.map((i) => {
     const value = values[i - first];
     if (value === undefined) throw new Error(`no fuzz case ${i} at seed ${seed}`);
-    return { ...value[0], name: caseName(seed, String(i)) };
+    return { ...value, name: caseName(seed, String(i)) };
   });
 }
 
-export type GuardedRun = { readonly ok: true; readonly result: RunResult } | { readonly ok: false; readonly error: string };
+export type GuardedRun =
+  | { readonly ok: true; readonly result: RunResult }
+  | { readonly ok: false; readonly error: string };
 
 /** Runs a scenario; a throw of the simulator becomes an error value (with its stack) instead of escaping. */
 export function runGuarded(scenario: Scenario, fixes: Fixes, recordFacts = false): GuardedRun {

@@ -18,6 +18,7 @@ import {
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import {
+  AssertionError,
   assert,
   type Chan,
   CLOSED,
@@ -241,7 +242,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     if (!status.isWorking()) {
       status.working = true;
       const sent = podUpdates.trySend(work);
-      assert(sent, `pod worker channel of ${uid} full while the worker was idle`);
+      if (!sent) throw new AssertionError(`pod worker channel of ${uid} full while the worker was idle`);
       return;
     }
 
@@ -312,7 +313,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
           podStatus = yield* this.podCache.getNewerThan(uid, lastSyncTime);
         }
         const ctx = this.contextForWorker(uid);
-        assert(ctx !== undefined, `pod worker ${uid} runs without a sync status`);
+        if (!(ctx !== undefined)) throw new AssertionError(`pod worker ${uid} runs without a sync status`);
         this.publishPhase(pod, phaseOfWork[update.workType]);
         switch (update.workType) {
           case 'TerminatedPodWork':
@@ -406,7 +407,8 @@ export function* killPodNow(
   // Relative to the grace period, but at least 10s for kubelet -> runtime traffic to finish a SIGKILL.
   let timeoutSeconds = gracePeriod + Math.trunc(gracePeriod / 2);
   if (timeoutSeconds < 10) timeoutSeconds = 10;
-  assert(Number.isInteger(timeoutSeconds), `killPodNow timeout ${timeoutSeconds}s is not whole`);
+  if (!Number.isInteger(timeoutSeconds))
+    throw new AssertionError(`killPodNow timeout ${timeoutSeconds}s is not whole`);
 
   const ch = podWorkers.sim.chan<never>(1, `killPodNow/${pod.metadata.uid}`);
   podWorkers.updatePod({

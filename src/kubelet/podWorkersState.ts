@@ -5,7 +5,7 @@
 
 import type { Pod, UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
-import { assert, type Chan, type Context, type Sim } from '../sim/index.js';
+import { AssertionError, type Chan, type Context, type Sim } from '../sim/index.js';
 import type { PodSyncStatus, PodWork } from './podWorkersStatus.js';
 import type { PodStateProvider, PodStatusFunc, PodWorkerState } from './types.js';
 
@@ -158,7 +158,8 @@ export class PodWorkerStates implements PodStateProvider {
     const uid = pod.metadata.uid;
     const status = this.podSyncStatuses.get(uid);
     if (status !== undefined) {
-      assert(status.terminatingAt !== undefined, `pod ${uid} terminated without terminatingAt`);
+      if (!(status.terminatingAt !== undefined))
+        throw new AssertionError(`pod ${uid} terminated without terminatingAt`);
       status.terminatedAt = this.sim.nowMs;
       this.publishPod(pod, { kind: 'podTerminated', reason: 'syncTerminatingPod completed' });
       for (const ch of status.notifyPostTerminating) ch.close();
@@ -194,7 +195,8 @@ export class PodWorkerStates implements PodStateProvider {
     this.cleanupPodUpdates(uid);
     const status = this.podSyncStatuses.get(uid);
     if (status !== undefined) {
-      assert(status.terminatedAt !== undefined, `pod ${uid} finished without terminatedAt`);
+      if (!(status.terminatedAt !== undefined))
+        throw new AssertionError(`pod ${uid} finished without terminatedAt`);
       status.finished = true;
       status.working = false;
       this.publishPhase(pod, 'finished');
@@ -226,14 +228,14 @@ export class PodWorkerStates implements PodStateProvider {
     const workUpdate = this.lastUndeliveredWorkUpdate.get(uid);
     if (workUpdate !== undefined) {
       const ch = this.podUpdates.get(uid);
-      assert(ch !== undefined, `pending work for ${uid} without a worker channel`);
+      if (!(ch !== undefined)) throw new AssertionError(`pending work for ${uid} without a worker channel`);
       // The worker itself consumed the last item, so the channel is empty and the send cannot block.
       const sent = ch.trySend(workUpdate);
-      assert(sent, `pod worker channel of ${uid} full in completeWorkQueueNext`);
+      if (!sent) throw new AssertionError(`pod worker channel of ${uid} full in completeWorkQueueNext`);
       this.lastUndeliveredWorkUpdate.delete(uid);
     } else {
       const status = this.podSyncStatuses.get(uid);
-      assert(status !== undefined, `completeWorkQueueNext for unknown pod ${uid}`);
+      if (!(status !== undefined)) throw new AssertionError(`completeWorkQueueNext for unknown pod ${uid}`);
       status.working = false;
     }
   }

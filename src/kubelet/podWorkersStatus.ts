@@ -5,7 +5,7 @@
 
 import type { Pod, RuntimePodStatus } from '../api/v1.js';
 import type { Chan, Context } from '../sim/index.js';
-import { assert } from '../sim/index.js';
+import { AssertionError } from '../sim/index.js';
 import type { KillPodOptions, PodStatusFunc, PodWorkType, UpdatePodOptions } from './types.js';
 
 /** podWork: what travels on a worker's channel. */
@@ -131,6 +131,7 @@ export function calculateEffectiveGracePeriod(
   const specGrace = pod.spec.terminationGracePeriodSeconds;
   if (gracePeriod === 0 && specGrace !== undefined) gracePeriod = specGrace;
   if (gracePeriod < 1) gracePeriod = 1;
-  assert(Number.isFinite(gracePeriod) && gracePeriod >= 1, `effective grace period ${gracePeriod} < 1`);
+  if (!(Number.isFinite(gracePeriod) && gracePeriod >= 1))
+    throw new AssertionError(`effective grace period ${gracePeriod} < 1`);
   return { gracePeriod, shortened: status.gracePeriod !== 0 && status.gracePeriod !== gracePeriod };
 }

@@ -10,7 +10,16 @@
 import { GoError } from '../api/errors.js';
 import type { RuntimeContainerState, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
-import { assert, type Co, type Process, park, type Rng, type Sim, sleep } from '../sim/index.js';
+import {
+  AssertionError,
+  assert,
+  type Co,
+  type Process,
+  park,
+  type Rng,
+  type Sim,
+  sleep,
+} from '../sim/index.js';
 
 export interface RuntimeContainerSpec {
   readonly name: string;
@@ -183,7 +192,7 @@ export class FakeRuntime {
 
   /** StopContainer with a grace period: SIGTERM now, SIGKILL when the grace period ends. */
   *stopContainer(uid: UID, containerId: string, gracePeriodSeconds: number): Co<GoError | undefined> {
-    assert(gracePeriodSeconds >= 0, `negative grace period ${gracePeriodSeconds}`);
+    if (!(gracePeriodSeconds >= 0)) throw new AssertionError(`negative grace period ${gracePeriodSeconds}`);
     yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
     const entry = this.pods.get(uid);
     const c = entry?.containers.get(containerId);

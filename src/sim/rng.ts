@@ -2,7 +2,7 @@
 // root seed, not from the parent's position, so a component that draws more numbers shifts no other
 // component's numbers.
 import seedrandom from 'seedrandom';
-import { assert } from './assert.js';
+import { AssertionError, assert } from './assert.js';
 
 export type RngState = seedrandom.State.Alea;
 
@@ -20,7 +20,8 @@ export class Rng {
   }
 
   static fromSeed(seed: number): Rng {
-    assert(Number.isInteger(seed) && seed >= 0 && seed <= 0xffff_ffff, `seed must be a uint32, got ${seed}`);
+    if (!(Number.isInteger(seed) && seed >= 0 && seed <= 0xffff_ffff))
+      throw new AssertionError(`seed must be a uint32, got ${seed}`);
     return new Rng(`podrace:${seed >>> 0}`);
   }
 
@@ -40,7 +41,8 @@ export class Rng {
 
   /** An integer in [lo, hi], both ends included. */
   int(lo: number, hi: number): number {
-    assert(Number.isInteger(lo) && Number.isInteger(hi) && lo <= hi, `bad int range [${lo}, ${hi}]`);
+    if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo <= hi))
+      throw new AssertionError(`bad int range [${lo}, ${hi}]`);
     return lo + Math.floor(this.prng() * (hi - lo + 1));
   }
 

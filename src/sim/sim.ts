@@ -27,6 +27,21 @@ type Effect =
 
 export type { Effect };
 
+/**
+ * Every effect object has the same six fields in the same order, so the run loop's reads of `op` and
+ * friends stay monomorphic (one hidden class) whatever the effect.
+ */
+function effect(
+  op: Effect['op'],
+  ms: number,
+  ch: Chan<unknown> | undefined,
+  value: unknown,
+  cases: readonly SelectCase[] | undefined,
+  timeoutMs: number,
+): Effect {
+  return { op, ms, ch, value, cases, timeoutMs } as unknown as Effect;
+}
+
 export type SelectCase =
   | { readonly recv: Chan<unknown> }
   | { readonly send: Chan<unknown>; readonly value: unknown };
@@ -50,10 +65,12 @@ export const DEFAULT_CASE = 0;
  * before any other coroutine can call sleep again, so sharing it is safe.
  */
 class SleepIterator implements Iterator<Effect, void, unknown>, Iterable<Effect, void, unknown> {
-  readonly op = OP_SLEEP;
-  ms = 0;
+  readonly effect = effect(OP_SLEEP, 0, undefined, undefined, undefined, 0) as {
+    op: typeof OP_SLEEP;
+    ms: number;
+  };
   private stepped = false;
-  private readonly yielded: IteratorYieldResult<Effect> = { done: false, value: this as unknown as Effect };
+  private readonly yielded: IteratorYieldResult<Effect> = { done: false, value: this.effect };
   private readonly returned: IteratorReturnResult<void> = { done: true, value: undefined };
 
   [Symbol.iterator](): this {
@@ -70,21 +87,23 @@ class SleepIterator implements Iterator<Effect, void, unknown>, Iterable<Effect,
 const sharedSleep = new SleepIterator();
 
 export function sleep(ms: number): Iterable<Effect, void, unknown> {
-  assert(Number.isInteger(ms) && ms >= 0, `sleep needs a whole, non-negative ms, got ${ms}`);
-  sharedSleep.ms = ms;
+  if (!(Number.isInteger(ms) && ms >= 0))
+    throw new AssertionError(`sleep needs a whole, non-negative ms, got ${ms}`);
+  sharedSleep.effect.ms = ms;
   return sharedSleep;
 }
 
 /** Go's `select`; `timeoutMs` 0 is the `default:` branch, undefined waits forever. */
 export function* select(cases: readonly SelectCase[], timeoutMs?: number): Co<SelectResult> {
   const t = timeoutMs === undefined ? NO_TIMEOUT : timeoutMs;
-  assert(t === NO_TIMEOUT || (Number.isInteger(t) && t >= 0), `bad select timeout ${String(timeoutMs)}`);
-  return (yield { op: OP_SELECT, cases, timeoutMs: t }) as SelectResult;
+  if (!(t === NO_TIMEOUT || (Number.isInteger(t) && t >= 0)))
+    throw new AssertionError(`bad select timeout ${String(timeoutMs)}`);
+  return (yield effect(OP_SELECT, 0, undefined, undefined, cases, t)) as SelectResult;
 }
 
 /** Blocks until `sim.unpark(process, value)`; used by kernel-level primitives outside channels. */
 export function* park(): Co<unknown> {
-  return yield { op: OP_PARK };
+  return yield effect(OP_PARK, 0, undefined, undefined, undefined, 0);
 }
 
 // ---- channels ----
@@ -109,7 +128,8 @@ export class Chan<T> {
     readonly capacity: number,
     readonly name = 'chan',
   ) {
-    assert(Number.isInteger(capacity) && capacity >= 0, `bad channel capacity ${capacity}`);
+    if (!(Number.isInteger(capacity) && capacity >= 0))
+      throw new AssertionError(`bad channel capacity ${capacity}`);
   }
 
   get closed(): boolean {
@@ -121,21 +141,21 @@ export class Chan<T> {
   }
 
   *recv(): Co<T | Closed> {
-    return (yield { op: OP_RECV, ch: this as Chan<unknown> }) as T | Closed;
+    return (yield effect(OP_RECV, 0, this as Chan<unknown>, undefined, undefined, 0)) as T | Closed;
   }
 
   *send(value: T): Co<void> {
-    yield { op: OP_SEND, ch: this as Chan<unknown>, value };
+    yield effect(OP_SEND, 0, this as Chan<unknown>, value, undefined, 0);
   }
 
   /** A non-blocking send (select with default); true if the value was taken. */
   trySend(value: T): boolean {
-    assert(!this.closedFlag, `send on closed channel ${this.name}`);
+    if (this.closedFlag) throw new AssertionError(`send on closed channel ${this.name}`);
     return this.offer(value);
   }
 
   close(): void {
-    assert(!this.closedFlag, `close of closed channel ${this.name}`);
+    if (this.closedFlag) throw new AssertionError(`close of closed channel ${this.name}`);
     this.closedFlag = true;
     for (const w of this.recvq) this.sim.wake(w, CLOSED);
     this.recvq.length = 0;
@@ -324,10 +344,8 @@ export class Sim {
 
   /** A plain callback at `timeMs`; same-instant callbacks are ordered by the seeded tie-break. */
   at(timeMs: number, fn: () => void): void {
-    assert(
-      Number.isInteger(timeMs) && timeMs >= this.nowMs,
-      `schedule in the past: ${timeMs} < ${this.nowMs}`,
-    );
+    if (!(Number.isInteger(timeMs) && timeMs >= this.nowMs))
+      throw new AssertionError(`schedule in the past: ${timeMs} < ${this.nowMs}`);
     this.queue.push(timeMs, this.nextTie(), new Callback(fn), 0);
   }
 
@@ -337,10 +355,8 @@ export class Sim {
 
   /** A callback that runs before every seeded event of its instant, in call order (scenario timelines). */
   atOrdered(timeMs: number, fn: () => void): void {
-    assert(
-      Number.isInteger(timeMs) && timeMs >= this.nowMs,
-      `schedule in the past: ${timeMs} < ${this.nowMs}`,
-    );
+    if (!(Number.isInteger(timeMs) && timeMs >= this.nowMs))
+      throw new AssertionError(`schedule in the past: ${timeMs} < ${this.nowMs}`);
     this.queue.push(timeMs, -1, new Callback(fn), 0);
   }
 
@@ -353,7 +369,8 @@ export class Sim {
 
   /** Starts a goroutine; it first runs at the current instant, ordered by the seeded tie-break. */
   spawn(name: string, body: Co<unknown>, group?: ProcessGroup): Process {
-    assert(group === undefined || group.alive, `spawn ${name} into dead group ${group?.name}`);
+    if (!(group === undefined || group.alive))
+      throw new AssertionError(`spawn ${name} into dead group ${group?.name}`);
     const p = new Process(this, name, body, group);
     group?.members.add(p);
     p.state = 'blocked';
@@ -371,7 +388,8 @@ export class Sim {
 
   /** Wakes a process blocked in `park()` with `value`. */
   unpark(p: Process, value: unknown): void {
-    assert(p.state === 'blocked' || p.state === 'killed', `unpark of ${p.name} in state ${p.state}`);
+    if (!(p.state === 'blocked' || p.state === 'killed'))
+      throw new AssertionError(`unpark of ${p.name} in state ${p.state}`);
     if (p.state === 'killed') return;
     this.wake({ proc: p, gen: p.gen, caseIndex: -1, value: undefined }, value);
   }
@@ -392,7 +410,7 @@ export class Sim {
 
   /** @internal Runs a process until it blocks or finishes. */
   step(p: Process): void {
-    assert(p.state === 'blocked', `step of ${p.name} in state ${p.state}`);
+    if (p.state !== 'blocked') throw new AssertionError(`step of ${p.name} in state ${p.state}`);
     p.state = 'ready';
     let input = p.resumeValue;
     p.resumeValue = undefined;
@@ -400,7 +418,8 @@ export class Sim {
     this.current = p;
     try {
       for (let ops = 0; ; ops++) {
-        assert(ops < STEP_OPS_MAX, `process ${p.name} ran ${STEP_OPS_MAX} effects without blocking`);
+        if (ops >= STEP_OPS_MAX)
+          throw new AssertionError(`process ${p.name} ran ${STEP_OPS_MAX} effects without blocking`);
         const r = p.gen_.next(input);
         if ((p.state as ProcessState) === 'killed') return; // its own group was killed while it ran
         if (r.done === true) {
@@ -432,7 +451,7 @@ export class Sim {
         return BLOCKED;
       }
       case OP_SEND:
-        assert(!e.ch.closed, `send on closed channel ${e.ch.name} (panic)`);
+        if (e.ch.closed) throw new AssertionError(`send on closed channel ${e.ch.name} (panic)`);
         if (e.ch.offer(e.value)) return undefined;
         this.block(p, undefined);
         e.ch.enqueueSend({ proc: p, gen: p.gen, caseIndex: -1, value: e.value });
@@ -456,7 +475,7 @@ export class Sim {
         const v = c.recv.poll();
         if (v !== NOT_READY) return { index: i, value: v };
       } else {
-        assert(!c.send.closed, `send on closed channel ${c.send.name} (panic)`);
+        if (c.send.closed) throw new AssertionError(`send on closed channel ${c.send.name} (panic)`);
         if (c.send.offer(c.value)) return { index: i, value: undefined };
       }
     }

@@ -3,7 +3,7 @@
 // A graceful deletion is a DELETE, the object leaving the source is a REMOVE, a status change is a
 // RECONCILE, anything else an UPDATE.
 import type { Pod, UID } from '../../api/v1.js';
-import { assert, type Chan } from '../../sim/index.js';
+import { AssertionError, type Chan } from '../../sim/index.js';
 
 export type PodOperation = 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE' | 'RECONCILE';
 export type PodSource = 'api' | 'file';
@@ -49,6 +49,7 @@ export class PodConfig {
   private push(update: PodUpdate): void {
     // The merge goroutine blocks on a full channel upstream; 50 slots are never filled by a scenario's
     // handful of pods, so a full channel here is an internal error rather than modelled back-pressure.
-    assert(this.updates.trySend(update), `pod config updates channel full (${podUpdatesChannelCapacity})`);
+    if (!this.updates.trySend(update))
+      throw new AssertionError(`pod config updates channel full (${podUpdatesChannelCapacity})`);
   }
 }

@@ -12,7 +12,7 @@ import {
 } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { FakeRuntime, RuntimePodMeta } from '../../runtime/fakeRuntime.js';
-import { assert, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
+import { AssertionError, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
 
 /** minimumGracePeriodInSeconds in kuberuntime_container.go. */
 export const minimumGracePeriodInSeconds = 2;
@@ -81,7 +81,7 @@ export class KubeGenericRuntimeManager {
     let latest = latestByName(podStatus);
     if (!sandboxReady) {
       // A new sandbox means every container restarts in it (killPodWithSyncResult of the old one first).
-      if (podStatus !== undefined && podStatus.containerStatuses.some((c) => c.state === 'running')) {
+      if (podStatus?.containerStatuses.some((c) => c.state === 'running')) {
         const err = yield* this.killPod(
           pod,
           convertPodStatusToRunningPod(podStatus),
@@ -178,7 +178,7 @@ export class KubeGenericRuntimeManager {
     }
     if (gracePeriod < minimumGracePeriodInSeconds) gracePeriod = minimumGracePeriodInSeconds;
     if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;
-    assert(gracePeriod >= 0, `negative effective grace period ${gracePeriod}`);
+    if (!(gracePeriod >= 0)) throw new AssertionError(`negative effective grace period ${gracePeriod}`);
     return gracePeriod;
   }
 

@@ -10,7 +10,7 @@ import { GoError } from '../../api/errors.js';
 import type { Pod, PodStatus, UID } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import {
-  assert,
+  AssertionError,
   type Chan,
   CLOSED,
   type Co,
@@ -165,7 +165,8 @@ export class LegacyPodWorkers implements PodWorkers {
       // podUpdates <- *options, under podLock. isWorking false means the channel is empty, so this never
       // blocks; if it would, the Go kubelet would deadlock, and the assertion reports it.
       const sent = podUpdates.trySend({ ...options });
-      assert(sent, `pod worker ${uid}: send on a full update channel while not working`);
+      if (!sent)
+        throw new AssertionError(`pod worker ${uid}: send on a full update channel while not working`);
     } else {
       // if a request to kill a pod is pending, we do not let anything overwrite that request.
       const update = this.lastUndeliveredWorkUpdate.get(uid);
@@ -225,9 +226,11 @@ export class LegacyPodWorkers implements PodWorkers {
       // channel (the old goroutine feeds its successor). It is empty: nothing is sent to a channel while
       // isWorking is true except from here.
       const ch = this.podUpdates.get(uid);
-      assert(ch !== undefined, `pod worker ${uid}: undelivered update without a channel`);
+      if (!(ch !== undefined))
+        throw new AssertionError(`pod worker ${uid}: undelivered update without a channel`);
       const sent = ch.trySend(workUpdate);
-      assert(sent, `pod worker ${uid}: send on a full update channel in checkForUpdates`);
+      if (!sent)
+        throw new AssertionError(`pod worker ${uid}: send on a full update channel in checkForUpdates`);
       this.lastUndeliveredWorkUpdate.delete(uid);
     } else {
       this.isWorking.set(uid, false);
@@ -269,7 +272,7 @@ export function killPodNow(sim: Sim, podWorkers: PodWorkers, recorder?: EventRec
       onCompleteFunc: (err) => {
         // ch <- response{err}: the update is synced once, so the one-slot buffer is free.
         const sent = ch.trySend({ err });
-        assert(sent, `killPodNow ${pod.metadata.uid}: completion sent twice`);
+        if (!sent) throw new AssertionError(`killPodNow ${pod.metadata.uid}: completion sent twice`);
       },
       killPodOptions: {
         podStatusFunc: () => status,

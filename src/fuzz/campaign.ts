@@ -1,0 +1,348 @@
+// A fuzz campaign: case i of campaign seed S is fast-check's run i of seed S over the scenario generator
+// (src/fuzz/arbitraries.ts), so it depends on (S, i) only: not on --workers, --shard or which cases ran
+// before it. Cases run with one fix set; every invariant is checked; the first failing case of each kind
+// of failure (in case order) is shrunk with fast-check, written back as YAML, loaded again and re-run to
+// prove the file reproduces it. Pure with respect to the outside world (no clock, no files): the CLI
+// injects the clock (time limit, progress) and writes the files.
+import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
+import { INVARIANT_IDS, type InvariantId, type Violation } from '../invariants/types.js';
+import { type ViolationJson, violationToJson } from '../report/json.js';
+import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
+import type { RunResult } from '../scenario/run.js';
+import type { ClaimFixes, Scenario } from '../scenario/types.js';
+import type { StopReason } from '../sim/index.js';
+import { runPool, type WorkerSetup } from './pool.js';
+import {
+  DEFAULT_SHRINK_RUNS,
+  type FailureKind,
+  type GuardedRun,
+  runGuarded,
+  type ShrinkOutcome,
+  scenariosOfCases,
+  showsFailure,
+  shrinkCase,
+} from './shrink.js';
+
+export interface CaseOutcome {
+  /** The case index i (its fast-check path is `i`). */
+  readonly index: number;
+  readonly scenarioSeed: number;
+  /** Distinct invariants that fired, in INVARIANT_IDS order. */
+  readonly fired: readonly InvariantId[];
+  /** The fired invariants explained by a known-open upstream hazard the case sets up (knownOpenHazard). */
+  readonly knownOpen: readonly InvariantId[];
+  readonly violations: readonly ViolationJson[];
+  readonly events: number;
+  readonly virtualTimeMs: number;
+  /** How the run stopped; 'error': the simulator threw (a podrace bug, see `error`). */
+  readonly outcome: StopReason | 'error';
+  readonly error: string | null;
+  /** Wall time of the case, measured by the CLI's clock (per case in this thread, a chunk's average in a
+   * worker); 0 without a clock. The only field that differs between two identical campaigns. */
+  readonly wallMs: number;
+}
+
+// ---- cases ------------------------------------------------------------------------------------------------
+
+/** Shard I/N (1-based) holds the cases i with i % N == I - 1. */
+export interface Shard {
+  readonly index: number;
+  readonly count: number;
+}
+
+/** The case indices of a campaign of `runs` cases that belong to `shard` (all of them without one). */
+export function shardCases(runs: number, shard?: Shard): number[] {
+  const out: number[] = [];
+  const count = shard?.count ?? 1;
+  const first = (shard?.index ?? 1) - 1;
+  for (let i = first; i < runs; i += count) out.push(i);
+  return out;
+}
+
+/**
+ * Why an invariant that fired with every relevant fix on is a live upstream hazard rather than a bug:
+ * kubernetes/kubernetes#101791 is still open. After a kubelet restart, a reconstruction that fails with a
+ * non-retryable error (the `constructVolumeSpec` fault) leaves the global mount behind while the volume
+ * is reported unused, so `device-reported-unused-while-mounted` on that node and volume, and then
+ * `multi-node-mount` of that volume, are expected; the volume's pods may never finish termination
+ * (`termination-stuck`, its tear-down has nothing to tear down from). Returns the reference, or null.
+ */
+export function knownOpenHazard(
+  scenario: Scenario,
+  v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod'>,
+): string | null {
+  const reconstructionFaults = scenario.timeline.flatMap((e) =>
+    e.action.kind === 'fault' && e.action.fault.kind === 'constructVolumeSpec' ? [e.action.fault] : [],
+  );
+  if (reconstructionFaults.length === 0) return null;
+  const restarted = new Set(
+    scenario.timeline.flatMap((e) => (e.action.kind === 'restartKubelet' ? [e.action.node] : [])),
+  );
+  const live = reconstructionFaults.filter((f) => restarted.has(f.node));
+  if (live.length === 0) return null;
+  switch (v.invariant) {
+    case 'device-reported-unused-while-mounted':
+      return live.some((f) => f.node === v.node && f.volume === v.volume)
+        ? 'kubernetes/kubernetes#101791'
+        : null;
+    case 'multi-node-mount':
+      return live.some((f) => f.volume === v.volume) ? 'kubernetes/kubernetes#101791' : null;
+    case 'termination-stuck': {
+      // The pod's volumes: any faulted one on its node.
+      const podVolumes = new Set(
+        scenario.timeline.flatMap((e) => {
+          const a = e.action;
+          return a.kind === 'createPod' && a.pod === v.pod ? a.volumes.map((x) => `${a.node}/${x}`) : [];
+        }),
+      );
+      return live.some((f) => podVolumes.has(`${f.node}/${f.volume}`))
+        ? 'kubernetes/kubernetes#101791'
+        : null;
+    }
+    default:
+      return null;
+  }
+}
+
+function outcomeOf(index: number, scenario: Scenario, run: GuardedRun): CaseOutcome {
+  if (!run.ok) {
+    return {
+      index,
+      scenarioSeed: scenario.seed,
+      fired: [],
+      knownOpen: [],
+      violations: [],
+      events: 0,
+      virtualTimeMs: 0,
+      outcome: 'error',
+      error: run.error,
+      wallMs: 0,
+    };
+  }
+  const r = run.result;
+  const fired = INVARIANT_IDS.filter((id) => r.violations.some((v) => v.invariant === id));
+  const knownOpen = fired.filter((id) =>
+    r.violations.filter((v) => v.invariant === id).every((v) => knownOpenHazard(scenario, v) !== null),
+  );
+  return {
+    index,
+    scenarioSeed: scenario.seed,
+    fired,
+    knownOpen,
+    violations: r.violations.map(violationToJson),
+    events: r.events,
+    virtualTimeMs: r.virtualTimeMs,
+    outcome: r.outcome,
+    error: null,
+    wallMs: 0,
+  };
+}
+
+/** Runs cases `cases` (ascending) of the campaign: what a worker does with a chunk. */
+export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): CaseOutcome[] {
+  const fixes = new Fixes(setup.fixes);
+  const scenarios = scenariosOfCases(setup.seed, cases);
+  return scenarios.map((s, k) => outcomeOf(cases[k] ?? -1, s, runGuarded(s, fixes)));
+}
+
+// ---- replay flags and claims ------------------------------------------------------------------------------
+
+/** The shortest `--kubelet` / `--fix` flags that select `fixes` (none for the default, all fixes on). */
+export function fixFlags(fixes: Fixes): string[] {
+  const off = FIX_IDS.filter((id) => !fixes.on(id));
+  const on = FIX_IDS.filter((id) => fixes.on(id));
+  if (off.length === 0) return [];
+  if (off.length <= on.length) return off.map((id) => `--fix ${id}=off`);
+  return ['--kubelet legacy', ...on.map((id) => `--fix ${id}=on`)];
+}
+
+/** A claim's fix set for `fixes` (the shorter of off / on). */
+export function claimFixesOf(fixes: Fixes): ClaimFixes {
+  const off: FixId[] = FIX_IDS.filter((id) => !fixes.on(id));
+  const on: FixId[] = FIX_IDS.filter((id) => fixes.on(id));
+  if (off.length === 0) return { mode: 'all', ids: [] };
+  if (on.length === 0) return { mode: 'none', ids: [] };
+  return off.length <= on.length ? { mode: 'off', ids: off } : { mode: 'on', ids: on };
+}
+
+// ---- the campaign -----------------------------------------------------------------------------------------
+
+export interface CampaignOptions {
+  readonly seed: number;
+  /** The campaign's size: cases 0 ... runs-1 (a shard runs its share of them). */
+  readonly runs: number;
+  readonly fixes: Fixes;
+  readonly shard?: Shard | undefined;
+  readonly workers?: number;
+  readonly chunkSize?: number;
+  /** How many kinds of failure to shrink and write (the first failing case of each, in case order). */
+  readonly shrink?: number;
+  /** Simulator runs per shrink. */
+  readonly shrinkRuns?: number;
+  /** The clock-dependent hooks, all injected by the CLI. */
+  readonly shouldStop?: () => boolean;
+  readonly onChunk?: (done: number, results: readonly CaseOutcome[]) => void;
+  readonly onShrink?: (kind: FailureKind, index: number) => void;
+  readonly now?: () => number;
+  /** Where the worker script is (null: run in this thread); default: beside pool.js when built. */
+  readonly workerUrl?: URL | null;
+  readonly workerExecArgv?: readonly string[];
+}
+
+export interface KindStats {
+  readonly kind: FailureKind;
+  /** Cases in which it fired. */
+  readonly cases: number;
+  /** ... of which it was explained by a known-open upstream hazard. */
+  readonly knownOpen: number;
+  readonly firstCase: number;
+}
+
+export interface CampaignFailure {
+  readonly kind: FailureKind;
+  /** The first failing case of this kind (its unshrunk path is its index). */
+  readonly caseIndex: number;
+  readonly shrink: ShrinkOutcome;
+  /** `<kind>-<seed>-<case>.yaml` */
+  readonly fileName: string;
+  /** The minimal scenario as written, named like the file, with a claim recording what fired. */
+  readonly scenario: Scenario;
+  readonly yaml: string;
+  /** The run of the YAML loaded back (what `podrace run FILE` with the same fixes shows), with facts. */
+  readonly run: GuardedRun;
+  /** That run shows the failure: the file reproduces it. */
+  readonly reproduces: boolean;
+}
+
+export interface CampaignReport {
+  readonly seed: number;
+  readonly runs: number;
+  readonly shard: Shard | undefined;
+  readonly fixes: Fixes;
+  /** How many cases this shard holds. */
+  readonly planned: number;
+  /** Results of the cases that ran, in case order (a prefix of the shard's cases). */
+  readonly results: readonly CaseOutcome[];
+  /** The time limit stopped it before every case ran. */
+  readonly stopped: boolean;
+  /** Worker threads used (0: in this thread). */
+  readonly threads: number;
+  /** Per kind of failure, in order of first appearance (case order). */
+  readonly kinds: readonly KindStats[];
+  readonly failures: readonly CampaignFailure[];
+}
+
+/** The kinds of failure of one case, in order: a simulator error, else violations in time order. */
+export function failureKindsOf(r: CaseOutcome): FailureKind[] {
+  if (r.outcome === 'error') return ['simulator-error'];
+  const out: FailureKind[] = [];
+  for (const v of r.violations) if (!out.includes(v.invariant)) out.push(v.invariant);
+  return out;
+}
+
+export function kindStats(results: readonly CaseOutcome[]): KindStats[] {
+  const stats = new Map<FailureKind, { cases: number; knownOpen: number; firstCase: number }>();
+  for (const r of results) {
+    for (const kind of failureKindsOf(r)) {
+      const s = stats.get(kind) ?? { cases: 0, knownOpen: 0, firstCase: r.index };
+      s.cases++;
+      if (kind !== 'simulator-error' && r.knownOpen.includes(kind)) s.knownOpen++;
+      stats.set(kind, s);
+    }
+  }
+  return [...stats.entries()].map(([kind, s]) => ({ kind, ...s }));
+}
+
+export function failureFileName(kind: FailureKind, seed: number, caseIndex: number): string {
+  return `${kind}-${seed}-${caseIndex}.yaml`;
+}
+
+/** Shrinks case `caseIndex` for `kind`, writes the result as YAML, loads it back and re-runs it. */
+export function minimalFailure(
+  seed: number,
+  caseIndex: number,
+  fixes: Fixes,
+  kind: FailureKind,
+  o: { shrinkRuns?: number | undefined; shouldStop?: (() => boolean) | undefined } = {},
+): CampaignFailure {
+  const shrink = shrinkCase({
+    seed,
+    path: String(caseIndex),
+    fixes,
+    kind,
+    maxRuns: o.shrinkRuns ?? DEFAULT_SHRINK_RUNS,
+    ...(o.shouldStop === undefined ? {} : { shouldStop: o.shouldStop }),
+  });
+  const fileName = failureFileName(kind, seed, caseIndex);
+  const check = runGuarded(shrink.scenario, fixes);
+  const fired = check.ok
+    ? INVARIANT_IDS.filter((id) => check.result.violations.some((v) => v.invariant === id))
+    : [];
+  const what = kind === 'simulator-error' ? 'the simulator throws (a podrace bug)' : `${kind} fires`;
+  const scenario: Scenario = {
+    ...shrink.scenario,
+    name: fileName.replace(/\.yaml$/, ''),
+    description: [
+      `Found by podrace fuzz --seed ${seed} ${fixFlags(fixes).join(' ')} (case ${caseIndex}), shrunk by fast-check`,
+      `to path ${shrink.path}: with fixes ${fixes.label()}, ${what}.`,
+      `Replay: podrace replay --seed ${seed} --path ${shrink.path} ${fixFlags(fixes).join(' ')}`,
+    ]
+      .join(' ')
+      .replace(/ {2,}/g, ' ')
+      .trim(),
+    claims: check.ok ? [{ line: 0, fixes: claimFixesOf(fixes), violations: fired }] : [],
+  };
+  const yaml = scenarioToYaml(scenario);
+  let run: GuardedRun;
+  try {
+    run = runGuarded(parseScenarioText(yaml, fileName), fixes, true);
+  } catch (err) {
+    run = { ok: false, error: `the written scenario does not load: ${String(err)}` };
+  }
+  return { kind, caseIndex, shrink, fileName, scenario, yaml, run, reproduces: showsFailure(run, kind) };
+}
+
+export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
+  const cases = shardCases(o.runs, o.shard);
+  const setup: WorkerSetup = { seed: o.seed, fixes: FIX_IDS.filter((id) => o.fixes.on(id)) };
+  const pool = await runPool({
+    setup,
+    cases,
+    workers: o.workers ?? 1,
+    runInProcess: runCaseChunk,
+    ...(o.chunkSize === undefined ? {} : { chunkSize: o.chunkSize }),
+    ...(o.shouldStop === undefined ? {} : { shouldStop: o.shouldStop }),
+    ...(o.onChunk === undefined ? {} : { onChunk: o.onChunk }),
+    ...(o.now === undefined ? {} : { now: o.now }),
+    ...(o.workerUrl === undefined ? {} : { workerUrl: o.workerUrl }),
+    ...(o.workerExecArgv === undefined ? {} : { workerExecArgv: o.workerExecArgv }),
+  });
+  const kinds = kindStats(pool.results);
+  const failures: CampaignFailure[] = [];
+  for (const k of kinds.slice(0, Math.max(0, o.shrink ?? 1))) {
+    o.onShrink?.(k.kind, k.firstCase);
+    failures.push(
+      minimalFailure(o.seed, k.firstCase, o.fixes, k.kind, {
+        shrinkRuns: o.shrinkRuns,
+        shouldStop: o.shouldStop,
+      }),
+    );
+  }
+  return {
+    seed: o.seed,
+    runs: o.runs,
+    shard: o.shard,
+    fixes: o.fixes,
+    planned: cases.length,
+    results: pool.results,
+    stopped: pool.stopped,
+    threads: pool.threads,
+    kinds,
+    failures,
+  };
+}
+
+/** The minimal failure's run result, when the simulator did not throw. */
+export function failureResult(f: CampaignFailure): RunResult | undefined {
+  return f.run.ok ? f.run.result : undefined;
+}

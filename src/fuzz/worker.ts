@@ -1,0 +1,25 @@
+// The entry of a fuzz worker thread (built as dist/fuzz/worker.js; src/fuzz/pool.ts starts it). It gets
+// the campaign's seed and fixes as workerData, then runs the chunks of case indices it is sent and posts
+// their results back. The work is exactly what the pool would do in its own thread (runCaseChunk).
+import { parentPort, workerData } from 'node:worker_threads';
+import { type CaseOutcome, runCaseChunk } from './campaign.js';
+import type { FromWorker, ToWorker, WorkerSetup } from './pool.js';
+
+const port = parentPort;
+if (port !== null) {
+  const setup = workerData as WorkerSetup;
+  port.on('message', (msg: ToWorker) => {
+    let reply: FromWorker;
+    try {
+      const results: CaseOutcome[] = runCaseChunk(setup, msg.cases);
+      reply = { type: 'chunk', id: msg.id, results };
+    } catch (err) {
+      reply = {
+        type: 'error',
+        id: msg.id,
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      };
+    }
+    port.postMessage(reply);
+  });
+}

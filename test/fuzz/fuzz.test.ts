@@ -1,0 +1,207 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Fixes } from '../../src/fixes.js';
+import { FUZZ_NODES, SETTLE_MS, scenarioArbitrary } from '../../src/fuzz/arbitraries.js';
+import {
+  type CampaignReport,
+  type CaseOutcome,
+  claimFixesOf,
+  fixFlags,
+  runCampaign,
+  shardCases,
+} from '../../src/fuzz/campaign.js';
+import { caseProperty, scenarioAt, scenariosOfCases, shrinkCase } from '../../src/fuzz/shrink.js';
+import { loadScenarioFile, parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
+import { runScenario } from '../../src/scenario/run.js';
+import { type Scenario, stripSourcePositions } from '../../src/scenario/types.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'podrace-fuzz-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const withoutWall = (results: readonly CaseOutcome[]) => results.map((r) => ({ ...r, wallMs: 0 }));
+
+describe('the scenario generator', () => {
+  it('generates valid scenarios that survive a YAML round trip unchanged', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, (s) => {
+        const back = parseScenarioText(scenarioToYaml(s), 'fuzz.yaml');
+        expect(stripSourcePositions(back)).toEqual(s);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('keeps cases small and leaves time to settle after the last action', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, (s) => {
+        expect(s.nodes.length).toBeGreaterThanOrEqual(1);
+        expect(s.nodes.length).toBeLessThanOrEqual(FUZZ_NODES.length);
+        expect(s.volumes.length).toBeLessThanOrEqual(3);
+        const creates = s.timeline.filter((e) => e.action.kind === 'createPod').length;
+        expect(creates).toBeGreaterThanOrEqual(1);
+        expect(creates).toBeLessThanOrEqual(12);
+        const last = Math.max(...s.timeline.map((e) => e.atMs));
+        expect(s.horizonMs).toBeGreaterThanOrEqual(last + SETTLE_MS);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('shrinks to scenarios that are still valid', () => {
+    // A property that fails on any scenario with 3+ pods: fast-check shrinks it; every step must load.
+    const details = fc.check(
+      caseProperty((s) => {
+        parseScenarioText(scenarioToYaml(s), 'shrunk.yaml');
+        return s.timeline.filter((e) => e.action.kind === 'createPod').length < 3;
+      }),
+      { seed: 42, numRuns: 200 },
+    );
+    expect(details.failed).toBe(true);
+    const minimal = details.counterexample?.[0];
+    expect(minimal?.timeline.filter((e) => e.action.kind === 'createPod')).toHaveLength(3);
+    expect(minimal?.timeline).toHaveLength(3);
+  });
+});
+
+describe('cases of a campaign', () => {
+  it('depend on the seed and the case index only', () => {
+    const a = scenariosOfCases(7, [0, 1, 2, 3, 4, 5, 6, 7]);
+    const b = scenariosOfCases(7, [0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(b).toEqual(a);
+    expect(scenariosOfCases(7, [3, 5])).toEqual([a[3], a[5]]);
+    expect(scenarioAt(7, '5')).toEqual(a[5]);
+    expect(scenariosOfCases(8, [5])[0]).not.toEqual(a[5]);
+  });
+
+  it('are the runs fast-check itself makes for that seed', () => {
+    const seen: Scenario[] = [];
+    fc.check(
+      caseProperty((s) => {
+        seen.push(s);
+        return true;
+      }),
+      { seed: 7, numRuns: 8 },
+    );
+    const ours = scenariosOfCases(7, [0, 1, 2, 3, 4, 5, 6, 7]).map((s) => ({ ...s, name: 'fuzz' }));
+    expect(seen).toEqual(ours);
+  });
+
+  it('are split by --shard I/N into disjoint shards that cover every case once', () => {
+    for (const [runs, n] of [
+      [50, 3],
+      [7, 7],
+      [5, 8],
+      [200, 4],
+    ] as const) {
+      const all = Array.from({ length: n }, (_, i) => shardCases(runs, { index: i + 1, count: n })).flat();
+      expect(all.sort((x, y) => x - y)).toEqual(Array.from({ length: runs }, (_, i) => i));
+    }
+    expect(shardCases(10, { index: 2, count: 3 })).toEqual([1, 4, 7]);
+    expect(shardCases(4)).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('a campaign against the legacy kubelet', () => {
+  let report: CampaignReport | undefined;
+  const legacy = Fixes.none();
+  const campaign = async () => {
+    report ??= await runCampaign({ seed: 1, runs: 12, fixes: legacy, shrink: 1, shrinkRuns: 80 });
+    return report;
+  };
+
+  it('finds a violation and shrinks it to a file that reproduces it', async () => {
+    const rep = await campaign();
+    expect(rep.results).toHaveLength(12);
+    expect(rep.kinds.length).toBeGreaterThan(0);
+    const f = rep.failures[0];
+    expect(f).toBeDefined();
+    if (f === undefined) return;
+    expect(f.reproduces).toBe(true);
+    expect(f.fileName).toBe(`${f.kind}-1-${f.caseIndex}.yaml`);
+    // What `podrace run FILE --kubelet legacy` does: load the file, run it with the same fixes.
+    const file = join(dir, f.fileName);
+    writeFileSync(file, f.yaml);
+    const loaded = loadScenarioFile(file);
+    const result = runScenario(loaded, { fixes: legacy });
+    expect(result.violations.map((v) => v.invariant)).toContain(f.kind);
+    // The file records what fired as a claim, so `podrace verify` can keep it as a regression test.
+    expect(loaded.claims).toEqual([
+      { line: loaded.claims[0]?.line ?? 0, fixes: claimFixesOf(legacy), violations: f.scenario.claims[0]?.violations },
+    ]);
+    expect(fixFlags(legacy)).toEqual(['--kubelet legacy']);
+    // Shrinking made it no bigger than the case it came from.
+    const original = scenarioAt(1, String(f.caseIndex));
+    expect(f.scenario.timeline.length).toBeLessThanOrEqual(original.timeline.length);
+  });
+
+  it('prints a seed and path that replay the same violation', async () => {
+    const rep = await campaign();
+    const f = rep.failures[0];
+    if (f === undefined) throw new Error('no failure');
+    const replayed = scenarioAt(1, f.shrink.path);
+    expect({ ...replayed, name: '' }).toEqual({ ...f.shrink.scenario, name: '' });
+    const result = runScenario(replayed, { fixes: legacy });
+    expect(result.violations.map((v) => v.invariant)).toContain(f.kind);
+    // Shrinking is deterministic: the same case shrinks to the same path again.
+    const again = shrinkCase({ seed: 1, path: String(f.caseIndex), fixes: legacy, kind: f.kind, maxRuns: 80 });
+    expect(again.path).toBe(f.shrink.path);
+  });
+
+  it('gives the same results whatever the number of workers and chunk size', async () => {
+    const rep = await campaign();
+    const two = await runCampaign({
+      seed: 1,
+      runs: 12,
+      fixes: legacy,
+      shrink: 0,
+      workers: 2,
+      chunkSize: 5,
+      workerUrl: null, // in this thread: the worker script is TypeScript here
+    });
+    expect(withoutWall(two.results)).toEqual(withoutWall(rep.results));
+    expect(two.kinds).toEqual(rep.kinds);
+  });
+
+  it('runs the same cases in worker threads', async () => {
+    const rep = await campaign();
+    const threads = await runCampaign({
+      seed: 1,
+      runs: 12,
+      fixes: legacy,
+      shrink: 0,
+      workers: 2,
+      chunkSize: 3,
+      workerUrl: new URL('../../src/fuzz/worker.ts', import.meta.url),
+      workerExecArgv: ['--import', 'tsx'],
+    });
+    expect(threads.threads).toBe(2);
+    expect(withoutWall(threads.results)).toEqual(withoutWall(rep.results));
+  });
+
+  it('stops starting cases when told to, and keeps a prefix of the cases', async () => {
+    let chunks = 0;
+    const rep = await runCampaign({
+      seed: 1,
+      runs: 12,
+      fixes: legacy,
+      shrink: 0,
+      chunkSize: 4,
+      shouldStop: () => chunks >= 2,
+      onChunk: () => {
+        chunks++;
+      },
+    });
+    expect(rep.stopped).toBe(true);
+    expect(rep.results.map((r) => r.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('runs only its shard', async () => {
+    const rep = await campaign();
+    const shard = await runCampaign({ seed: 1, runs: 12, fixes: legacy, shrink: 0, shard: { index: 2, count: 3 } });
+    expect(shard.results.map((r) => r.index)).toEqual([1, 4, 7, 10]);
+    expect(withoutWall(shard.results)).toEqual(withoutWall(rep.results.filter((r) => r.index % 3 === 1)));
+  });
+});
