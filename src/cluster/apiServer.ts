@@ -23,6 +23,8 @@ export class APIServer {
   private readonly pods = new Map<UID, Pod>();
   private readonly watchers = new Map<string, { handler: WatchHandler; lastDeliveryMs: number }>();
   private readonly nodes = new Map<string, NodeStatus>();
+  /** Bumped on every pod change, so that controllers can cache what they derive from the pods. */
+  podsVersion = 0;
 
   constructor(
     private readonly sim: Sim,
@@ -137,6 +139,7 @@ export class APIServer {
   }
 
   private notify(type: WatchEventType, pod: Pod): void {
+    this.podsVersion++;
     if (this.watchers.has(pod.spec.nodeName)) this.deliver(pod.spec.nodeName, type, pod);
   }
 

@@ -72,18 +72,24 @@ export class AttachDetachController {
     return this.world.sim.nowMs - (this.lastHeartbeatMs.get(node) ?? 0) < nodeMonitorGracePeriodMs;
   }
 
+  private desiredCache: { version: number; keys: Set<string> } | undefined = undefined;
+
   /** The desired state: every (volume, node) of a pod in the API that is not terminated. */
   private desired(): Set<string> {
+    const version = this.world.api.podsVersion;
+    if (this.desiredCache?.version === version) return this.desiredCache.keys;
     const out = new Set<string>();
     for (const pod of this.world.api.allPods()) {
       if (isPodTerminated(pod)) continue;
       for (const v of pod.spec.volumes) out.add(key(v, pod.spec.nodeName));
     }
+    this.desiredCache = { version, keys: out };
     return out;
   }
 
   private *reconcile(): Co<void> {
     const desired = this.desired();
+    if (desired.size === 0 && this.attached.length === 0) return;
     // Detach first, so a volume moving between nodes is detached from the old one first.
     for (const a of [...this.attached]) {
       if (desired.has(key(a.volume, a.node))) {

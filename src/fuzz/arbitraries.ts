@@ -146,13 +146,23 @@ const index = fc.nat({ max: 11 });
 const graceS = fc.oneof(fc.constantFrom(0, 1, 2, 5, 30), fc.integer({ min: 0, max: 30 }));
 const optionalGraceS = fc.option(graceS, { freq: 2 });
 
+/**
+ * `arb`'s value in `times` out of `outOf` cases, else null; shrinks towards null (fc.oneof would only
+ * shrink within the branch it took, so a rare feature could never be shrunk away).
+ */
+function sometimes<T>(arb: fc.Arbitrary<T>, times: number, outOf: number): fc.Arbitrary<T | null> {
+  return fc.tuple(fc.nat({ max: outOf - 1 }), arb).map(([k, v]) => (k >= outOf - times ? v : null));
+}
+
+/** true in `times` out of `outOf` cases; shrinks towards false. */
+const rarely = (times: number, outOf: number): fc.Arbitrary<boolean> =>
+  fc.nat({ max: outOf - 1 }).map((k) => k >= outOf - times);
+
 const volumeDraft: fc.Arbitrary<VolumeDraft> = fc.record({
   plugin: fc.constantFrom(...PLUGIN_KINDS),
-  block: fc.boolean().chain((b) => (b ? fc.boolean() : fc.constant(false))), // a quarter are Block
-  access: fc.oneof(
-    { arbitrary: fc.constant(0), weight: 8 },
-    { arbitrary: fc.integer({ min: 1, max: 2 }), weight: 1 },
-  ),
+  block: rarely(1, 4),
+  // ReadWriteOnce mostly; shrinks towards it.
+  access: fc.nat({ max: 9 }).map((k) => Math.max(0, k - 7)),
 });
 
 const podEndDraft: fc.Arbitrary<PodEndDraft> = fc.record({
@@ -168,22 +178,15 @@ const podEndDraft: fc.Arbitrary<PodEndDraft> = fc.record({
 const podDraft: fc.Arbitrary<PodDraft> = fc.record({
   node: index,
   createAtMs: fc.oneof({ arbitrary: fc.constant(0), weight: 1 }, { arbitrary: timeMs(15_000), weight: 3 }),
-  containers: fc.array(
-    fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: timeMs(3_000), weight: 1 }),
-    { minLength: 1, maxLength: 3 },
-  ),
+  containers: fc.array(sometimes(timeMs(3_000), 1, 5), { minLength: 1, maxLength: 3 }),
   graceS,
-  restartPolicy: fc.oneof(
-    { arbitrary: fc.constant<RestartPolicy>('Always'), weight: 4 },
-    { arbitrary: fc.constantFrom<RestartPolicy>(...RESTART_POLICIES), weight: 1 },
+  restartPolicy: sometimes(fc.constantFrom<RestartPolicy>(...RESTART_POLICIES), 1, 5).map(
+    (p) => p ?? 'Always',
   ),
-  static: fc.oneof({ arbitrary: fc.constant(false), weight: 7 }, { arbitrary: fc.constant(true), weight: 1 }),
-  volumes: fc.oneof(
-    { arbitrary: fc.constant([]), weight: 3 },
-    { arbitrary: fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 2 }), weight: 2 },
-  ),
-  reuse: fc.oneof({ arbitrary: fc.constant(null), weight: 4 }, { arbitrary: fc.nat({ max: 3 }), weight: 1 }),
-  end: fc.oneof({ arbitrary: fc.constant(null), weight: 1 }, { arbitrary: podEndDraft, weight: 3 }),
+  static: rarely(1, 8),
+  volumes: sometimes(fc.array(fc.nat({ max: 2 }), { minLength: 1, maxLength: 2 }), 2, 5).map((v) => v ?? []),
+  reuse: sometimes(fc.nat({ max: 3 }), 1, 5),
+  end: fc.option(podEndDraft, { freq: 4 }),
 });
 
 const nodeAt = { node: index, atMs: timeMs(ACTION_WINDOW_MS) };

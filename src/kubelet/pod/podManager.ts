@@ -6,17 +6,21 @@ import { getPodFullName, type Pod, type UID } from '../../api/v1.js';
 export class BasicPodManager {
   private readonly podByUID = new Map<UID, Pod>();
   private readonly podByFullName = new Map<string, Pod>();
+  /** GetPods is read every 100 ms by the volume populator: keep the sorted list until a change. */
+  private sorted: Pod[] | undefined = undefined;
 
   addPod(pod: Pod): void {
     this.updatePod(pod);
   }
 
   updatePod(pod: Pod): void {
+    this.sorted = undefined;
     this.podByUID.set(pod.metadata.uid, pod);
     this.podByFullName.set(getPodFullName(pod), pod);
   }
 
   deletePod(pod: Pod): void {
+    this.sorted = undefined;
     this.podByUID.delete(pod.metadata.uid);
     const fullname = getPodFullName(pod);
     if (this.podByFullName.get(fullname)?.metadata.uid === pod.metadata.uid)
