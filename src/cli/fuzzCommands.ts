@@ -171,8 +171,6 @@ function printFailure(f: CampaignFailure, file: string, a: FuzzArgs, out: Out): 
   out(`${c.red.bold(f.kind)}: first in case ${f.caseIndex}, ${shrunk}:`);
   if (f.run.ok) {
     for (const line of formatTimeline(f.run.result, { color: a.color, limit: 80 })) out(`  ${line}`);
-    for (const v of f.run.result.violations)
-      if (v.invariant === f.kind) out(`  ${formatViolation(v, a.color)}`);
   } else {
     out(`  the simulator threw:`);
     for (const line of f.run.error.split('\n').slice(0, 12)) out(`    ${line}`);
@@ -365,7 +363,7 @@ async function mainJob(a: MainArgs, out: Out): Promise<number> {
       verdict = c.red(
         `VIOLATED with every fix on (first: ${replayCommand(a.seed, String(first), fixed.fixes)})`,
       );
-    } else if (f > 0) verdict = c.yellow('fires with every fix on: known-open upstream hazard (#101791)');
+    } else if (f > 0) verdict = c.yellow('fires with every fix on, only as a known-open upstream hazard');
     else if (l > 0) verdict = c.green('reproduces without fixes, prevented with them');
     else verdict = c.dim('not reached by this campaign');
     out(

@@ -60,44 +60,55 @@ export function shardCases(runs: number, shard?: Shard): number[] {
 }
 
 /**
- * Why an invariant that fired with every relevant fix on is a live upstream hazard rather than a bug:
- * kubernetes/kubernetes#101791 is still open. After a kubelet restart, a reconstruction that fails with a
- * non-retryable error (the `constructVolumeSpec` fault) leaves the global mount behind while the volume
- * is reported unused, so `device-reported-unused-while-mounted` on that node and volume, and then
- * `multi-node-mount` of that volume, are expected; the volume's pods may never finish termination
- * (`termination-stuck`, its tear-down has nothing to tear down from). Returns the reference, or null.
+ * Why an invariant that fired with every fix on is a live upstream hazard rather than a bug, or null.
+ *
+ * 1. kubernetes/kubernetes#101791 is still open: after a kubelet restart, a reconstruction that fails with
+ *    a non-retryable error (the `constructVolumeSpec` fault, which #102059's retry does not cover) leaves
+ *    the global mount behind while the volume is reported unused: `device-reported-unused-while-mounted`
+ *    on that node and volume, `multi-node-mount` of that volume, and `termination-stuck` of a pod using it
+ *    there are expected.
+ * 2. A restarted kubelet's volume manager tears down the reconstructed volumes of a pod before the pod
+ *    worker has stopped the pod's still-running container (the bundled restart scenarios claim this with
+ *    every fix on): `volume-torn-down-while-running` on a node whose kubelet the case restarted before the
+ *    violation, of a pod created before that restart.
  */
 export function knownOpenHazard(
   scenario: Scenario,
-  v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod'>,
+  v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod' | 'atMs'>,
 ): string | null {
-  const reconstructionFaults = scenario.timeline.flatMap((e) =>
-    e.action.kind === 'fault' && e.action.fault.kind === 'constructVolumeSpec' ? [e.action.fault] : [],
+  const restarts = scenario.timeline.flatMap((e) =>
+    e.action.kind === 'restartKubelet' ? [{ node: e.action.node, atMs: e.atMs }] : [],
   );
-  if (reconstructionFaults.length === 0) return null;
-  const restarted = new Set(
-    scenario.timeline.flatMap((e) => (e.action.kind === 'restartKubelet' ? [e.action.node] : [])),
+  const creations = scenario.timeline.flatMap((e) =>
+    e.action.kind === 'createPod' ? [{ atMs: e.atMs, a: e.action }] : [],
   );
-  const live = reconstructionFaults.filter((f) => restarted.has(f.node));
+  if (v.invariant === 'volume-torn-down-while-running') {
+    const restartedBefore = restarts.filter((r) => r.node === v.node && r.atMs <= v.atMs);
+    const podBefore = creations.some(
+      (c) => c.a.pod === v.pod && restartedBefore.some((r) => c.atMs <= r.atMs),
+    );
+    return podBefore ? 'reconstructed volume torn down after a kubelet restart' : null;
+  }
+  const restarted = new Set(restarts.map((r) => r.node));
+  const live = scenario.timeline.flatMap((e) =>
+    e.action.kind === 'fault' &&
+    e.action.fault.kind === 'constructVolumeSpec' &&
+    restarted.has(e.action.fault.node)
+      ? [e.action.fault]
+      : [],
+  );
   if (live.length === 0) return null;
+  const issue = 'kubernetes/kubernetes#101791';
   switch (v.invariant) {
     case 'device-reported-unused-while-mounted':
-      return live.some((f) => f.node === v.node && f.volume === v.volume)
-        ? 'kubernetes/kubernetes#101791'
-        : null;
+      return live.some((f) => f.node === v.node && f.volume === v.volume) ? issue : null;
     case 'multi-node-mount':
-      return live.some((f) => f.volume === v.volume) ? 'kubernetes/kubernetes#101791' : null;
+      return live.some((f) => f.volume === v.volume) ? issue : null;
     case 'termination-stuck': {
-      // The pod's volumes: any faulted one on its node.
-      const podVolumes = new Set(
-        scenario.timeline.flatMap((e) => {
-          const a = e.action;
-          return a.kind === 'createPod' && a.pod === v.pod ? a.volumes.map((x) => `${a.node}/${x}`) : [];
-        }),
+      const used = new Set(
+        creations.filter((c) => c.a.pod === v.pod).flatMap((c) => c.a.volumes.map((x) => `${c.a.node}/${x}`)),
       );
-      return live.some((f) => podVolumes.has(`${f.node}/${f.volume}`))
-        ? 'kubernetes/kubernetes#101791'
-        : null;
+      return live.some((f) => used.has(`${f.node}/${f.volume}`)) ? issue : null;
     }
     default:
       return null;
@@ -186,7 +197,6 @@ export interface CampaignOptions {
   readonly now?: () => number;
   /** Where the worker script is (null: run in this thread); default: beside pool.js when built. */
   readonly workerUrl?: URL | null;
-  readonly workerExecArgv?: readonly string[];
 }
 
 export interface KindStats {
@@ -315,7 +325,6 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     ...(o.onChunk === undefined ? {} : { onChunk: o.onChunk }),
     ...(o.now === undefined ? {} : { now: o.now }),
     ...(o.workerUrl === undefined ? {} : { workerUrl: o.workerUrl }),
-    ...(o.workerExecArgv === undefined ? {} : { workerExecArgv: o.workerExecArgv }),
   });
   const kinds = kindStats(pool.results);
   const failures: CampaignFailure[] = [];

@@ -43,8 +43,6 @@ export interface PoolOptions {
   readonly now?: () => number;
   /** Where the worker script is; default: worker.js beside this file, if it exists. */
   readonly workerUrl?: URL | null;
-  /** Node flags for the worker threads (a test runs worker.ts with `--import tsx`). */
-  readonly workerExecArgv?: readonly string[];
 }
 
 export interface PoolResult {
@@ -151,7 +149,6 @@ function runThreads(
     for (let k = 0; k < threads; k++) {
       const w = new Worker(url, {
         workerData: o.setup,
-        ...(o.workerExecArgv === undefined ? {} : { execArgv: [...o.workerExecArgv] }),
       });
       workers.push(w);
       w.on('message', (msg: FromWorker) => {

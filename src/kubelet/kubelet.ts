@@ -50,6 +50,9 @@ export const backOffPeriodMs = 10_000;
 export const resyncIntervalMs = 60_000; // kubeCfg.SyncFrequency default 1m
 export const nodeStatusUpdateFrequencyMs = 10_000;
 export const containerGCPeriodMs = 60_000; // ContainerGCPeriod
+
+/** A coroutine step that performs no effect (keeps a `*` handler a generator). */
+function* noEffects(): Co<void> {}
 /** nodeshutdown defaults used by the simulator: ShutdownGracePeriod 30 s, of which 10 s for critical pods. */
 export const shutdownGracePeriodRequestedSeconds = 30;
 export const shutdownGracePeriodCriticalPodsSeconds = 10;
@@ -154,6 +157,9 @@ export class Kubelet {
     this.pleg = new GenericPLEG(o.sim, o.host.runtime, this.podCache, this.plegCh);
     this.statusManager = new StatusManager(o.sim, this.group, o.kubeClient, this.podManager, {
       podResourcesAreReclaimed: (pod, status) => podResourcesAreReclaimed(this, pod, status),
+      podCouldHaveRunningContainers: o.fixes.on('pod-worker-lifecycle')
+        ? (pod) => this.podWorkers?.couldHaveRunningContainers(pod.metadata.uid) ?? true
+        : undefined,
     });
     if (o.fixes.on('pod-worker-lifecycle')) {
       this.podWorkers = new PodWorkers({
@@ -208,15 +214,16 @@ export class Kubelet {
     this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group);
     this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group);
     this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group);
-    // The file source lists the manifest directory at start; it is ready at once.
+    // The file source lists the manifest directory at start, then a SET marks it seen; the API source
+    // does the same after its LIST. A source counts as ready once the sync loop has handled its update.
     for (const fullname of [...this.host.staticManifests.keys()].sort()) {
       const pod = this.host.staticManifests.get(fullname);
       if (pod !== undefined) this.podConfig.onFileEvent('ADD', pod);
     }
-    this.readySources.add('file');
+    this.podConfig.onSourceSynced('file');
     this.opts.watch(
       (type, pod) => this.podConfig.onAPIEvent(type, pod),
-      () => this.readySources.add('api'),
+      () => this.podConfig.onSourceSynced('api'),
     );
   }
 
@@ -302,14 +309,18 @@ export class Kubelet {
       case 'RECONCILE':
         for (const pod of u.pods) this.podManager.updatePod(pod);
         break;
+      case 'SET':
+        break;
     }
+    this.readySources.add(u.source); // kl.sourcesReady.AddSource(u.Source)
   }
 
   private *handlePLEGEvent(e: PodLifecycleEvent): Co<void> {
     if (e.type === 'ContainerStarted') this.legacy?.lastContainerStartedTime.set(e.id, this.sim.nowMs);
     const pod = this.podManager.getPodByUID(e.id);
     if (e.type !== 'ContainerRemoved' && pod !== undefined) this.handlePodSyncs([pod]);
-    if (e.type === 'ContainerDied') yield* this.cleanUpContainersInPod(e.id);
+    if (e.type === 'ContainerDied') this.cleanUpContainersInPod(e.id, e.data);
+    yield* noEffects();
   }
 
   handlePodAdditions(pods: readonly Pod[]): void {
@@ -365,13 +376,27 @@ export class Kubelet {
     yield* handlePodCleanups(this);
   }
 
-  /** cleanUpContainersInPod: remove dead containers of a pod whose content may go (PLEG ContainerDied). */
-  private *cleanUpContainersInPod(uid: UID): Co<void> {
+  /**
+   * cleanUpContainersInPod (PLEG ContainerDied): the podContainerDeletor removes, in its own goroutine,
+   * the older dead attempts of the container that died (keeping one), or every dead container of a pod
+   * whose content may go.
+   */
+  private cleanUpContainersInPod(uid: UID, exitedContainerID: string): void {
     const removeAll =
       this.podWorkers !== undefined
         ? this.podWorkers.shouldPodContentBeRemoved(uid)
         : (this.legacy?.removeAllOnContainerDied(uid) ?? false);
-    if (removeAll) yield* this.runtimeManager.removeDeadContainers((u) => u === uid);
+    const ids = this.runtimeManager.containersToDeleteInPod(
+      uid,
+      removeAll ? undefined : exitedContainerID,
+      removeAll ? 0 : 1,
+    );
+    if (ids.length === 0) return;
+    this.sim.spawn(
+      `${this.nodeName}/podContainerDeletor`,
+      this.runtimeManager.removeContainers(uid, ids),
+      this.group,
+    );
   }
 
   // ---- the three sync phases (release-1.23), the PodSyncer of the pod workers ----
@@ -498,7 +523,8 @@ export class Kubelet {
   *evictPod(pod: Pod, gracePeriodOverride: number): Co<GoError | undefined> {
     const message = 'The node was low on resource: memory.';
     if (this.legacy !== undefined) {
-      const status: PodStatus = { ...pod.status, phase: 'Failed', reason: 'Evicted', message };
+      // 1.20's evictPod builds a fresh status: v1.PodStatus{Phase: Failed, Message, Reason}.
+      const status: PodStatus = { phase: 'Failed', reason: 'Evicted', message, containerStatuses: [] };
       return yield* this.legacy.killPodNow(pod, status, gracePeriodOverride);
     }
     assert(this.podWorkers !== undefined, 'evictPod without pod workers');
@@ -529,10 +555,10 @@ export class Kubelet {
           let err: GoError | undefined;
           if (kl.legacy !== undefined) {
             const status: PodStatus = {
-              ...pod.status,
               phase: 'Failed',
               reason: nodeShutdownReason,
               message: nodeShutdownMessage,
+              containerStatuses: [],
             };
             err = yield* kl.legacy.killPodNow(pod, status, gracePeriodOverride);
           } else {

@@ -44,6 +44,9 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
     if (state !== 'TerminatedAndRecreatedPod') continue;
     const pod = allPodsByUID.get(uid);
     if (pod === undefined) continue;
+    // isAdmittedPodTerminal: a pod already in a terminal phase is not restarted.
+    const phase = (kl.statusManager.getPodStatus(uid) ?? pod.status).phase;
+    if (phase === 'Failed' || phase === 'Succeeded') continue;
     kl.dispatchWork(pod, 'SyncPodCreate');
   }
 }
@@ -59,6 +62,7 @@ export function podResourcesAreReclaimed(kl: Kubelet, pod: Pod, status: PodStatu
   const uid = pod.metadata.uid;
   if (kl.podWorkers !== undefined) {
     if (kl.podWorkers.couldHaveRunningContainers(uid)) return false;
+    if (status.containerStatuses.some((c) => c.state === 'running')) return false; // countRunningContainerStatus
   } else {
     if (!notRunning(status.containerStatuses)) return false;
     if (kl.podCache.get(uid).containerStatuses.length > 0) return false;

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
@@ -20,6 +22,18 @@ import { type Scenario, stripSourcePositions } from '../../src/scenario/types.js
 
 const dir = mkdtempSync(join(tmpdir(), 'podrace-fuzz-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * The worker entry as TypeScript: a data: module that registers tsx's loader in the worker thread and
+ * then imports src/fuzz/worker.ts (the CLI uses the built dist/fuzz/worker.js instead).
+ */
+function tsWorkerUrl(): URL {
+  const tsxPackage = createRequire(import.meta.url).resolve('tsx/package.json');
+  const api = pathToFileURL(join(dirname(tsxPackage), 'dist/esm/api/index.mjs')).href;
+  const worker = new URL('../../src/fuzz/worker.ts', import.meta.url).href;
+  const code = `const { register } = await import(${JSON.stringify(api)}); register(); await import(${JSON.stringify(worker)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+}
 
 const withoutWall = (results: readonly CaseOutcome[]) => results.map((r) => ({ ...r, wallMs: 0 }));
 
@@ -129,7 +143,11 @@ describe('a campaign against the legacy kubelet', () => {
     expect(result.violations.map((v) => v.invariant)).toContain(f.kind);
     // The file records what fired as a claim, so `podrace verify` can keep it as a regression test.
     expect(loaded.claims).toEqual([
-      { line: loaded.claims[0]?.line ?? 0, fixes: claimFixesOf(legacy), violations: f.scenario.claims[0]?.violations },
+      {
+        line: loaded.claims[0]?.line ?? 0,
+        fixes: claimFixesOf(legacy),
+        violations: f.scenario.claims[0]?.violations,
+      },
     ]);
     expect(fixFlags(legacy)).toEqual(['--kubelet legacy']);
     // Shrinking made it no bigger than the case it came from.
@@ -146,7 +164,13 @@ describe('a campaign against the legacy kubelet', () => {
     const result = runScenario(replayed, { fixes: legacy });
     expect(result.violations.map((v) => v.invariant)).toContain(f.kind);
     // Shrinking is deterministic: the same case shrinks to the same path again.
-    const again = shrinkCase({ seed: 1, path: String(f.caseIndex), fixes: legacy, kind: f.kind, maxRuns: 80 });
+    const again = shrinkCase({
+      seed: 1,
+      path: String(f.caseIndex),
+      fixes: legacy,
+      kind: f.kind,
+      maxRuns: 80,
+    });
     expect(again.path).toBe(f.shrink.path);
   });
 
@@ -174,8 +198,7 @@ describe('a campaign against the legacy kubelet', () => {
       shrink: 0,
       workers: 2,
       chunkSize: 3,
-      workerUrl: new URL('../../src/fuzz/worker.ts', import.meta.url),
-      workerExecArgv: ['--import', 'tsx'],
+      workerUrl: tsWorkerUrl(),
     });
     expect(threads.threads).toBe(2);
     expect(withoutWall(threads.results)).toEqual(withoutWall(rep.results));
@@ -200,7 +223,13 @@ describe('a campaign against the legacy kubelet', () => {
 
   it('runs only its shard', async () => {
     const rep = await campaign();
-    const shard = await runCampaign({ seed: 1, runs: 12, fixes: legacy, shrink: 0, shard: { index: 2, count: 3 } });
+    const shard = await runCampaign({
+      seed: 1,
+      runs: 12,
+      fixes: legacy,
+      shrink: 0,
+      shard: { index: 2, count: 3 },
+    });
     expect(shard.results.map((r) => r.index)).toEqual([1, 4, 7, 10]);
     expect(withoutWall(shard.results)).toEqual(withoutWall(rep.results.filter((r) => r.index % 3 === 1)));
   });

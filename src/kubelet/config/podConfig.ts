@@ -5,7 +5,7 @@
 import type { Pod, UID } from '../../api/v1.js';
 import { AssertionError, type Chan } from '../../sim/index.js';
 
-export type PodOperation = 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE' | 'RECONCILE';
+export type PodOperation = 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE' | 'RECONCILE' | 'SET';
 export type PodSource = 'api' | 'file';
 
 export interface PodUpdate {
@@ -39,6 +39,11 @@ export class PodConfig {
     } else if (old.metadata.deletionGracePeriodSeconds !== pod.metadata.deletionGracePeriodSeconds) {
       this.push({ op: 'DELETE', pods: [pod], source: 'api' });
     } else this.push({ op: 'RECONCILE', pods: [pod], source: 'api' });
+  }
+
+  /** The source's initial listing is complete (the SET update that marks a source as seen). */
+  onSourceSynced(source: PodSource): void {
+    this.push({ op: 'SET', pods: [], source });
   }
 
   /** A static pod manifest appeared (ADD) or was removed (REMOVE). */

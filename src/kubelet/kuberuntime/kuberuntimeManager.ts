@@ -182,6 +182,39 @@ export class KubeGenericRuntimeManager {
     return gracePeriod;
   }
 
+  /**
+   * getContainersToDeleteInPod (pod_container_deletor.go): the dead containers of the pod (only those
+   * with the name of `filterContainerID`'s container, when given), newest first, beyond the newest
+   * `containersToKeep`.
+   */
+  containersToDeleteInPod(
+    uid: string,
+    filterContainerID: string | undefined,
+    containersToKeep: number,
+  ): string[] {
+    const status = this.runtime.getPodStatus(uid);
+    const filterName =
+      filterContainerID === undefined
+        ? undefined
+        : status.containerStatuses.find((c) => c.id === filterContainerID)?.name;
+    if (filterContainerID !== undefined && filterName === undefined) return [];
+    const dead = status.containerStatuses
+      .filter((c) => c.state === 'exited' && (filterName === undefined || c.name === filterName))
+      .sort((a, b) => (b.startedAtMs ?? -1) - (a.startedAtMs ?? -1) || (a.id < b.id ? 1 : -1));
+    const byName = new Map<string, number>();
+    const out: string[] = [];
+    for (const c of dead) {
+      const kept = byName.get(c.name) ?? 0;
+      if (kept < containersToKeep) byName.set(c.name, kept + 1);
+      else out.push(c.id);
+    }
+    return out;
+  }
+
+  *removeContainers(uid: string, ids: readonly string[]): Co<void> {
+    for (const id of ids) yield* this.runtime.removeContainer(uid, id);
+  }
+
   /** Container GC: remove exited containers of pods the predicate allows (kuberuntime_gc.go). */
   *removeDeadContainers(shouldRemove: (uid: string) => boolean): Co<void> {
     for (const uid of this.runtime.knownUIDs()) {

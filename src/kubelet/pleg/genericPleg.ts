@@ -10,7 +10,25 @@ export const plegRelistPeriodMs = 1000;
 /** plegChannelCapacity in pkg/kubelet/kubelet.go. */
 export const plegChannelCapacity = 1000;
 
-export type PodLifeCycleEventType = 'ContainerStarted' | 'ContainerDied' | 'ContainerRemoved';
+export type PodLifeCycleEventType =
+  | 'ContainerStarted'
+  | 'ContainerDied'
+  | 'ContainerRemoved'
+  | 'ContainerChanged';
+
+/** plegContainerState: a created container maps to unknown, as upstream's convertState does. */
+type PlegContainerState = 'running' | 'exited' | 'unknown' | 'non-existent';
+
+function convertState(state: RuntimeContainerState): PlegContainerState {
+  switch (state) {
+    case 'running':
+      return 'running';
+    case 'exited':
+      return 'exited';
+    default:
+      return 'unknown';
+  }
+}
 
 export interface PodLifecycleEvent {
   readonly id: UID;
@@ -19,7 +37,7 @@ export interface PodLifecycleEvent {
 }
 
 export class GenericPLEG {
-  private readonly podRecords = new Map<UID, Map<string, RuntimeContainerState>>();
+  private readonly podRecords = new Map<UID, Map<string, PlegContainerState>>();
 
   constructor(
     private readonly sim: Sim,
@@ -42,30 +60,52 @@ export class GenericPLEG {
     for (const uid of this.runtime.knownUIDs()) {
       seen.add(uid);
       const status = this.runtime.getPodStatus(uid);
-      const old = this.podRecords.get(uid) ?? new Map<string, RuntimeContainerState>();
-      const next = new Map<string, RuntimeContainerState>();
-      for (const c of status.containerStatuses) next.set(c.id, c.state);
-      for (const [id, state] of next) {
-        const before = old.get(id);
-        if (before === state) continue;
-        if (state === 'running') this.emit({ id: uid, type: 'ContainerStarted', data: id });
-        else if (state === 'exited' && before === 'running')
-          this.emit({ id: uid, type: 'ContainerDied', data: id });
-      }
-      for (const [id, before] of old) {
-        if (next.has(id)) continue;
-        if (before === 'running') this.emit({ id: uid, type: 'ContainerDied', data: id });
-        this.emit({ id: uid, type: 'ContainerRemoved', data: id });
-      }
+      const old = this.podRecords.get(uid) ?? new Map<string, PlegContainerState>();
+      const next = new Map<string, PlegContainerState>();
+      // getContainersFromPods: sandboxes count as containers (ready = running, not ready = exited).
+      for (const sb of status.sandboxStatuses) next.set(sb.id, sb.ready ? 'running' : 'exited');
+      for (const c of status.containerStatuses) next.set(c.id, convertState(c.state));
+      for (const [id, state] of next) this.generateEvents(uid, id, old.get(id) ?? 'non-existent', state);
+      for (const [id, before] of old) if (!next.has(id)) this.generateEvents(uid, id, before, 'non-existent');
       this.podRecords.set(uid, next);
       this.cache.set(uid, status, now);
     }
-    for (const uid of [...this.podRecords.keys()]) {
+    for (const [uid, old] of [...this.podRecords]) {
       if (seen.has(uid)) continue;
+      for (const [id, before] of old) this.generateEvents(uid, id, before, 'non-existent');
       this.podRecords.delete(uid);
       this.cache.set(uid, this.runtime.getPodStatus(uid), now);
     }
     this.cache.updateTime(now);
+  }
+
+  /** generateEvents (generic.go): the lifecycle events of one container's state change. */
+  private generateEvents(
+    uid: UID,
+    id: string,
+    oldState: PlegContainerState,
+    newState: PlegContainerState,
+  ): void {
+    if (oldState === newState) return;
+    switch (newState) {
+      case 'running':
+        this.emit({ id: uid, type: 'ContainerStarted', data: id });
+        return;
+      case 'exited':
+        this.emit({ id: uid, type: 'ContainerDied', data: id });
+        return;
+      case 'unknown':
+        this.emit({ id: uid, type: 'ContainerChanged', data: id });
+        return;
+      case 'non-existent':
+        if (oldState === 'exited') {
+          this.emit({ id: uid, type: 'ContainerRemoved', data: id });
+        } else {
+          this.emit({ id: uid, type: 'ContainerDied', data: id });
+          this.emit({ id: uid, type: 'ContainerRemoved', data: id });
+        }
+        return;
+    }
   }
 
   private emit(e: PodLifecycleEvent): void {

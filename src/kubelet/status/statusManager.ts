@@ -3,7 +3,7 @@
 // resources are reclaimed (canBeDeleted). The reclaim check itself is the kubelet's
 // PodResourcesAreReclaimed (kubelet_pods.go), where PR #102344's change sits.
 import type { Pod, PodStatus, UID } from '../../api/v1.js';
-import { isMirrorPod } from '../../api/v1.js';
+import { isMirrorPod, isPodPhaseTerminal } from '../../api/v1.js';
 import { type Chan, type Co, type ProcessGroup, SELECT_TIMEOUT, type Sim, select } from '../../sim/index.js';
 import type { KubeClient } from '../kubeClient.js';
 
@@ -13,6 +13,11 @@ const podStatusChannelCapacity = 1000;
 
 export interface PodDeletionSafetyProvider {
   podResourcesAreReclaimed(pod: Pod, status: PodStatus): boolean;
+  /**
+   * PodCouldHaveRunningContainers, for mergePodStatus's terminal-phase hold (release-1.23, #108366);
+   * undefined where the kubelet has no such hold (release-1.20).
+   */
+  podCouldHaveRunningContainers?: ((pod: Pod) => boolean) | undefined;
 }
 
 export interface PodManagerView {
@@ -135,17 +140,29 @@ export class StatusManager {
     if (!this.needsUpdate(uid, status)) return;
     const pod = yield* this.kubeClient.getPod(status.podNamespace, status.podName);
     if (pod === undefined || pod.metadata.uid !== uid) return; // deleted, or deleted and recreated
-    const err = yield* this.kubeClient.patchPodStatus(uid, status.status);
+    const merged = this.mergePodStatus(pod, status.status);
+    const err = yield* this.kubeClient.patchPodStatus(uid, merged);
     if (err !== undefined) return;
     this.apiStatusVersions.set(uid, status.version);
-    // The status may have moved on while the patch was in flight: use the newest for the delete check.
-    const current = this.podStatuses.get(uid)?.status ?? status.status;
-    const local = this.podManager.getPodByUID(uid) ?? pod;
-    const withDeletion = local.metadata.deletionTimestamp === undefined ? pod : local;
-    if (this.canBeDeleted(withDeletion, current)) {
+    // canBeDeleted judges the version just patched (upstream: m.canBeDeleted(pod, status.status)).
+    if (this.canBeDeleted(pod, status.status)) {
       const delErr = yield* this.kubeClient.deletePod(pod.metadata.namespace, pod.metadata.name, uid);
       if (delErr === undefined) this.deletePodStatus(uid);
     }
+  }
+
+  /**
+   * mergePodStatus (release-1.23): never publish a terminal phase while the pod could still have running
+   * containers; keep the old phase, reason and message until it cannot.
+   */
+  private mergePodStatus(pod: Pod, next: PodStatus): PodStatus {
+    const couldRun = this.podDeletionSafety.podCouldHaveRunningContainers;
+    if (couldRun === undefined) return next;
+    const old = pod.status;
+    if (!isPodPhaseTerminal(old.phase) && isPodPhaseTerminal(next.phase) && couldRun(pod)) {
+      return { ...next, phase: old.phase, reason: old.reason, message: old.message };
+    }
+    return next;
   }
 
   private canBeDeleted(pod: Pod, status: PodStatus): boolean {
