@@ -1,0 +1,65 @@
+// Upstream behaviours the kubelet port must keep, checked end to end through the facts of a run.
+import { describe, expect, it } from 'vitest';
+import type { Fact } from '../../src/facts.js';
+import { Fixes } from '../../src/fixes.js';
+import { parseScenarioText } from '../../src/scenario/load.js';
+import { firedInvariants, runScenario } from '../../src/scenario/run.js';
+
+function scenario(timeline: string, horizon = '2m'): ReturnType<typeof parseScenarioText> {
+  return parseScenarioText(
+    `name: probe\nseed: 1\nhorizon: ${horizon}\ncluster:\n  nodes: [node-a]\ntimeline:\n${timeline}`,
+    'probe.yaml',
+  );
+}
+
+function facts(kind: Fact['kind'], all: readonly Fact[] | undefined): Fact[] {
+  return (all ?? []).filter((f) => f.kind === kind);
+}
+
+describe('kubelet fidelity', () => {
+  it('PLEG reports a container that exited within one relist (ContainerDied on first sight)', () => {
+    const s = scenario(
+      '  - at: 0s\n    createPod: {pod: job, node: node-a, containers: 1, restartPolicy: Never}\n  - at: 500ms\n    crashContainer: {pod: job}\n',
+    );
+    const r = runScenario(s, { fixes: Fixes.all(), recordFacts: true });
+    const requested = facts('podTerminationRequested', r.facts)[0];
+    expect(requested).toBeDefined();
+    // The relist after the crash triggers a sync that sees the terminal phase: well within 2 s, not at the 1 min resync.
+    expect(requested?.atMs).toBeLessThan(2500);
+  });
+
+  it('release-1.23 never publishes Failed while an evicted pod could still have running containers', () => {
+    const s = scenario(
+      '  - at: 0s\n    createPod: {pod: batch, node: node-a, containers: 1, gracePeriod: 30s}\n  - at: 5s\n    evictPod: {pod: batch, gracePeriod: 4s}\n',
+    );
+    const r = runScenario(s, { fixes: Fixes.all(), recordFacts: true });
+    const failed = facts('apiPodPhase', r.facts).find(
+      (f) => f.kind === 'apiPodPhase' && f.phase === 'Failed',
+    );
+    const exited = facts('containerExited', r.facts).at(-1);
+    expect(failed).toBeDefined();
+    expect(exited).toBeDefined();
+    expect(failed?.atMs).toBeGreaterThanOrEqual(exited?.atMs ?? Number.POSITIVE_INFINITY);
+  });
+
+  it('release-1.20 eviction builds a fresh status, so a later deletion still finishes', () => {
+    const s = scenario(
+      '  - at: 0s\n    createPod: {pod: batch, node: node-a, containers: 1, gracePeriod: 30s}\n  - at: 5s\n    evictPod: {pod: batch, gracePeriod: 4s}\n  - at: 20s\n    deletePod: {pod: batch}\n',
+      '5m',
+    );
+    const legacy = runScenario(s, { fixes: Fixes.none(), recordFacts: true });
+    expect(firedInvariants(legacy)).not.toContain('termination-stuck');
+    expect(facts('apiPodDeleted', legacy.facts)).toHaveLength(1);
+    expect(firedInvariants(runScenario(s, { fixes: Fixes.all() }))).toEqual([]);
+  });
+
+  it('the container deletor keeps the newest dead attempt of a crash-looping container', () => {
+    const s = scenario(
+      '  - at: 0s\n    createPod: {pod: web, node: node-a, containers: 1}\n  - at: 3s\n    crashContainer: {pod: web}\n  - at: 30s\n    crashContainer: {pod: web}\n',
+    );
+    const r = runScenario(s, { fixes: Fixes.all(), recordFacts: true });
+    expect(facts('containerStarted', r.facts).length).toBeGreaterThanOrEqual(3);
+    // Two crashes, three attempts: only the oldest dead attempt is removed while the pod runs.
+    expect(facts('containerRemoved', r.facts)).toHaveLength(1);
+  });
+});
