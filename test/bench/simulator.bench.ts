@@ -30,7 +30,13 @@ function measureScenario(file: string, fixes: Fixes, mode: string): Row {
     events = runScenario(scenario, { fixes }).events;
     bestNs = Math.min(bestNs, Number(process.hrtime.bigint() - start));
   }
-  return { name: scenario.name, mode, events, eventsPerSec: (events * 1e9) / bestNs, runsPerSec: 1e9 / bestNs };
+  return {
+    name: scenario.name,
+    mode,
+    events,
+    eventsPerSec: (events * 1e9) / bestNs,
+    runsPerSec: 1e9 / bestNs,
+  };
 }
 
 const rows: Row[] = [];
@@ -39,7 +45,9 @@ for (const file of files) {
   rows.push(measureScenario(file, Fixes.none(), 'legacy'));
 }
 const width = Math.max(...rows.map((r) => r.name.length)) + 2;
-console.log(`${'scenario'.padEnd(width)}${'mode'.padEnd(8)}${'events'.padStart(8)}${'events/s'.padStart(14)}${'runs/s'.padStart(10)}`);
+console.log(
+  `${'scenario'.padEnd(width)}${'mode'.padEnd(8)}${'events'.padStart(8)}${'events/s'.padStart(14)}${'runs/s'.padStart(10)}`,
+);
 for (const r of rows) {
   console.log(
     `${r.name.padEnd(width)}${r.mode.padEnd(8)}${String(r.events).padStart(8)}${`${(r.eventsPerSec / 1e6).toFixed(2)} M/s`.padStart(14)}${r.runsPerSec.toFixed(1).padStart(10)}`,
