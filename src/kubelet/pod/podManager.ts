@@ -27,11 +27,14 @@ export class BasicPodManager {
       this.podByFullName.delete(fullname);
   }
 
-  /** GetPods, in UID order so that every loop over it is deterministic. */
-  getPods(): Pod[] {
-    return [...this.podByUID.values()].sort((a, b) =>
-      a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
-    );
+  /** GetPods, in UID order so that every loop over it is deterministic. Callers must not change it. */
+  getPods(): readonly Pod[] {
+    if (this.sorted === undefined) {
+      this.sorted = [...this.podByUID.values()].sort((a, b) =>
+        a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
+      );
+    }
+    return this.sorted;
   }
 
   getPodByUID(uid: UID): Pod | undefined {
