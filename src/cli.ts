@@ -31,6 +31,14 @@ async function main(argv: string[]): Promise<number> {
   return exitCode;
 }
 
+// `podrace ... | head` closes the pipe early: stop quietly, as a Unix tool does.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    throw err;
+  });
+}
+
 try {
   process.exitCode = await main(hideBin(process.argv));
 } catch (err) {

@@ -14,6 +14,12 @@ export type WatchHandler = (type: WatchEventType, pod: Pod) => void;
 const API_LATENCY_MS = [5, 30] as const;
 const WATCH_DELAY_MS = [10, 60] as const;
 
+interface Watcher {
+  readonly handler: WatchHandler;
+  lastDeliveryMs: number;
+  readonly queue: { atMs: number; deliver: () => void }[];
+}
+
 interface NodeStatus {
   volumesInUse: readonly string[];
   volumesAttached: AttachedVolume[];
@@ -21,7 +27,7 @@ interface NodeStatus {
 
 export class APIServer {
   private readonly pods = new Map<UID, Pod>();
-  private readonly watchers = new Map<string, { handler: WatchHandler; lastDeliveryMs: number }>();
+  private readonly watchers = new Map<string, Watcher>();
   private readonly nodes = new Map<string, NodeStatus>();
   /** Bumped on every pod change, so that controllers can cache what they derive from the pods. */
   podsVersion = 0;
@@ -117,21 +123,14 @@ export class APIServer {
    * then every change for this node.
    */
   watchNode(nodeName: string, handler: WatchHandler, onSynced: () => void): void {
-    const w = { handler, lastDeliveryMs: this.sim.nowMs };
+    const w: Watcher = { handler, lastDeliveryMs: this.sim.nowMs, queue: [] };
     this.watchers.set(nodeName, w);
     for (const pod of this.podsOnNode(nodeName).sort((a, b) =>
       a.metadata.uid.localeCompare(b.metadata.uid),
     )) {
-      this.deliver(nodeName, 'ADDED', pod);
+      this.enqueue(nodeName, w, () => handler('ADDED', pod));
     }
-    const at = Math.max(
-      w.lastDeliveryMs,
-      this.sim.nowMs + this.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]),
-    );
-    w.lastDeliveryMs = at;
-    this.sim.at(at, () => {
-      if (this.watchers.get(nodeName) === w) onSynced();
-    });
+    this.enqueue(nodeName, w, onSynced);
   }
 
   unwatchNode(nodeName: string): void {
@@ -140,20 +139,26 @@ export class APIServer {
 
   private notify(type: WatchEventType, pod: Pod): void {
     this.podsVersion++;
-    if (this.watchers.has(pod.spec.nodeName)) this.deliver(pod.spec.nodeName, type, pod);
+    const w = this.watchers.get(pod.spec.nodeName);
+    if (w !== undefined) this.enqueue(pod.spec.nodeName, w, () => w.handler(type, pod));
   }
 
-  private deliver(nodeName: string, type: WatchEventType, pod: Pod): void {
-    const w = this.watchers.get(nodeName);
-    if (w === undefined) return;
-    // A watch is a stream: events arrive in the order they happened.
+  /**
+   * A watch is a stream: events arrive in the order they happened, each after a seeded delay. Events that
+   * become due at the same instant are delivered from a FIFO, so the seeded tie-break never reorders them.
+   */
+  private enqueue(nodeName: string, w: Watcher, deliver: () => void): void {
     const at = Math.max(
       w.lastDeliveryMs,
       this.sim.nowMs + this.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]),
     );
     w.lastDeliveryMs = at;
+    w.queue.push({ atMs: at, deliver });
     this.sim.at(at, () => {
-      if (this.watchers.get(nodeName) === w) w.handler(type, pod);
+      while (w.queue.length > 0 && (w.queue[0]?.atMs ?? Number.POSITIVE_INFINITY) <= this.sim.nowMs) {
+        const next = w.queue.shift();
+        if (next !== undefined && this.watchers.get(nodeName) === w) next.deliver();
+      }
     });
   }
 

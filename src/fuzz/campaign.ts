@@ -71,6 +71,26 @@ export function shardCases(runs: number, shard?: Shard): number[] {
  *    worker has stopped the pod's still-running container (the bundled restart scenarios claim this with
  *    every fix on): `volume-torn-down-while-running` on a node whose kubelet the case restarted before the
  *    violation, of a pod created before that restart.
+ * 3. Release-1.23's one-shot reconstruction (syncStates, before KEP-3756's NewVolumeManagerReconstruction
+ *    in 1.27) rebuilds volumes only from pod volume directories and skips those the desired state holds:
+ *    when the kubelet restarts while a pod with volumes terminates (after TearDown but before
+ *    UnmountDevice, or while the volume is still desired), the global mount is lost from the actual state,
+ *    never unmounted and reported unused. `device-reported-unused-while-mounted` of a volume on a node
+ *    restarted after a pod could mount it there, and `termination-stuck` of a pod with volumes asked to
+ *    stop before its node restarted. (`multi-node-mount` is excused only under hazard 1's fault.)
+ * 4. Release-1.23's DetachBlockISCSIDisk returns early, deleting no device, while another volume keeps the
+ *    iSCSI session busy: `device-leaked-after-unmount` of an iSCSI Block volume on a node where another
+ *    iSCSI volume is in use.
+ * 5. Release-1.23 restart gaps the v1.27 pod worker rewrite (#113145) closed: a pod seen terminal on first
+ *    sight after a restart is finished without SyncTerminatedPod, so its status is never synced and the
+ *    API object never deleted; a static pod whose manifest changed while the kubelet was down runs next to
+ *    the old UID's container until housekeeping kills the orphan. `termination-stuck` of a pod asked to
+ *    stop before its node's kubelet restarted, and `static-pod-overlap` on a node restarted while a static
+ *    pod of that name ran.
+ * 6. Release-1.23 drops a REMOVE that arrives before all pod sources are ready ("skipping delete because
+ *    sources aren't ready yet") and its housekeeping leaves a worker in SyncPod state alone even when no
+ *    source knows the pod (#113145 terminates such orphans): `termination-stuck` of a pod deleted within
+ *    a second of its node's kubelet start.
  */
 export function knownOpenHazard(
   scenario: Scenario,
@@ -89,6 +109,23 @@ export function knownOpenHazard(
     );
     return podBefore ? 'reconstructed volume torn down after a kubelet restart' : null;
   }
+  if (v.invariant === 'device-leaked-after-unmount') {
+    const lun = scenario.volumes.find((x) => x.name === v.volume);
+    const iscsiOnNode = creations.some(
+      (c) =>
+        c.a.node === v.node &&
+        c.a.volumes.some(
+          (x) => x !== v.volume && scenario.volumes.some((d) => d.name === x && d.plugin === 'iscsi'),
+        ),
+    );
+    return lun?.plugin === 'iscsi' && lun.mode === 'Block' && iscsiOnNode
+      ? 'DetachBlockISCSIDisk: session busy (release-1.23)'
+      : null;
+  }
+  if (reconstructionGap(scenario, v, restarts))
+    return 'one-shot reconstruction before KEP-3756 (release-1.23)';
+  const restartGap = restartLifecycleGap(scenario, v, restarts);
+  if (restartGap !== null) return restartGap;
   const restarted = new Set(restarts.map((r) => r.node));
   const live = scenario.timeline.flatMap((e) =>
     e.action.kind === 'fault' &&
@@ -113,6 +150,69 @@ export function knownOpenHazard(
     default:
       return null;
   }
+}
+
+/** Hazards 5 and 6: lifecycle gaps of release-1.23 around a kubelet (re)start. */
+function restartLifecycleGap(
+  scenario: Scenario,
+  v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod' | 'atMs'>,
+  restarts: readonly { node: string; atMs: number }[],
+): string | null {
+  if (v.invariant === 'static-pod-overlap') {
+    const restarted = restarts.some((r) => r.node === v.node && r.atMs <= v.atMs);
+    return restarted ? 'static pod replaced across a kubelet restart (release-1.23, #113145)' : null;
+  }
+  if (v.invariant !== 'termination-stuck') return null;
+  const stops = scenario.timeline.filter((e) => {
+    const a = e.action;
+    return (
+      (a.kind === 'deletePod' || a.kind === 'forceDeletePod' || a.kind === 'evictPod') && a.pod === v.pod
+    );
+  });
+  // A restart's kubelet comes back up to 10 s later; a second covers the time before its sources are ready.
+  const earlyRemove = stops.some((e) => e.atMs <= 1000);
+  if (earlyRemove) return 'REMOVE before sources ready is dropped (release-1.23, #113145)';
+  const stoppedBeforeRestart = stops.some((e) => restarts.some((r) => r.node === v.node && r.atMs >= e.atMs));
+  return stoppedBeforeRestart
+    ? 'terminal pod finished on first sight after a restart (release-1.23, #113145)'
+    : null;
+}
+
+/** Hazard 3: a volume of a pod on node N that was asked to stop before N's kubelet restarted. */
+function reconstructionGap(
+  scenario: Scenario,
+  v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod' | 'atMs'>,
+  restarts: readonly { node: string; atMs: number }[],
+): boolean {
+  // multi-node-mount is excused only under #101791's own fault: corruption stays loud.
+  if (v.invariant !== 'device-reported-unused-while-mounted' && v.invariant !== 'termination-stuck')
+    return false;
+  const stops = scenario.timeline.flatMap((e) => {
+    const a = e.action;
+    if (
+      a.kind !== 'deletePod' &&
+      a.kind !== 'forceDeletePod' &&
+      a.kind !== 'evictPod' &&
+      a.kind !== 'shutdownNode'
+    )
+      return [];
+    return [{ atMs: e.atMs, pod: 'pod' in a ? a.pod : undefined, node: 'node' in a ? a.node : undefined }];
+  });
+  for (const e of scenario.timeline) {
+    const c = e.action;
+    if (c.kind !== 'createPod' || c.volumes.length === 0) continue;
+    if (v.volume !== null && !c.volumes.includes(v.volume)) continue;
+    if (v.invariant === 'termination-stuck' && c.pod !== v.pod) continue;
+    if (v.node !== null && c.node !== v.node) continue;
+    // For a volume still reported or mounted, what matters is a restart after the pod could mount it;
+    // for a stuck termination, a restart after the pod was asked to stop.
+    const from =
+      v.invariant === 'termination-stuck'
+        ? stops.filter((s) => (s.pod === c.pod || s.node === c.node) && s.atMs >= e.atMs).map((s) => s.atMs)
+        : [e.atMs];
+    if (from.some((t) => restarts.some((r) => r.node === c.node && r.atMs >= t))) return true;
+  }
+  return false;
 }
 
 function outcomeOf(index: number, scenario: Scenario, run: GuardedRun): CaseOutcome {

@@ -14,6 +14,15 @@ export class ConcurrentKill implements Checker {
   readonly #inFlight = new Map<string, KillStarted[]>();
 
   onFact(f: Fact, report: (v: Violation) => void): void {
+    if (f.kind === 'kubeletStopped') {
+      // The process died with its KillPod calls: a kill by the next kubelet process is not concurrent.
+      for (const [uid, kills] of this.#inFlight) {
+        const alive = kills.filter((k) => k.node !== f.node);
+        if (alive.length === 0) this.#inFlight.delete(uid);
+        else this.#inFlight.set(uid, alive);
+      }
+      return;
+    }
     if (f.kind === 'killPodFinished') {
       this.#inFlight.get(f.uid)?.shift();
       return;

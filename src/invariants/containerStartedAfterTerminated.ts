@@ -35,6 +35,12 @@ export class ContainerStartedAfterTerminated implements Checker {
         this.#state(f.node, f.uid).terminated ??= f;
         return;
       }
+      case 'kubeletStopped': {
+        // The decision died with the kubelet process; the next process relearns the pod from the API (an
+        // evicted pod whose Failed status never reached the API is started again, as upstream does).
+        this.#byNode.delete(f.node);
+        return;
+      }
       case 'podWorkerPhase': {
         // A static pod re-created from the same manifest reuses its UID (#104847); release-1.23 finishes
         // the old lifecycle, purges the worker and starts a new one: its terminated decision is history.

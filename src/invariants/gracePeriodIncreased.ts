@@ -16,6 +16,17 @@ export class GracePeriodIncreased implements Checker {
   readonly #shortest = new Map<string, KillStarted>();
 
   onFact(f: Fact, report: (v: Violation) => void): void {
+    if (f.kind === 'kubeletStopped') {
+      // A grace override that never reached the API (an eviction's) dies with the kubelet process; the
+      // invariant judges the kills of one kubelet process against each other.
+      for (const [uid, k] of [...this.#shortest]) if (k.node === f.node) this.#shortest.delete(uid);
+      return;
+    }
+    if (f.kind === 'apiPodCreated') {
+      // A static pod put back from the same manifest reuses its UID (#104847): a new pod, new kills.
+      this.#shortest.delete(f.uid);
+      return;
+    }
     if (f.kind !== 'killPodStarted') return;
     const min = this.#shortest.get(f.uid);
     if (min === undefined || f.gracePeriodSeconds < min.gracePeriodSeconds) {

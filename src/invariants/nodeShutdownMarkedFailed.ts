@@ -20,7 +20,9 @@ export class NodeShutdownMarkedFailed implements Checker {
       if (!this.#shutdowns.has(f.node)) this.#shutdowns.set(f.node, f);
       return;
     }
-    if (f.kind !== 'apiPodPhase' || f.phase !== 'Failed' || !f.restartable) return;
+    // The shutdown status function's reason is "Shutdown"; a pod Failed for another reason (an eviction,
+    // a crash with restartPolicy Never) was not marked Failed by the shutdown.
+    if (f.kind !== 'apiPodPhase' || f.phase !== 'Failed' || !f.restartable || f.reason !== 'Shutdown') return;
     const shutdown = this.#shutdowns.get(f.node);
     if (shutdown === undefined) return;
     report({

@@ -2,7 +2,13 @@
 // lifecycle on its own, and still catch a container started in the old one after termination.
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
-import { ContainerStartedAfterTerminated, TerminationStuck } from '../../src/invariants/index.js';
+import {
+  ConcurrentKill,
+  ContainerStartedAfterTerminated,
+  GracePeriodIncreased,
+  NodeShutdownMarkedFailed,
+  TerminationStuck,
+} from '../../src/invariants/index.js';
 import type { Checker, Violation } from '../../src/invariants/types.js';
 
 const base = { node: 'node-a', uid: 'static-proxy-1', pod: 'proxy' };
@@ -54,5 +60,92 @@ describe('UID reuse', () => {
     const checker = () => new TerminationStuck({ faultsActiveAtEnd: () => false, terminationBudgetMs: 0 });
     expect(run(checker(), [created, started, deleted])).toHaveLength(1);
     expect(run(checker(), [created, started, deleted, { ...created, atMs: 9000 }])).toEqual([]);
+  });
+});
+
+describe('kubelet restarts and UID reuse reset what one kubelet process decided', () => {
+  const kill = (atMs: number, grace: number, node = 'node-a'): Fact => ({
+    kind: 'killPodStarted',
+    atMs,
+    node,
+    uid: 'u1',
+    pod: 'p',
+    gracePeriodSeconds: grace,
+    source: 'test',
+  });
+
+  it('concurrent-kill: a kill by the next kubelet process is not concurrent with the dead one', () => {
+    expect(run(new ConcurrentKill(), [kill(1000, 5), kill(2000, 5)])).toHaveLength(1);
+    expect(
+      run(new ConcurrentKill(), [
+        kill(1000, 5),
+        { kind: 'kubeletStopped', atMs: 1500, node: 'node-a' },
+        kill(2000, 5),
+      ]),
+    ).toEqual([]);
+  });
+
+  it('grace-period-increased: a restart or a re-created UID starts over', () => {
+    expect(run(new GracePeriodIncreased(), [kill(1000, 1), kill(2000, 30)])).toHaveLength(1);
+    expect(
+      run(new GracePeriodIncreased(), [
+        kill(1000, 1),
+        { kind: 'kubeletStopped', atMs: 1500, node: 'node-a' },
+        kill(2000, 30),
+      ]),
+    ).toEqual([]);
+    const created: Fact = {
+      kind: 'apiPodCreated',
+      atMs: 1500,
+      node: 'node-a',
+      uid: 'u1',
+      pod: 'p',
+      static: true,
+      restartPolicy: 'Always',
+    };
+    expect(run(new GracePeriodIncreased(), [kill(1000, 1), created, kill(2000, 30)])).toEqual([]);
+  });
+
+  it('container-started-after-terminated: the next kubelet process judges anew', () => {
+    const t: Fact = {
+      kind: 'podTerminated',
+      atMs: 1000,
+      node: 'node-a',
+      uid: 'u1',
+      pod: 'p',
+      reason: 'test',
+    };
+    const start: Fact = {
+      kind: 'containerStarted',
+      atMs: 3000,
+      node: 'node-a',
+      uid: 'u1',
+      pod: 'p',
+      container: 'c',
+    };
+    expect(run(new ContainerStartedAfterTerminated(), [t, start])).toHaveLength(1);
+    expect(
+      run(new ContainerStartedAfterTerminated(), [
+        t,
+        { kind: 'kubeletStopped', atMs: 2000, node: 'node-a' },
+        start,
+      ]),
+    ).toEqual([]);
+  });
+
+  it('node-shutdown-marked-failed only blames the shutdown status function (reason Shutdown)', () => {
+    const shutdown: Fact = { kind: 'nodeShutdownStarted', atMs: 0, node: 'node-a' };
+    const phase = (reason: string): Fact => ({
+      kind: 'apiPodPhase',
+      atMs: 100,
+      node: 'node-a',
+      uid: 'u1',
+      pod: 'p',
+      phase: 'Failed',
+      reason,
+      restartable: true,
+    });
+    expect(run(new NodeShutdownMarkedFailed(), [shutdown, phase('Shutdown')])).toHaveLength(1);
+    expect(run(new NodeShutdownMarkedFailed(), [shutdown, phase('Evicted')])).toEqual([]);
   });
 });
