@@ -64,27 +64,41 @@ export const DEFAULT_CASE = 0;
  * shared iterator whose single step yields itself as the effect. The run loop reads `ms` synchronously,
  * before any other coroutine can call sleep again, so sharing it is safe.
  */
-class SleepIterator implements Iterator<Effect, void, unknown>, Iterable<Effect, void, unknown> {
-  readonly effect = effect(OP_SLEEP, 0, undefined, undefined, undefined, 0) as {
-    op: typeof OP_SLEEP;
-    ms: number;
-  };
+/**
+ * The hot effects (sleep, channel send and receive) allocate nothing: each returns a reusable iterator
+ * whose single step yields a reusable effect, and whose second step returns the resume value. The run
+ * loop reads the effect synchronously, before any other coroutine can reuse it; a step sequence is always
+ * `[Symbol.iterator]()`, `next()` within one synchronous step, then `next(v)` on resume, so the one bit of
+ * state (`stepped`) is right for every coroutine even when several wait on the same iterator.
+ */
+class EffectIterator<R> implements Iterator<Effect, R, unknown>, Iterable<Effect, R, unknown> {
   private stepped = false;
-  private readonly yielded: IteratorYieldResult<Effect> = { done: false, value: this.effect };
-  private readonly returned: IteratorReturnResult<void> = { done: true, value: undefined };
+  private readonly yielded: IteratorYieldResult<Effect>;
+  private readonly returned: { done: true; value: R };
+
+  constructor(readonly effect: Effect & { ms: number; value: unknown }) {
+    this.yielded = { done: false, value: effect };
+    this.returned = { done: true, value: undefined as R };
+  }
 
   [Symbol.iterator](): this {
     this.stepped = false;
     return this;
   }
 
-  next(): IteratorResult<Effect, void> {
-    if (this.stepped) return this.returned;
+  next(resume?: unknown): IteratorResult<Effect, R> {
+    if (this.stepped) {
+      this.returned.value = resume as R;
+      return this.returned;
+    }
     this.stepped = true;
     return this.yielded;
   }
 }
-const sharedSleep = new SleepIterator();
+
+const sharedSleep = new EffectIterator<void>(
+  effect(OP_SLEEP, 0, undefined, undefined, undefined, 0) as Effect & { ms: number; value: unknown },
+);
 
 export function sleep(ms: number): Iterable<Effect, void, unknown> {
   if (!(Number.isInteger(ms) && ms >= 0))
@@ -122,6 +136,8 @@ export class Chan<T> {
   private readonly recvq: Waiter[] = [];
   private readonly sendq: Waiter[] = [];
   private closedFlag = false;
+  private recvOp: EffectIterator<T | Closed> | undefined = undefined;
+  private sendOp: EffectIterator<void> | undefined = undefined;
 
   constructor(
     private readonly sim: Sim,
@@ -140,12 +156,25 @@ export class Chan<T> {
     return this.buffer.length;
   }
 
-  *recv(): Co<T | Closed> {
-    return (yield effect(OP_RECV, 0, this as Chan<unknown>, undefined, undefined, 0)) as T | Closed;
+  recv(): Iterable<Effect, T | Closed, unknown> {
+    this.recvOp ??= new EffectIterator<T | Closed>(
+      effect(OP_RECV, 0, this as Chan<unknown>, undefined, undefined, 0) as Effect & {
+        ms: number;
+        value: unknown;
+      },
+    );
+    return this.recvOp;
   }
 
-  *send(value: T): Co<void> {
-    yield effect(OP_SEND, 0, this as Chan<unknown>, value, undefined, 0);
+  send(value: T): Iterable<Effect, void, unknown> {
+    this.sendOp ??= new EffectIterator<void>(
+      effect(OP_SEND, 0, this as Chan<unknown>, undefined, undefined, 0) as Effect & {
+        ms: number;
+        value: unknown;
+      },
+    );
+    this.sendOp.effect.value = value;
+    return this.sendOp;
   }
 
   /** A non-blocking send (select with default); true if the value was taken. */
