@@ -2,11 +2,10 @@
 // before an earlier one returned (killPodFinished). Catches R4 (#40474, #101376, #101524, #98424): the
 // pre-#102344 podKiller and HandlePodCleanups killing a pod the worker is already killing.
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type KillStarted = Extract<Fact, { kind: 'killPodStarted' }>;
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
 export class ConcurrentKill implements Checker {
   readonly id = 'concurrent-kill';

@@ -3,6 +3,7 @@
 // coming). Catches R1 / R3 of the pre-#102344 pod worker (dispatchWork's terminal shortcut,
 // ForgetWorker racing an in-flight syncPod).
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type Requested = Extract<Fact, { kind: 'podTerminationRequested' }>;
@@ -16,8 +17,6 @@ interface PodState {
   /** The first podTerminated for the UID on the node. */
   terminated: Terminated | undefined;
 }
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
 export class ContainerStartedAfterTerminated implements Checker {
   readonly id = 'container-started-after-terminated';

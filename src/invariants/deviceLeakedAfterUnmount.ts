@@ -4,14 +4,13 @@
 // (FC multipath flush busy; the retry finds nothing mounted and returns success; fixed by #101862's
 // internal retry, still leaking when the flush never succeeds).
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type Unmount = Extract<Fact, { kind: 'unmountDevice' }>;
 
 /** How many recent UnmountDevice attempts per (node, volume) are kept as causes. */
 const RECENT = 4;
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
 export class DeviceLeakedAfterUnmount implements Checker {
   readonly id = 'device-leaked-after-unmount';

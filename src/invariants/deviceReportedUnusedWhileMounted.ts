@@ -4,6 +4,7 @@
 // another node mount it. Catches volumes.md C / S4-S6: FC/iSCSI reconstruction after a kubelet restart
 // fails (#101791; inconsistent /proc/mounts reads fixed by #102059) and only the bind mount is cleaned.
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type Opened = Extract<Fact, { kind: 'lunAccessOpened' }>;
@@ -26,7 +27,6 @@ interface NodeState {
   started: KubeletStarted | undefined;
 }
 
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
 export class DeviceReportedUnusedWhileMounted implements Checker {

@@ -4,11 +4,10 @@
 // 30 s. Only kills that started count: upstream #115819 (an override of 0 becomes the spec's value
 // before any kill starts) is reproduced and is not this violation.
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type KillStarted = Extract<Fact, { kind: 'killPodStarted' }>;
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
 export class GracePeriodIncreased implements Checker {
   readonly id = 'grace-period-increased';

@@ -2,9 +2,8 @@
 // GetMetrics on a block volume whose mapper embeds an unset MetricsProvider. Catches volumes.md E / S10
 // (#101431, fixed by #97972 + #101587) and any other modelled nil dereference.
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
 export class KubeletPanic implements Checker {
   readonly id = 'kubelet-panic';

@@ -3,14 +3,13 @@
 // left the device GloballyMounted in the actual state. Catches volumes.md B / S1 (#100182, fixed by
 // #100183: a failed UnmountDevice marks the device uncertain).
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type Unmount = Extract<Fact, { kind: 'unmountDevice' }>;
 
 /** How many recent device facts per (node, volume) are kept as causes. */
 const RECENT = 5;
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
 export class MountDeviceSkippedAfterFailure implements Checker {
   readonly id = 'mount-device-skipped-after-failure';

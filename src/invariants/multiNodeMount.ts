@@ -5,6 +5,7 @@
 // (#101791; FC/iSCSI reconstruction failure fixed by #102059 except for non-retryable errors).
 import type { AccessMode } from '../api/v1.js';
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type Opened = Extract<Fact, { kind: 'lunAccessOpened' }>;
@@ -23,7 +24,6 @@ export interface MultiNodeMountVolume {
   readonly accessMode: AccessMode;
 }
 
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
 export class MultiNodeMount implements Checker {

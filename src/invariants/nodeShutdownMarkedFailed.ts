@@ -4,11 +4,10 @@
 // Shutdown) on pods it killed. Upstream later restored that behaviour (#106900); the simulator follows
 // #102344 as merged, so with the fix on this must not fire.
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type Shutdown = Extract<Fact, { kind: 'nodeShutdownStarted' }>;
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
 export class NodeShutdownMarkedFailed implements Checker {
   readonly id = 'node-shutdown-marked-failed';

@@ -4,6 +4,7 @@
 // Catches R1 (the pre-#102344 dispatchWork shortcut: TerminatePod while containers are Waiting, then
 // canBeDeleted sends DELETE with grace 0 while the worker starts the container).
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type Started = Extract<Fact, { kind: 'containerStarted' }>;
@@ -18,7 +19,6 @@ interface PodState {
   deleted: Deleted | undefined;
 }
 
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
 export class PodDeletedWhileRunning implements Checker {

@@ -3,6 +3,7 @@
 // (#42061, #97722, #98103; the v1.22.0 regression fixed by #104743 / #106394): a manifest edit adds
 // the new UID, which starts while the old one is still in its grace period.
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type Started = Extract<Fact, { kind: 'containerStarted' }>;
@@ -13,8 +14,6 @@ interface NodeState {
   /** uid -> fullname, so exits (which do not carry the fullname) find their entry. */
   readonly fullnameOf: Map<string, string>;
 }
-
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 
 export class StaticPodOverlap implements Checker {
   readonly id = 'static-pod-overlap';

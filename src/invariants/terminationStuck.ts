@@ -6,6 +6,7 @@
 // ignores updates), R8 (API deletion blocked on container GC), #107733 / #113091 (static pods that
 // never finish) and volumes.md J.13 (an abandoned tear-down). Everything is keyed by UID.
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type Started = Extract<Fact, { kind: 'containerStarted' }>;
@@ -38,7 +39,6 @@ export interface TerminationStuckConfig {
   readonly terminationBudgetMs: number;
 }
 
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
 export class TerminationStuck implements Checker {

@@ -3,6 +3,7 @@
 // again (it runs without its volume). Catches R2 (#88766) and volumes.md S11: the pre-#102344 volume
 // populator deciding from the runtime cache and IsPodTerminated instead of asking the pod worker.
 import type { Fact } from '../facts.js';
+import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 type Started = Extract<Fact, { kind: 'containerStarted' }>;
@@ -18,7 +19,6 @@ interface PodState {
   readonly tornDown: Map<string, TearDown>;
 }
 
-const secs = (ms: number): string => `${(ms / 1000).toFixed(2)}s`;
 const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
 export class VolumeTornDownWhileRunning implements Checker {
