@@ -123,6 +123,21 @@ describe('podrace CLI', () => {
     expect(podrace(['run', join(dir, 'bad.yaml')]).stderr).toMatch(/bad\.yaml:5:\d+: timeline\[0\]\.at: /);
   });
 
+  it('a closed pipe (podrace ... | head -1) ends quietly, without a stack trace', () => {
+    const r = spawnSync(
+      'bash',
+      ['-c', `node ${cli} run scenarios/pod-churn.yaml --kubelet legacy | head -1; exit \${PIPESTATUS[0]}`],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    expect(r.status).toBe(1);
+  });
+
   it('list prints one line per invariant and per fix', () => {
     const inv = podrace(['list', 'invariants']);
     expect(inv.code).toBe(0);
