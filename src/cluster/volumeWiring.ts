@@ -25,7 +25,7 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
   // Plugin-internal state (iSCSI target locks) lives in the kubelet process: a new manager per process.
   const plugins = new VolumePluginMgr(node.storage, world.fixes);
   const podWorkers = kl.podWorkers;
-  return new VolumeManager({
+  const vm = new VolumeManager({
     sim: kl.sim,
     group: kl.group,
     nodeName: node.name,
@@ -53,4 +53,23 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       publish: (fact) => kl.publish(fact),
     },
   });
+  // kubelet_volumes.go podVolumesExist: the volume manager's (possibly) mounted volumes, or any volume
+  // path of the pod still mounted on disk (a volume the actual state lost across a restart).
+  const podVolumesExist = (uid: string): boolean =>
+    vm.podVolumesExist(uid) ||
+    node.storage.getVolumesFromPodDir().some((d) => {
+      if (d.podUID !== uid) return false;
+      const r = node.storage.isLikelyNotMountPoint(d.mountPath);
+      return r.err !== undefined || !r.value;
+    });
+  return {
+    run: () => vm.run(),
+    waitForAttachAndMount: (pod) => vm.waitForAttachAndMount(pod),
+    waitForUnmount: (pod) => vm.waitForUnmount(pod),
+    podVolumesExist,
+    getVolumesInUse: () => vm.getVolumesInUse(),
+    markVolumesAsReportedInUse: (volumes) => vm.markVolumesAsReportedInUse(volumes),
+    reconcilerStatesHasBeenSynced: () => vm.reconcilerStatesHasBeenSynced(),
+    getMountedVolumesForPod: (uid) => vm.getMountedVolumesForPod(uid),
+  };
 }

@@ -288,7 +288,8 @@ export class World {
     if (uid === undefined) return;
     const kubelet = this.nodeOf(this.podNodes.get(uid) ?? '').kubelet;
     if (kubelet === undefined) return; // the eviction manager is part of the kubelet process
-    const pod = kubelet.podManager.getPodByUID(uid) ?? this.api.getPodByUID(uid);
+    // The eviction manager ranks the kubelet's active pods only: a pod it has not seen cannot be evicted.
+    const pod = kubelet.podManager.getPodByUID(uid);
     if (pod === undefined) return;
     this.sim.spawn(
       `${kubelet.nodeName}/evictionManager ${name}`,

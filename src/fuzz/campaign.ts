@@ -97,7 +97,9 @@ export function knownOpenHazard(
   v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod' | 'atMs'>,
 ): string | null {
   const restarts = scenario.timeline.flatMap((e) =>
-    e.action.kind === 'restartKubelet' ? [{ node: e.action.node, atMs: e.atMs }] : [],
+    e.action.kind === 'restartKubelet'
+      ? [{ node: e.action.node, atMs: e.atMs, upAtMs: e.atMs + (e.action.downForMs ?? 10_000) }]
+      : [],
   );
   const creations = scenario.timeline.flatMap((e) =>
     e.action.kind === 'createPod' ? [{ atMs: e.atMs, a: e.action }] : [],
@@ -156,7 +158,7 @@ export function knownOpenHazard(
 function restartLifecycleGap(
   scenario: Scenario,
   v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod' | 'atMs'>,
-  restarts: readonly { node: string; atMs: number }[],
+  restarts: readonly { node: string; atMs: number; upAtMs: number }[],
 ): string | null {
   if (v.invariant === 'static-pod-overlap') {
     const restarted = restarts.some((r) => r.node === v.node && r.atMs <= v.atMs);
@@ -172,7 +174,9 @@ function restartLifecycleGap(
   // A restart's kubelet comes back up to 10 s later; a second covers the time before its sources are ready.
   const earlyRemove = stops.some((e) => e.atMs <= 1000);
   if (earlyRemove) return 'REMOVE before sources ready is dropped (release-1.23, #113145)';
-  const stoppedBeforeRestart = stops.some((e) => restarts.some((r) => r.node === v.node && r.atMs >= e.atMs));
+  const stoppedBeforeRestart = stops.some((e) =>
+    restarts.some((r) => r.node === v.node && r.upAtMs >= e.atMs),
+  );
   return stoppedBeforeRestart
     ? 'terminal pod finished on first sight after a restart (release-1.23, #113145)'
     : null;
@@ -182,7 +186,7 @@ function restartLifecycleGap(
 function reconstructionGap(
   scenario: Scenario,
   v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod' | 'atMs'>,
-  restarts: readonly { node: string; atMs: number }[],
+  restarts: readonly { node: string; atMs: number; upAtMs: number }[],
 ): boolean {
   // multi-node-mount is excused only under #101791's own fault: corruption stays loud.
   if (v.invariant !== 'device-reported-unused-while-mounted' && v.invariant !== 'termination-stuck')
@@ -210,7 +214,7 @@ function reconstructionGap(
       v.invariant === 'termination-stuck'
         ? stops.filter((s) => (s.pod === c.pod || s.node === c.node) && s.atMs >= e.atMs).map((s) => s.atMs)
         : [e.atMs];
-    if (from.some((t) => restarts.some((r) => r.node === c.node && r.atMs >= t))) return true;
+    if (from.some((t) => restarts.some((r) => r.node === c.node && r.upAtMs >= t))) return true;
   }
   return false;
 }
