@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
-import { parseScenarioText } from '../../src/scenario/load.js';
+import { loadScenarioFile, parseScenarioText } from '../../src/scenario/load.js';
 import { firedInvariants, runScenario } from '../../src/scenario/run.js';
 
 function scenario(timeline: string, horizon = '2m'): ReturnType<typeof parseScenarioText> {
@@ -61,5 +61,26 @@ describe('kubelet fidelity', () => {
     expect(facts('containerStarted', r.facts).length).toBeGreaterThanOrEqual(3);
     // Two crashes, three attempts: only the oldest dead attempt is removed while the pod runs.
     expect(facts('containerRemoved', r.facts)).toHaveLength(1);
+  });
+});
+
+describe('kubelet fidelity around restarts and eviction', () => {
+  it('keeps the API object while a pod volume path is still mounted on disk (podVolumesExist)', () => {
+    const s = loadScenarioFile('test/fixtures/kubelet/restart-reconstruction-gap.yaml');
+    const r = runScenario(s, { fixes: Fixes.all(), recordFacts: true });
+    const lost = (r.facts ?? []).filter((f) => f.kind === 'volumeSetUp' && f.pod === 'p0');
+    expect(lost.length).toBeGreaterThan(0);
+    const tornDown = (r.facts ?? []).some((f) => f.kind === 'volumeTearDown' && f.pod === 'p0' && f.ok);
+    expect(tornDown).toBe(false);
+    expect((r.facts ?? []).some((f) => f.kind === 'apiPodDeleted' && f.pod === 'p0')).toBe(false);
+  });
+
+  it('the eviction manager only evicts pods the kubelet already manages', () => {
+    const s = scenario(
+      '  - at: 0s\n    createPod: {pod: web, node: node-a, containers: 1}\n  - at: 0s\n    evictPod: {pod: web}\n',
+    );
+    const r = runScenario(s, { fixes: Fixes.all(), recordFacts: true });
+    expect(facts('killPodStarted', r.facts)).toHaveLength(0);
+    expect(facts('containerStarted', r.facts)).toHaveLength(1);
   });
 });
