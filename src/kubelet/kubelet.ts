@@ -152,7 +152,7 @@ export class Kubelet {
       o.publish,
     );
     this.updates = o.sim.chan<PodUpdate>(podUpdatesChannelCapacity, 'updates');
-    this.podConfig = new PodConfig(this.updates);
+    this.podConfig = new PodConfig(this.updates, o.sim, this.group);
     this.plegCh = o.sim.chan<PodLifecycleEvent>(plegChannelCapacity, 'plegCh');
     this.pleg = new GenericPLEG(o.sim, o.host.runtime, this.podCache, this.plegCh);
     this.statusManager = new StatusManager(o.sim, this.group, o.kubeClient, this.podManager, {

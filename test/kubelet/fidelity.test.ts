@@ -84,3 +84,16 @@ describe('kubelet fidelity around restarts and eviction', () => {
     expect(facts('containerStarted', r.facts)).toHaveLength(1);
   });
 });
+
+describe('pod config', () => {
+  it('more updates at once than the 50-slot updates channel holds wait their turn, in order', () => {
+    let timeline = '';
+    for (let i = 0; i < 80; i++)
+      timeline += `  - at: 0s\n    createPod: {pod: p${i}, node: node-a, containers: 1}\n`;
+    const r = runScenario(scenario(timeline), { fixes: Fixes.all(), recordFacts: true });
+    expect(r.violations).toEqual([]);
+    expect(
+      new Set(facts('containerStarted', r.facts).map((f) => f.kind === 'containerStarted' && f.pod)).size,
+    ).toBe(80);
+  });
+});

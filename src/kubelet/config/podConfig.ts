@@ -3,7 +3,7 @@
 // A graceful deletion is a DELETE, the object leaving the source is a REMOVE, a status change is a
 // RECONCILE, anything else an UPDATE.
 import type { Pod, UID } from '../../api/v1.js';
-import { AssertionError, type Chan } from '../../sim/index.js';
+import type { Chan, Co, ProcessGroup, Sim } from '../../sim/index.js';
 
 export type PodOperation = 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE' | 'RECONCILE' | 'SET';
 export type PodSource = 'api' | 'file';
@@ -19,8 +19,15 @@ export const podUpdatesChannelCapacity = 50;
 
 export class PodConfig {
   private readonly seen = new Map<UID, Pod>();
+  /** Updates waiting for room in the channel, in order (the merge goroutine blocks on a full channel). */
+  private readonly backlog: PodUpdate[] = [];
+  private pumping = false;
 
-  constructor(readonly updates: Chan<PodUpdate>) {}
+  constructor(
+    readonly updates: Chan<PodUpdate>,
+    private readonly sim: Sim,
+    private readonly group: ProcessGroup,
+  ) {}
 
   /** An API watch event for this node. */
   onAPIEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod): void {
@@ -52,9 +59,22 @@ export class PodConfig {
   }
 
   private push(update: PodUpdate): void {
-    // The merge goroutine blocks on a full channel upstream; 50 slots are never filled by a scenario's
-    // handful of pods, so a full channel here is an internal error rather than modelled back-pressure.
-    if (!this.updates.trySend(update))
-      throw new AssertionError(`pod config updates channel full (${podUpdatesChannelCapacity})`);
+    // Order is kept: once anything waits in the backlog, later updates queue behind it.
+    if (this.backlog.length === 0 && this.updates.trySend(update)) return;
+    this.backlog.push(update);
+    if (this.pumping) return;
+    this.pumping = true;
+    const self = this;
+    this.sim.spawn(
+      'podConfig/merge',
+      (function* (): Co {
+        while (self.backlog.length > 0) {
+          yield* self.updates.send(self.backlog[0] as PodUpdate);
+          self.backlog.shift();
+        }
+        self.pumping = false;
+      })(),
+      this.group,
+    );
   }
 }
