@@ -124,10 +124,10 @@ export function* park(): Co<unknown> {
 
 interface Waiter {
   readonly proc: Process;
-  readonly gen: number;
+  gen: number;
   /** -1 for a plain send/recv, otherwise the select case index. */
-  readonly caseIndex: number;
-  readonly value: unknown;
+  caseIndex: number;
+  value: unknown;
 }
 
 /** A Go channel with Go's semantics: capacity 0 is a rendezvous; receive on a closed channel gets CLOSED. */
@@ -287,13 +287,20 @@ export class Process implements Target {
   /** Bumped each time the process blocks or wakes; stale wake-ups carry an old generation. */
   gen = 0;
   resumeValue: unknown = undefined;
+  /**
+   * The waiter of a plain (non-select) send or receive, reused: a process waits in at most one plain
+   * queue, is taken out of it when woken, and a killed process never blocks again.
+   */
+  readonly plainWaiter: Waiter;
 
   constructor(
     readonly sim: Sim,
     readonly name: string,
     readonly gen_: Co<unknown>,
     readonly group: ProcessGroup | undefined,
-  ) {}
+  ) {
+    this.plainWaiter = { proc: this, gen: -1, caseIndex: -1, value: undefined };
+  }
 
   fire(arg: number): void {
     if (arg !== this.gen || this.state !== 'blocked') return;
@@ -476,14 +483,14 @@ export class Sim {
         const v = e.ch.poll();
         if (v !== NOT_READY) return v;
         this.block(p, undefined);
-        e.ch.enqueueRecv({ proc: p, gen: p.gen, caseIndex: -1, value: undefined });
+        e.ch.enqueueRecv(plainWaiter(p, undefined));
         return BLOCKED;
       }
       case OP_SEND:
         if (e.ch.closed) throw new AssertionError(`send on closed channel ${e.ch.name} (panic)`);
         if (e.ch.offer(e.value)) return undefined;
         this.block(p, undefined);
-        e.ch.enqueueSend({ proc: p, gen: p.gen, caseIndex: -1, value: e.value });
+        e.ch.enqueueSend(plainWaiter(p, e.value));
         return BLOCKED;
       case OP_SELECT:
         return this.performSelect(p, e.cases, e.timeoutMs);
@@ -568,3 +575,11 @@ export class Sim {
 }
 
 const BLOCKED: unique symbol = Symbol('blocked');
+
+function plainWaiter(p: Process, value: unknown): Waiter {
+  const w = p.plainWaiter;
+  w.gen = p.gen;
+  w.caseIndex = -1;
+  w.value = value;
+  return w;
+}

@@ -1,7 +1,7 @@
 // Kernel dispatch speed, side by side with a bare binary-heap loop doing the same pushes and pops.
 // Run with `npm run bench`; it measures, it never asserts a time.
 import { type Co, EventQueue, Sim, sleep, type Target } from '../../src/sim/index.js';
-import { measure, printTable } from './measure.js';
+import { measureAll, printTable } from './measure.js';
 
 const EVENTS = 400_000;
 const PROCESSES = 64;
@@ -74,9 +74,10 @@ function kernelChannels(): number {
   return sim.events;
 }
 
-const floor = measure('bare binary heap', bareHeap);
-printTable(floor, [
-  measure('kernel callbacks (sim.at)', kernelCallbacks),
-  measure('kernel coroutines (sleep)', kernelCoroutines),
-  measure('kernel channels (send/recv cap 1)', kernelChannels),
+const [floor, ...rows] = measureAll([
+  { name: 'bare binary heap', body: bareHeap },
+  { name: 'kernel callbacks (sim.at)', body: kernelCallbacks },
+  { name: 'kernel coroutines (sleep)', body: kernelCoroutines },
+  { name: 'kernel channels (send/recv cap 1)', body: kernelChannels },
 ]);
+if (floor !== undefined) printTable(floor, rows);

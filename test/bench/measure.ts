@@ -20,6 +20,24 @@ export function measure(name: string, body: () => number): Measurement {
   return { name, eventsPerSec: best };
 }
 
+/**
+ * Measures several bodies round-robin (each round runs every body once) and keeps each one's best round,
+ * so a slow patch of the machine hits all of them alike instead of skewing the ratios.
+ */
+export function measureAll(bodies: readonly { name: string; body: () => number }[]): Measurement[] {
+  for (const b of bodies) b.body(); // warm-up
+  const best = bodies.map(() => 0);
+  for (let r = 0; r < ROUNDS; r++) {
+    bodies.forEach((b, i) => {
+      const start = process.hrtime.bigint();
+      const events = b.body();
+      const ns = Number(process.hrtime.bigint() - start);
+      best[i] = Math.max(best[i] ?? 0, (events * 1e9) / ns);
+    });
+  }
+  return bodies.map((b, i) => ({ name: b.name, eventsPerSec: best[i] ?? 0 }));
+}
+
 export function printTable(floor: Measurement, rows: readonly Measurement[]): void {
   const fmt = (n: number): string => `${(n / 1e6).toFixed(2)} M/s`;
   const width = Math.max(floor.name.length, ...rows.map((r) => r.name.length)) + 2;
