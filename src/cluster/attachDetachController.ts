@@ -33,7 +33,6 @@ export class AttachDetachController {
   private readonly plugins = new Map<string, VolumePluginMgr>();
   /** When each node's kubelet was last seen alive (for node health). */
   private readonly lastHeartbeatMs = new Map<string, number>();
-  private readonly multiAttachReported = new Set<string>();
 
   constructor(
     private readonly world: World,
@@ -132,7 +131,6 @@ export class AttachDetachController {
       if (spec === undefined) continue;
       if (!isMultiAttachAllowed(spec) && this.attached.some((a) => a.volume === volume)) {
         // reportMultiAttachError: the pod on `node` waits ("Multi-Attach error").
-        this.multiAttachReported.add(k);
         continue;
       }
       const r = yield* this.pluginsOf(node).findPluginBySpec(spec).newAttacher().attach(spec, node);

@@ -3,15 +3,7 @@
 // one kubelet process of one node. Its goroutines live in one ProcessGroup, so a kubelet restart loses
 // every in-memory structure while the runtime and the host keep theirs.
 import { GoError } from '../api/errors.js';
-import {
-  getPodFullName,
-  isStaticPod,
-  type Pod,
-  type PodStatus,
-  type RuntimePod,
-  type RuntimePodStatus,
-  type UID,
-} from '../api/v1.js';
+import type { Pod, PodStatus, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
 import type { FakeRuntime } from '../runtime/fakeRuntime.js';
@@ -620,9 +612,5 @@ export class Kubelet {
   forceUpdateRuntimeCache(): void {
     this.runtimeCachePods = this.runtimeManager.getPods(false);
     this.runtimeCacheTimeMs = this.sim.nowMs;
-  }
-
-  staticFullname(pod: Pod): string | undefined {
-    return isStaticPod(pod) ? getPodFullName(pod) : undefined;
   }
 }
