@@ -450,26 +450,24 @@ export class Sim {
     p.state = 'ready';
     let input = p.resumeValue;
     p.resumeValue = undefined;
-    const previous = this.current;
+    // Steps never nest (wake-ups are scheduled, not run inline), so no save/restore of `current` is needed;
+    // an exception ends the whole run.
     this.current = p;
-    try {
-      for (let ops = 0; ; ops++) {
-        if (ops >= STEP_OPS_MAX)
-          throw new AssertionError(`process ${p.name} ran ${STEP_OPS_MAX} effects without blocking`);
-        const r = p.gen_.next(input);
-        if ((p.state as ProcessState) === 'killed') return; // its own group was killed while it ran
-        if (r.done === true) {
-          p.state = 'done';
-          p.group?.members.delete(p);
-          return;
-        }
-        const outcome = this.perform(p, r.value);
-        if (outcome === BLOCKED) return;
-        input = outcome;
+    for (let ops = 0; ; ops++) {
+      if (ops >= STEP_OPS_MAX)
+        throw new AssertionError(`process ${p.name} ran ${STEP_OPS_MAX} effects without blocking`);
+      const r = p.gen_.next(input);
+      if ((p.state as ProcessState) === 'killed') break; // its own group was killed while it ran
+      if (r.done === true) {
+        p.state = 'done';
+        p.group?.members.delete(p);
+        break;
       }
-    } finally {
-      this.current = previous;
+      const outcome = this.perform(p, r.value);
+      if (outcome === BLOCKED) break;
+      input = outcome;
     }
+    this.current = undefined;
   }
 
   /** Applies one effect; returns the value to resume with at once, or BLOCKED. */
