@@ -126,7 +126,8 @@ export class APIServer {
     const w: Watcher = { handler, lastDeliveryMs: this.sim.nowMs, queue: [] };
     this.watchers.set(nodeName, w);
     for (const pod of this.podsOnNode(nodeName).sort((a, b) =>
-      a.metadata.uid.localeCompare(b.metadata.uid),
+      // Code-unit order, not localeCompare: the same on every machine whatever its locale.
+      a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
     )) {
       this.enqueue(nodeName, w, () => handler('ADDED', pod));
     }
