@@ -2,6 +2,7 @@
 // throws InputError (exit 2). Output for humans goes through chalk; `--json` prints machine output only.
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
 import { FIX_DESCRIPTIONS, FIX_IDS } from '../fixes.js';
@@ -74,18 +75,30 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           .positional('file', { type: 'string', describe: 'scenario file (YAML)', demandOption: true })
           .option('seed', {
             type: 'string',
+            requiresArg: true,
             describe: "seed (decimal or 0x-hex uint32); default: the file's",
           })
           .option('kubelet', {
             type: 'string',
+            requiresArg: true,
             choices: ['fixed', 'legacy'],
             describe: 'all fixes on (fixed) or off (legacy)',
           })
-          .option('fix', { type: 'string', array: true, describe: 'toggle one fix: ID=on|off (repeatable)' })
+          .option('fix', {
+            type: 'string',
+            requiresArg: true,
+            array: true,
+            describe: 'toggle one fix: ID=on|off (repeatable)',
+          })
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
-          .option('trace', { type: 'string', describe: 'write a Chrome trace (Perfetto) to this file' })
+          .option('trace', {
+            type: 'string',
+            requiresArg: true,
+            describe: 'write a Chrome trace (Perfetto) to this file',
+          })
           .option('timeline', {
             type: 'string',
+            requiresArg: true,
             describe: 'write a self-contained HTML timeline to this file',
           })
           .option('quiet', { type: 'boolean', default: false, describe: 'print only the summary line' }),
@@ -224,16 +237,17 @@ export function listLines(what: string): string[] {
     case 'fixes':
       return FIX_IDS.map((id) => `${id.padEnd(34)}${FIX_DESCRIPTIONS[id]}`);
     case 'scenarios': {
-      let files: string[];
-      try {
-        files = scenarioFiles(['scenarios']);
-      } catch {
-        return [];
-      }
+      // The bundled scenarios ship beside the code (dist/cli/ or src/cli/ -> ../../scenarios).
+      const files = scenarioFiles([fileURLToPath(new URL('../../scenarios', import.meta.url))]);
+      const names = files.map((f) => loadScenarioFile(f).name);
+      const width = Math.max(...names.map((n) => n.length)) + 2;
       return files.map((f) => {
         const s = loadScenarioFile(f);
-        const first = s.description.split('\n')[0] ?? '';
-        return `${s.name.padEnd(44)}${first}`;
+        // One line: the description's first sentence, cut at 100 characters.
+        const text = s.description.replace(/\s+/g, ' ').trim();
+        const sentence = text.split(/(?<=\.)\s/)[0] ?? '';
+        const first = sentence.length > 100 ? `${sentence.slice(0, 99)}…` : sentence;
+        return `${s.name.padEnd(width)}${first}`;
       });
     }
     default:

@@ -42,9 +42,14 @@ function pathOption(value: unknown): string {
   return text;
 }
 
-/** `--seed S --path P` plus the fix flags, as one command line. */
-function replayCommand(seed: number, path: string, fixes: Fixes): string {
-  return ['podrace replay', `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
+/** `podrace fuzz|replay --seed S --path P` plus the fix flags, as one command line. */
+function replayCommand(
+  seed: number,
+  path: string,
+  fixes: Fixes,
+  command: 'fuzz' | 'replay' = 'replay',
+): string {
+  return [`podrace ${command}`, `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
 }
 
 /** A progress line on stderr, only when stderr is a terminal; `clear` wipes it. */
@@ -75,7 +80,15 @@ interface ReplayArgs {
 }
 
 function replay(a: ReplayArgs, out: Out): number {
-  const scenario = scenarioAt(a.seed, a.path);
+  let scenario: ReturnType<typeof scenarioAt>;
+  try {
+    scenario = scenarioAt(a.seed, a.path);
+  } catch (err) {
+    // fast-check rejects a path its shrink tree does not have ("Unable to replay, got wrong path").
+    throw new InputError(
+      `--path: no fuzz case at seed ${a.seed} path ${a.path} (${(err as Error).message.split('\n')[0]})`,
+    );
+  }
   if (a.save !== undefined) {
     try {
       writeFileSync(a.save, scenarioToYaml(scenario));
@@ -181,7 +194,8 @@ function printFailure(f: CampaignFailure, file: string, a: FuzzArgs, out: Out): 
   out(`  wrote ${file}`);
   out('  replay it with either of:');
   out(`    ${['podrace run', file, ...fixFlags(a.fixes)].join(' ')}`);
-  out(`    ${replayCommand(a.seed, f.shrink.path, a.fixes)}`);
+  out(`    ${replayCommand(a.seed, f.shrink.path, a.fixes, 'fuzz')}`);
+  out(`  (or print its whole timeline: ${replayCommand(a.seed, f.shrink.path, a.fixes)})`);
 }
 
 function printSummary(rep: CampaignReport, a: FuzzArgs, out: Out): void {
@@ -397,36 +411,48 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
         y
           .option('runs', {
             type: 'string',
+            requiresArg: true,
             default: '200',
             describe: 'cases in the campaign (all shards together)',
           })
           .option('seed', {
             type: 'string',
+            requiresArg: true,
             default: '1',
             describe: 'campaign seed (decimal or 0x-hex uint32)',
           })
           .option('kubelet', {
             type: 'string',
+            requiresArg: true,
             choices: ['fixed', 'legacy'],
             describe: 'all fixes on (fixed) or off (legacy)',
           })
-          .option('fix', { type: 'string', array: true, describe: 'toggle one fix: ID=on|off (repeatable)' })
+          .option('fix', {
+            type: 'string',
+            requiresArg: true,
+            array: true,
+            describe: 'toggle one fix: ID=on|off (repeatable)',
+          })
           .option('workers', {
             type: 'string',
+            requiresArg: true,
             default: '1',
             describe: 'worker threads (built code only; see docs/fuzzing.md)',
           })
           .option('shard', {
             type: 'string',
+            requiresArg: true,
             describe: 'run only shard I/N (1-based; /N takes I from JOB_COMPLETION_INDEX)',
           })
           .option('out', {
             type: 'string',
+            requiresArg: true,
             default: 'podrace-failures',
             describe: 'folder for the minimal failing scenarios',
           })
           .option('time-limit', {
             type: 'string',
+            requiresArg: true,
             describe: 'stop starting new cases after this wall time (e.g. 60s)',
           })
           .option('json', {
@@ -436,6 +462,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
           })
           .option('path', {
             type: 'string',
+            requiresArg: true,
             describe: 'replay one case (as podrace replay) instead of a campaign',
           })
           .option('shrink', {
@@ -485,20 +512,28 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
         y
           .option('seed', {
             type: 'string',
+            requiresArg: true,
             demandOption: true,
             describe: 'the campaign seed the fuzzer printed',
           })
           .option('path', {
             type: 'string',
+            requiresArg: true,
             default: '0',
             describe: 'the fast-check path: case index, then shrink steps',
           })
           .option('kubelet', {
             type: 'string',
+            requiresArg: true,
             choices: ['fixed', 'legacy'],
             describe: 'all fixes on (fixed) or off (legacy)',
           })
-          .option('fix', { type: 'string', array: true, describe: 'toggle one fix: ID=on|off (repeatable)' })
+          .option('fix', {
+            type: 'string',
+            requiresArg: true,
+            array: true,
+            describe: 'toggle one fix: ID=on|off (repeatable)',
+          })
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
           .option('save', { type: 'string', describe: 'also write the case as a scenario file' }),
       (argv) => {
@@ -523,9 +558,18 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
       'What `npm start` runs: verify the bundled scenarios, fuzz the legacy and the fixed kubelet, compare',
       (y) =>
         y
-          .option('runs', { type: 'string', default: '60', describe: 'cases per campaign' })
-          .option('seed', { type: 'string', default: '1', describe: 'campaign seed' })
-          .option('workers', { type: 'string', describe: 'worker threads (default: up to 4 CPUs)' }),
+          .option('runs', {
+            type: 'string',
+            requiresArg: true,
+            default: '60',
+            describe: 'cases per campaign',
+          })
+          .option('seed', { type: 'string', requiresArg: true, default: '1', describe: 'campaign seed' })
+          .option('workers', {
+            type: 'string',
+            requiresArg: true,
+            describe: 'worker threads (default: up to 4 CPUs)',
+          }),
       async (argv) => {
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
         setExit(

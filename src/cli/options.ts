@@ -50,8 +50,12 @@ export function shardOption(value: unknown, env: NodeJS.ProcessEnv): { index: nu
   let index: number;
   if (m[1] === '' || m[1] === undefined || !text.includes('/')) {
     const jobIndex = env['JOB_COMPLETION_INDEX'];
-    if (jobIndex === undefined || !/^\d+$/.test(jobIndex)) {
+    if (jobIndex === undefined)
       throw new InputError('--shard: no shard index given and JOB_COMPLETION_INDEX is not set');
+    if (!/^\d+$/.test(jobIndex)) {
+      throw new InputError(
+        `--shard: JOB_COMPLETION_INDEX must be a whole number (0-based), got "${jobIndex}"`,
+      );
     }
     index = Number(jobIndex) + 1;
   } else index = Number(m[1]);

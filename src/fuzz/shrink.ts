@@ -39,10 +39,18 @@ export function caseName(seed: number, path: string): string {
 }
 
 /** What is wrong with a path that is not `i` or `i:a:b...` (non-negative integers); undefined if nothing. */
+/** The largest case index a path may name: generating case i costs i RNG jumps, so bound it. */
+export const MAX_CASE_INDEX = 10_000_000;
+
 export function checkPath(path: string): string | undefined {
-  return /^\d+(:\d+)*$/.test(path)
-    ? undefined
-    : `expected a path like 17 or 17:2:0 (the case, then shrink steps), got "${path}"`;
+  if (!/^\d+(:\d+)*$/.test(path)) {
+    return `expected a path like 17 or 17:2:0 (the case, then shrink steps), got "${path}"`;
+  }
+  const steps = path.split(':').map(Number);
+  if ((steps[0] ?? 0) > MAX_CASE_INDEX)
+    return `the case index must be at most ${MAX_CASE_INDEX}, got ${steps[0]}`;
+  if (steps.some((n) => !Number.isSafeInteger(n))) return `path step out of range in "${path}"`;
+  return undefined;
 }
 
 /** The scenario of case path P of campaign seed S (named after the case). */

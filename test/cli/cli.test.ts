@@ -112,6 +112,9 @@ describe('podrace CLI', () => {
       ['run', r1, '--fix', 'no-such-fix=off'],
       ['run', r1, '--kubelet', 'ancient'],
       ['run', r1, '--no-such-flag'],
+      ['run', r1, '--fix'],
+      ['replay', '--seed', '42', '--path', '1:999:999'],
+      ['replay', '--seed', '42', '--path', '99999999999'],
       ['frobnicate'],
     ];
     for (const args of cases) {
@@ -146,6 +149,14 @@ describe('podrace CLI', () => {
     expect(fixes.stdout.trim().split('\n')).toHaveLength(5);
     const scenarios = podrace(['list', 'scenarios']);
     expect(scenarios.stdout).toContain('pod-deleted-before-start');
+    // The bundled scenarios are found from any folder, one line each, the name first.
+    const elsewhere = spawnSync(process.execPath, [cli, 'list', 'scenarios'], {
+      cwd: tmpdir(),
+      encoding: 'utf8',
+    });
+    const lines = elsewhere.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(20);
+    for (const line of lines) expect(line).toMatch(/^[a-z0-9-]+ {2,}\S/);
   });
 
   it('runs as a user without a home directory or passwd entry (SPEC section 7)', () => {
