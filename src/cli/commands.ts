@@ -17,7 +17,7 @@ import { type ClaimResult, checkClaim, claimLabel, runScenario } from '../scenar
 import type { Scenario } from '../scenario/types.js';
 import { EXIT, InputError } from './errors.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
-import { fixesOption, seedOption } from './options.js';
+import { fixesOption, fixSelectionOptions, seedOption } from './options.js';
 
 /** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
 export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
@@ -78,18 +78,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
             requiresArg: true,
             describe: "seed (decimal or 0x-hex uint32); default: the file's",
           })
-          .option('kubelet', {
-            type: 'string',
-            requiresArg: true,
-            choices: ['fixed', 'legacy'],
-            describe: 'all fixes on (fixed) or off (legacy)',
-          })
-          .option('fix', {
-            type: 'string',
-            requiresArg: true,
-            array: true,
-            describe: 'toggle one fix: ID=on|off (repeatable)',
-          })
+          .options(fixSelectionOptions)
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
           .option('trace', {
             type: 'string',

@@ -22,7 +22,14 @@ import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { loadScenarioFile, scenarioToYaml } from '../scenario/load.js';
 import { colorEnabled, formatVerifyTable, scenarioFiles, verifyScenarios, wallClockMs } from './commands.js';
 import { EXIT, InputError } from './errors.js';
-import { durationOption, fixesOption, positiveIntOption, seedOption, shardOption } from './options.js';
+import {
+  durationOption,
+  fixesOption,
+  fixSelectionOptions,
+  positiveIntOption,
+  seedOption,
+  shardOption,
+} from './options.js';
 
 type Out = (line: string) => void;
 const stdoutLine: Out = (line) => process.stdout.write(`${line}\n`);
@@ -421,18 +428,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
             default: '1',
             describe: 'campaign seed (decimal or 0x-hex uint32)',
           })
-          .option('kubelet', {
-            type: 'string',
-            requiresArg: true,
-            choices: ['fixed', 'legacy'],
-            describe: 'all fixes on (fixed) or off (legacy)',
-          })
-          .option('fix', {
-            type: 'string',
-            requiresArg: true,
-            array: true,
-            describe: 'toggle one fix: ID=on|off (repeatable)',
-          })
+          .options(fixSelectionOptions)
           .option('workers', {
             type: 'string',
             requiresArg: true,
@@ -522,18 +518,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
             default: '0',
             describe: 'the fast-check path: case index, then shrink steps',
           })
-          .option('kubelet', {
-            type: 'string',
-            requiresArg: true,
-            choices: ['fixed', 'legacy'],
-            describe: 'all fixes on (fixed) or off (legacy)',
-          })
-          .option('fix', {
-            type: 'string',
-            requiresArg: true,
-            array: true,
-            describe: 'toggle one fix: ID=on|off (repeatable)',
-          })
+          .options(fixSelectionOptions)
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
           .option('save', { type: 'string', describe: 'also write the case as a scenario file' }),
       (argv) => {

@@ -63,3 +63,19 @@ export function shardOption(value: unknown, env: NodeJS.ProcessEnv): { index: nu
     throw new InputError(`--shard: ${index}/${count} is not a shard (1 <= I <= N)`);
   return { index, count };
 }
+
+/** `--kubelet fixed|legacy` and repeatable `--fix ID=on|off`, shared by run, fuzz and replay (see fixesOption). */
+export const fixSelectionOptions = {
+  kubelet: {
+    type: 'string',
+    requiresArg: true,
+    choices: ['fixed', 'legacy'],
+    describe: 'all fixes on (fixed) or off (legacy)',
+  },
+  fix: {
+    type: 'string',
+    requiresArg: true,
+    array: true,
+    describe: 'toggle one fix: ID=on|off (repeatable)',
+  },
+} as const;
