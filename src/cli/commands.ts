@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
-import { FIX_DESCRIPTIONS, FIX_IDS } from '../fixes.js';
+import { FIX_IDS, FIX_TABLE, fixPrs, RELEASE_PRESETS } from '../fixes.js';
 import { INVARIANT_DESCRIPTIONS } from '../invariants/descriptions.js';
 import { INVARIANT_IDS } from '../invariants/types.js';
 import { toChromeTrace } from '../report/chromeTrace.js';
@@ -224,7 +224,7 @@ export function formatVerifyTable(rows: readonly VerifyRow[], color: boolean): s
 export function listLines(what: string): string[] {
   switch (what) {
     case 'fixes':
-      return FIX_IDS.map((id) => `${id.padEnd(34)}${FIX_DESCRIPTIONS[id]}`);
+      return fixesTable();
     case 'scenarios': {
       // The bundled scenarios ship beside the code (dist/cli/ or src/cli/ -> ../../scenarios).
       const files = scenarioFiles([fileURLToPath(new URL('../../scenarios', import.meta.url))]);
@@ -242,4 +242,23 @@ export function listLines(what: string): string[] {
     default:
       return INVARIANT_IDS.map((id) => `${id.padEnd(40)}${INVARIANT_DESCRIPTIONS[id]}`);
   }
+}
+
+/**
+ * `podrace list fixes`: one line a switch, with its PRs, the release that first shipped it, and on (+) or
+ * off (-) in the last patch of each release preset; its summary on the line below.
+ */
+export function fixesTable(): string[] {
+  const idWidth = Math.max(...FIX_IDS.map((id) => id.length)) + 2;
+  const prWidth = Math.max(...FIX_IDS.map((id) => fixPrs(id).length)) + 2;
+  const head = `${'fix'.padEnd(idWidth)}${'upstream'.padEnd(prWidth)}${'since'.padEnd(7)}${RELEASE_PRESETS.map((p) => p.padEnd(6)).join('')}`;
+  const lines = [head];
+  for (const id of FIX_IDS) {
+    const d = FIX_TABLE[id];
+    const presets = RELEASE_PRESETS.map((p) => (d.presets[p] ? 'on' : 'off').padEnd(6)).join('');
+    lines.push(`${id.padEnd(idWidth)}${fixPrs(id).padEnd(prWidth)}${d.release.padEnd(7)}${presets}`);
+    lines.push(`${''.padEnd(idWidth)}${d.summary}`);
+  }
+  lines.push('fixed: every switch on; legacy: every switch off; --fix ID=on|off applies after --kubelet.');
+  return lines;
 }

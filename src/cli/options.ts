@@ -1,6 +1,6 @@
 // Parsing and validation of the flags shared by several commands. Every bad value is an InputError
 // (exit 2) naming the flag and what was expected; nothing here touches the simulation.
-import { FIX_IDS, Fixes, type FixId, isFixId } from '../fixes.js';
+import { FIX_IDS, Fixes, type FixId, isFixId, isKubeletName, KUBELET_NAMES } from '../fixes.js';
 import { parseDurationMs, parseSeed } from '../sim/index.js';
 import { InputError } from './errors.js';
 
@@ -24,12 +24,12 @@ export function durationOption(value: unknown, flag: string): number {
   return r.value;
 }
 
-/** `--kubelet fixed|legacy` then each `--fix ID=on|off` in order. */
+/** `--kubelet fixed|legacy|<release>` then each `--fix ID=on|off` in order. */
 export function fixesOption(kubelet: unknown, fix: unknown): Fixes {
-  let fixes: Fixes;
-  if (kubelet === undefined || kubelet === 'fixed') fixes = Fixes.all();
-  else if (kubelet === 'legacy') fixes = Fixes.none();
-  else throw new InputError(`--kubelet: expected "fixed" or "legacy", got "${String(kubelet)}"`);
+  const name = kubelet === undefined ? 'fixed' : String(kubelet);
+  if (!isKubeletName(name))
+    throw new InputError(`--kubelet: expected one of ${KUBELET_NAMES.join(', ')}, got "${name}"`);
+  let fixes = Fixes.of(name);
   const items = fix === undefined ? [] : Array.isArray(fix) ? fix : [fix];
   for (const item of items) {
     const m = /^([a-z-]+)=(on|off)$/.exec(String(item));
@@ -69,8 +69,8 @@ export const fixSelectionOptions = {
   kubelet: {
     type: 'string',
     requiresArg: true,
-    choices: ['fixed', 'legacy'],
-    describe: 'all fixes on (fixed) or off (legacy)',
+    choices: KUBELET_NAMES,
+    describe: 'all fixes on (fixed), all off (legacy), or a release: every fix as its last patch shipped it',
   },
   fix: {
     type: 'string',

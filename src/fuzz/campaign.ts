@@ -4,7 +4,7 @@
 // of failure (in case order) is shrunk with fast-check, written back as YAML, loaded again and re-run to
 // prove the file reproduces it. Pure with respect to the outside world (no clock, no files): the CLI
 // injects the clock (time limit, progress) and writes the files.
-import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
+import { FIX_IDS, Fixes, KUBELET_NAMES } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId, type Violation } from '../invariants/types.js';
 import { type ViolationJson, violationToJson } from '../report/json.js';
 import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
@@ -264,20 +264,24 @@ export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): Case
 
 /** The shortest `--kubelet` / `--fix` flags that select `fixes` (none for the default, all fixes on). */
 export function fixFlags(fixes: Fixes): string[] {
-  const off = FIX_IDS.filter((id) => !fixes.on(id));
-  const on = FIX_IDS.filter((id) => fixes.on(id));
-  if (off.length === 0) return [];
-  if (off.length <= on.length) return off.map((id) => `--fix ${id}=off`);
-  return ['--kubelet legacy', ...on.map((id) => `--fix ${id}=on`)];
+  const c = claimFixesOf(fixes);
+  const flags = c.kubelet === 'fixed' ? [] : [`--kubelet ${c.kubelet}`];
+  for (const id of c.off) flags.push(`--fix ${id}=off`);
+  for (const id of c.on) flags.push(`--fix ${id}=on`);
+  return flags;
 }
 
-/** A claim's fix set for `fixes` (the shorter of off / on). */
+/** A claim's fix set for `fixes`: the kubelet (fixed, legacy or a release) with the fewest toggles. */
 export function claimFixesOf(fixes: Fixes): ClaimFixes {
-  const off: FixId[] = FIX_IDS.filter((id) => !fixes.on(id));
-  const on: FixId[] = FIX_IDS.filter((id) => fixes.on(id));
-  if (off.length === 0) return { mode: 'all', ids: [] };
-  if (on.length === 0) return { mode: 'none', ids: [] };
-  return off.length <= on.length ? { mode: 'off', ids: off } : { mode: 'on', ids: on };
+  let best: ClaimFixes | undefined;
+  for (const kubelet of KUBELET_NAMES) {
+    const base = Fixes.of(kubelet);
+    const off = FIX_IDS.filter((id) => base.on(id) && !fixes.on(id));
+    const on = FIX_IDS.filter((id) => !base.on(id) && fixes.on(id));
+    if (best === undefined || off.length + on.length < best.off.length + best.on.length)
+      best = { kubelet, off, on };
+  }
+  return best ?? { kubelet: 'fixed', off: [], on: [] };
 }
 
 // ---- the campaign -----------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import {
 } from 'yaml';
 import type { z } from 'zod';
 import { InputError } from '../cli/errors.js';
-import { FIX_IDS, type FixId } from '../fixes.js';
+import { FIX_IDS, type KubeletName } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { formatDurationMs, parseDurationMs, parseSizeBytes } from '../sim/units.js';
 import {
@@ -39,12 +39,11 @@ import {
   ACTION_KINDS,
   type Action,
   type Claim,
-  type ClaimFixes,
   type ContainerDecl,
+  claimFixesLabel,
   DEFAULTS,
   defaultContainerName,
   type Fault,
-  fixesOfClaim,
   type Scenario,
   type TimelineEntry,
   type VolumeDecl,
@@ -409,7 +408,7 @@ function normalise(
   const claims = (raw.claims ?? []).map((c, i) => normaliseClaim(c, ['claims', i], problem, lineOf));
   const seen = new Map<string, number>();
   claims.forEach((claim, i) => {
-    const label = fixesOfClaim(claim.fixes).label();
+    const label = claimFixesLabel(claim.fixes);
     const earlier = seen.get(label);
     if (earlier !== undefined) {
       problem(
@@ -620,12 +619,17 @@ function normaliseClaim(
   problem: (path: readonly PathSeg[], message: string) => void,
   lineOf: (path: readonly PathSeg[]) => number,
 ): Claim {
-  let fixes: ClaimFixes;
-  if (c.fixes === 'all' || c.fixes === 'none') fixes = { mode: c.fixes, ids: [] };
-  else {
-    const mode = c.fixes.off !== undefined ? 'off' : 'on';
-    const ids: readonly FixId[] = c.fixes.off ?? c.fixes.on ?? [];
-    fixes = { mode, ids: uniqueInOrder(ids, FIX_IDS, [...path, 'fixes', mode], 'fix ID', problem) };
+  const f = c.fixes;
+  const kubelet: KubeletName =
+    c.kubelet ??
+    (f === 'none' || (typeof f === 'object' && f.on !== undefined && f.off === undefined)
+      ? 'legacy'
+      : 'fixed');
+  const toggles = typeof f === 'object' ? f : {};
+  const off = uniqueInOrder(toggles.off ?? [], FIX_IDS, [...path, 'fixes', 'off'], 'fix ID', problem);
+  const on = uniqueInOrder(toggles.on ?? [], FIX_IDS, [...path, 'fixes', 'on'], 'fix ID', problem);
+  for (const id of off) {
+    if (on.includes(id)) problem([...path, 'fixes', 'on'], `${id} is both off and on`);
   }
   const violations: InvariantId[] = uniqueInOrder(
     c.violations,
@@ -634,7 +638,7 @@ function normaliseClaim(
     'invariant ID',
     problem,
   );
-  return { line: lineOf(path), fixes, violations };
+  return { line: lineOf(path), fixes: { kubelet, off, on }, violations };
 }
 
 // ---- writing --------------------------------------------------------------------------------------------
@@ -695,13 +699,23 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
     return { at: formatDuration(e.atMs), [key]: block };
   });
   if (s.claims.length > 0) {
-    top['claims'] = s.claims.map((c) => ({
-      fixes:
-        c.fixes.mode === 'all' || c.fixes.mode === 'none'
-          ? c.fixes.mode
-          : flow({ [c.fixes.mode]: [...c.fixes.ids] }),
-      violations: flow([...c.violations]),
-    }));
+    top['claims'] = s.claims.map((c) => {
+      const out: Record<string, unknown> = {};
+      const { kubelet, off, on } = c.fixes;
+      if (kubelet === 'fixed' && on.length === 0)
+        out['fixes'] = off.length === 0 ? 'all' : flow({ off: [...off] });
+      else if (kubelet === 'legacy' && off.length === 0)
+        out['fixes'] = on.length === 0 ? 'none' : flow({ on: [...on] });
+      else {
+        out['kubelet'] = kubelet;
+        const toggles: Record<string, unknown> = {};
+        if (off.length > 0) toggles['off'] = [...off];
+        if (on.length > 0) toggles['on'] = [...on];
+        if (off.length + on.length > 0) out['fixes'] = flow(toggles);
+      }
+      out['violations'] = flow([...c.violations]);
+      return out;
+    });
   }
   doc.contents = doc.createNode(top) as typeof doc.contents;
   if (options.schemaPath !== undefined)

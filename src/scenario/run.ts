@@ -8,7 +8,7 @@ import { createCheckers, InvariantMonitor } from '../invariants/index.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
 import { INVARIANT_IDS } from '../invariants/types.js';
 import type { StopReason } from '../sim/index.js';
-import { type Claim, fixesOfClaim, type Scenario } from './types.js';
+import { type Claim, claimFixesLabel, fixesOfClaim, type Scenario } from './types.js';
 
 /** The event budget of one run: a run that hits it reports `max-events` instead of hanging. */
 export const DEFAULT_MAX_EVENTS = 2_000_000;
@@ -91,16 +91,7 @@ export function checkClaim(scenario: Scenario, claim: Claim, maxEvents?: number)
 }
 
 export function claimLabel(claim: Claim): string {
-  switch (claim.fixes.mode) {
-    case 'all':
-      return 'fixes: all';
-    case 'none':
-      return 'fixes: none';
-    case 'off':
-      return `off: ${claim.fixes.ids.join(', ')}`;
-    case 'on':
-      return `on: ${claim.fixes.ids.join(', ')}`;
-  }
+  return claimFixesLabel(claim.fixes);
 }
 
 export { Fixes };

@@ -3,7 +3,7 @@
 // so that the loader can print one line per mistake. Cross-references (unknown nodes, volumes, pods) and
 // defaults are the loader's job (load.ts). The JSON Schema for editors is generated from this file.
 import { z } from 'zod';
-import { FIX_IDS } from '../fixes.js';
+import { FIX_IDS, KUBELET_NAMES, RELEASE_PRESETS } from '../fixes.js';
 import { INVARIANT_IDS } from '../invariants/types.js';
 import { parseDurationMs, parseSizeBytes } from '../sim/units.js';
 import {
@@ -402,30 +402,85 @@ const FixList = (description: string) =>
 const FIXES_PHRASE = 'all, none, {off: [fix IDs]} or {on: [fix IDs]}';
 const ClaimFixesObject = mapping(
   {
-    off: FixList('every fix on except these').optional(),
-    on: FixList('every fix off except these').optional(),
+    off: FixList('these fixes off').optional(),
+    on: FixList('these fixes on').optional(),
   },
   FIXES_PHRASE,
 ).check(
-  exactlyOne(
-    ['off', 'on'],
-    `expected {off: [fix IDs]} or {on: [fix IDs]}, got an empty mapping`,
-    () => 'both off and on; expected exactly one of them',
-  ),
+  z.superRefine((value: unknown, ctx) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+    if (Object.keys(value).some((k) => k === 'off' || k === 'on')) return;
+    if (ctx.issues.some((i) => i.code === 'unrecognized_keys' && (i.path ?? []).length === 0)) return;
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected {off: [fix IDs]} or {on: [fix IDs]}, got an empty mapping',
+    });
+  }),
 );
+
+const KUBELET_PHRASE = `a kubelet: ${KUBELET_NAMES.join(', ')}`;
+/**
+ * `kubelet: 1.23`: YAML reads an unquoted 1.20 as the number 1.2, so a number names the release it equals.
+ */
+const KubeletNameSchema = z
+  .union([z.string(), z.number()], { error: expected(KUBELET_PHRASE) })
+  .transform((value, ctx) => {
+    const name = typeof value === 'number' ? RELEASE_PRESETS.find((p) => Number(p) === value) : value.trim();
+    const known = KUBELET_NAMES.find((k) => k === name);
+    if (known !== undefined) return known;
+    const hint = typeof value === 'string' ? didYouMean(value, KUBELET_NAMES) : '';
+    ctx.addIssue({ code: 'custom', message: `expected ${KUBELET_PHRASE}, got ${show(value)}${hint}` });
+    return z.NEVER;
+  })
+  .meta({ description: 'fixed (every fix on), legacy (every fix off) or a release preset' });
 
 const ClaimSchema = mapping(
   {
-    fixes: z.union([z.enum(['all', 'none'], { error: expected(FIXES_PHRASE) }), ClaimFixesObject], {
-      error: expected(FIXES_PHRASE),
+    kubelet: KubeletNameSchema.optional().meta({
+      description: 'run with this kubelet (as --kubelet); fixes: {off, on} then toggles switches',
     }),
+    fixes: z
+      .union([z.enum(['all', 'none'], { error: expected(FIXES_PHRASE) }), ClaimFixesObject], {
+        error: expected(FIXES_PHRASE),
+      })
+      .optional(),
     violations: z
       .array(enumOf(INVARIANT_IDS, `an invariant ID (${oneOf(INVARIANT_IDS)})`), {
         error: expected('a list of invariant IDs ([] for none)'),
       })
       .meta({ description: 'the exact set of invariants that must fire; [] means none' }),
   },
-  'a claim {fixes, violations}',
+  'a claim {fixes or kubelet, violations}',
+).check(
+  z.superRefine(
+    (value: unknown, ctx) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+      const v = value as { kubelet?: unknown; fixes?: unknown };
+      if (v.kubelet === undefined && v.fixes === undefined) {
+        if (ctx.issues.some((i) => (i.path ?? []).length <= 1)) return;
+        ctx.addIssue({ code: 'custom', message: 'missing; expected fixes or kubelet', path: ['fixes'] });
+        return;
+      }
+      if (v.kubelet !== undefined && (v.fixes === 'all' || v.fixes === 'none')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['fixes'],
+          message: `fixes: ${v.fixes} together with kubelet; with kubelet, fixes takes {off: [...], on: [...]}`,
+        });
+        return;
+      }
+      if (v.kubelet === undefined && typeof v.fixes === 'object' && v.fixes !== null) {
+        const f = v.fixes as { off?: unknown; on?: unknown };
+        if (f.off !== undefined && f.on !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['fixes'],
+            message: 'both off and on; expected exactly one of them (or name a kubelet to toggle both ways)',
+          });
+      }
+    },
+    { when: () => true },
+  ),
 );
 
 // ---- the file -------------------------------------------------------------------------------------------
@@ -475,7 +530,6 @@ export function scenarioJsonSchema(): Record<string, unknown> {
   const oneKeyOf = new Map<unknown, readonly string[]>([
     [TimelineEntrySchema, ACTION_KINDS],
     [FaultSchema, FAULT_KINDS],
-    [ClaimFixesObject, ['off', 'on']],
   ]);
   const schema = z.toJSONSchema(ScenarioFileSchema, {
     target: 'draft-7',

@@ -3,7 +3,7 @@
 // cross-checked, the timeline sorted stably by time. `src/scenario/load.ts` produces it from YAML and writes it
 // back (`scenarioToYaml`); docs/scenario-format.md describes the file format for users.
 import type { AccessMode, RestartPolicy, VolumeMode } from '../api/v1.js';
-import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
+import { Fixes, type FixId, type KubeletName } from '../fixes.js';
 import type { InvariantId } from '../invariants/types.js';
 import type { PluginKind } from '../volume/volume.js';
 
@@ -199,12 +199,14 @@ export interface TimelineEntry {
 }
 
 /**
- * A claim's fix set: `all`, `none`, `{off: ids}` (all on except ids) or `{on: ids}` (all off except ids).
- * ids is empty for all / none, otherwise non-empty, unique and in FIX_IDS order.
+ * A claim's fix set: a kubelet (`fixed` for `fixes: all` and `{off: ...}`, `legacy` for `fixes: none` and
+ * `{on: ...}`, or the claim's `kubelet:`), then the switches turned off and on. Both lists are unique and
+ * in FIX_IDS order.
  */
 export interface ClaimFixes {
-  readonly mode: 'all' | 'none' | 'off' | 'on';
-  readonly ids: readonly FixId[];
+  readonly kubelet: KubeletName;
+  readonly off: readonly FixId[];
+  readonly on: readonly FixId[];
 }
 
 export interface Claim {
@@ -247,14 +249,20 @@ export function stripSourcePositions(s: Scenario): Scenario {
 
 /** The fix switches a claim runs with. */
 export function fixesOfClaim(fixes: ClaimFixes): Fixes {
-  switch (fixes.mode) {
-    case 'all':
-      return Fixes.all();
-    case 'none':
-      return Fixes.none();
-    case 'off':
-      return new Fixes(FIX_IDS.filter((id) => !fixes.ids.includes(id)));
-    case 'on':
-      return new Fixes(fixes.ids);
-  }
+  let out = Fixes.of(fixes.kubelet);
+  for (const id of fixes.off) out = out.with(id, false);
+  for (const id of fixes.on) out = out.with(id, true);
+  return out;
+}
+
+/** A claim's fix set as the verify table shows it: `fixes: all`, `off: a, b`, `kubelet: 1.23, off: a`. */
+export function claimFixesLabel(f: ClaimFixes): string {
+  if (f.kubelet === 'fixed' && f.on.length === 0)
+    return f.off.length === 0 ? 'fixes: all' : `off: ${f.off.join(', ')}`;
+  if (f.kubelet === 'legacy' && f.off.length === 0)
+    return f.on.length === 0 ? 'fixes: none' : `on: ${f.on.join(', ')}`;
+  const parts = [`kubelet: ${f.kubelet}`];
+  if (f.off.length > 0) parts.push(`off: ${f.off.join(', ')}`);
+  if (f.on.length > 0) parts.push(`on: ${f.on.join(', ')}`);
+  return parts.join(', ');
 }

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FIX_IDS } from '../../src/fixes.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -146,7 +147,9 @@ describe('podrace CLI', () => {
     expect(inv.code).toBe(0);
     expect(inv.stdout.trim().split('\n')).toHaveLength(13);
     const fixes = podrace(['list', 'fixes']);
-    expect(fixes.stdout.trim().split('\n')).toHaveLength(5);
+    // A header, two lines a switch (the table row, then its summary), a footer.
+    expect(fixes.stdout.trim().split('\n')).toHaveLength(2 + 2 * FIX_IDS.length);
+    expect(fixes.stdout).toContain('no-force-detach-healthy-node');
     const scenarios = podrace(['list', 'scenarios']);
     expect(scenarios.stdout).toContain('pod-deleted-before-start');
     // The bundled scenarios are found from any folder, one line each, the name first.

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/cli/errors.js';
+import { FIX_IDS } from '../../src/fixes.js';
 import { loadScenarioFile, MAX_ERRORS, parseScenarioText } from '../../src/scenario/load.js';
 
 const dir = 'test/fixtures/invalid';
@@ -30,7 +31,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'duplicate-claim.yaml',
-    '8:12: claims[1].fixes: the same fixes (all) as the claim at line 6; each claim needs its own set of fixes',
+    '8:5: claims[1].fixes: the same fixes (fixes: all) as the claim at line 6; each claim needs its own set of fixes',
   ],
   ['duplicate-key.yaml', '6:56: timeline[0].createPod: duplicate key "node" (first set at 6:27)'],
   ['duplicate-node.yaml', '3:27: cluster.nodes[2]: duplicate node "node-a"'],
@@ -99,7 +100,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'unknown-fix.yaml',
-    '6:19: claims[0].fixes.off[0]: expected a fix ID (one of pod-worker-lifecycle, unmount-device-uncertain, reconstruct-reliable-mount-refs, fc-unmount-retry, block-metrics), got "pod-worker"',
+    `6:19: claims[0].fixes.off[0]: expected a fix ID (one of ${FIX_IDS.join(', ')}), got "pod-worker"`,
   ],
   [
     'unknown-invariant.yaml',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FIX_IDS } from '../../src/fixes.js';
+import { FIX_IDS, type FixId, KUBELET_NAMES, type KubeletName } from '../../src/fixes.js';
 import { INVARIANT_IDS } from '../../src/invariants/types.js';
 import {
   formatDuration,
@@ -14,9 +14,9 @@ import {
   type Action,
   type Claim,
   type ContainerDecl,
+  claimFixesLabel,
   defaultContainerName,
   type Fault,
-  fixesOfClaim,
   PLUGIN_KINDS,
   RESTART_POLICIES,
   type Scenario,
@@ -104,8 +104,9 @@ const step = fc.record({
 type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
 
 const claim = fc.record({
-  mode: fc.constantFrom('all', 'none', 'off', 'on'),
-  ids: fc.subarray([...FIX_IDS], { minLength: 1 }),
+  kubelet: fc.constantFrom(...KUBELET_NAMES),
+  off: fc.subarray([...FIX_IDS]),
+  on: fc.subarray([...FIX_IDS]),
   violations: fc.subarray([...INVARIANT_IDS]),
 });
 
@@ -117,8 +118,9 @@ function build(
   volumes: VolumeDecl[],
   steps: Step[],
   claims: Array<{
-    mode: 'all' | 'none' | 'off' | 'on';
-    ids: Array<(typeof FIX_IDS)[number]>;
+    kubelet: KubeletName;
+    off: FixId[];
+    on: FixId[];
     violations: Claim['violations'];
   }>,
 ): Scenario {
@@ -206,9 +208,11 @@ function build(
   const seen = new Set<string>();
   const uniqueClaims: Claim[] = [];
   for (const c of claims) {
-    const fixes =
-      c.mode === 'all' || c.mode === 'none' ? { mode: c.mode, ids: [] } : { mode: c.mode, ids: c.ids };
-    const key = fixesOfClaim(fixes).label();
+    // A switch is toggled one way at most; the loader keeps FIX_IDS order.
+    const off = FIX_IDS.filter((id) => c.off.includes(id));
+    const on = FIX_IDS.filter((id) => c.on.includes(id) && !off.includes(id));
+    const fixes = { kubelet: c.kubelet, off, on };
+    const key = claimFixesLabel(fixes);
     if (seen.has(key)) continue;
     seen.add(key);
     uniqueClaims.push({ line: 0, fixes, violations: c.violations });
@@ -284,7 +288,7 @@ describe('scenarioToYaml', () => {
         // Lines point at the entries the writer wrote.
         const lines = yaml.split('\n');
         for (const e of back.timeline) expect(lines[e.line - 1]).toMatch(/^ {2}- at: /);
-        for (const c of back.claims) expect(lines[c.line - 1]).toMatch(/^ {2}- fixes: /);
+        for (const c of back.claims) expect(lines[c.line - 1]).toMatch(/^ {2}- (fixes|kubelet): /);
       }),
       { numRuns: 300 },
     );

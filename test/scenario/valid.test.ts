@@ -72,10 +72,10 @@ describe('valid scenario files', () => {
         },
       ],
       claims: [
-        { line: 20, fixes: { mode: 'all', ids: [] }, violations: [] },
+        { line: 20, fixes: { kubelet: 'fixed', off: [], on: [] }, violations: [] },
         {
           line: 22,
-          fixes: { mode: 'off', ids: ['pod-worker-lifecycle'] },
+          fixes: { kubelet: 'fixed', off: ['pod-worker-lifecycle'], on: [] },
           violations: ['container-started-after-terminated'],
         },
       ],
@@ -188,7 +188,11 @@ describe('valid scenario files', () => {
       [120_000, 63, { kind: 'deletePod', pod: 'web', gracePeriodS: null }],
     ]);
     expect(s.claims).toStrictEqual([
-      { line: 66, fixes: { mode: 'none', ids: [] }, violations: ['kubelet-panic', 'termination-stuck'] },
+      {
+        line: 66,
+        fixes: { kubelet: 'legacy', off: [], on: [] },
+        violations: ['kubelet-panic', 'termination-stuck'],
+      },
     ]);
   });
 });

@@ -1,0 +1,115 @@
+// The fix registry: release presets, labels, the --kubelet flag, and claims that name a kubelet.
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../src/cli/errors.js';
+import { fixesOption } from '../src/cli/options.js';
+import { FIX_IDS, FIX_TABLE, Fixes, KUBELET_NAMES, RELEASE_PRESETS } from '../src/fixes.js';
+import { claimFixesOf, fixFlags } from '../src/fuzz/campaign.js';
+import { parseScenarioText, scenarioToYaml } from '../src/scenario/load.js';
+import { fixesOfClaim } from '../src/scenario/types.js';
+
+function loadError(text: string): string {
+  try {
+    parseScenarioText(text, 'c.yaml');
+  } catch (err) {
+    if (err instanceof InputError) return err.message;
+    throw err;
+  }
+  throw new Error('loaded without error');
+}
+
+const head = 'name: c\ncluster:\n  nodes: [node-a]\ntimeline: []\nclaims:\n';
+
+describe('release presets', () => {
+  it('every switch names its PRs, its first release and a state per preset', () => {
+    for (const id of FIX_IDS) {
+      const d = FIX_TABLE[id];
+      expect(d.prs.length).toBeGreaterThan(0);
+      expect(d.summary.length).toBeGreaterThan(10);
+      expect(Object.keys(d.presets)).toEqual([...RELEASE_PRESETS]);
+    }
+  });
+
+  it('a switch that is on in a release stays on in every later one', () => {
+    for (const id of FIX_IDS) {
+      const states = RELEASE_PRESETS.map((p) => FIX_TABLE[id].presets[p]);
+      expect(states.indexOf(true) === -1 || states.slice(states.indexOf(true)).every(Boolean)).toBe(true);
+    }
+  });
+
+  it('1.20 runs the pre-#102344 pod worker; 1.23 the new one with a force detach from a healthy node', () => {
+    expect(Fixes.of('1.20').on('pod-worker-lifecycle')).toBe(false);
+    expect(Fixes.of('1.22').on('pod-worker-lifecycle')).toBe(true);
+    expect(Fixes.of('1.23').on('no-force-detach-healthy-node')).toBe(false);
+    expect(Fixes.of('1.25').on('no-force-detach-healthy-node')).toBe(true);
+  });
+
+  it('--kubelet takes a preset and --fix applies after it', () => {
+    const f = fixesOption('1.23', ['no-force-detach-healthy-node=on', 'block-metrics=off']);
+    expect(f.on('no-force-detach-healthy-node')).toBe(true);
+    expect(f.on('block-metrics')).toBe(false);
+    expect(f.on('pod-worker-lifecycle')).toBe(true);
+    expect(() => fixesOption('1.24', undefined)).toThrow(/--kubelet: expected one of fixed, legacy, 1.20/);
+  });
+});
+
+describe('labels and replay flags', () => {
+  it('names the nearest kubelet and the switches that differ from it', () => {
+    expect(Fixes.all().label()).toBe('all');
+    expect(Fixes.none().label()).toBe('none');
+    expect(Fixes.all().with('fc-unmount-retry', false).label()).toBe('-fc-unmount-retry');
+    expect(Fixes.none().with('block-metrics', true).label()).toBe('+block-metrics');
+    expect(Fixes.of('1.23').label()).toBe('1.23');
+    expect(Fixes.of('1.21').with('block-metrics', true).label()).toBe('1.21,+block-metrics');
+  });
+
+  it('the replay flags of any fix set select exactly that set', () => {
+    for (const kubelet of KUBELET_NAMES) {
+      for (const id of FIX_IDS) {
+        const fixes = Fixes.of(kubelet).with(id, !Fixes.of(kubelet).on(id));
+        const flags = fixFlags(fixes).join(' ');
+        const k = /--kubelet (\S+)/.exec(flags)?.[1];
+        const toggles = [...flags.matchAll(/--fix (\S+)/g)].map((m) => m[1]);
+        expect(fixesOption(k, toggles).equals(fixes)).toBe(true);
+        expect(fixesOfClaim(claimFixesOf(fixes)).equals(fixes)).toBe(true);
+      }
+    }
+  });
+});
+
+describe('claims that name a kubelet', () => {
+  it('reads `kubelet: 1.20` (a YAML number) as the 1.20 preset, with toggles both ways', () => {
+    const s = parseScenarioText(
+      `${head}  - kubelet: 1.20\n    violations: []\n  - kubelet: '1.23'\n    fixes: {off: [block-metrics], on: [no-force-detach-healthy-node]}\n    violations: []\n`,
+      'c.yaml',
+    );
+    expect(s.claims.map((c) => c.fixes)).toEqual([
+      { kubelet: '1.20', off: [], on: [] },
+      { kubelet: '1.23', off: ['block-metrics'], on: ['no-force-detach-healthy-node'] },
+    ]);
+    const f = fixesOfClaim(s.claims[1]?.fixes ?? { kubelet: 'fixed', off: [], on: [] });
+    expect(f.on('block-metrics')).toBe(false);
+    expect(f.on('no-force-detach-healthy-node')).toBe(true);
+    // Written back and read again: the same claims.
+    expect(parseScenarioText(scenarioToYaml(s), 'c.yaml').claims.map((c) => c.fixes)).toEqual(
+      s.claims.map((c) => c.fixes),
+    );
+  });
+
+  it('rejects an unknown kubelet, fixes: all beside a kubelet, and a claim with neither', () => {
+    expect(loadError(`${head}  - kubelet: 1.24\n    violations: []\n`)).toMatch(
+      /^c\.yaml:6:14: claims\[0\]\.kubelet: expected a kubelet: fixed, legacy, 1\.20, 1\.21, 1\.22, 1\.23, 1\.25, got 1\.24$/,
+    );
+    expect(loadError(`${head}  - kubelet: legacyy\n    violations: []\n`)).toContain(
+      '(did you mean "legacy"?)',
+    );
+    expect(loadError(`${head}  - kubelet: '1.23'\n    fixes: all\n    violations: []\n`)).toContain(
+      'claims[0].fixes: fixes: all together with kubelet',
+    );
+    expect(loadError(`${head}  - violations: []\n`)).toContain(
+      'claims[0].fixes: missing; expected fixes or kubelet',
+    );
+    expect(
+      loadError(`${head}  - fixes: {off: [block-metrics], on: [fc-unmount-retry]}\n    violations: []\n`),
+    ).toContain('both off and on');
+  });
+});
