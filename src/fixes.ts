@@ -10,14 +10,21 @@ export const KUBELET_NAMES = ['fixed', 'legacy', ...RELEASE_PRESETS] as const;
 export type KubeletName = (typeof KUBELET_NAMES)[number];
 
 export interface FixDef {
-  /** Upstream pull requests (the first is the change itself; the others are its parts or backports). */
+  /** Upstream pull requests: the change on master first, then its parts and backports. */
   readonly prs: readonly number[];
-  /** The first release that shipped it (its minor version). */
+  /** The minor release whose .0 first shipped it from master. */
   readonly release: string;
+  /** Backports to older release branches: the first patch release of each and the cherry-pick PR. */
+  readonly backports: readonly string[];
   /** What it changes, in one line. */
   readonly summary: string;
   /** In the last patch release of each preset's minor version. */
   readonly presets: Readonly<Record<ReleasePreset, boolean>>;
+  /**
+   * The switch only has code to act on when `pod-worker-lifecycle` is in this state (a follow-up of
+   * PR #102344, or a release-1.20 path that PR removed); elsewhere `podrace list fixes` shows n/a.
+   */
+  readonly needsPodWorkerLifecycle?: boolean;
 }
 
 const shippedFrom = (first: ReleasePreset): Record<ReleasePreset, boolean> => {
@@ -26,89 +33,116 @@ const shippedFrom = (first: ReleasePreset): Record<ReleasePreset, boolean> => {
 };
 
 /**
- * The table, in the order `podrace list fixes` prints it: the five changes this project starts from,
- * then the upstream history around them. Backports are in `presets` (see docs/fixes.md for sources).
+ * The table, in the order `podrace list fixes` prints it: the changes this project starts from, then
+ * the upstream history around them. Sources for every release and backport: docs/fixes.md.
  */
 export const FIX_TABLE = {
   'pod-worker-lifecycle': {
     prs: [102344],
     release: '1.22',
+    backports: [],
     summary:
       'the pod worker owns sync / terminating / terminated; every kill goes through UpdatePod(SyncPodKill); other loops ask it by UID',
     presets: shippedFrom('1.22'),
   },
   'unmount-device-uncertain': {
-    prs: [100183],
-    release: '1.21',
+    prs: [100183, 107014],
+    release: '1.22',
+    backports: ['1.21.9 (#107014)'],
     summary: 'a failed UnmountDevice / TearDown / unmap marks the mount uncertain, so MountDevice runs again',
     presets: shippedFrom('1.21'),
   },
   'reconstruct-reliable-mount-refs': {
-    prs: [102059],
+    prs: [102059, 102656],
     release: '1.22',
+    backports: ['1.21.7 (#102656)'],
     summary:
       'FC and iSCSI ConstructVolumeSpec retry inconsistent /proc/mounts reads (10 ms steps, up to 1 min)',
-    presets: shippedFrom('1.22'),
+    presets: shippedFrom('1.21'),
   },
   'fc-unmount-retry': {
-    prs: [101862],
+    prs: [101862, 102656],
     release: '1.22',
+    backports: ['1.21.7 (#102656)'],
     summary: 'FC UnmountDevice retries its device clean-up every 10 s for up to 2 min after unmounting',
+    presets: shippedFrom('1.21'),
+  },
+  'block-volume-stats': {
+    prs: [97972],
+    release: '1.22',
+    backports: [],
+    summary: 'the stats collector also gathers Block volumes (ListBlockVolumesForPod), for CSI block PVCs',
     presets: shippedFrom('1.22'),
   },
   'block-metrics': {
-    prs: [97972, 101587],
+    prs: [101587],
     release: '1.22',
-    summary: 'BlockVolume.SupportsMetrics(); the stats collector only calls GetMetrics where it is true',
+    backports: [],
+    summary:
+      'BlockVolume.SupportsMetrics(); the stats collector only calls GetMetrics where it is true; MetricsBlock for FC / iSCSI',
     presets: shippedFrom('1.22'),
   },
   'mirror-pod-pending-termination': {
-    prs: [98103],
+    prs: [98103, 98316],
     release: '1.21',
+    backports: ['1.20.3 (#98316)'],
     summary:
       'release-1.20 paths: deletePod marks a static pod with a mirror pod pending termination; its successor waits',
     presets: shippedFrom('1.20'),
+    needsPodWorkerLifecycle: false,
   },
   'static-pod-start-exclusion': {
     prs: [104743, 106394],
     release: '1.23',
+    backports: ['1.22.5 (#106394)'],
     summary:
       'pod worker: one static pod per fullname may start (allowStaticPodStart), the next waits its turn',
     presets: shippedFrom('1.22'),
+    needsPodWorkerLifecycle: true,
   },
   'pod-uid-reuse-restart': {
-    prs: [104847],
+    prs: [104847, 105075],
     release: '1.23',
+    backports: ['1.22.3 (#105075)'],
     summary: 'pod worker: a create for a terminating UID restarts the pod once it has terminated',
     presets: shippedFrom('1.22'),
+    needsPodWorkerLifecycle: true,
   },
   'terminal-pod-on-first-sight': {
-    prs: [105527],
+    prs: [105527, 105560],
     release: '1.23',
+    backports: ['1.22.3 (#105560)'],
     summary: 'pod worker: a pod first seen terminal with nothing running is finished at once, never active',
     presets: shippedFrom('1.22'),
+    needsPodWorkerLifecycle: true,
   },
   'unstarted-static-pod-terminated': {
-    prs: [107900],
+    prs: [107900, 107931, 108303],
     release: '1.24',
+    backports: ['1.23.5 (#107931)', '1.22.8 (#108303)'],
     summary: 'pod worker: a static pod terminated before it started leaves the start queue to its successor',
     presets: shippedFrom('1.22'),
+    needsPodWorkerLifecycle: true,
   },
   'node-shutdown-failed-phase': {
-    prs: [106900],
-    release: '1.23',
-    summary: 'graceful node shutdown sets Phase=Failed again (partly reverting #102344)',
+    prs: [106901, 106900, 106899],
+    release: '1.24',
+    backports: ['1.23.1 (#106900)', '1.22.5 (#106899)'],
+    summary: 'graceful node shutdown sets Phase=Failed again, as before #102344 (issue #104531)',
     presets: shippedFrom('1.22'),
+    needsPodWorkerLifecycle: true,
   },
   'unmount-device-open-uncertain': {
-    prs: [107789, 107791],
+    prs: [107789, 107791, 107792, 108012],
     release: '1.24',
+    backports: ['1.23 (#107791)', '1.22 (#107792)', '1.21 (#108012)'],
     summary: 'UnmountDevice marks the device uncertain when it is still open after the unmount',
-    presets: shippedFrom('1.23'),
+    presets: shippedFrom('1.21'),
   },
   'no-force-detach-healthy-node': {
     prs: [110721],
     release: '1.25',
+    backports: ['1.24 (#114168)'],
     summary: 'attach/detach controller: no force detach after maxWaitForUnmountDuration from a healthy node',
     presets: shippedFrom('1.25'),
   },
@@ -121,6 +155,15 @@ export function fixDef(id: FixId): FixDef {
   return FIX_TABLE[id];
 }
 
+/** Whether the switch has code to act on in a preset (see FixDef.needsPodWorkerLifecycle). */
+export function fixApplies(id: FixId, preset: ReleasePreset): boolean {
+  const d: FixDef = FIX_TABLE[id];
+  return (
+    d.needsPodWorkerLifecycle === undefined ||
+    FIX_TABLE['pod-worker-lifecycle'].presets[preset] === d.needsPodWorkerLifecycle
+  );
+}
+
 export function isFixId(id: string): id is FixId {
   return Object.hasOwn(FIX_TABLE, id);
 }
@@ -129,9 +172,9 @@ export function isKubeletName(name: string): name is KubeletName {
   return (KUBELET_NAMES as readonly string[]).includes(name);
 }
 
-/** `#102344` or `#97972 + #101587`. */
+/** The change's own PR on master (its backports are listed in `backports`). */
 export function fixPrs(id: FixId): string {
-  return FIX_TABLE[id].prs.map((pr) => `#${pr}`).join(' + ');
+  return `#${FIX_TABLE[id].prs[0]}`;
 }
 
 export class Fixes {
@@ -190,7 +233,9 @@ export class Fixes {
    */
   label(): string {
     let best: { base: KubeletName; diff: string[] } | undefined;
-    for (const base of KUBELET_NAMES) {
+    // fixed and legacy first, then the newest release: when two releases ship the same switches, the
+    // label names the newer one.
+    for (const base of ['fixed', 'legacy', ...[...RELEASE_PRESETS].reverse()] as const) {
       const ref = Fixes.of(base);
       const diff = FIX_IDS.filter((id) => ref.on(id) !== this.on(id)).map(
         (id) => `${this.on(id) ? '+' : '-'}${id}`,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
-import { FIX_IDS, FIX_TABLE, fixPrs, RELEASE_PRESETS } from '../fixes.js';
+import { FIX_IDS, FIX_TABLE, type FixDef, fixApplies, fixPrs, RELEASE_PRESETS } from '../fixes.js';
 import { INVARIANT_DESCRIPTIONS } from '../invariants/descriptions.js';
 import { INVARIANT_IDS } from '../invariants/types.js';
 import { toChromeTrace } from '../report/chromeTrace.js';
@@ -112,11 +112,14 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
             for (const line of formatTimeline(result, { color, limit: 200 }))
               process.stdout.write(`${line}\n`);
             for (const v of result.violations) process.stdout.write(`${formatViolation(v, color)}\n`);
+            for (const v of result.findings) process.stdout.write(`${formatViolation(v, color)}\n`);
           }
+          const findings =
+            result.findings.length === 0 ? '' : c.cyan(`, ${result.findings.length} finding(s)`);
           const verdict =
-            result.violations.length === 0
+            (result.violations.length === 0
               ? c.green('no violations')
-              : c.red(`${result.violations.length} violation(s)`);
+              : c.red(`${result.violations.length} violation(s)`)) + findings;
           process.stdout.write(
             `${verdict}  (${result.events} events, ${(result.virtualTimeMs / 1000).toFixed(3)}s virtual, ${wallMs}ms wall, ${result.outcome})\n`,
           );
@@ -149,6 +152,8 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
                 claim: claimLabel(r.claim.claim),
                 expected: r.claim.expected,
                 actual: r.claim.actual,
+                expectedFindings: r.claim.expectedFindings,
+                findings: r.claim.actualFindings,
                 pass: r.claim.pass,
               })}\n`,
             );
@@ -207,9 +212,11 @@ export function formatVerifyTable(rows: readonly VerifyRow[], color: boolean): s
   for (const r of rows) {
     const label = claimLabel(r.claim.claim).padEnd(claimWidth);
     const verdict = r.claim.pass ? c.green('pass') : c.red('FAIL');
-    let detail = `[${r.claim.actual.join(', ')}]`;
+    const findings = (ids: readonly string[] | null) =>
+      ids === null || ids.length === 0 ? '' : ` findings [${ids.join(', ')}]`;
+    let detail = `[${r.claim.actual.join(', ')}]${findings(r.claim.expectedFindings === null ? null : r.claim.actualFindings)}`;
     if (!r.claim.pass)
-      detail = `expected [${r.claim.expected.join(', ')}], got [${r.claim.actual.join(', ')}]  (${r.scenario.file}:${r.claim.claim.line})`;
+      detail = `expected [${r.claim.expected.join(', ')}]${findings(r.claim.expectedFindings)}, got [${r.claim.actual.join(', ')}]${findings(r.claim.actualFindings)}  (${r.scenario.file}:${r.claim.claim.line})`;
     lines.push(`${r.scenario.name.padEnd(nameWidth)}  ${label}  ${verdict}  ${detail}`);
   }
   const failed = rows.filter((r) => !r.claim.pass).length;
@@ -245,8 +252,9 @@ export function listLines(what: string): string[] {
 }
 
 /**
- * `podrace list fixes`: one line a switch, with its PRs, the release that first shipped it, and on (+) or
- * off (-) in the last patch of each release preset; its summary on the line below.
+ * `podrace list fixes`: one line a switch, with its PRs, the release that first shipped it from master,
+ * and its state in the last patch of each release preset (n/a where the code it switches does not
+ * exist in that release); its summary and backports on the line below.
  */
 export function fixesTable(): string[] {
   const idWidth = Math.max(...FIX_IDS.map((id) => id.length)) + 2;
@@ -254,10 +262,13 @@ export function fixesTable(): string[] {
   const head = `${'fix'.padEnd(idWidth)}${'upstream'.padEnd(prWidth)}${'since'.padEnd(7)}${RELEASE_PRESETS.map((p) => p.padEnd(6)).join('')}`;
   const lines = [head];
   for (const id of FIX_IDS) {
-    const d = FIX_TABLE[id];
-    const presets = RELEASE_PRESETS.map((p) => (d.presets[p] ? 'on' : 'off').padEnd(6)).join('');
+    const d: FixDef = FIX_TABLE[id];
+    const presets = RELEASE_PRESETS.map((p) =>
+      (fixApplies(id, p) ? (d.presets[p] ? 'on' : 'off') : 'n/a').padEnd(6),
+    ).join('');
     lines.push(`${id.padEnd(idWidth)}${fixPrs(id).padEnd(prWidth)}${d.release.padEnd(7)}${presets}`);
-    lines.push(`${''.padEnd(idWidth)}${d.summary}`);
+    const backports = d.backports.length === 0 ? '' : ` (backports: ${d.backports.join(', ')})`;
+    lines.push(`${''.padEnd(idWidth)}${d.summary}${backports}`);
   }
   lines.push('fixed: every switch on; legacy: every switch off; --fix ID=on|off applies after --kubelet.');
   return lines;

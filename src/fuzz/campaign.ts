@@ -408,7 +408,7 @@ export function minimalFailure(
       .join(' ')
       .replace(/ {2,}/g, ' ')
       .trim(),
-    claims: check.ok ? [{ line: 0, fixes: claimFixesOf(fixes), violations: fired }] : [],
+    claims: check.ok ? [{ line: 0, fixes: claimFixesOf(fixes), violations: fired, findings: null }] : [],
   };
   const yaml = scenarioToYaml(scenario);
   let run: GuardedRun;

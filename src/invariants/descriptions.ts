@@ -19,7 +19,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'UnmountDevice reports success while SCSI paths or a multipath map of the LUN remain on the node',
   'kubelet-panic':
     'a kubelet component fails in a way Go would panic (nil dereference, GetMetrics on an unset provider)',
-  'node-shutdown-marked-failed': 'a graceful node shutdown marks a restartable pod Failed',
+  'node-shutdown-marked-failed':
+    'finding (not a violation): a graceful node shutdown marks a restartable pod Failed, as upstream intends (#104531)',
   'concurrent-kill': 'a second kill of a pod UID starts in the runtime before an earlier kill returned',
   'grace-period-increased':
     'a kill of a pod starts with a longer grace period than an earlier kill of the same UID already used',

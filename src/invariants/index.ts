@@ -18,7 +18,15 @@ import type { Checker, Violation } from './types.js';
 import { VolumeTornDownWhileRunning } from './volumeTornDownWhileRunning.js';
 
 export { describeInvariant, INVARIANT_DESCRIPTIONS } from './descriptions.js';
-export { type Checker, INVARIANT_IDS, type InvariantId, isInvariantId, type Violation } from './types.js';
+export {
+  type Checker,
+  FINDING_IDS,
+  INVARIANT_IDS,
+  type InvariantId,
+  isFinding,
+  isInvariantId,
+  type Violation,
+} from './types.js';
 export {
   ConcurrentKill,
   ContainerStartedAfterTerminated,

@@ -1,8 +1,9 @@
-// node-shutdown-marked-failed: after a graceful node shutdown started on node N (nodeShutdownStarted),
-// a restartable pod on N is published with phase Failed (apiPodPhase phase=Failed restartable=true; the
-// fact's node is the pod's node). Catches the pre-#102344 shutdown manager, which set Failed (reason
-// Shutdown) on pods it killed. Upstream later restored that behaviour (#106900); the simulator follows
-// #102344 as merged, so with the fix on this must not fire.
+// node-shutdown-marked-failed (a finding, not a violation): after a graceful node shutdown started on
+// node N (nodeShutdownStarted), a restartable pod on N is published with phase Failed by the shutdown
+// manager (apiPodPhase phase=Failed restartable=true with the shutdown's reason: "Shutdown" in
+// release-1.20, "Terminated" since #102840). Release-1.20 and -1.21 did this, PR #102344 stopped it
+// (issue #104531 calls that a regression) and #106899 / #106900 / #106901 restored it: it records which
+// behaviour a kubelet has (fix node-shutdown-failed-phase), so it is reported as a finding.
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
@@ -21,7 +22,8 @@ export class NodeShutdownMarkedFailed implements Checker {
     }
     // The shutdown status function's reason is "Shutdown"; a pod Failed for another reason (an eviction,
     // a crash with restartPolicy Never) was not marked Failed by the shutdown.
-    if (f.kind !== 'apiPodPhase' || f.phase !== 'Failed' || !f.restartable || f.reason !== 'Shutdown') return;
+    if (f.kind !== 'apiPodPhase' || f.phase !== 'Failed' || !f.restartable) return;
+    if (f.reason !== 'Shutdown' && f.reason !== 'Terminated') return;
     const shutdown = this.#shutdowns.get(f.node);
     if (shutdown === undefined) return;
     report({

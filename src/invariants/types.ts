@@ -19,6 +19,19 @@ export const INVARIANT_IDS = [
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
 
+/**
+ * Invariants that record a behaviour rather than forbid one: they are reported as findings (the JSON
+ * result's `findings`, a claim's `findings:`), never as violations, and no exit code depends on them.
+ * node-shutdown-marked-failed: upstream's graceful node shutdown marks pods Failed on purpose (issue
+ * #104531; PRs #106899 / #106900 / #106901 restored it after #102344 dropped it), so it is a release's
+ * behaviour to compare, not a safety property.
+ */
+export const FINDING_IDS = ['node-shutdown-marked-failed'] as const satisfies readonly InvariantId[];
+
+export function isFinding(id: InvariantId): boolean {
+  return (FINDING_IDS as readonly InvariantId[]).includes(id);
+}
+
 export function isInvariantId(id: string): id is InvariantId {
   return (INVARIANT_IDS as readonly string[]).includes(id);
 }

@@ -48,7 +48,9 @@ function* noEffects(): Co<void> {}
 /** nodeshutdown defaults used by the simulator: ShutdownGracePeriod 30 s, of which 10 s for critical pods. */
 export const shutdownGracePeriodRequestedSeconds = 30;
 export const shutdownGracePeriodCriticalPodsSeconds = 10;
-const nodeShutdownReason = 'Shutdown';
+/** nodeshutdown_manager_linux.go: "Shutdown" in release-1.20, "Terminated" since #102840 (release-1.22). */
+const nodeShutdownReasonLegacy = 'Shutdown';
+const nodeShutdownReason = 'Terminated';
 const nodeShutdownMessage = 'Pod was terminated in response to imminent node shutdown.';
 
 /** What the kubelet needs of the volume manager (pkg/kubelet/volumemanager VolumeManager). */
@@ -529,8 +531,9 @@ export class Kubelet {
 
   /**
    * nodeshutdown_manager_linux.go processShutdownEvent: kill every active pod through killPodNow, in
-   * parallel, with a grace period capped by the non-critical share of ShutdownGracePeriod. PR #102344 as
-   * merged stopped setting Phase=Failed here (upstream later restored it in #106900); 1.20 set it.
+   * parallel, with a grace period capped by the non-critical share of ShutdownGracePeriod. Release-1.20
+   * set Phase=Failed; PR #102344 as merged stopped it (1.22.0-1.22.4, 1.23.0: issue #104531), and
+   * #106899 / #106900 / #106901 (fix node-shutdown-failed-phase) set it again unless the pod Succeeded.
    */
   *processShutdownEvent(): Co<void> {
     this.publish({ kind: 'nodeShutdownStarted', atMs: this.sim.nowMs, node: this.nodeName });
@@ -548,14 +551,17 @@ export class Kubelet {
           if (kl.legacy !== undefined) {
             const status: PodStatus = {
               phase: 'Failed',
-              reason: nodeShutdownReason,
+              reason: nodeShutdownReasonLegacy,
               message: nodeShutdownMessage,
               containerStatuses: [],
             };
             err = yield* kl.legacy.killPodNow(pod, status, gracePeriodOverride);
           } else {
             assert(kl.podWorkers !== undefined, 'shutdown without pod workers');
+            const failedPhase = kl.fixes.on('node-shutdown-failed-phase');
             err = yield* killPodNow(kl.podWorkers, pod, false, gracePeriodOverride, (s) => {
+              // set the pod status to failed (unless it was already in a successful terminal phase)
+              if (failedPhase && s.phase !== 'Succeeded') s.phase = 'Failed';
               s.message = nodeShutdownMessage;
               s.reason = nodeShutdownReason;
             });

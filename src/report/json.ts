@@ -26,6 +26,8 @@ export interface RunResultJson {
   /** Claims are checked by `verify`, not by `run` / `fuzz`: always null here. */
   readonly claims: null;
   readonly outcome: StopReason;
+  /** Informational invariants that recorded something (not violations; see docs/invariants.md). */
+  readonly findings: readonly ViolationJson[];
 }
 
 export function violationToJson(v: Violation): ViolationJson {
@@ -52,5 +54,6 @@ export function resultToJson(result: RunResult, wallMs: number): RunResultJson {
     violations: result.violations.map(violationToJson),
     claims: null,
     outcome: result.outcome,
+    findings: result.findings.map(violationToJson),
   };
 }

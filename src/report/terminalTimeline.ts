@@ -4,7 +4,7 @@
 // so the output is a pure function of its input.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Fact } from '../facts.js';
-import type { Violation } from '../invariants/types.js';
+import { isFinding, type Violation } from '../invariants/types.js';
 import type { RunResult } from '../scenario/run.js';
 import { formatSeconds } from './spans.js';
 
@@ -153,7 +153,10 @@ export function formatViolation(v: Violation, color: boolean): string {
   if (v.pod !== null) where.push(v.uid !== null ? `pod ${v.pod} (uid ${v.uid})` : `pod ${v.pod}`);
   else if (v.uid !== null) where.push(`uid ${v.uid}`);
   if (v.volume !== null) where.push(`volume ${v.volume}`);
-  return `${c.red.bold(`VIOLATION ${v.invariant}`)} ${where.join(' ')}: ${v.message}`;
+  const label = isFinding(v.invariant)
+    ? c.cyan.bold(`FINDING ${v.invariant}`)
+    : c.red.bold(`VIOLATION ${v.invariant}`);
+  return `${label} ${where.join(' ')}: ${v.message}`;
 }
 
 type Entry =
@@ -171,7 +174,7 @@ export function formatTimeline(result: RunResult, opts: TimelineOptions): string
     line: describeFact(f),
   }));
   // Merge violations in: stable, after every fact at or before their time.
-  const violations = [...result.violations].sort((a, b) => a.atMs - b.atMs);
+  const violations = [...result.violations, ...result.findings].sort((a, b) => a.atMs - b.atMs);
   const merged: Entry[] = [];
   let vi = 0;
   for (const e of entries) {
@@ -193,7 +196,8 @@ export function formatTimeline(result: RunResult, opts: TimelineOptions): string
   }
   const render = (e: Entry): string => {
     const time = formatSeconds(e.atMs).padStart(9);
-    if (e.kind === 'violation') return `${c.red(time)} ${formatViolation(e.v, opts.color)}`;
+    if (e.kind === 'violation')
+      return `${isFinding(e.v.invariant) ? c.cyan(time) : c.red(time)} ${formatViolation(e.v, opts.color)}`;
     const text = /FAILED|Panic|bindMountOfUnmounted|faultInjected/.test(e.line.text)
       ? c.yellow(e.line.text)
       : e.line.text;
@@ -203,7 +207,7 @@ export function formatTimeline(result: RunResult, opts: TimelineOptions): string
   const limit = opts.limit;
   if (limit === undefined || merged.length <= limit) return merged.map(render);
   const n = Math.max(0, Math.floor(limit));
-  const first = merged.findIndex((e) => e.kind === 'violation');
+  const first = merged.findIndex((e) => e.kind === 'violation' && !isFinding(e.v.invariant));
   const anchor = first === -1 ? merged.length - 1 : first;
   let end = Math.min(merged.length, anchor + 1 + Math.floor(n / 4));
   const start = Math.max(0, end - n);

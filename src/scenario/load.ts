@@ -23,7 +23,7 @@ import {
 import type { z } from 'zod';
 import { InputError } from '../cli/errors.js';
 import { FIX_IDS, type KubeletName } from '../fixes.js';
-import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
+import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { formatDurationMs, parseDurationMs, parseSizeBytes } from '../sim/units.js';
 import {
   type ClaimFile,
@@ -638,7 +638,19 @@ function normaliseClaim(
     'invariant ID',
     problem,
   );
-  return { line: lineOf(path), fixes: { kubelet, off, on }, violations };
+  violations.forEach((id) => {
+    if (isFinding(id)) {
+      problem(
+        [...path, 'violations', c.violations.indexOf(id)],
+        `${id} is a finding, not a violation: list it under findings`,
+      );
+    }
+  });
+  const findings =
+    c.findings === undefined
+      ? null
+      : uniqueInOrder(c.findings, INVARIANT_IDS, [...path, 'findings'], 'finding ID', problem);
+  return { line: lineOf(path), fixes: { kubelet, off, on }, violations, findings };
 }
 
 // ---- writing --------------------------------------------------------------------------------------------
@@ -714,6 +726,7 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
         if (off.length + on.length > 0) out['fixes'] = flow(toggles);
       }
       out['violations'] = flow([...c.violations]);
+      if (c.findings !== null) out['findings'] = flow([...c.findings]);
       return out;
     });
   }

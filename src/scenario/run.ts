@@ -6,7 +6,7 @@ import type { Fact } from '../facts.js';
 import { Fixes } from '../fixes.js';
 import { createCheckers, InvariantMonitor } from '../invariants/index.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
-import { INVARIANT_IDS } from '../invariants/types.js';
+import { INVARIANT_IDS, isFinding } from '../invariants/types.js';
 import type { StopReason } from '../sim/index.js';
 import { type Claim, claimFixesLabel, fixesOfClaim, type Scenario } from './types.js';
 
@@ -29,7 +29,10 @@ export interface RunResult {
   readonly events: number;
   readonly virtualTimeMs: number;
   readonly outcome: StopReason;
+  /** Violations of safety and liveness invariants, in the order they were found. */
   readonly violations: readonly Violation[];
+  /** What the informational invariants (FINDING_IDS) recorded; never a failure. */
+  readonly findings: readonly Violation[];
   /** Every fact in order, when `recordFacts` was set. */
   readonly facts: readonly Fact[] | undefined;
 }
@@ -53,6 +56,7 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     maxEvents: o.maxEvents ?? DEFAULT_MAX_EVENTS,
   });
   monitor.onEnd(outcome.nowMs);
+  const all = monitor.violations();
   return {
     scenario: scenario.name,
     seed,
@@ -60,14 +64,21 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     events: outcome.events,
     virtualTimeMs: outcome.nowMs,
     outcome: outcome.reason,
-    violations: monitor.violations(),
+    violations: all.filter((v) => !isFinding(v.invariant)),
+    findings: all.filter((v) => isFinding(v.invariant)),
     facts,
   };
 }
 
-/** The distinct invariant IDs that fired, in the table's order. */
+/** The distinct invariant IDs that fired, in the table's order (findings are not violations). */
 export function firedInvariants(result: RunResult): InvariantId[] {
   const fired = new Set(result.violations.map((v) => v.invariant));
+  return INVARIANT_IDS.filter((id) => fired.has(id));
+}
+
+/** The distinct informational invariants that recorded something, in the table's order. */
+export function recordedFindings(result: RunResult): InvariantId[] {
+  const fired = new Set(result.findings.map((v) => v.invariant));
   return INVARIANT_IDS.filter((id) => fired.has(id));
 }
 
@@ -76,18 +87,31 @@ export interface ClaimResult {
   readonly fixes: Fixes;
   readonly expected: readonly InvariantId[];
   readonly actual: readonly InvariantId[];
+  /** The claim's findings (null: the claim does not check them) and what was recorded. */
+  readonly expectedFindings: readonly InvariantId[] | null;
+  readonly actualFindings: readonly InvariantId[];
   readonly pass: boolean;
   readonly result: RunResult;
 }
 
-/** Runs a claim: its fix set, the scenario's seed; passes if exactly the claimed invariants fire. */
+const sameIds = (a: readonly InvariantId[], b: readonly InvariantId[]): boolean =>
+  a.length === b.length && a.every((id, i) => id === b[i]);
+
+/**
+ * Runs a claim: its fix set, the scenario's seed; passes if exactly the claimed invariants fire and, when
+ * the claim lists findings, exactly those are recorded.
+ */
 export function checkClaim(scenario: Scenario, claim: Claim, maxEvents?: number): ClaimResult {
   const fixes = fixesOfClaim(claim.fixes);
   const result = runScenario(scenario, { fixes, maxEvents });
   const actual = firedInvariants(result);
   const expected = INVARIANT_IDS.filter((id) => claim.violations.includes(id));
-  const pass = actual.length === expected.length && actual.every((id, i) => id === expected[i]);
-  return { claim, fixes, expected, actual, pass, result };
+  const actualFindings = recordedFindings(result);
+  const expectedFindings =
+    claim.findings === null ? null : INVARIANT_IDS.filter((id) => claim.findings?.includes(id) === true);
+  const pass =
+    sameIds(actual, expected) && (expectedFindings === null || sameIds(actualFindings, expectedFindings));
+  return { claim, fixes, expected, actual, expectedFindings, actualFindings, pass, result };
 }
 
 export function claimLabel(claim: Claim): string {

@@ -4,7 +4,7 @@
 // defaults are the loader's job (load.ts). The JSON Schema for editors is generated from this file.
 import { z } from 'zod';
 import { FIX_IDS, KUBELET_NAMES, RELEASE_PRESETS } from '../fixes.js';
-import { INVARIANT_IDS } from '../invariants/types.js';
+import { FINDING_IDS, INVARIANT_IDS } from '../invariants/types.js';
 import { parseDurationMs, parseSizeBytes } from '../sim/units.js';
 import {
   ACCESS_MODES,
@@ -449,8 +449,14 @@ const ClaimSchema = mapping(
         error: expected('a list of invariant IDs ([] for none)'),
       })
       .meta({ description: 'the exact set of invariants that must fire; [] means none' }),
+    findings: z
+      .array(enumOf(FINDING_IDS, `a finding ID (${oneOf(FINDING_IDS)})`), {
+        error: expected('a list of finding IDs ([] for none)'),
+      })
+      .optional()
+      .meta({ description: 'the exact set of findings that must be recorded; not checked when absent' }),
   },
-  'a claim {fixes or kubelet, violations}',
+  'a claim {fixes or kubelet, violations, findings?}',
 ).check(
   z.superRefine(
     (value: unknown, ctx) => {

@@ -215,6 +215,8 @@ export interface Claim {
   readonly fixes: ClaimFixes;
   /** The exact set of invariants that must fire: unique, in INVARIANT_IDS order; empty means none. */
   readonly violations: readonly InvariantId[];
+  /** The exact set of findings (FINDING_IDS) that must be recorded; null: not checked. */
+  readonly findings: readonly InvariantId[] | null;
 }
 
 export interface Scenario {

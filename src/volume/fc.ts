@@ -25,7 +25,7 @@ import {
   makeVDPDNameInternal,
   parsePDName,
 } from './fcUtil.js';
-import { callEmbeddedProvider, MetricsBlock, MetricsNil } from './metrics.js';
+import { MetricsBlock, MetricsNil } from './metrics.js';
 import {
   mapBlockVolume,
   recordUnmountDevice,
@@ -318,26 +318,32 @@ class FcDiskUnmounter implements Unmounter {
 }
 
 class FcDiskMapper implements BlockVolumeMapper {
-  /** The embedded volume.MetricsProvider: NewMetricsBlock(globalMapPath/podUID) since PR #101587, unset before. */
-  private readonly metricsProvider: MetricsProvider | undefined;
+  /**
+   * fcDiskMapper embeds *fcDisk, which embeds volume.MetricsNil, and since PR #101587 also a
+   * volume.MetricsProvider set to NewMetricsBlock(globalMapPath/podUID). Go resolves GetMetrics to the
+   * shallower embedded MetricsProvider (MetricsBlock) and SupportsMetrics, which only MetricsNil
+   * defines, to MetricsNil's false. Before #101587 GetMetrics is MetricsNil's: NotSupported, no panic.
+   */
+  private readonly metricsProvider: MetricsProvider;
+  private readonly metricsNil = new MetricsNil();
 
   constructor(
     private readonly plugin: FcPlugin,
     private readonly spec: Spec,
     private readonly podUID: UID,
   ) {
-    if (plugin.fixes.on('block-metrics')) {
-      this.metricsProvider = new MetricsBlock(plugin.host, join(this.getGlobalMapPath(spec), podUID));
-    }
+    this.metricsProvider = plugin.fixes.on('block-metrics')
+      ? new MetricsBlock(plugin.host, join(this.getGlobalMapPath(spec), podUID))
+      : this.metricsNil;
   }
 
-  /** PR #101587: true, as the mapper initialises its MetricsProvider. */
+  /** fcDisk's MetricsNil.SupportsMetrics: false, so the stats calculator skips FC block volumes. */
   supportsMetrics(): boolean {
-    return this.plugin.fixes.on('block-metrics');
+    return this.metricsNil.supportsMetrics();
   }
 
   *getMetrics(): Co<Result<Metrics>> {
-    return yield* callEmbeddedProvider(this.metricsProvider);
+    return yield* this.metricsProvider.getMetrics();
   }
 
   getGlobalMapPath(spec: Spec): string {

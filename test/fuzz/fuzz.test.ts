@@ -148,6 +148,7 @@ describe('a campaign against the legacy kubelet', () => {
         line: loaded.claims[0]?.line ?? 0,
         fixes: claimFixesOf(legacy),
         violations: f.scenario.claims[0]?.violations,
+        findings: null,
       },
     ]);
     expect(fixFlags(legacy)).toEqual(['--kubelet legacy']);

@@ -71,6 +71,7 @@ export function sampleResult(over: Partial<RunResult> = {}): RunResult {
     virtualTimeMs: 3000.5,
     outcome: 'idle',
     violations: [violation],
+    findings: [],
     facts: sampleFacts(),
     ...over,
   };

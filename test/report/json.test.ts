@@ -16,6 +16,7 @@ describe('resultToJson', () => {
       'violations',
       'claims',
       'outcome',
+      'findings',
     ]);
     expect(json).toMatchObject({
       scenario: 'pod-deleted-before-start',

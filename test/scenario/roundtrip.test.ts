@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FIX_IDS, type FixId, KUBELET_NAMES, type KubeletName } from '../../src/fixes.js';
-import { INVARIANT_IDS } from '../../src/invariants/types.js';
+import { FINDING_IDS, INVARIANT_IDS, isFinding } from '../../src/invariants/types.js';
 import {
   formatDuration,
   formatSize,
@@ -107,7 +107,8 @@ const claim = fc.record({
   kubelet: fc.constantFrom(...KUBELET_NAMES),
   off: fc.subarray([...FIX_IDS]),
   on: fc.subarray([...FIX_IDS]),
-  violations: fc.subarray([...INVARIANT_IDS]),
+  violations: fc.subarray(INVARIANT_IDS.filter((id) => !isFinding(id))),
+  findings: fc.option(fc.subarray([...FINDING_IDS]), { nil: null }),
 });
 
 const POD_NAMES = ['web', 'db', 'p-1', '42', 'true'];
@@ -122,6 +123,7 @@ function build(
     off: FixId[];
     on: FixId[];
     violations: Claim['violations'];
+    findings: Claim['findings'];
   }>,
 ): Scenario {
   const pods = new Map<string, { alive: boolean; containers: string[] }>();
@@ -215,7 +217,7 @@ function build(
     const key = claimFixesLabel(fixes);
     if (seen.has(key)) continue;
     seen.add(key);
-    uniqueClaims.push({ line: 0, fixes, violations: c.violations });
+    uniqueClaims.push({ line: 0, fixes, violations: c.violations, findings: c.findings });
   }
   return {
     file: '',

@@ -72,11 +72,12 @@ describe('valid scenario files', () => {
         },
       ],
       claims: [
-        { line: 20, fixes: { kubelet: 'fixed', off: [], on: [] }, violations: [] },
+        { line: 20, fixes: { kubelet: 'fixed', off: [], on: [] }, violations: [], findings: null },
         {
           line: 22,
           fixes: { kubelet: 'fixed', off: ['pod-worker-lifecycle'], on: [] },
           violations: ['container-started-after-terminated'],
+          findings: null,
         },
       ],
     };
@@ -192,6 +193,7 @@ describe('valid scenario files', () => {
         line: 66,
         fixes: { kubelet: 'legacy', off: [], on: [] },
         violations: ['kubelet-panic', 'termination-stuck'],
+        findings: null,
       },
     ]);
   });

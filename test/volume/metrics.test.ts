@@ -55,7 +55,9 @@ describe('metrics providers', () => {
     const none = w.run(new MetricsBlock(w.host(), '').getMetrics()).value.err;
     expect(none).toBeInstanceOf(MetricsError);
     expect((none as MetricsError).code).toBe('NoPathDefined');
-    expect(mapper.supportsMetrics()).toBe(true);
+    // fcDiskMapper: GetMetrics is the shallower embedded MetricsProvider (MetricsBlock since #101587),
+    // SupportsMetrics is fcDisk's MetricsNil (false): the calculator never asks it.
+    expect(mapper.supportsMetrics()).toBe(false);
     expect(w.run(mapper.getMetrics()).value.value).toEqual({ capacityBytes: 7 * GiB });
     expect(w.run(new MetricsBlock(w.host(), '/dev/dm-0').getMetrics()).value.value).toEqual({
       capacityBytes: 7 * GiB,
@@ -72,10 +74,10 @@ describe('metrics providers', () => {
   });
 });
 
-describe('volume_stat_calculator SupportsMetrics gate (PRs #97972 + #101587)', () => {
+describe('volume_stat_calculator: Block volumes (#97972) and the SupportsMetrics gate (#101587)', () => {
   it('with block-metrics: block volumes report capacity and nothing panics', () => {
     const fixes = Fixes.all();
-    const { w, mapper } = blockPod(fixes);
+    const { w, mapper } = blockPod(fixes, 'iscsi');
     const { calc, facts } = calculator(
       w,
       fixes,
@@ -87,8 +89,20 @@ describe('volume_stat_calculator SupportsMetrics gate (PRs #97972 + #101587)', (
     expect(calc.getLatest()).toEqual({ persistentVolumes: [{ name: 'blk-1', capacityBytes: 7 * GiB }] });
   });
 
-  it('without it: GetMetrics on the unset embedded provider is a panic, published as kubeletPanic', () => {
-    for (const plugin of ['fc', 'iscsi'] as const) {
+  it('FC block volumes are skipped with #101587 and answer NotSupported without it (fcDisk embeds MetricsNil)', () => {
+    for (const fix of [true, false]) {
+      const fixes = Fixes.all().with('block-metrics', fix);
+      const { w, mapper } = blockPod(fixes, 'fc');
+      if (!fix) expect(isNotSupported(w.run(mapper.getMetrics()).value.err)).toBe(true);
+      const { calc, facts } = calculator(w, fixes, new Map([['blk-1', mapper]]));
+      w.run(calc.calcAndStoreStats());
+      expect(facts).toEqual([]);
+      expect(calc.getLatest()).toEqual({ persistentVolumes: [] });
+    }
+  });
+
+  it("without it: the iSCSI mapper's unset embedded provider is a panic, published as kubeletPanic", () => {
+    for (const plugin of ['iscsi'] as const) {
       const fixes = Fixes.all().with('block-metrics', false);
       const { w, mapper } = blockPod(fixes, plugin);
       const { calc, facts } = calculator(w, fixes, new Map([['blk-1', mapper]]));
@@ -123,8 +137,17 @@ describe('volume_stat_calculator SupportsMetrics gate (PRs #97972 + #101587)', (
     }
   });
 
-  it('without it, CSI block volumes (real metrics) do not panic', () => {
-    const fixes = Fixes.none();
+  it('without #97972 (fix block-volume-stats) no Block volume is asked at all: no panic', () => {
+    const fixes = Fixes.all().with('block-metrics', false).with('block-volume-stats', false);
+    const { w, mapper } = blockPod(fixes, 'iscsi');
+    const { calc, facts } = calculator(w, fixes, new Map([['blk-1', mapper]]));
+    w.run(calc.calcAndStoreStats());
+    expect(facts).toEqual([]);
+    expect(calc.panicked).toBe(false);
+  });
+
+  it('without #101587, CSI block volumes (real metrics) do not panic', () => {
+    const fixes = Fixes.all().with('block-metrics', false);
     const { w, mapper } = blockPod(fixes, 'csi');
     const { calc, facts } = calculator(w, fixes, new Map([['blk-1', mapper]]));
     w.run(calc.calcAndStoreStats());
@@ -134,7 +157,7 @@ describe('volume_stat_calculator SupportsMetrics gate (PRs #97972 + #101587)', (
 
   it('the background loop stops after a panic and runs periodically otherwise', () => {
     const fixes = Fixes.all();
-    const { w, mapper } = blockPod(fixes);
+    const { w, mapper } = blockPod(fixes, 'iscsi');
     const { calc } = calculator(w, fixes, new Map([['blk-1', mapper]]));
     calc.startOnce();
     w.sim.run({ horizonMs: w.sim.nowMs + 300_000, maxEvents: 10_000 });

@@ -108,7 +108,11 @@ export class VolumeStatCalculator {
   private *calc(): Co<void> {
     const provider = this.opts.statsProvider;
     const volumes = provider.listVolumesForPod(this.opts.podUID);
-    const blockVolumes = provider.listBlockVolumesForPod(this.opts.podUID);
+    // PR #97972 (fix block-volume-stats) added Block volumes to the calculation; before it only the
+    // filesystem volumes of ListVolumesForPod were asked for metrics.
+    const blockVolumes = this.opts.fixes.on('block-volume-stats')
+      ? provider.listBlockVolumesForPod(this.opts.podUID)
+      : undefined;
     if (volumes === undefined && blockVolumes === undefined) return;
     const metricVolumes = new Map<string, MetricsProvider>();
     for (const [name, v] of volumes ?? []) metricVolumes.set(name, v);
