@@ -45,6 +45,7 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       getVolumesAttached: () => kl.kubeClient.getVolumesAttached(node.name),
       getVolumesFromPodDir: () => node.storage.getVolumesFromPodDir(),
       isDeviceOpened: (name) => node.storage.isDeviceOpened(name),
+      pathExists: (path) => node.storage.pathExists(path),
       isLikelyMountPoint: (path) => {
         const r = node.storage.isLikelyNotMountPoint(path);
         return r.err === undefined && !r.value;

@@ -66,6 +66,11 @@ export class CsiPlugin implements VolumePlugin {
     return join(this.host.getVolumeDevicePluginDir(CSIPluginName), volumeName, 'dev');
   }
 
+  /** getVolumeDeviceDataDir: plugins/kubernetes.io/csi/volumeDevices/<pv>/data (vol_data.json of a Block PV). */
+  volumeDeviceDataDir(volumeName: string): string {
+    return join(this.host.getVolumeDevicePluginDir(CSIPluginName), volumeName, 'data');
+  }
+
   newAttacher(): Attacher {
     return new CsiAttacher(this);
   }
@@ -109,6 +114,33 @@ export class CsiPlugin implements VolumePlugin {
     if (lun === undefined)
       return { value: undefined, err: new GoError(`volume ${data.specVolID} not found`) };
     return { value: specOfLun(volumeName, lun, 'Filesystem'), err: undefined };
+  }
+
+  /** ConstructBlockVolumeSpec: loadVolumeData of getVolumeDeviceDataDir(specVolName); the pod is not read. */
+  // biome-ignore lint/correctness/useYield: reading vol_data.json takes no virtual time
+  *constructBlockVolumeSpec(_podUID: UID, volumeName: string, mapPath: string): Co<Result<Spec>> {
+    if (this.host.faults.constructVolumeSpec(volumeName)) {
+      return {
+        value: undefined,
+        err: new GoError(
+          `plugin.ConstructBlockVolumeSpec failed loading volume data using [${mapPath}]: input/output error`,
+        ),
+      };
+    }
+    const dataFile = join(this.volumeDeviceDataDir(volumeName), 'vol_data.json');
+    if (this.host.fs.get(dataFile)?.type !== 'file') {
+      return {
+        value: undefined,
+        err: new GoError(
+          `plugin.ConstructBlockVolumeSpec failed loading volume data using [${mapPath}]: open ${dataFile}: no such file or directory`,
+        ),
+      };
+    }
+    const data = JSON.parse(this.host.fs.readFile(dataFile)) as { specVolID: string };
+    const lun = this.host.san.lun(data.specVolID);
+    if (lun === undefined)
+      return { value: undefined, err: new GoError(`volume ${data.specVolID} not found`) };
+    return { value: specOfLun(volumeName, lun, 'Block'), err: undefined };
   }
 
   // biome-ignore lint/correctness/useYield: a /proc read takes no virtual time
@@ -310,6 +342,12 @@ class CsiBlockMapper implements BlockVolumeMapper {
     private readonly podUID: UID,
   ) {
     this.metrics = new MetricsBlock(plugin.host, join(plugin.globalMapPath(spec.name), podUID));
+    // csiPlugin.NewBlockVolumeMapper persists the volume info for teardown and reconstruction
+    // (saveVolumeData into the data dir) when it builds the mapper.
+    const dataDir = plugin.volumeDeviceDataDir(spec.name);
+    if (plugin.host.mkdirAll(dataDir) === undefined) {
+      plugin.host.fs.writeFile(join(dataDir, 'vol_data.json'), JSON.stringify({ specVolID: spec.name }));
+    }
   }
 
   /** csiBlockMapper always had metrics (NodeGetVolumeStats, PR #97972): no nil provider here. */

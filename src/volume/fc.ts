@@ -5,7 +5,7 @@ import { GoError } from '../api/errors.js';
 import type { UID } from '../api/v1.js';
 import type { Fixes } from '../fixes.js';
 import type { Co } from '../sim/index.js';
-import { join } from '../storage/fs.js';
+import { dirname, join } from '../storage/fs.js';
 import type { Host } from '../storage/host.js';
 import {
   cleanupMountPoint,
@@ -27,6 +27,7 @@ import {
 } from './fcUtil.js';
 import { MetricsBlock, MetricsNil } from './metrics.js';
 import {
+  findGlobalMapPathUUIDFromPod,
   mapBlockVolume,
   recordUnmountDevice,
   specOfLun,
@@ -134,6 +135,34 @@ export class FcPlugin implements VolumePlugin {
       };
     }
     return { value: specOfLun(volumeName, lun, 'Filesystem'), err: undefined };
+  }
+
+  /**
+   * ConstructBlockVolumeSpec: FindGlobalMapPathUUIDFromPod under the plugin's volumeDevices dir, then
+   * parsePDName of its parent (plugins/kubernetes.io/fc/volumeDevices/<wwn>-lun-<n>/<pod uid>).
+   */
+  // biome-ignore lint/correctness/useYield: a directory walk takes no virtual time
+  *constructBlockVolumeSpec(podUID: UID, volumeName: string, mapPath: string): Co<Result<Spec>> {
+    if (this.host.faults.constructVolumeSpec(volumeName)) {
+      return { value: undefined, err: new GoError(`error checking path ${mapPath}: input/output error`) };
+    }
+    const pluginDir = this.host.getVolumeDevicePluginDir(fcPluginName);
+    const globalMapPathUUID = findGlobalMapPathUUIDFromPod(this.host, pluginDir, mapPath, podUID);
+    // Upstream parses filepath.Dir("") = "." when nothing was found: a spec with WWIDs ["."] that names
+    // no LUN. The simulator cannot build a spec without a LUN, so it fails here instead; either way
+    // the real volume is not reconstructed (and so drops out of volumesInUse).
+    const globalPDPath = globalMapPathUUID === '' ? '.' : dirname(globalMapPathUUID);
+    const parsed = parsePDName(globalPDPath);
+    const lun =
+      parsed.err === undefined ? this.host.san.findFcLun(parsed.value.wwns, parsed.value.lun) : undefined;
+    if (lun === undefined) {
+      const why = parsed.err?.message ?? `no LUN behind ${globalPDPath}`;
+      return {
+        value: undefined,
+        err: new GoError(`failed to retrieve volume plugin information from globalPDPath: ${why}`),
+      };
+    }
+    return { value: specOfLun(volumeName, lun, 'Block'), err: undefined };
   }
 
   // biome-ignore lint/correctness/useYield: a /proc read takes no virtual time

@@ -5,7 +5,7 @@ import { GoError } from '../api/errors.js';
 import type { UID } from '../api/v1.js';
 import type { Fixes } from '../fixes.js';
 import type { Co } from '../sim/index.js';
-import { join } from '../storage/fs.js';
+import { dirname, join } from '../storage/fs.js';
 import type { Host } from '../storage/host.js';
 import { cleanupMountPoint, getMountRefs } from '../storage/mountUtils.js';
 import { ISCSI_TARGET_IQN, ISCSI_TARGET_PORTAL } from '../storage/san.js';
@@ -25,6 +25,7 @@ import {
 } from './iscsiUtil.js';
 import { callEmbeddedProvider, MetricsBlock, MetricsStatFS } from './metrics.js';
 import {
+  findGlobalMapPathUUIDFromPod,
   mapBlockVolume,
   recordUnmountDevice,
   specOfLun,
@@ -131,6 +132,33 @@ export class IscsiPlugin implements VolumePlugin {
     const lun = this.host.san.findIscsiLun(pi.value.portal, pi.value.iqn, Number(lunText));
     if (lun === undefined) return fail(`no iSCSI LUN behind ${globalPDPath}`);
     return { value: specOfLun(volumeName, lun, 'Filesystem'), err: undefined };
+  }
+
+  /**
+   * ConstructBlockVolumeSpec: FindGlobalMapPathUUIDFromPod, then getVolumeSpecFromGlobalMapPath of its
+   * parent (plugins/kubernetes.io/iscsi/volumeDevices/iface-default/<portal>-<iqn>-lun-<n>/<pod uid>):
+   * portal, IQN and LUN from the name, the iface from the path (required here, unlike Filesystem).
+   */
+  // biome-ignore lint/correctness/useYield: a directory walk takes no virtual time
+  *constructBlockVolumeSpec(podUID: UID, volumeName: string, mapPath: string): Co<Result<Spec>> {
+    const fail = (message: string): Result<Spec> => ({ value: undefined, err: new GoError(message) });
+    if (this.host.faults.constructVolumeSpec(volumeName)) {
+      return fail(`error checking path ${mapPath}: input/output error`);
+    }
+    const pluginDir = this.host.getVolumeDevicePluginDir(iscsiPluginName);
+    const globalMapPathUUID = findGlobalMapPathUUIDFromPod(this.host, pluginDir, mapPath, podUID);
+    const globalMapPath = globalMapPathUUID === '' ? '.' : dirname(globalMapPathUUID);
+    const dp = extractDeviceAndPrefix(globalMapPath);
+    if (dp.err !== undefined) return { value: undefined, err: dp.err };
+    const pi = extractPortalAndIqn(dp.value.device);
+    if (pi.err !== undefined) return { value: undefined, err: pi.err };
+    const lunText = dp.value.device.split('-lun-')[1];
+    if (lunText === undefined) return fail(`failed to retrieve lun from globalMapPath: ${globalMapPath}`);
+    const [, found] = extractIface(globalMapPath);
+    if (!found) return fail(`failed to retrieve iface from globalMapPath: ${globalMapPath}`);
+    const lun = this.host.san.findIscsiLun(pi.value.portal, pi.value.iqn, Number(lunText));
+    if (lun === undefined) return fail(`no iSCSI LUN behind ${globalMapPath}`);
+    return { value: specOfLun(volumeName, lun, 'Block'), err: undefined };
   }
 
   /** GetDeviceMountRefs = mounter.GetMountRefs. */

@@ -22,6 +22,39 @@ export function specOfLun(volumeName: string, lun: Lun, mode: VolumeMode): Spec 
   };
 }
 
+/**
+ * volumepathhandler.FindGlobalMapPathUUIDFromPod: walk the plugin's volumeDevices dir for an entry named
+ * after the pod UID that is a device node (a block map bind mount) pointing at the same device as the
+ * pod's map path link (compareBindMountAndSymlinks: same major/minor). Returns '' when none is found,
+ * as upstream does: the caller then parses filepath.Dir("") = ".".
+ */
+export function findGlobalMapPathUUIDFromPod(
+  host: Host,
+  pluginDir: string,
+  mapPath: string,
+  podUID: UID,
+): string {
+  if (!host.fs.isDir(pluginDir)) return '';
+  const link = host.fs.get(mapPath);
+  const podDevice = link?.type === 'file' ? host.devices.evalSymlinks(link.content) : undefined;
+  let found = '';
+  const walk = (dir: string): void => {
+    for (const name of host.fs.readDir(dir)) {
+      const path = join(dir, name);
+      if (host.fs.isDir(path)) {
+        walk(path);
+        continue;
+      }
+      const m = host.mounts.at(path);
+      // A device node: only a block map bind mount makes the file one.
+      if (name !== podUID || m === undefined || m.kind !== 'blockMap') continue;
+      if (podDevice !== undefined && m.device === podDevice) found = path;
+    }
+  };
+  walk(pluginDir);
+  return found;
+}
+
 /** The cluster volume a global path belongs to: what is mounted there, else what its name parses to. */
 export function volumeOfPath(host: Host, path: string, parse: (path: string) => Lun | undefined): string {
   return host.mounts.at(path)?.lun ?? parse(path)?.name ?? basename(path);

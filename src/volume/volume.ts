@@ -101,8 +101,14 @@ export interface VolumePlugin {
   newUnmounter(volumeName: string, podUID: UID): Unmounter;
   newBlockVolumeMapper(spec: Spec, podUID: UID): BlockVolumeMapper;
   newBlockVolumeUnmapper(volumeName: string, podUID: UID): BlockVolumeUnmapper;
-  /** Reconstruction after a kubelet restart (fc.go / iscsi.go ConstructVolumeSpec). */
+  /** Reconstruction after a kubelet restart (fc.go / iscsi.go ConstructVolumeSpec): Filesystem volumes. */
   constructVolumeSpec(volumeName: string, mountPath: string): Co<Result<Spec>>;
+  /**
+   * BlockVolumePlugin.ConstructBlockVolumeSpec(podUID, volumeName, mapPath): Block volumes, from the
+   * pod's volumeDevices link and the global map path (FC / iSCSI) or vol_data.json (CSI); no
+   * /proc/mounts read, so PR #102059 does not touch it.
+   */
+  constructBlockVolumeSpec(podUID: UID, volumeName: string, mapPath: string): Co<Result<Spec>>;
   /** GetDeviceMountRefs: other mounts of the global path (bind mounts still using it). */
   getDeviceMountRefs(deviceMountPath: string): Co<Result<string[]>>;
 }

@@ -59,6 +59,11 @@ export interface VolumeHost {
    * reconstruction. Without it the pod's volume directory is taken as mounted.
    */
   isLikelyMountPoint?(path: string): boolean;
+  /**
+   * Optional: whether a path exists on the node (volumepathhandler IsSymlinkExist for a Block volume's
+   * pod device link during reconstruction). Without it the link is taken as present.
+   */
+  pathExists?(path: string): boolean;
   /** Optional: config.SourcesReady.AllReady(); without it the sources are ready at once. */
   sourcesReady?(): boolean;
   publish(fact: Fact): void;

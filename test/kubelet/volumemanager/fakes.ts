@@ -25,7 +25,13 @@ function fail<T>(message: string): Result<T> {
 }
 
 /** Counts of injected failures still to fire, by call name. */
-export type FailureName = 'unmountDevice' | 'tearDown' | 'mountDevice' | 'setUp' | 'constructVolumeSpec';
+export type FailureName =
+  | 'unmountDevice'
+  | 'tearDown'
+  | 'mountDevice'
+  | 'setUp'
+  | 'constructVolumeSpec'
+  | 'constructBlockVolumeSpec';
 
 export class FakePlugin implements VolumePlugin {
   readonly calls: string[] = [];
@@ -154,6 +160,14 @@ export class FakePlugin implements VolumePlugin {
     if (err !== undefined) return { value: undefined, err };
     return ok(makeSpec(volumeName, this.kind));
   }
+  *constructBlockVolumeSpec(podUID: string, volumeName: string, _mapPath: string): Co<Result<Spec>> {
+    const err = yield* this.act(
+      `constructBlockVolumeSpec(${podUID},${volumeName})`,
+      'constructBlockVolumeSpec',
+    );
+    if (err !== undefined) return { value: undefined, err };
+    return ok(makeSpec(volumeName, this.kind, 'Block'));
+  }
   *getDeviceMountRefs(): Co<Result<string[]>> {
     yield* sleep(0);
     return ok([]);
@@ -208,6 +222,8 @@ export class Harness {
   volumesAttached: { name: string; devicePath: string }[];
   readonly vm: VolumeManager;
   deviceOpened = false;
+  /** Paths that exist on the node (a Block volume's pod device link); undefined: every path exists. */
+  existingPaths: Set<string> | undefined = undefined;
 
   constructor(o: HarnessOptions = {}) {
     const specs = new Map((o.volumes ?? [makeSpec('lun-1')]).map((s) => [s.name, s]));
@@ -227,6 +243,7 @@ export class Harness {
       getVolumesAttached: () => this.volumesAttached,
       getVolumesFromPodDir: () => o.podsOnDisk ?? [],
       isDeviceOpened: () => this.deviceOpened,
+      pathExists: (path) => this.existingPaths?.has(path) ?? true,
       publish: (f) => this.facts.push(f),
     };
     this.vm = new VolumeManager({

@@ -75,4 +75,24 @@ describe('syncStates', () => {
     expect(h.plugin.count('setUp')).toBe(1);
     expect(h.vm.getMountedVolumesForPod('uid-a').size).toBe(1);
   });
+
+  it('a Block volume goes through ConstructBlockVolumeSpec and is checked by its pod device link', () => {
+    const block: PodVolumeOnDisk = {
+      ...onDisk,
+      mode: 'Block',
+      mountPath: '/var/lib/kubelet/pods/uid-old/volumeDevices/kubernetes.io~fc/lun-1',
+    };
+    const h = new Harness({ podsOnDisk: [block] });
+    while (!h.vm.reconcilerStatesHasBeenSynced()) h.runUntil(h.sim.nowMs + 1);
+    expect(h.plugin.calls).toEqual(['constructBlockVolumeSpec(uid-old,lun-1)']);
+    expect(h.vm.actualStateOfWorld.getMountedVolumesForPod('uid-old')).toHaveLength(1);
+    expect(h.vm.getVolumesInUse()).toEqual(['lun-1']);
+
+    // Without the link (IsSymlinkExist false) the volume "is not mounted": reconstruction fails.
+    const gone = new Harness({ podsOnDisk: [block] });
+    gone.existingPaths = new Set();
+    gone.runUntil(2_000);
+    expect(gone.plugin.count('constructBlockVolumeSpec')).toBe(1);
+    expect(gone.vm.actualStateOfWorld.getAttachedVolumes()).toEqual([]);
+  });
 });

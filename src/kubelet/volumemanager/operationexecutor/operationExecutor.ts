@@ -274,34 +274,38 @@ export class OperationExecutor {
   }
 
   /**
-   * ReconstructVolumeOperation. Upstream calls ConstructBlockVolumeSpec for Block mode; the simulated
-   * plugins expose one ConstructVolumeSpec for both modes.
+   * ReconstructVolumeOperation: Filesystem volumes through the plugin's ConstructVolumeSpec (which reads
+   * /proc/mounts), Block volumes through its ConstructBlockVolumeSpec (the pod's volumeDevices link and
+   * the global map path; volumePath is pods/{uid}/volumeDevices/{plugin}/{volumeName}).
    */
   *reconstructVolumeOperation(
-    _volumeMode: VolumeMode,
+    volumeMode: VolumeMode,
     plugin: VolumePlugin,
+    uid: UID,
     volumeSpecName: string,
     volumePath: string,
   ): Co<Result<Spec>> {
-    return yield* plugin.constructVolumeSpec(volumeSpecName, volumePath);
+    if (volumeMode === 'Filesystem') return yield* plugin.constructVolumeSpec(volumeSpecName, volumePath);
+    return yield* plugin.constructBlockVolumeSpec(uid, volumeSpecName, volumePath);
   }
 
   /**
    * CheckVolumeExistenceOperation: a Filesystem volume of an attachable plugin must still be a mount
-   * point; Block volumes must still have their pod device link (the directory entry found on disk).
+   * point; a Block volume must still have its symbolic link to the raw device under the pod's device map
+   * (IsSymlinkExist: a missing link is "not exist", not an error).
    */
   checkVolumeExistenceOperation(
     volumeSpec: Spec,
     mountPath: string,
     attachable: boolean,
-    isLikelyMountPoint: ((path: string) => boolean) | undefined,
+    host: { isLikelyMountPoint?(path: string): boolean; pathExists?(path: string): boolean },
   ): { exists: boolean; err: GoError | undefined } {
     if (checkVolumeModeFilesystem(volumeSpec)) {
-      if (attachable && isLikelyMountPoint !== undefined) {
-        return { exists: isLikelyMountPoint(mountPath), err: undefined };
+      if (attachable && host.isLikelyMountPoint !== undefined) {
+        return { exists: host.isLikelyMountPoint(mountPath), err: undefined };
       }
       return { exists: true, err: undefined };
     }
-    return { exists: true, err: undefined };
+    return { exists: host.pathExists?.(mountPath) ?? true, err: undefined };
   }
 }

@@ -34,7 +34,10 @@ export interface ReconcilerOptions {
   readonly populatorHasAddedPods: () => boolean;
   readonly operationExecutor: OperationExecutor;
   readonly volumePluginMgr: VolumePluginMgr;
-  readonly host: Pick<VolumeHost, 'getVolumesFromPodDir' | 'getVolumesAttached' | 'isLikelyMountPoint'>;
+  readonly host: Pick<
+    VolumeHost,
+    'getVolumesFromPodDir' | 'getVolumesAttached' | 'isLikelyMountPoint' | 'pathExists' | 'publish'
+  >;
   readonly clock: { readonly nowMs: number };
 }
 

@@ -106,6 +106,7 @@ export function* reconstructVolume(
   const r = yield* rc.o.operationExecutor.reconstructVolumeOperation(
     volume.mode,
     plugin,
+    volume.podUID,
     volume.volumeName,
     volume.mountPath,
   );
@@ -131,7 +132,7 @@ export function* reconstructVolume(
     volumeSpec,
     checkPath,
     attachable,
-    rc.o.host.isLikelyMountPoint?.bind(rc.o.host),
+    rc.o.host,
   );
   if (check.err !== undefined) return { volume: undefined, err: check.err };
   // If mount or symlink doesn't exist, volume reconstruction should be failed
