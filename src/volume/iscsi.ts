@@ -139,7 +139,6 @@ export class IscsiPlugin implements VolumePlugin {
    * parent (plugins/kubernetes.io/iscsi/volumeDevices/iface-default/<portal>-<iqn>-lun-<n>/<pod uid>):
    * portal, IQN and LUN from the name, the iface from the path (required here, unlike Filesystem).
    */
-  // biome-ignore lint/correctness/useYield: a directory walk takes no virtual time
   *constructBlockVolumeSpec(podUID: UID, volumeName: string, mapPath: string): Co<Result<Spec>> {
     const fail = (message: string): Result<Spec> => ({ value: undefined, err: new GoError(message) });
     if (this.host.faults.constructVolumeSpec(volumeName)) {
