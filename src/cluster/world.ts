@@ -70,7 +70,7 @@ export class World {
         rng: this.sim.rng.fork(`${name}/storage`),
         podNameOf: (uid) => this.podNameOf(uid),
       });
-      const runtime = new FakeRuntime(this.sim, this.sim.rng.fork(`${name}/runtime`), name, publish);
+      const runtime = new FakeRuntime(this.sim, this.sim.rng.fork(`${name}/runtime`), name, publish, storage);
       this.nodes.set(name, {
         name,
         storage,

@@ -77,6 +77,16 @@ const START_LATENCY_MS = [20, 100] as const;
 const STOP_REMOVE_LATENCY_MS = [10, 50] as const;
 const SIGTERM_EXIT_MS = [100, 800] as const;
 
+/**
+ * The node's mount namespaces as the runtime uses them: a container gets its own copy of the pod's
+ * volume mounts when it is created (runc sets the namespace up before the process starts) and keeps the
+ * filesystems and devices open until its process is gone, whatever the host unmounts meanwhile.
+ */
+export interface MountNamespaces {
+  createNamespace(containerId: string, podUID: UID): void;
+  destroyNamespace(containerId: string): void;
+}
+
 export class FakeRuntime {
   private readonly pods = new Map<UID, PodEntry>();
   private readonly startFaults = new Map<UID, ContainerStartFault>();
@@ -86,6 +96,7 @@ export class FakeRuntime {
     private readonly rng: Rng,
     readonly nodeName: string,
     private readonly publish: (fact: Fact) => void,
+    private readonly namespaces?: MountNamespaces,
   ) {}
 
   injectContainerStartFault(uid: UID, fault: ContainerStartFault): void {
@@ -145,6 +156,7 @@ export class FakeRuntime {
       stopWaiters: [],
     };
     entry.containers.set(c.id, c);
+    this.namespaces?.createNamespace(c.id, meta.uid);
     this.publish({
       kind: 'containerCreated',
       atMs: this.sim.nowMs,
@@ -173,6 +185,7 @@ export class FakeRuntime {
       c.state = 'exited';
       c.exitCode = 128;
       c.finishedAtMs = this.sim.nowMs;
+      this.namespaces?.destroyNamespace(c.id);
       return new GoError(`failed to start container ${spec.name}: ${fault.error}`);
     }
     if (fault !== undefined) this.startFaults.delete(meta.uid);
@@ -224,6 +237,7 @@ export class FakeRuntime {
     if (entry === undefined || c === undefined) return undefined;
     if (c.state === 'running') return new GoError(`cannot remove running container ${c.id}`);
     entry.containers.delete(containerId);
+    this.namespaces?.destroyNamespace(c.id);
     this.publish({
       kind: 'containerRemoved',
       atMs: this.sim.nowMs,
@@ -329,6 +343,8 @@ export class FakeRuntime {
     c.exitCode = exitCode;
     c.finishedAtMs = this.sim.nowMs;
     c.exitAtMs = Number.POSITIVE_INFINITY;
+    // The namespace dies with the container's process (or its init, for one that never started).
+    this.namespaces?.destroyNamespace(c.id);
     if (wasRunning) {
       this.publish({
         kind: 'containerExited',

@@ -28,6 +28,7 @@ import {
   type MountEntry,
   MountTable,
   normalize,
+  pathWithinBase,
   ROOT_DEVICE,
   ROOT_DISK_BYTES,
 } from './fs.js';
@@ -66,6 +67,12 @@ const PLUGIN_DIR_KIND: Record<string, LunPlugin> = {
 
 type AccessState = 'none' | 'ro' | 'rw';
 
+/** One LUN a container's mount namespace holds. */
+export interface NamespaceRef {
+  readonly lun: string;
+  readonly readWrite: boolean;
+}
+
 export class Host {
   readonly node: string;
   readonly sim: Sim;
@@ -81,6 +88,12 @@ export class Host {
   private readonly access = new Map<string, AccessState>();
   /** deviceStillOpen: LUNs a host process holds open behind the kubelet's back. */
   private readonly holders = new Set<string>();
+  /**
+   * Containers' mount namespaces: container ID -> the LUNs its copy of the pod's volume mounts keeps
+   * open (read-write or read-only). Host umounts do not reach them; they go when the container's
+   * process exits.
+   */
+  private readonly namespaces = new Map<string, readonly NamespaceRef[]>();
 
   constructor(opts: HostOptions) {
     this.node = opts.node;
@@ -278,14 +291,14 @@ export class Host {
 
   /** Everything that keeps the LUN's block device open on this node: mounts, block maps, holders. */
   isDeviceOpened(volume: string): boolean {
-    if (this.holders.has(volume)) return true;
+    if (this.holders.has(volume) || this.heldByContainer(volume)) return true;
     return this.mounts.list().some((m) => m.lun === volume);
   }
 
   /** Is the device node (disk or map) open: mounted, block-mapped, or under an open map? */
   isDevicePathOpen(devicePath: string): boolean {
     const lun = this.devices.lunOf(devicePath);
-    if (lun !== undefined && this.holders.has(lun)) return true;
+    if (lun !== undefined && (this.holders.has(lun) || this.heldByContainer(lun))) return true;
     const dev = this.devices.evalSymlinks(devicePath) ?? devicePath;
     return this.mounts
       .list()
@@ -301,16 +314,66 @@ export class Host {
     this.holders.delete(volume);
   }
 
+  // ---- containers' mount namespaces (runtime.MountNamespaces) ----
+
+  /**
+   * A container is created: its mount namespace copies the pod's volume mounts as they are now, the
+   * filesystem volumes under pods/{uid}/volumes and the block devices linked from pods/{uid}/volumeDevices.
+   */
+  createNamespace(containerId: string, podUID: UID): void {
+    const refs: NamespaceRef[] = [];
+    const add = (lun: string, readWrite: boolean): void => {
+      const i = refs.findIndex((r) => r.lun === lun);
+      if (i < 0) refs.push({ lun, readWrite });
+      else if (readWrite && !(refs[i] as NamespaceRef).readWrite) refs[i] = { lun, readWrite };
+    };
+    const podDir = join(KUBELET_ROOT, 'pods', podUID);
+    for (const m of this.mounts.list()) {
+      if (m.lun !== undefined && pathWithinBase(m.path, join(podDir, 'volumes'))) add(m.lun, !isReadOnly(m));
+    }
+    const devicesDir = join(podDir, 'volumeDevices');
+    if (this.fs.isDir(devicesDir)) {
+      for (const plugin of this.fs.readDir(devicesDir)) {
+        if (!this.fs.isDir(join(devicesDir, plugin))) continue;
+        for (const name of this.fs.readDir(join(devicesDir, plugin))) {
+          const link = this.fs.get(join(devicesDir, plugin, name));
+          const lun = link?.type === 'file' ? this.devices.lunOf(link.content) : undefined;
+          if (lun !== undefined) add(lun, true);
+        }
+      }
+    }
+    if (refs.length === 0) return;
+    this.namespaces.set(containerId, refs);
+    for (const r of refs) this.recomputeAccess(r.lun);
+  }
+
+  /** The container's process is gone: so are its namespace's mounts (idempotent). */
+  destroyNamespace(containerId: string): void {
+    const refs = this.namespaces.get(containerId);
+    if (refs === undefined) return;
+    this.namespaces.delete(containerId);
+    for (const r of refs) this.recomputeAccess(r.lun);
+  }
+
+  /** Whether some container's mount namespace still holds the LUN open. */
+  heldByContainer(volume: string): boolean {
+    for (const refs of this.namespaces.values()) if (refs.some((r) => r.lun === volume)) return true;
+    return false;
+  }
+
   /**
    * A write to /sys/block/sdX/device/delete. When a map loses its last path and nothing holds it open,
    * multipathd removes the map too (its remove-path uevent handler flushes empty maps).
    */
   deleteScsiDevice(path: string): void {
     const dm = this.devices.findMultipathDeviceForDevice(path);
+    const lun = this.devices.lunOf(path);
     this.devices.deleteScsi(path);
     if (dm !== '' && this.devices.map(dm)?.slaves.length === 0 && !this.isDevicePathOpen(dm)) {
       this.devices.removeMap(dm);
     }
+    // A container still holding the LUN loses its last path: its writes fail from now on.
+    if (lun !== undefined) this.recomputeAccess(lun);
   }
 
   /** `iscsiadm --logout`: the session goes and the kernel deletes the disks found through it. */
@@ -384,7 +447,19 @@ export class Host {
 
   private recomputeAccess(volume: string): void {
     const mine = this.mounts.list().filter((m) => m.lun === volume);
-    const next: AccessState = mine.length === 0 ? 'none' : mine.some((m) => !isReadOnly(m)) ? 'rw' : 'ro';
+    let rw = mine.some((m) => !isReadOnly(m));
+    let any = mine.length > 0;
+    // A container's namespace reaches the LUN only while the node still has a path to it.
+    if (this.devices.scsiPathsOf(volume).length > 0) {
+      for (const refs of this.namespaces.values()) {
+        for (const r of refs) {
+          if (r.lun !== volume) continue;
+          any = true;
+          rw ||= r.readWrite;
+        }
+      }
+    }
+    const next: AccessState = !any ? 'none' : rw ? 'rw' : 'ro';
     const prev = this.access.get(volume) ?? 'none';
     if (next === prev) return;
     if (next === 'none') this.access.delete(volume);
