@@ -48,7 +48,35 @@ export type Fact =
   | (Base & { kind: 'unmountDevice'; volume: string; ok: boolean })
   /** SetUp bind-mounted a global path that was not mounted (MountDevice skipped after a failure). */
   | (Base & PodRef & { kind: 'bindMountOfUnmountedGlobalPath'; volume: string })
+  // ---- volume reconstruction after a kubelet start (reconciler syncStates, release-1.23) ----
+  /** syncStates began: how many volume dirs it found under the pods dir. */
+  | (Base & { kind: 'reconstructionStarted'; volumeDirs: number })
+  /**
+   * One volume dir: reconstructVolume's result and what syncStates did with it: put into the actual
+   * state (`addedToActualState`), marked reported in use for a pod that still wants it
+   * (`reportedInUse`), left to the pod's own mount (`skippedDesired`, failed but desired), or
+   * `cleanupMounts` (failed and not desired: only the pod's UnmountVolume runs, the global mount stays).
+   */
+  | (Base &
+      PodRef & {
+        kind: 'volumeReconstruction';
+        volume: string;
+        mode: 'Filesystem' | 'Block';
+        ok: boolean;
+        /** The error of a failed reconstruction; `inconsistentRead` when it was an InconsistentReadError. */
+        error?: string | undefined;
+        inconsistentRead: boolean;
+        outcome: 'addedToActualState' | 'reportedInUse' | 'skippedDesired' | 'cleanupMounts';
+      })
+  /**
+   * syncStates ended. `unreconstructedDevices`: volumes whose device is still mounted or mapped on the
+   * node (ground truth) but that neither the actual nor the desired state holds: one-shot
+   * reconstruction only looks at pod volume dirs, so nothing will ever unmount these.
+   */
+  | (Base & { kind: 'reconstructionFinished'; unreconstructedDevices: readonly string[] })
   // ---- storage ground truth (per node host) ----
+  /** One utilio.ConsistentRead of /proc/mounts: how many attempts it took and whether it succeeded. */
+  | (Base & { kind: 'procMountsRead'; purpose: string; attempts: number; consistent: boolean })
   /** A read-write (or read-only) global mount or block map of a LUN appeared / went on a node. */
   | (Base & { kind: 'lunAccessOpened'; volume: string; readWrite: boolean })
   | (Base & { kind: 'lunAccessClosed'; volume: string })

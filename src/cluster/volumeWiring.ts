@@ -46,6 +46,7 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       getVolumesFromPodDir: () => node.storage.getVolumesFromPodDir(),
       isDeviceOpened: (name) => node.storage.isDeviceOpened(name),
       pathExists: (path) => node.storage.pathExists(path),
+      globallyMountedVolumes: () => node.storage.globallyMountedVolumes(),
       isLikelyMountPoint: (path) => {
         const r = node.storage.isLikelyNotMountPoint(path);
         return r.err === undefined && !r.value;

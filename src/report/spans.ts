@@ -583,6 +583,44 @@ function onFact(b: Builder, f: Fact): void {
         });
       }
       return;
+    // ---- reconstruction ----
+    case 'reconstructionStarted':
+      b.begin(pk('syncStates', node), tracks.kubelet(node), 'reconstruction (syncStates)', at, {
+        volumeDirs: f.volumeDirs,
+      });
+      return;
+    case 'reconstructionFinished':
+      b.end(pk('syncStates', node), at, { unreconstructedDevices: f.unreconstructedDevices.join(', ') });
+      for (const volume of f.unreconstructedDevices) {
+        b.instant(tracks.device(node, volume), 'not reconstructed, still mounted', 'error', at, { volume });
+      }
+      return;
+    case 'volumeReconstruction':
+      b.instant(
+        tracks.device(node, f.volume),
+        f.ok ? `reconstructed: ${f.outcome}` : `reconstruction failed: ${f.outcome}`,
+        f.ok ? 'event' : 'error',
+        at,
+        {
+          volume: f.volume,
+          pod: f.pod,
+          uid: f.uid,
+          mode: f.mode,
+          error: f.error ?? null,
+        },
+      );
+      return;
+    case 'procMountsRead':
+      if (!f.consistent || f.attempts > 1) {
+        b.instant(
+          tracks.faults(node),
+          f.consistent ? `/proc/mounts consistent after ${f.attempts} reads` : '/proc/mounts inconsistent',
+          f.consistent ? 'event' : 'error',
+          at,
+          { purpose: f.purpose, attempts: f.attempts },
+        );
+      }
+      return;
     // ---- faults ----
     case 'faultInjected': {
       const args: Record<string, ArgValue> = { fault: f.fault };

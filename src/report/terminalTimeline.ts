@@ -104,6 +104,28 @@ export function describeFact(f: Fact): FactLine {
       return { subject: `volume ${f.volume}`, text: 'volumeAttached' };
     case 'volumeDetached':
       return { subject: `volume ${f.volume}`, text: `volumeDetached${f.forced ? ' (forced)' : ''}` };
+    case 'reconstructionStarted':
+      return { subject: 'volumes', text: `reconstructionStarted (${f.volumeDirs} volume dirs on disk)` };
+    case 'volumeReconstruction':
+      return {
+        subject: podSubject(f),
+        text:
+          `volumeReconstruction ${f.volume} (${f.mode}) ${f.ok ? 'ok' : 'FAILED'} -> ${f.outcome}` +
+          (f.error !== undefined ? `: ${f.error}` : ''),
+      };
+    case 'reconstructionFinished':
+      return {
+        subject: 'volumes',
+        text:
+          f.unreconstructedDevices.length === 0
+            ? 'reconstructionFinished'
+            : `reconstructionFinished; still mounted but in no state: ${f.unreconstructedDevices.join(', ')}`,
+      };
+    case 'procMountsRead':
+      return {
+        subject: 'volumes',
+        text: `procMountsRead ${f.consistent ? 'consistent' : 'INCONSISTENT'} after ${f.attempts} attempt(s) (${f.purpose})`,
+      };
     case 'faultInjected': {
       const on = [
         f.pod !== undefined ? `pod ${f.pod}` : '',
@@ -124,6 +146,8 @@ export function notableFacts(facts: readonly Fact[]): Fact[] {
   const out: Fact[] = [];
   const phase = new Map<string, string>();
   const inUse = new Map<string, string>();
+  /** Nodes whose reconstruction found no volume dir: its start and an empty finish are no news. */
+  const emptyReconstruction = new Set<string>();
   for (const f of facts) {
     if (f.kind === 'podWorkerPhase') {
       const key = `${f.node}\u0000${f.uid}`;
@@ -133,6 +157,13 @@ export function notableFacts(facts: readonly Fact[]): Fact[] {
       const value = f.volumes.join('\u0000');
       if (inUse.get(f.node) === value) continue;
       inUse.set(f.node, value);
+    } else if (f.kind === 'reconstructionStarted' && f.volumeDirs === 0) {
+      emptyReconstruction.add(f.node);
+      continue;
+    } else if (f.kind === 'reconstructionFinished' && emptyReconstruction.delete(f.node)) {
+      if (f.unreconstructedDevices.length === 0) continue;
+    } else if (f.kind === 'procMountsRead' && f.consistent && f.attempts === 1) {
+      continue; // an ordinary read; the ones that met inconsistency are the news
     } else if (f.kind === 'kubeletStopped') {
       for (const k of [...phase.keys()]) if (k.startsWith(`${f.node}\u0000`)) phase.delete(k);
     }
@@ -198,7 +229,7 @@ export function formatTimeline(result: RunResult, opts: TimelineOptions): string
     const time = formatSeconds(e.atMs).padStart(9);
     if (e.kind === 'violation')
       return `${isFinding(e.v.invariant) ? c.cyan(time) : c.red(time)} ${formatViolation(e.v, opts.color)}`;
-    const text = /FAILED|Panic|bindMountOfUnmounted|faultInjected/.test(e.line.text)
+    const text = /FAILED|INCONSISTENT|Panic|bindMountOfUnmounted|faultInjected|in no state/.test(e.line.text)
       ? c.yellow(e.line.text)
       : e.line.text;
     return `${c.dim(time)} ${e.node.padEnd(nodeWidth)}  ${e.line.subject.padEnd(subjectWidth)}  ${text}`.trimEnd();

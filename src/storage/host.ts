@@ -274,17 +274,32 @@ export class Host {
 
   /**
    * utilio.ConsistentRead of /proc/mounts (and /proc/self/mountinfo, which the same fault affects): up to
-   * maxListTries reads; each one the procMounts fault makes inconsistent is retried.
+   * maxListTries reads; each one the procMounts fault makes inconsistent is retried. `purpose` names the
+   * caller for the procMountsRead fact (which path's refs, which device).
    */
-  readProcMounts(): Res<readonly MountEntry[]> {
+  readProcMounts(purpose = 'List'): Res<readonly MountEntry[]> {
     for (let i = 0; i < maxListTries; i++) {
-      if (!this.faults.procMountsInconsistent()) return ok([...this.mounts.list()]);
+      if (!this.faults.procMountsInconsistent()) {
+        this.publish({ kind: 'procMountsRead', purpose, attempts: i + 1, consistent: true });
+        return ok([...this.mounts.list()]);
+      }
     }
+    this.publish({ kind: 'procMountsRead', purpose, attempts: maxListTries, consistent: false });
     return fail(
       new InconsistentReadError(
         `could not get consistent content of /proc/mounts after ${maxListTries} attempts`,
       ),
     );
+  }
+
+  /** Simulator observation: volumes whose device is mounted or block-mapped outside any pod dir. */
+  globallyMountedVolumes(): string[] {
+    const podsDir = join(KUBELET_ROOT, 'pods');
+    const out = new Set<string>();
+    for (const m of this.mounts.list()) {
+      if (m.lun !== undefined && !pathWithinBase(m.path, podsDir)) out.add(m.lun);
+    }
+    return [...out].sort();
   }
 
   // ---- devices ----

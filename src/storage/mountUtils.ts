@@ -24,9 +24,9 @@ export function* unmount(host: Host, target: string): Co<GoError | undefined> {
   return host.unmount(target);
 }
 
-/** mounter.List(): /proc/mounts through ConsistentRead. */
-export function list(host: Host): Res<readonly MountEntry[]> {
-  return host.readProcMounts();
+/** mounter.List(): /proc/mounts through ConsistentRead; `purpose` names the caller in the fact. */
+export function list(host: Host, purpose = 'List'): Res<readonly MountEntry[]> {
+  return host.readProcMounts(purpose);
 }
 
 /**
@@ -37,7 +37,7 @@ export function getDeviceNameFromMount(
   host: Host,
   mountPath: string,
 ): Res<{ device: string; refCount: number }> {
-  const mps = list(host);
+  const mps = list(host, `GetDeviceNameFromMount ${normalize(mountPath)}`);
   if (mps.err !== undefined) return fail(mps.err);
   const target = normalize(mountPath);
   let device = '';
@@ -58,7 +58,7 @@ export function getDeviceNameFromMount(
  */
 export function getMountRefs(host: Host, pathname: string): Res<string[]> {
   if (!host.pathExists(pathname)) return ok([]);
-  const mis = list(host);
+  const mis = list(host, `GetMountRefs ${normalize(pathname)}`);
   if (mis.err !== undefined) return fail(mis.err);
   const hostSource = normalize(pathname);
   let mountID = 0;

@@ -54,7 +54,10 @@ describe('Host mount table and devices', () => {
     const w = new World();
     const host = w.host();
     host.injectFault({ kind: 'procMounts', inconsistentReads: 2 });
-    expect(host.readProcMounts().err).toBeUndefined();
+    expect(host.readProcMounts('test read').err).toBeUndefined();
+    expect(w.factsOf('procMountsRead')).toMatchObject([
+      { purpose: 'test read', attempts: 3, consistent: true },
+    ]);
     expect(host.faults.pendingInconsistentReads).toBe(0);
     host.injectFault({ kind: 'procMounts', inconsistentReads: 4 });
     const r = host.readProcMounts();

@@ -64,6 +64,11 @@ export interface VolumeHost {
    * pod device link during reconstruction). Without it the link is taken as present.
    */
   pathExists?(path: string): boolean;
+  /**
+   * Optional simulator observation: the volumes whose device is mounted or mapped outside any pod dir
+   * (for the reconstructionFinished fact; upstream's one-shot reconstruction never looks there).
+   */
+  globallyMountedVolumes?(): string[];
   /** Optional: config.SourcesReady.AllReady(); without it the sources are ready at once. */
   sourcesReady?(): boolean;
   publish(fact: Fact): void;

@@ -95,4 +95,26 @@ describe('syncStates', () => {
     expect(gone.plugin.count('constructBlockVolumeSpec')).toBe(1);
     expect(gone.vm.actualStateOfWorld.getAttachedVolumes()).toEqual([]);
   });
+
+  it('publishes what it did: started, each volume with its outcome, finished', () => {
+    const ok = new Harness({ podsOnDisk: [onDisk] });
+    ok.runUntil(2_000);
+    expect(ok.factsOf('reconstructionStarted')).toMatchObject([{ volumeDirs: 1 }]);
+    expect(ok.factsOf('volumeReconstruction')).toMatchObject([
+      { uid: 'uid-old', volume: 'lun-1', mode: 'Filesystem', ok: true, outcome: 'addedToActualState' },
+    ]);
+    expect(ok.factsOf('reconstructionFinished')).toMatchObject([{ unreconstructedDevices: [] }]);
+
+    const failed = new Harness({ podsOnDisk: [onDisk] });
+    failed.plugin.failNext('constructVolumeSpec');
+    failed.runUntil(2_000);
+    expect(failed.factsOf('volumeReconstruction')).toMatchObject([
+      { ok: false, inconsistentRead: false, outcome: 'cleanupMounts' },
+    ]);
+
+    const desired = new Harness({ podsOnDisk: [{ ...onDisk, podUID: 'uid-a', podName: 'a' }] });
+    desired.addPod(makePod('a', ['lun-1']));
+    desired.runUntil(2_000);
+    expect(desired.factsOf('volumeReconstruction')).toMatchObject([{ ok: true, outcome: 'reportedInUse' }]);
+  });
 });

@@ -36,7 +36,12 @@ export interface ReconcilerOptions {
   readonly volumePluginMgr: VolumePluginMgr;
   readonly host: Pick<
     VolumeHost,
-    'getVolumesFromPodDir' | 'getVolumesAttached' | 'isLikelyMountPoint' | 'pathExists' | 'publish'
+    | 'getVolumesFromPodDir'
+    | 'getVolumesAttached'
+    | 'isLikelyMountPoint'
+    | 'pathExists'
+    | 'globallyMountedVolumes'
+    | 'publish'
   >;
   readonly clock: { readonly nowMs: number };
 }

@@ -3,7 +3,8 @@
 // the pods directory after a kubelet start. A volume whose reconstruction fails and that no pod wants
 // gets cleanupMounts, which "currently only includes UnmountVolume operation": the pod's bind mount is
 // torn down, the global mount stays and the volume drops out of volumesInUse (issue #101791, still open).
-import { GoError } from '../../../api/errors.js';
+import { GoError, InconsistentReadError } from '../../../api/errors.js';
+import type { Fact } from '../../../facts.js';
 import type { Co } from '../../../sim/index.js';
 import type { BlockVolumeMapper, DeviceMounter, Mounter, Spec } from '../../../volume/volume.js';
 import type { PodVolumeOnDisk } from '../host.js';
@@ -15,6 +16,7 @@ import {
   type UniqueVolumeName,
   VolumeMounted,
 } from '../operationexecutor/operationExecutor.js';
+import type { DistributiveOmit } from '../operationexecutor/operationGenerator.js';
 import type { Reconciler } from './reconciler.js';
 
 /** reconstructedVolume. */
@@ -40,6 +42,7 @@ export function* syncStates(rc: Reconciler): Co {
   const { actualStateOfWorld: asw, desiredStateOfWorld: dsw, operationExecutor: oe } = rc.o;
   // Get volumes information by reading the pod's directory
   const podVolumes = rc.o.host.getVolumesFromPodDir();
+  publish(rc, { kind: 'reconstructionStarted', volumeDirs: podVolumes.length });
   const volumesNeedUpdate = new Map<UniqueVolumeName, ReconstructedVolume>();
   const volumeNeedReport: UniqueVolumeName[] = [];
   for (const volume of podVolumes) {
@@ -50,12 +53,15 @@ export function* syncStates(rc: Reconciler): Co {
     const volumeInDSW = dsw.volumeExistsWithSpecName(volume.podUID, volume.volumeName);
     const r = yield* reconstructVolume(rc, volume);
     if (r.err !== undefined || r.volume === undefined) {
+      const err = r.err ?? new GoError('reconstruction returned nothing');
       if (volumeInDSW) {
         // Some pod needs the volume, don't clean it up and hope that reconcile() calls SetUp and
         // reconstructs the volume in ASW.
+        publishReconstruction(rc, volume, err, 'skippedDesired');
         continue;
       }
       // No pod needs the volume.
+      publishReconstruction(rc, volume, err, 'cleanupMounts');
       cleanupMounts(rc, volume);
       continue;
     }
@@ -65,16 +71,52 @@ export function* syncStates(rc: Reconciler): Co {
       // directory, therefore it must have reported the volume as in use. Mark the volume as in use also in
       // this new kubelet so reconcile() calls SetUp and re-mounts the volume if it's necessary.
       volumeNeedReport.push(reconstructed.volumeName);
+      publishReconstruction(rc, volume, undefined, 'reportedInUse');
       continue;
     }
     // There is no pod that uses the volume.
     if (oe.isOperationPending(reconstructed.volumeName, EmptyUniquePodName, EmptyNodeName)) {
       // Volume is in pending operation, skip cleaning up mounts (upstream only logs this).
     }
+    publishReconstruction(rc, volume, undefined, 'addedToActualState');
     volumesNeedUpdate.set(reconstructed.volumeName, reconstructed);
   }
   if (volumesNeedUpdate.size > 0) updateStates(rc, volumesNeedUpdate);
   if (volumeNeedReport.length > 0) dsw.markVolumesReportedInUse(volumeNeedReport);
+  // Simulator observation (upstream has no such step): devices still mounted on the node that neither
+  // state holds now. One-shot reconstruction looks only at pod volume dirs, so nothing will unmount them.
+  const unreconstructedDevices = (rc.o.host.globallyMountedVolumes?.() ?? []).filter(
+    (v) => !asw.volumeExists(v) && !dsw.volumeExists(v),
+  );
+  publish(rc, { kind: 'reconstructionFinished', unreconstructedDevices });
+}
+
+type ReconstructionFact = Extract<
+  Fact,
+  { kind: 'reconstructionStarted' | 'reconstructionFinished' | 'volumeReconstruction' }
+>;
+
+function publish(rc: Reconciler, fact: DistributiveOmit<ReconstructionFact, 'atMs' | 'node'>): void {
+  rc.o.host.publish({ ...fact, atMs: rc.o.clock.nowMs, node: rc.o.nodeName } as Fact);
+}
+
+function publishReconstruction(
+  rc: Reconciler,
+  volume: PodVolumeOnDisk,
+  err: GoError | undefined,
+  outcome: Extract<Fact, { kind: 'volumeReconstruction' }>['outcome'],
+): void {
+  publish(rc, {
+    kind: 'volumeReconstruction',
+    uid: volume.podUID,
+    pod: volume.podName ?? volume.podUID,
+    volume: volume.volumeName,
+    mode: volume.mode,
+    ok: err === undefined,
+    error: err?.message,
+    inconsistentRead: err instanceof InconsistentReadError,
+    outcome,
+  });
 }
 
 /** cleanupMounts: only the pod's UnmountVolume; the device (global mount) is left alone. */
