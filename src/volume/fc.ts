@@ -6,7 +6,7 @@ import type { UID } from '../api/v1.js';
 import type { Fixes } from '../fixes.js';
 import type { Co } from '../sim/index.js';
 import { dirname, join } from '../storage/fs.js';
-import type { Host } from '../storage/host.js';
+import { type Host, isNotExist } from '../storage/host.js';
 import {
   cleanupMountPoint,
   formatAndMount,
@@ -215,6 +215,8 @@ export function* mountDeviceCommon(
   let notMnt: boolean;
   const r = host.isLikelyNotMountPoint(deviceMountPath);
   if (r.err !== undefined) {
+    // Only a missing directory is created; any other error fails MountDevice.
+    if (!isNotExist(r.err)) return r.err;
     const mkErr = host.mkdirAll(deviceMountPath);
     if (mkErr !== undefined) return mkErr;
     notMnt = true;

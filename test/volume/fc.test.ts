@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InconsistentReadError } from '../../src/api/errors.js';
 import { Fixes } from '../../src/fixes.js';
+import { FsErrorGo, fail } from '../../src/storage/host.js';
 import { mountForPod, World } from '../storage/world.js';
 
 const podPath = '/var/lib/kubelet/pods/uid-1/volumes/kubernetes.io~fc/lun-1';
@@ -202,5 +203,23 @@ describe('FC Block volumes', () => {
     expect(host.deviceResidue('blk-1')).toEqual({ scsiPaths: 0, multipathMaps: 0 });
     expect(host.pathExists(globalMap)).toBe(false);
     expect(w.factsOf('unmountDevice')).toEqual([expect.objectContaining({ volume: 'blk-1', ok: true })]);
+  });
+
+  it('MountDevice creates the global dir only when it is missing; any other stat error fails it', () => {
+    const w = new World();
+    const spec = w.volume({ name: 'lun-1', plugin: 'fc' });
+    const host = w.host();
+    const attacher = w.plugins().findPluginBySpec(spec).newAttacher();
+    const dev = w.run(attacher.waitForAttach(spec, '', 'uid-1', 10_000)).value;
+    const path = attacher.getDeviceMountPath(spec);
+    const stat = host.isLikelyNotMountPoint.bind(host);
+    host.isLikelyNotMountPoint = () => fail(new FsErrorGo('EBUSY', `lstat ${path}: input/output error`));
+    expect(w.run(attacher.mountDevice(spec, dev.value ?? '', path)).value?.message).toContain(
+      'input/output error',
+    );
+    expect(host.pathExists(path)).toBe(false);
+    host.isLikelyNotMountPoint = stat;
+    expect(w.run(attacher.mountDevice(spec, dev.value ?? '', path)).value).toBeUndefined();
+    expect(host.mounts.at(path)?.lun).toBe('lun-1');
   });
 });

@@ -38,6 +38,9 @@ export class FakePlugin implements VolumePlugin {
   readonly failures = new Map<FailureName, number>();
   readonly uncertain = new Set<FailureName>();
 
+  /** When set, GetDeviceMountPath "fails with does not exist" (answers ''). */
+  deviceMountPathGone = false;
+
   constructor(readonly kind: PluginKind = 'fc') {}
 
   count(name: string): number {
@@ -83,6 +86,7 @@ export class FakePlugin implements VolumePlugin {
         return ok(`/dev/fake-${spec.name}`);
       },
       getDeviceMountPath(spec: Spec): string {
+        if (p.deviceMountPathGone) return '';
         return `/var/lib/kubelet/plugins/${p.getPluginName()}/${spec.name}`;
       },
       *mountDevice(spec: Spec): Co<GoError | undefined> {

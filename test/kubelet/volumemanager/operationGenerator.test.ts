@@ -81,10 +81,22 @@ describe('GenerateUnmountDeviceFunc', () => {
     });
   }
 
+  it('GetDeviceMountPath "does not exist": UnmountDevice goes on with the recorded path and succeeds', () => {
+    const t = setup(Fixes.all());
+    t.plugin.deviceMountPathGone = true;
+    const g = t.og.generateUnmountDeviceFunc(t.attached(), t.asw);
+    expect(t.run(g.ops!.operationFunc)).toBeUndefined();
+    expect(t.plugin.calls).toContain('unmountDevice(/global/lun-1)');
+    expect(t.asw.getDeviceMountState('lun-1')).toBe(DeviceNotMounted);
+  });
+
   it('a device still open after a successful UnmountDevice is uncertain with the fix (PR #107789)', () => {
     for (const [fixes, want] of [
       [Fixes.all(), DeviceMountUncertain],
       [Fixes.none(), DeviceGloballyMounted],
+      // The switch is #107789's own, apart from #100183's.
+      [Fixes.all().with('unmount-device-open-uncertain', false), DeviceGloballyMounted],
+      [Fixes.none().with('unmount-device-open-uncertain', true), DeviceMountUncertain],
     ] as const) {
       const t = setup(fixes, 'Filesystem', true);
       const g = t.og.generateUnmountDeviceFunc(t.attached(), t.asw);

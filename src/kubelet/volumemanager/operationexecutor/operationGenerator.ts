@@ -67,6 +67,11 @@ export class OperationGenerator {
     return this.opts.fixes.on('unmount-device-uncertain');
   }
 
+  /** Whether PR #107789 marks the device uncertain when it is still open after a successful unmount. */
+  get markUncertainWhenStillOpen(): boolean {
+    return this.opts.fixes.on('unmount-device-open-uncertain');
+  }
+
   generateMountVolumeFunc(
     waitForAttachTimeoutMs: number,
     volumeToMount: VolumeToMount,
@@ -271,7 +276,13 @@ export class OperationGenerator {
     const volumeDeviceMounter = plugin.newAttacher();
     const og = this;
     const unmountDeviceFunc = function* (): Co<GoError | undefined> {
-      const deviceMountPath = volumeDeviceMounter.getDeviceMountPath(deviceToDetach.volumeSpec);
+      let deviceMountPath = volumeDeviceMounter.getDeviceMountPath(deviceToDetach.volumeSpec);
+      if (deviceMountPath === '') {
+        // The simulated plugins answer '' where upstream's GetDeviceMountPath fails with "does not exist"
+        // (the spec no longer resolves): don't fail the unmount, proceed with the path the actual state
+        // recorded, so that the device can be marked as unmounted.
+        deviceMountPath = deviceToDetach.deviceMountPath;
+      }
       const refs = yield* plugin.getDeviceMountRefs(deviceMountPath);
       if (refs.err !== undefined || hasMountRefs(deviceMountPath, refs.value)) {
         const err =
@@ -294,8 +305,9 @@ export class OperationGenerator {
       // Before logging that UnmountDevice succeeded and moving on, check whether the device is in use
       // anywhere else on the system. Retry if it returns true.
       if (og.opts.host.isDeviceOpened(deviceToDetach.volumeName)) {
-        if (og.markUncertainOnFailure) {
-          // Mark the device as uncertain, so MountDevice is called for new pods.
+        if (og.markUncertainWhenStillOpen) {
+          // Mark the device as uncertain, so MountDevice is called for new pods (PR #107789: the global
+          // mount is gone, so the actual state must not say GloballyMounted any more).
           asw.markDeviceAsUncertain(deviceToDetach.volumeName, deviceToDetach.devicePath, deviceMountPath);
         }
         return attachedVolumeError(
