@@ -5,9 +5,9 @@
 // torn down, the global mount stays and the volume drops out of volumesInUse (issue #101791, still open).
 import { GoError } from '../../../api/errors.js';
 import type { Co } from '../../../sim/index.js';
+import { EmptyNodeName, EmptyUniquePodName } from '../../../volume/util/nestedPendingOperations.js';
 import type { BlockVolumeMapper, DeviceMounter, Mounter, Spec } from '../../../volume/volume.js';
 import type { PodVolumeOnDisk } from '../host.js';
-import { EmptyNodeName, EmptyUniquePodName } from '../operationexecutor/nestedPendingOperations.js';
 import {
   getUniqueVolumeNameFromSpec,
   type MountedVolume,
