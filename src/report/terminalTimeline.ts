@@ -104,6 +104,20 @@ export function describeFact(f: Fact): FactLine {
       return { subject: `volume ${f.volume}`, text: 'volumeAttached' };
     case 'volumeDetached':
       return { subject: `volume ${f.volume}`, text: `volumeDetached${f.forced ? ' (forced)' : ''}` };
+    case 'multiAttachError':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `multiAttachError: attached to ${f.attachedTo.join(', ') || '(none)'}`,
+      };
+    case 'volumeAttachUncertain':
+      return { subject: `volume ${f.volume}`, text: `volumeAttachUncertain: ${f.error}` };
+    case 'volumeDetachStarted':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `volumeDetachStarted${f.forced ? ' (forced)' : ''}${f.verifySafeToDetach ? '' : ' without safe-to-detach check'}`,
+      };
+    case 'volumeDetachFailed':
+      return { subject: `volume ${f.volume}`, text: `volumeDetachFailed: ${f.error}` };
     case 'faultInjected': {
       const on = [
         f.pod !== undefined ? `pod ${f.pod}` : '',
