@@ -242,6 +242,11 @@ export class APIServer {
 
   // ---- node status ----
 
+  /** The node object, or undefined if no such node registered. */
+  findNode(nodeName: string): Node | undefined {
+    return this.nodes.get(nodeName);
+  }
+
   getNode(nodeName: string): Node {
     const node = this.nodes.get(nodeName);
     if (!(node !== undefined)) throw new AssertionError(`unknown node ${nodeName}`);

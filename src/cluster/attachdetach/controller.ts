@@ -16,7 +16,7 @@ import type { ControllerClient, NodeWatchHandler, WatchHandler } from '../apiSer
 import { ActualStateOfWorld, AttachStateAttached } from './actualStateOfWorld.js';
 import { DesiredStateOfWorld } from './desiredStateOfWorld.js';
 import { DesiredStateOfWorldPopulator, type PodLister } from './desiredStateOfWorldPopulator.js';
-import { NodeStatusUpdater } from './nodeStatusUpdater.js';
+import { type NodeStatusUpdater, newNodeStatusUpdater } from './nodeStatusUpdater.js';
 import {
   type AttachDetachVolumePluginMgr,
   getUniqueVolumeNameFromSpec,
@@ -93,7 +93,7 @@ export class AttachDetachController {
         publish: o.publish,
       }),
     );
-    this.nodeStatusUpdater = new NodeStatusUpdater(client, nodeLister, this.actualStateOfWorld);
+    this.nodeStatusUpdater = newNodeStatusUpdater(client, nodeLister, this.actualStateOfWorld);
     this.reconciler = new Reconciler({
       loopPeriodMs: timers.reconcilerLoopPeriodMs,
       maxWaitForUnmountDurationMs: timers.reconcilerMaxWaitForUnmountDurationMs,

@@ -11,7 +11,23 @@ export interface NodeStatusUpdaterClient {
   patchNodeVolumesAttached(name: string, volumesAttached: readonly AttachedVolume[]): Co<GoError | undefined>;
 }
 
-export class NodeStatusUpdater {
+/** NodeStatusUpdater: updates the VolumesAttached field of node statuses. */
+export interface NodeStatusUpdater {
+  /** Gets a list of node statuses that should be updated from the actual state of the world and updates them. */
+  updateNodeStatuses(): Co<GoError | undefined>;
+  /** Update any pending status change for the given node. */
+  updateNodeStatusForNode(nodeName: string): Co<GoError | undefined>;
+}
+
+export function newNodeStatusUpdater(
+  kubeClient: NodeStatusUpdaterClient,
+  nodeLister: (name: string) => Node | undefined,
+  actualStateOfWorld: ActualStateOfWorld,
+): NodeStatusUpdater {
+  return new nodeStatusUpdater(kubeClient, nodeLister, actualStateOfWorld);
+}
+
+class nodeStatusUpdater implements NodeStatusUpdater {
   constructor(
     private readonly kubeClient: NodeStatusUpdaterClient,
     /** The node informer's lister. */
@@ -19,7 +35,6 @@ export class NodeStatusUpdater {
     private readonly actualStateOfWorld: ActualStateOfWorld,
   ) {}
 
-  /** UpdateNodeStatuses: every node whose status needs writing. */
   *updateNodeStatuses(): Co<GoError | undefined> {
     let nodeIssues = 0;
     const nodesToUpdate = this.actualStateOfWorld.getVolumesToReportAttached();
@@ -31,7 +46,6 @@ export class NodeStatusUpdater {
     return undefined;
   }
 
-  /** UpdateNodeStatusForNode: any pending status change of one node. */
   *updateNodeStatusForNode(nodeName: string): Co<GoError | undefined> {
     const [needsUpdate, attachedVolumes] =
       this.actualStateOfWorld.getVolumesToReportAttachedForNode(nodeName);
