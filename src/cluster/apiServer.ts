@@ -55,7 +55,7 @@ export class APIServer {
   private readonly podWatchers: PodWatcher[] = [];
   private readonly nodeWatchers: NodeWatcher[] = [];
   private readonly nodes = new Map<string, Node>();
-  /** Test hook and scenario fault: node -> how many more volumesAttached patches of it fail. */
+  /** Test hook: node -> how many more volumesAttached patches of it fail. */
   private readonly nodeStatusFailures = new Map<string, number>();
   /** Bumped on every pod change, so that controllers can cache what they derive from the pods. */
   podsVersion = 0;
@@ -261,18 +261,12 @@ export class APIServer {
   }
 
   /**
-   * Test hook (and the `nodeStatusUpdate` scenario fault): the next `times` status patches of the node
-   * by the attach/detach controller fail, as an API server under load or an expired etcd lease would.
+   * Test hook: the next `times` status patches of the node by the attach/detach controller fail, as they
+   * would against an overloaded API server (upstream's tests use a failing fake status updater).
    */
   failNodeStatusUpdates(nodeName: string, times: number): void {
     this.getNode(nodeName);
     this.nodeStatusFailures.set(nodeName, times);
-  }
-
-  /** True while an injected node status failure has not fired yet. */
-  nodeStatusFaultsActive(): boolean {
-    for (const n of this.nodeStatusFailures.values()) if (n > 0) return true;
-    return false;
   }
 
   // ---- the controllers' client ----

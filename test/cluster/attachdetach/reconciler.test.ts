@@ -633,3 +633,122 @@ describe('reconciler_test.go (release-1.23)', () => {
     }
   });
 });
+
+describe('simulator checks of the ported reconciler', () => {
+  /** A pod on `node` attached and then deleted while the controller still believes it mounted. */
+  function attachThenDelete(h: Harness, nodeName: string): void {
+    h.dsw.addNode(nodeName, false);
+    addPod(h, 'pod-uid', volumeName, nodeName);
+    h.run();
+    waitForVolumeAttachedToNode(h, volumeName, nodeName);
+    deletePod(h, 'pod-uid', volumeName, nodeName);
+  }
+
+  it('release-1.23 force-detaches a volume still mounted on a healthy node once maxWaitForUnmountDuration passed', () => {
+    // The node is registered on the API server with a fresh heartbeat: Ready for node-monitor-grace-period.
+    const h = new Harness({ nodes: ['node-a'], fixes: Fixes.of('1.23') });
+    attachThenDelete(h, 'node-a');
+    h.sleep(200);
+    expect(h.asw.getAttachState(volumeName, 'node-a')).toBe('Detached');
+    expect(h.factsOf('volumeDetachStarted')).toMatchObject([
+      { node: 'node-a', volume: volumeName, forced: true, verifySafeToDetach: false },
+    ]);
+    expect(h.factsOf('volumeDetached')).toMatchObject([{ node: 'node-a', volume: volumeName, forced: true }]);
+  });
+
+  it('PR #110721 keeps it on the healthy node, and force-detaches once the node lost Ready (40 s without status)', () => {
+    const h = new Harness({ nodes: ['node-a'], fixes: Fixes.of('1.25') });
+    attachThenDelete(h, 'node-a');
+    h.sleep(30_000);
+    expect(h.asw.getAttachState(volumeName, 'node-a')).toBe('Attached');
+    expect(h.factsOf('volumeDetachStarted')).toEqual([]);
+    // The node registered at 0 and never posted status again: NotReady from 40 s on.
+    h.sleep(10_100);
+    expect(h.asw.getAttachState(volumeName, 'node-a')).toBe('Detached');
+    const started = h.factsOf('volumeDetachStarted');
+    expect(started).toMatchObject([{ forced: true, verifySafeToDetach: false }]);
+    expect(started[0]?.atMs).toBeGreaterThanOrEqual(40_000);
+    expect(started[0]?.atMs).toBeLessThan(40_100);
+  });
+
+  it('PR #110721 still detaches a volume the node reports unmounted, at once, with the safe-to-detach check', () => {
+    const h = new Harness({ nodes: ['node-a'], fixes: Fixes.of('1.25') });
+    attachThenDelete(h, 'node-a');
+    h.asw.setVolumeMountedByNode(volumeName, 'node-a', false);
+    h.sleep(100);
+    expect(h.factsOf('volumeDetachStarted')).toMatchObject([{ forced: false, verifySafeToDetach: true }]);
+    expect(h.asw.getAttachState(volumeName, 'node-a')).toBe('Detached');
+  });
+
+  it('a failed detach is retried after 0.5 s, 1 s, 2 s, 4 s, ... (not every loop), writing the node status only around each attempt', () => {
+    const h = new Harness({ nodes: [FailDetachNode], nodeStatusUpdater: 'api' });
+    let statusWrites = 0;
+    h.api.watchNodes(
+      'test',
+      () => statusWrites++,
+      () => {},
+    );
+    attachThenDelete(h, FailDetachNode);
+    h.sleep(1000);
+    const writesBefore = statusWrites;
+    h.sleep(30_000);
+    const failed = h.factsOf('volumeDetachFailed').map((f) => f.atMs);
+    const gaps = failed.slice(1).map((t, i) => t - (failed[i] ?? 0));
+    // 31 s hold the attempts at t, t+0.5, t+1.5, t+3.5, t+7.5, t+15.5 and t+31.5 (just past the end).
+    expect(failed.length).toBe(6);
+    for (const [i, gap] of gaps.entries()) {
+      const backoff = 500 * 2 ** i;
+      expect(gap).toBeGreaterThan(backoff);
+      // The next loop (10 ms) plus the status write before the detach (5-30 ms) and the detach itself.
+      expect(gap).toBeLessThan(backoff + 50);
+    }
+    // Each attempt writes the status twice: without the volume before the detach, with it after the failure.
+    expect(statusWrites - writesBefore).toBeLessThanOrEqual(2 * failed.length);
+    expect(h.asw.getAttachState(volumeName, FailDetachNode)).toBe('Attached');
+    expect(h.api.getNode(FailDetachNode).status.volumesAttached.map((v) => v.name)).toEqual([volumeName]);
+  });
+
+  it('an attach that times out is kept uncertain (not reported attached) and published; it does not count as attached for the multi-attach check', () => {
+    const h = new Harness();
+    h.dsw.addNode(TimeoutAttachNode, false);
+    h.dsw.addNode('node-b', false);
+    addPod(h, 'pod-uid1', volumeName, TimeoutAttachNode);
+    h.run();
+    h.sleep(100);
+    expect(h.asw.getAttachState(volumeName, TimeoutAttachNode)).toBe(AttachStateUncertain);
+    expect(h.asw.getNodesForAttachedVolume(volumeName)).toEqual([]);
+    expect(h.factsOf('volumeAttachUncertain')).toMatchObject([
+      { node: TimeoutAttachNode, volume: volumeName, error: expect.stringContaining('timed out') },
+    ]);
+    // A second node that wants it gets no Multi-Attach error: only confirmed attachments count. Its attach
+    // shares the volume's operation key and waits out the failed attach's backoff.
+    addPod(h, 'pod-uid2', volumeName, 'node-b');
+    h.sleep(3000);
+    expect(h.factsOf('multiAttachError')).toEqual([]);
+    expect(h.factsOf('volumeAttachUncertain').length).toBeGreaterThan(1);
+  });
+
+  it('publishes a Multi-Attach error once per volume and node, naming the nodes it is attached to', () => {
+    const h = new Harness();
+    h.dsw.addNode('node-a', false);
+    h.dsw.addNode('node-b', false);
+    addPod(h, 'pod-uid1', volumeName, 'node-a');
+    h.run();
+    waitForVolumeAttachedToNode(h, volumeName, 'node-a');
+    addPod(h, 'pod-uid2', volumeName, 'node-b');
+    h.sleep(1000);
+    expect(h.factsOf('multiAttachError')).toMatchObject([
+      {
+        node: 'node-b',
+        volume: volumeName,
+        attachedTo: ['node-a'],
+        uids: ['pod-uid2'],
+        pods: ['pod-uid2'],
+        usedBy: ['mynamespace/pod-uid1'],
+      },
+    ]);
+    expect(h.recorder.events).toEqual([
+      'Warning FailedAttachVolume Multi-Attach error for volume "volume-name" Volume is already used by pod(s) pod-uid1',
+    ]);
+  });
+});
