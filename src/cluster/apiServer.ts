@@ -57,8 +57,6 @@ export class APIServer {
   private readonly nodes = new Map<string, Node>();
   /** Test hook: node -> how many more volumesAttached patches of it fail. */
   private readonly nodeStatusFailures = new Map<string, number>();
-  /** Bumped on every pod change, so that controllers can cache what they derive from the pods. */
-  podsVersion = 0;
 
   constructor(
     private readonly sim: Sim,
@@ -201,7 +199,6 @@ export class APIServer {
   }
 
   private notify(type: WatchEventType, pod: Pod): void {
-    this.podsVersion++;
     const w = this.watchers.get(pod.spec.nodeName);
     if (w !== undefined) this.enqueue(w, () => w.handler(type, pod));
     for (const cw of this.podWatchers) this.enqueue(cw, () => cw.handler(type, pod));

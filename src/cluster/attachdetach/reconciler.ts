@@ -107,11 +107,13 @@ export class Reconciler {
       // Check whether timeout has reached the maximum waiting time
       const timeout = elapsed.value > this.o.maxWaitForUnmountDurationMs;
       if (this.o.fixes.on('no-force-detach-healthy-node')) {
-        // PR #110721 (release-1.25): "Force detach volumes from unhealthy nodes after
-        // maxWaitForUnmountDuration"; a healthy node keeps a volume it still has mounted, however long.
+        // PR #110721 (release-1.25; the 1.23 cherry-pick #115353 was closed unmerged): force detach only
+        // from an unhealthy node after maxWaitForUnmountDuration; a healthy node keeps a volume it still
+        // has mounted, however long. Ported from the PR's logic (its source is not on disk here):
         //   isHealthy := nodeIsHealthy(node); forceDetach := !isHealthy && timeout
         //   if attachedVolume.MountedByNode && !forceDetach { continue }
-        // (The PR's node.kubernetes.io/out-of-service taint, from the same release line, is not modelled.)
+        // The node.kubernetes.io/out-of-service taint (non-graceful node shutdown), which also lets a
+        // mounted volume go, is not modelled.
         const isHealthy = this.nodeIsHealthy(attachedVolume.nodeName);
         const forceDetach = !isHealthy && timeout;
         if (attachedVolume.mountedByNode && !forceDetach) continue;
