@@ -1,5 +1,5 @@
-// Ported from kubernetes pkg/controller/volume/attachdetach/populator/desired_state_of_world_populator.go,
-// release-1.23. A slow safety net behind the pod informer's handlers: every loopSleepDuration it removes
+// Ported from kubernetes pkg/controller/volume/attachdetach/populator/desired_state_of_world_populator.go, release-1.23.
+// A slow safety net behind the pod informer's handlers: every loopSleepDuration it removes
 // pods the informer no longer has (or that terminated), and every listPodsRetryDuration it adds the
 // volumes of every active pod again.
 import type { Pod } from '../../api/v1.js';
