@@ -86,7 +86,33 @@ export type Fact =
   | (Base & { kind: 'deviceResidue'; volume: string; scsiPaths: number; multipathMaps: number })
   // ---- attach/detach controller ----
   | (Base & { kind: 'volumeAttached'; volume: string })
+  /** A detach operation succeeded; `forced`: the node still had it mounted when maxWaitForUnmountDuration ran out. */
   | (Base & { kind: 'volumeDetached'; volume: string; forced: boolean })
+  // ---- attach/detach controller, release-1.23 port (src/cluster/attachdetach): reconciler and operations.
+  // `node` is the node the volume is (to be) attached to; volumes are the scenario's volume names. ----
+  /**
+   * reportMultiAttachError: `node` wants a volume that does not allow multi-attach while it is attached
+   * (confirmed) to `attachedTo`; `uids` / `pods` are the pods on `node` that wait for it, `usedBy` the
+   * pods (namespace/name) that want it on the other nodes. Once per (volume, node) and desire.
+   */
+  | (Base & {
+      kind: 'multiAttachError';
+      volume: string;
+      attachedTo: readonly string[];
+      uids: readonly string[];
+      pods: readonly string[];
+      usedBy: readonly string[];
+    })
+  /** An Attach failed (a timeout): the attachment is uncertain (MarkVolumeAsUncertain), maybe half done. */
+  | (Base & { kind: 'volumeAttachUncertain'; volume: string; error: string })
+  /**
+   * The reconciler started a detach operation. `verifySafeToDetach`: the operation first checks the node
+   * object's volumesInUse (false once maxWaitForUnmountDuration passed); `forced`: past that timeout
+   * while the node still had the volume mounted.
+   */
+  | (Base & { kind: 'volumeDetachStarted'; volume: string; forced: boolean; verifySafeToDetach: boolean })
+  /** A detach operation failed; the volume is reported attached again and retried after a backoff. */
+  | (Base & { kind: 'volumeDetachFailed'; volume: string; error: string })
   // ---- faults ----
   | (Base & { kind: 'faultInjected'; fault: string; volume?: string | undefined; pod?: string | undefined });
 

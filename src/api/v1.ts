@@ -79,6 +79,36 @@ export function isPodPhaseTerminal(phase: PodPhase): boolean {
   return phase === 'Failed' || phase === 'Succeeded';
 }
 
+// ---- nodes ----
+
+/** v1.UniqueVolumeName; in the simulator, the cluster volume's name (see getUniqueVolumeNameFromSpec). */
+export type UniqueVolumeName = string;
+
+/** v1.AttachedVolume: one entry of node.status.volumesAttached. */
+export interface AttachedVolume {
+  readonly name: UniqueVolumeName;
+  readonly devicePath: string;
+}
+
+/** The slice of v1.NodeStatus the volume code reads and writes. */
+export interface NodeStatus {
+  /** Written by the kubelet (VolumesInUse setter). */
+  readonly volumesInUse: readonly UniqueVolumeName[];
+  /** Written by the attach/detach controller's node status updater. */
+  readonly volumesAttached: readonly AttachedVolume[];
+  /**
+   * The Ready condition's lastHeartbeatTime: when the kubelet last posted the node's status. The node
+   * lifecycle controller turns Ready to Unknown once it is older than node-monitor-grace-period.
+   */
+  readonly lastHeartbeatMs: number;
+}
+
+/** A v1.Node object as the API server stores it and watches deliver it (a snapshot, never mutated). */
+export interface Node {
+  readonly metadata: { readonly name: string };
+  readonly status: NodeStatus;
+}
+
 // ---- kubecontainer: what the runtime reports ----
 
 export type RuntimeContainerState = 'created' | 'running' | 'exited' | 'unknown';

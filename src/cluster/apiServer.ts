@@ -1,36 +1,62 @@
-// The API server: pods (with graceful deletion, force deletion and the kubelet's final delete), node
-// status (volumesInUse written by the kubelet, volumesAttached written by the attach/detach controller),
-// and watches delivered to each node after a small seeded delay, in order.
+// The API server: pods (with graceful deletion, force deletion and the kubelet's final delete), nodes
+// (status posted by the kubelet: heartbeat and volumesInUse; volumesAttached patched by the attach/detach
+// controller), watches delivered to each node's kubelet and to the controllers after a small seeded
+// delay, in order, and the controllers' client.
 import { GoError } from '../api/errors.js';
-import { isStaticPod, type Pod, type PodStatus, type UID } from '../api/v1.js';
+import {
+  type AttachedVolume,
+  isStaticPod,
+  type Node,
+  type Pod,
+  type PodStatus,
+  type UID,
+  type UniqueVolumeName,
+} from '../api/v1.js';
 import type { Fact } from '../facts.js';
-import type { AttachedVolume, KubeClient } from '../kubelet/kubeClient.js';
+import type { KubeClient } from '../kubelet/kubeClient.js';
 import { AssertionError, type Co, type Rng, type Sim, sleep } from '../sim/index.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export type WatchHandler = (type: WatchEventType, pod: Pod) => void;
+export type NodeWatchHandler = (type: WatchEventType, node: Node) => void;
 
 /** API request latency and watch delivery delay, drawn per call. */
 const API_LATENCY_MS = [5, 30] as const;
 const WATCH_DELAY_MS = [10, 60] as const;
 
 interface Watcher {
-  readonly handler: WatchHandler;
   lastDeliveryMs: number;
   readonly queue: { atMs: number; deliver: () => void }[];
+  /** The kubelets' watches share the server's stream; each controller watch draws from its own. */
+  readonly rng: Rng;
+  live: boolean;
 }
 
-interface NodeStatus {
-  volumesInUse: readonly string[];
-  volumesAttached: AttachedVolume[];
+interface PodWatcher extends Watcher {
+  readonly handler: WatchHandler;
+}
+
+interface NodeWatcher extends Watcher {
+  readonly handler: NodeWatchHandler;
+}
+
+/** What the controllers ask of the API server (a narrow clientset). Every call takes virtual time. */
+export interface ControllerClient {
+  /** Nodes().Get: the node object as stored now. */
+  getNode(name: string): Co<Node | undefined>;
+  /** nodeutil.PatchNodeStatus of status.volumesAttached (the attach/detach node status updater). */
+  patchNodeVolumesAttached(name: string, volumesAttached: readonly AttachedVolume[]): Co<GoError | undefined>;
 }
 
 export class APIServer {
   private readonly pods = new Map<UID, Pod>();
-  private readonly watchers = new Map<string, Watcher>();
-  private readonly nodes = new Map<string, NodeStatus>();
-  /** Bumped on every pod change, so that controllers can cache what they derive from the pods. */
-  podsVersion = 0;
+  private readonly watchers = new Map<string, PodWatcher>();
+  /** Cluster-wide pod watches of the controllers, in the order they started. */
+  private readonly podWatchers: PodWatcher[] = [];
+  private readonly nodeWatchers: NodeWatcher[] = [];
+  private readonly nodes = new Map<string, Node>();
+  /** Test hook: node -> how many more volumesAttached patches of it fail. */
+  private readonly nodeStatusFailures = new Map<string, number>();
 
   constructor(
     private readonly sim: Sim,
@@ -38,8 +64,12 @@ export class APIServer {
     private readonly publish: (fact: Fact) => void,
   ) {}
 
+  /** The node registers (its kubelet posts a first status): Ready from now. */
   addNode(name: string): void {
-    this.nodes.set(name, { volumesInUse: [], volumesAttached: [] });
+    this.nodes.set(name, {
+      metadata: { name },
+      status: { volumesInUse: [], volumesAttached: [], lastHeartbeatMs: this.sim.nowMs },
+    });
   }
 
   // ---- user-facing (kubectl) ----
@@ -123,42 +153,73 @@ export class APIServer {
    * then every change for this node.
    */
   watchNode(nodeName: string, handler: WatchHandler, onSynced: () => void): void {
-    const w: Watcher = { handler, lastDeliveryMs: this.sim.nowMs, queue: [] };
+    this.unwatchNode(nodeName);
+    const w: PodWatcher = { handler, lastDeliveryMs: this.sim.nowMs, queue: [], rng: this.rng, live: true };
     this.watchers.set(nodeName, w);
-    for (const pod of this.podsOnNode(nodeName).sort((a, b) =>
-      // Code-unit order, not localeCompare: the same on every machine whatever its locale.
-      a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
-    )) {
-      this.enqueue(nodeName, w, () => handler('ADDED', pod));
-    }
-    this.enqueue(nodeName, w, onSynced);
+    for (const pod of byUID(this.podsOnNode(nodeName))) this.enqueue(w, () => handler('ADDED', pod));
+    this.enqueue(w, onSynced);
   }
 
   unwatchNode(nodeName: string): void {
+    const w = this.watchers.get(nodeName);
+    if (w !== undefined) w.live = false;
     this.watchers.delete(nodeName);
   }
 
+  /**
+   * A controller's pod informer: a LIST of every pod now (ADDED events, then `onSynced`), then every
+   * change of any pod, delivered with delays drawn from the watch's own stream `watch/<name>`.
+   */
+  watchPods(name: string, handler: WatchHandler, onSynced: () => void): void {
+    const w: PodWatcher = {
+      handler,
+      lastDeliveryMs: this.sim.nowMs,
+      queue: [],
+      rng: this.rng.fork(`watch/${name}/pods`),
+      live: true,
+    };
+    this.podWatchers.push(w);
+    for (const pod of byUID(this.allPods())) this.enqueue(w, () => handler('ADDED', pod));
+    this.enqueue(w, onSynced);
+  }
+
+  /** A controller's node informer: a LIST of every node, then every change of a node's status. */
+  watchNodes(name: string, handler: NodeWatchHandler, onSynced: () => void): void {
+    const w: NodeWatcher = {
+      handler,
+      lastDeliveryMs: this.sim.nowMs,
+      queue: [],
+      rng: this.rng.fork(`watch/${name}/nodes`),
+      live: true,
+    };
+    this.nodeWatchers.push(w);
+    const nodes = [...this.nodes.values()].sort((a, b) => codeUnitOrder(a.metadata.name, b.metadata.name));
+    for (const node of nodes) this.enqueue(w, () => handler('ADDED', node));
+    this.enqueue(w, onSynced);
+  }
+
   private notify(type: WatchEventType, pod: Pod): void {
-    this.podsVersion++;
     const w = this.watchers.get(pod.spec.nodeName);
-    if (w !== undefined) this.enqueue(pod.spec.nodeName, w, () => w.handler(type, pod));
+    if (w !== undefined) this.enqueue(w, () => w.handler(type, pod));
+    for (const cw of this.podWatchers) this.enqueue(cw, () => cw.handler(type, pod));
+  }
+
+  private notifyNode(node: Node): void {
+    for (const w of this.nodeWatchers) this.enqueue(w, () => w.handler('MODIFIED', node));
   }
 
   /**
    * A watch is a stream: events arrive in the order they happened, each after a seeded delay. Events that
    * become due at the same instant are delivered from a FIFO, so the seeded tie-break never reorders them.
    */
-  private enqueue(nodeName: string, w: Watcher, deliver: () => void): void {
-    const at = Math.max(
-      w.lastDeliveryMs,
-      this.sim.nowMs + this.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]),
-    );
+  private enqueue(w: Watcher, deliver: () => void): void {
+    const at = Math.max(w.lastDeliveryMs, this.sim.nowMs + w.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]));
     w.lastDeliveryMs = at;
     w.queue.push({ atMs: at, deliver });
     this.sim.at(at, () => {
       while (w.queue.length > 0 && (w.queue[0]?.atMs ?? Number.POSITIVE_INFINITY) <= this.sim.nowMs) {
         const next = w.queue.shift();
-        if (next !== undefined && this.watchers.get(nodeName) === w) next.deliver();
+        if (next !== undefined && w.live) next.deliver();
       }
     });
   }
@@ -178,14 +239,60 @@ export class APIServer {
 
   // ---- node status ----
 
-  nodeStatus(nodeName: string): NodeStatus {
-    const status = this.nodes.get(nodeName);
-    if (!(status !== undefined)) throw new AssertionError(`unknown node ${nodeName}`);
-    return status;
+  /** The node object, or undefined if no such node registered. */
+  findNode(nodeName: string): Node | undefined {
+    return this.nodes.get(nodeName);
   }
 
-  setVolumesAttached(nodeName: string, attached: AttachedVolume[]): void {
-    this.nodeStatus(nodeName).volumesAttached = attached;
+  getNode(nodeName: string): Node {
+    const node = this.nodes.get(nodeName);
+    if (!(node !== undefined)) throw new AssertionError(`unknown node ${nodeName}`);
+    return node;
+  }
+
+  private updateNodeStatus(nodeName: string, update: Partial<Node['status']>): void {
+    const node = this.getNode(nodeName);
+    const updated: Node = { ...node, status: { ...node.status, ...update } };
+    this.nodes.set(nodeName, updated);
+    this.notifyNode(updated);
+  }
+
+  /**
+   * Test hook: the next `times` status patches of the node by the attach/detach controller fail, as they
+   * would against an overloaded API server (upstream's tests use a failing fake status updater).
+   */
+  failNodeStatusUpdates(nodeName: string, times: number): void {
+    this.getNode(nodeName);
+    this.nodeStatusFailures.set(nodeName, times);
+  }
+
+  // ---- the controllers' client ----
+
+  /** A client whose request latencies come from its own stream `client/<name>`. */
+  controllerClient(name: string): ControllerClient {
+    const api = this;
+    const rng = this.rng.fork(`client/${name}`);
+    const latency = (): Co<void> => sleep(rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1])) as Co<void>;
+    return {
+      *getNode(name: string): Co<Node | undefined> {
+        yield* latency();
+        return api.nodes.get(name);
+      },
+      *patchNodeVolumesAttached(
+        name: string,
+        volumesAttached: readonly AttachedVolume[],
+      ): Co<GoError | undefined> {
+        yield* latency();
+        if (!api.nodes.has(name)) return new GoError(`nodes "${name}" not found`);
+        const left = api.nodeStatusFailures.get(name) ?? 0;
+        if (left > 0) {
+          api.nodeStatusFailures.set(name, left - 1);
+          return new GoError(`failed to patch status of node "${name}": etcdserver: request timed out`);
+        }
+        api.updateNodeStatus(name, { volumesAttached: [...volumesAttached] });
+        return undefined;
+      },
+    };
   }
 
   // ---- the kubelet's client ----
@@ -231,20 +338,32 @@ export class APIServer {
         api.remove(pod, 'kubelet');
         return undefined;
       },
-      *updateNodeVolumesInUse(node: string, volumesInUse: readonly string[]): Co<GoError | undefined> {
+      *updateNodeStatus(
+        node: string,
+        volumesInUse: readonly UniqueVolumeName[] | undefined,
+      ): Co<GoError | undefined> {
         yield* latency();
-        api.nodeStatus(node).volumesInUse = [...volumesInUse].sort();
-        api.publish({
-          kind: 'nodeVolumesInUse',
-          atMs: api.sim.nowMs,
-          node,
-          volumes: [...volumesInUse].sort(),
-        });
+        if (volumesInUse === undefined) {
+          api.updateNodeStatus(node, { lastHeartbeatMs: api.sim.nowMs });
+          return undefined;
+        }
+        const sorted = [...volumesInUse].sort();
+        api.updateNodeStatus(node, { lastHeartbeatMs: api.sim.nowMs, volumesInUse: sorted });
+        api.publish({ kind: 'nodeVolumesInUse', atMs: api.sim.nowMs, node, volumes: sorted });
         return undefined;
       },
       getVolumesAttached(node: string): readonly AttachedVolume[] {
-        return api.nodeStatus(node).volumesAttached;
+        return api.getNode(node).status.volumesAttached;
       },
     };
   }
+}
+
+/** Code-unit order, not localeCompare: the same on every machine whatever its locale. */
+function codeUnitOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function byUID(pods: Pod[]): Pod[] {
+  return pods.sort((a, b) => codeUnitOrder(a.metadata.uid, b.metadata.uid));
 }

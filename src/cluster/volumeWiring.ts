@@ -1,10 +1,12 @@
-// Wires one kubelet process's volume manager to its node: the plugins over the node's storage host, the
-// kubelet's pod manager and pod state, the API server's node status, and the cluster's volumes.
+// Wires the volume plugins: one kubelet process's volume manager to its node (the plugins over the
+// node's storage host, the kubelet's pod manager and pod state, the API server's node status, and the
+// cluster's volumes), and the attach/detach controller's plugin manager.
 import type { Pod } from '../api/v1.js';
 import type { Kubelet, KubeletVolumeManager } from '../kubelet/kubelet.js';
 import { VolumeManager } from '../kubelet/volumemanager/volumeManager.js';
 import { VolumePluginMgr } from '../volume/plugins.js';
-import type { Spec } from '../volume/volume.js';
+import { type PluginKind, pluginNames, type Spec } from '../volume/volume.js';
+import type { AttachableVolumePlugin, AttachDetachVolumePluginMgr } from './attachdetach/operations.js';
 import type { NodeWorld } from './nodeWorld.js';
 import type { World } from './world.js';
 
@@ -73,5 +75,49 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
     markVolumesAsReportedInUse: (volumes) => vm.markVolumesAsReportedInUse(volumes),
     reconcilerStatesHasBeenSynced: () => vm.reconcilerStatesHasBeenSynced(),
     getMountedVolumesForPod: (uid) => vm.getMountedVolumesForPod(uid),
+  };
+}
+
+/**
+ * The attach/detach controller's plugin manager. Upstream's plugins talk to the cloud or the storage
+ * array from the controller; a simulated plugin acts through a node's storage host (latencies, the SAN,
+ * facts), so Attach / Detach for node X run in a plugin over X's host. The controller keeps its own
+ * plugin instances (not the kubelet's), alive for the whole run.
+ */
+export function newControllerVolumePluginMgr(world: World): AttachDetachVolumePluginMgr {
+  const perNode = new Map<string, VolumePluginMgr>();
+  const pluginsOf = (node: string): VolumePluginMgr => {
+    let mgr = perNode.get(node);
+    if (mgr === undefined) {
+      mgr = new VolumePluginMgr(world.nodeOf(node).storage, world.fixes);
+      perNode.set(node, mgr);
+    }
+    return mgr;
+  };
+  const plugins = new Map<PluginKind, AttachableVolumePlugin>();
+  const pluginOf = (kind: PluginKind): AttachableVolumePlugin => {
+    let p = plugins.get(kind);
+    if (p === undefined) {
+      p = {
+        getPluginName: () => pluginNames[kind],
+        getVolumeName: (spec) => spec.name,
+        newAttacher: () => ({
+          attach: (spec, nodeName) =>
+            pluginsOf(nodeName).findPluginByName(kind).newAttacher().attach(spec, nodeName),
+        }),
+        newDetacher: () => ({
+          detach: (volumeName, nodeName) =>
+            pluginsOf(nodeName).findPluginByName(kind).newDetacher().detach(volumeName, nodeName),
+        }),
+      };
+      plugins.set(kind, p);
+    }
+    return p;
+  };
+  return {
+    findAttachablePluginBySpec: (spec) => {
+      // Every simulated plugin is attachable (FC / iSCSI with no-op Attach, PR #48940).
+      return pluginOf(spec.plugin);
+    },
   };
 }

@@ -12,9 +12,9 @@ import { AssertionError, Bus, type Co, type Rng, Sim, unreachable } from '../sim
 import { Host } from '../storage/host.js';
 import { San } from '../storage/san.js';
 import { APIServer } from './apiServer.js';
-import { AttachDetachController } from './attachDetachController.js';
+import { AttachDetachController } from './attachdetach/controller.js';
 import type { NodeWorld } from './nodeWorld.js';
-import { newKubeletVolumeManager } from './volumeWiring.js';
+import { newControllerVolumePluginMgr, newKubeletVolumeManager, volumeSpecOf } from './volumeWiring.js';
 
 /** A kubelet restart without `downFor` stays down 2-10 s (drawn from the seeded RNG). */
 const RESTART_DOWN_MS = [2000, 10_000] as const;
@@ -79,7 +79,14 @@ export class World {
         kubeletGeneration: 0,
       });
     }
-    this.adc = new AttachDetachController(this, publish);
+    this.adc = new AttachDetachController({
+      sim: this.sim,
+      api: this.api,
+      volumePluginMgr: newControllerVolumePluginMgr(this),
+      volumeSpecLister: (name) => volumeSpecOf(this, name),
+      fixes: o.fixes,
+      publish,
+    });
   }
 
   /** Starts every kubelet and the controllers, and schedules the scenario's timeline. */

@@ -1,12 +1,9 @@
 // What the kubelet asks of the API server (a narrow clientset). Every call takes virtual time.
 import type { GoError } from '../api/errors.js';
-import type { Pod, PodStatus, UID } from '../api/v1.js';
+import type { AttachedVolume, Pod, PodStatus, UID, UniqueVolumeName } from '../api/v1.js';
 import type { Co } from '../sim/index.js';
 
-export interface AttachedVolume {
-  readonly name: string;
-  readonly devicePath: string;
-}
+export type { AttachedVolume };
 
 export interface KubeClient {
   getPod(namespace: string, name: string): Co<Pod | undefined>;
@@ -14,8 +11,14 @@ export interface KubeClient {
   patchPodStatus(uid: UID, status: PodStatus): Co<GoError | undefined>;
   /** Pods(ns).Delete with GracePeriodSeconds 0 and a UID precondition: the final delete of the kubelet. */
   deletePod(namespace: string, name: string, uidPrecondition: UID): Co<GoError | undefined>;
-  /** Node status: volumesInUse (the kubelet's node status updater). */
-  updateNodeVolumesInUse(nodeName: string, volumesInUse: readonly string[]): Co<GoError | undefined>;
+  /**
+   * The kubelet's node status update: a heartbeat (the Ready condition), with volumesInUse unless the
+   * VolumesInUse setter leaves the field alone (undefined: the volume manager has not synced yet).
+   */
+  updateNodeStatus(
+    nodeName: string,
+    volumesInUse: readonly UniqueVolumeName[] | undefined,
+  ): Co<GoError | undefined>;
   /** node.status.volumesAttached, as the attach/detach controller wrote it (read from the informer cache). */
   getVolumesAttached(nodeName: string): readonly AttachedVolume[];
 }

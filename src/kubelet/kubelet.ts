@@ -582,17 +582,18 @@ export class Kubelet {
   // ---- node status and GC ----
 
   /**
-   * syncNodeStatus every 10 s: report volumesInUse, then mark them reported (kubelet_node_status.go).
-   * The VolumesInUse setter only overwrites the field once the reconciler has synced its states, so a
-   * restarted kubelet does not report an empty list before reconstruction.
+   * syncNodeStatus every 10 s: post the node's status (the heartbeat the node lifecycle controller
+   * watches) with volumesInUse, then mark them reported (kubelet_node_status.go). The VolumesInUse
+   * setter only overwrites the field once the reconciler has synced its states, so a restarted kubelet
+   * does not report an empty list before reconstruction; the heartbeat is posted either way.
    */
   private *syncNodeStatusLoop(): Co<void> {
     for (;;) {
-      if (this.volumeManager.reconcilerStatesHasBeenSynced()) {
-        const inUse = this.volumeManager.getVolumesInUse();
-        const err = yield* this.kubeClient.updateNodeVolumesInUse(this.nodeName, inUse);
-        if (err === undefined) this.volumeManager.markVolumesAsReportedInUse(inUse);
-      }
+      const inUse = this.volumeManager.reconcilerStatesHasBeenSynced()
+        ? this.volumeManager.getVolumesInUse()
+        : undefined;
+      const err = yield* this.kubeClient.updateNodeStatus(this.nodeName, inUse);
+      if (err === undefined && inUse !== undefined) this.volumeManager.markVolumesAsReportedInUse(inUse);
       yield* sleep(nodeStatusUpdateFrequencyMs);
     }
   }

@@ -621,6 +621,41 @@ function onFact(b: Builder, f: Fact): void {
         );
       }
       return;
+    case 'multiAttachError':
+      b.instant(tracks.adc(f.volume, f.node), 'Multi-Attach error', 'error', at, {
+        volume: f.volume,
+        node: f.node,
+        attachedTo: f.attachedTo.join(', '),
+      });
+      return;
+    case 'volumeAttachUncertain':
+      b.instant(tracks.adc(f.volume, f.node), 'attach uncertain', 'error', at, {
+        volume: f.volume,
+        node: f.node,
+        error: f.error,
+      });
+      return;
+    case 'volumeDetachStarted':
+      b.instant(
+        tracks.adc(f.volume, f.node),
+        f.forced ? 'force detach started' : 'detach started',
+        'event',
+        at,
+        {
+          volume: f.volume,
+          node: f.node,
+          forced: f.forced,
+          verifySafeToDetach: f.verifySafeToDetach,
+        },
+      );
+      return;
+    case 'volumeDetachFailed':
+      b.instant(tracks.adc(f.volume, f.node), 'detach failed', 'error', at, {
+        volume: f.volume,
+        node: f.node,
+        error: f.error,
+      });
+      return;
     // ---- faults ----
     case 'faultInjected': {
       const args: Record<string, ArgValue> = { fault: f.fault };

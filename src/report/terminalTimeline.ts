@@ -126,6 +126,20 @@ export function describeFact(f: Fact): FactLine {
         subject: 'volumes',
         text: `procMountsRead ${f.consistent ? 'consistent' : 'INCONSISTENT'} after ${f.attempts} attempt(s) (${f.purpose})`,
       };
+    case 'multiAttachError':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `multiAttachError: attached to ${f.attachedTo.join(', ') || '(none)'}`,
+      };
+    case 'volumeAttachUncertain':
+      return { subject: `volume ${f.volume}`, text: `volumeAttachUncertain: ${f.error}` };
+    case 'volumeDetachStarted':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `volumeDetachStarted${f.forced ? ' (forced)' : ''}${f.verifySafeToDetach ? '' : ' without safe-to-detach check'}`,
+      };
+    case 'volumeDetachFailed':
+      return { subject: `volume ${f.volume}`, text: `volumeDetachFailed: ${f.error}` };
     case 'faultInjected': {
       const on = [
         f.pod !== undefined ? `pod ${f.pod}` : '',

@@ -22,8 +22,12 @@ export interface Spec {
   readonly readOnly: boolean;
 }
 
-/** util.IsMultiAttachAllowed: only RWX or ROX volumes may be attached to several nodes. */
-export function isMultiAttachAllowed(spec: Spec): boolean {
+/**
+ * util.IsMultiAttachAllowed: only RWX or ROX volumes may be attached to several nodes. Without a spec (or
+ * an access mode) "we don't know if it's supported or not and let the attacher fail later".
+ */
+export function isMultiAttachAllowed(spec: Spec | undefined): boolean {
+  if (spec === undefined || spec.accessModes.length === 0) return true;
   return spec.accessModes.includes('ReadWriteMany') || spec.accessModes.includes('ReadOnlyMany');
 }
 

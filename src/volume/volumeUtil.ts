@@ -1,7 +1,8 @@
-// Ported from kubernetes pkg/volume/util/util.go (GetReliableMountRefs), release-1.23, with the helpers
-// it and the plugins lean on: k8s.io/apimachinery wait.PollImmediate, k8s.io/utils/keymutex and
-// k8s.io/utils/strings EscapeQualifiedName.
+// Ported from kubernetes pkg/volume/util/util.go (GetReliableMountRefs, IsPodTerminated), release-1.23.
+// With the helpers it and the plugins lean on: k8s.io/apimachinery wait.PollImmediate,
+// k8s.io/utils/keymutex and k8s.io/utils/strings EscapeQualifiedName.
 import { GoError, InconsistentReadError } from '../api/errors.js';
+import type { ContainerStatus, Pod, PodStatus } from '../api/v1.js';
 import type { Fixes } from '../fixes.js';
 import { type Co, type Process, park, type Sim, sleep } from '../sim/index.js';
 import type { Host } from '../storage/host.js';
@@ -121,4 +122,22 @@ export class KeyMutex {
       }
     }
   }
+}
+
+/**
+ * util.IsPodTerminated: the phase is terminal, or the pod is being deleted and none of its containers
+ * runs ("the guarantees provided by kubelet status are not sufficient to guarantee it's safe to ignore a
+ * deleted pod, even if everything is notRunning").
+ */
+export function isPodTerminated(pod: Pod, podStatus: PodStatus): boolean {
+  return (
+    podStatus.phase === 'Failed' ||
+    podStatus.phase === 'Succeeded' ||
+    (pod.metadata.deletionTimestamp !== undefined && notRunning(podStatus.containerStatuses))
+  );
+}
+
+/** notRunning: every status is terminated or waiting, or the list is empty. */
+function notRunning(statuses: readonly ContainerStatus[]): boolean {
+  return statuses.every((s) => s.state === 'terminated' || s.state === 'waiting');
 }

@@ -5,11 +5,11 @@ import { GoError } from '../../api/errors.js';
 import type { Pod, UID } from '../../api/v1.js';
 import type { Fixes } from '../../fixes.js';
 import { type Co, type ProcessGroup, type Sim, sleep } from '../../sim/index.js';
+import { NestedPendingOperations } from '../../volume/util/nestedPendingOperations.js';
 import type { PodStateProvider } from '../types.js';
 import { ActualStateOfWorld } from './cache/actualStateOfWorld.js';
 import { DesiredStateOfWorld } from './cache/desiredStateOfWorld.js';
 import type { LegacyPodStatusProvider, PodManager, VolumeHost, VolumePluginMgr } from './host.js';
-import { NestedPendingOperations } from './operationexecutor/nestedPendingOperations.js';
 import {
   getUniquePodName,
   type MountedVolume,

@@ -7,11 +7,6 @@ import {
   deviceMayBeMounted,
 } from '../../../src/kubelet/volumemanager/cache/actualStateOfWorld.js';
 import { DesiredStateOfWorld } from '../../../src/kubelet/volumemanager/cache/desiredStateOfWorld.js';
-import { maxDurationBeforeRetryMs } from '../../../src/kubelet/volumemanager/operationexecutor/exponentialBackoff.js';
-import {
-  isAlreadyExists,
-  NestedPendingOperations,
-} from '../../../src/kubelet/volumemanager/operationexecutor/nestedPendingOperations.js';
 import {
   DeviceMountUncertain,
   DeviceNotMounted,
@@ -19,6 +14,11 @@ import {
   VolumeMountUncertain,
 } from '../../../src/kubelet/volumemanager/operationexecutor/operationExecutor.js';
 import { type Co, Sim, sleep } from '../../../src/sim/index.js';
+import { maxDurationBeforeRetryMs } from '../../../src/volume/util/exponentialBackoff.js';
+import {
+  isAlreadyExists,
+  NestedPendingOperations,
+} from '../../../src/volume/util/nestedPendingOperations.js';
 import { FakePlugin, makePod, makeSpec } from './fakes.js';
 
 function newASW(): ActualStateOfWorld {

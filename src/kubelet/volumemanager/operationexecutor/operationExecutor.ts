@@ -5,6 +5,8 @@
 import { GoError, TransientOperationFailure, UncertainProgressError } from '../../../api/errors.js';
 import type { Pod, UID, VolumeMode } from '../../../api/v1.js';
 import type { Co } from '../../../sim/index.js';
+import type { NestedPendingOperations } from '../../../volume/util/nestedPendingOperations.js';
+import { EmptyNodeName, EmptyUniquePodName } from '../../../volume/util/nestedPendingOperations.js';
 import type {
   BlockVolumeMapper,
   Mounter,
@@ -13,8 +15,6 @@ import type {
   Spec,
   VolumePlugin,
 } from '../../../volume/volume.js';
-import type { NestedPendingOperations } from './nestedPendingOperations.js';
-import { EmptyNodeName, EmptyUniquePodName } from './nestedPendingOperations.js';
 import type { OperationGenerator } from './operationGenerator.js';
 
 /** v1.UniqueVolumeName; in the simulator, the cluster volume's name (see getUniqueVolumeNameFromSpec). */

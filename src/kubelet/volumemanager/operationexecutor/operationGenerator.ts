@@ -7,8 +7,8 @@ import { GoError } from '../../../api/errors.js';
 import type { Fact } from '../../../facts.js';
 import type { Fixes } from '../../../fixes.js';
 import type { Co } from '../../../sim/index.js';
+import type { GeneratedOperations } from '../../../volume/util/nestedPendingOperations.js';
 import type { VolumeHost, VolumePluginMgr } from '../host.js';
-import type { GeneratedOperations } from './nestedPendingOperations.js';
 import {
   type ActualStateOfWorldAttacherUpdater,
   type ActualStateOfWorldMounterUpdater,

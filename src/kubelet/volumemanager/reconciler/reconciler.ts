@@ -4,6 +4,12 @@
 // (VerifyControllerAttachedVolume) and dropped from the actual state with MarkVolumeAsDetached.
 import type { GoError } from '../../../api/errors.js';
 import { type Co, sleep } from '../../../sim/index.js';
+import { isExponentialBackoff } from '../../../volume/util/exponentialBackoff.js';
+import {
+  EmptyNodeName,
+  EmptyUniquePodName,
+  isAlreadyExists,
+} from '../../../volume/util/nestedPendingOperations.js';
 import {
   type ActualStateOfWorld,
   deviceMayBeMounted,
@@ -12,12 +18,6 @@ import {
 } from '../cache/actualStateOfWorld.js';
 import type { DesiredStateOfWorld } from '../cache/desiredStateOfWorld.js';
 import type { VolumeHost, VolumePluginMgr } from '../host.js';
-import { isExponentialBackoff } from '../operationexecutor/exponentialBackoff.js';
-import {
-  EmptyNodeName,
-  EmptyUniquePodName,
-  isAlreadyExists,
-} from '../operationexecutor/nestedPendingOperations.js';
 import {
   isMountFailedPreconditionError,
   type OperationExecutor,

@@ -6,9 +6,9 @@
 import { GoError, InconsistentReadError } from '../../../api/errors.js';
 import type { Fact } from '../../../facts.js';
 import type { Co } from '../../../sim/index.js';
+import { EmptyNodeName, EmptyUniquePodName } from '../../../volume/util/nestedPendingOperations.js';
 import type { BlockVolumeMapper, DeviceMounter, Mounter, Spec } from '../../../volume/volume.js';
 import type { PodVolumeOnDisk } from '../host.js';
-import { EmptyNodeName, EmptyUniquePodName } from '../operationexecutor/nestedPendingOperations.js';
 import {
   getUniqueVolumeNameFromSpec,
   type MountedVolume,

@@ -2,8 +2,8 @@
 // Run starts an operation as its own goroutine, unless an operation with a matching key is pending or
 // backing off after a failure. Keys (volumeName, podName, nodeName) match as upstream documents: an
 // empty podName (or nodeName) matches every podName (nodeName) of the same volume.
-import { GoError } from '../../../api/errors.js';
-import type { Co, ProcessGroup, Sim } from '../../../sim/index.js';
+import { GoError } from '../../api/errors.js';
+import type { Co, ProcessGroup, Sim } from '../../sim/index.js';
 import { ExponentialBackoff } from './exponentialBackoff.js';
 
 export const EmptyUniquePodName = '';

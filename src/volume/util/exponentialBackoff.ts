@@ -1,5 +1,5 @@
 // Ported from kubernetes pkg/util/goroutinemap/exponentialbackoff/exponential_backoff.go, release-1.23.
-import { GoError } from '../../../api/errors.js';
+import { GoError } from '../../api/errors.js';
 
 /** initialDurationBeforeRetry: the first wait after a failed operation. */
 export const initialDurationBeforeRetryMs = 500;

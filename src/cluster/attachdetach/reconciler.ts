@@ -1,0 +1,282 @@
+// Ported from kubernetes pkg/controller/volume/attachdetach/reconciler/reconciler.go, release-1.23.
+// Every loopPeriod: detach what is attached but no longer desired (once the node has unmounted it, or
+// after maxWaitForUnmountDuration), then attach what is desired, then write node statuses. Detach and
+// attach run as operations (their own goroutines) with exponential backoff after a failure.
+//
+// The periodic sync with the storage (syncStates -> VerifyVolumesAreAttached, every
+// --attach-detach-reconcile-sync-period) is not modelled: nothing detaches a simulated volume behind the
+// controller's back, and FC / iSCSI VolumesAreAttached always answer true, so it would never change
+// the actual state.
+import type { GoError } from '../../api/errors.js';
+import type { Node, Pod } from '../../api/v1.js';
+import type { Fact } from '../../facts.js';
+import type { Fixes } from '../../fixes.js';
+import { type Co, sleep } from '../../sim/index.js';
+import { EmptyNodeName, EmptyUniquePodName } from '../../volume/util/nestedPendingOperations.js';
+import { isMultiAttachAllowed } from '../../volume/volume.js';
+import { isNodeReady } from '../nodeLifecycle.js';
+import { type ActualStateOfWorld, AttachStateAttached, AttachStateDetached } from './actualStateOfWorld.js';
+import type { DesiredStateOfWorld } from './desiredStateOfWorld.js';
+import type { NodeStatusUpdater } from './nodeStatusUpdater.js';
+import {
+  DetachOperationName,
+  type OperationExecutor,
+  type VolumeToAttach,
+  volumeToAttachMsg,
+} from './operations.js';
+
+/** record.EventRecorder, the part the reconciler uses. */
+export interface EventRecorder {
+  eventf(pod: Pod, eventType: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+/** kevents.FailedAttachVolume. */
+export const FailedAttachVolume = 'FailedAttachVolume';
+
+export interface ReconcilerOptions {
+  readonly loopPeriodMs: number;
+  readonly maxWaitForUnmountDurationMs: number;
+  readonly desiredStateOfWorld: DesiredStateOfWorld;
+  readonly actualStateOfWorld: ActualStateOfWorld;
+  readonly attacherDetacher: OperationExecutor;
+  readonly nodeStatusUpdater: NodeStatusUpdater;
+  readonly recorder: EventRecorder;
+  readonly fixes: Fixes;
+  /** The node informer's lister (PR #110721's nodeIsHealthy reads the node's Ready condition there). */
+  readonly nodeLister: (name: string) => Node | undefined;
+  readonly now: () => number;
+  readonly publish: (fact: Fact) => void;
+}
+
+export class Reconciler {
+  constructor(private readonly o: ReconcilerOptions) {}
+
+  /** Run: wait.Until(reconciliationLoopFunc, loopPeriod): the period starts after each pass. */
+  *run(): Co<void> {
+    for (;;) {
+      yield* this.reconciliationLoopFunc();
+      yield* sleep(this.o.loopPeriodMs);
+    }
+  }
+
+  *reconciliationLoopFunc(): Co<void> {
+    yield* this.reconcile();
+  }
+
+  private *reconcile(): Co<void> {
+    const { desiredStateOfWorld: dsw, actualStateOfWorld: asw, attacherDetacher } = this.o;
+    // Detaches are triggered before attaches so that volumes referenced by
+    // pods that are rescheduled to a different node are detached first.
+
+    // Ensure volumes that should be detached are detached.
+    for (const attachedVolume of asw.getAttachedVolumes()) {
+      if (dsw.volumeExists(attachedVolume.volumeName, attachedVolume.nodeName)) continue;
+      // Check whether there already exist an operation pending, and don't even
+      // try to start an operation if there is already one running.
+      // This check must be done before we do any other checks, as otherwise the other checks
+      // may pass while at the same time the volume leaves the pending state, resulting in
+      // double detach attempts
+      // The operation key format is different depending on whether the volume
+      // allows multi attach across different nodes.
+      const keyNode = isMultiAttachAllowed(attachedVolume.volumeSpec)
+        ? attachedVolume.nodeName
+        : EmptyNodeName;
+      if (
+        !attacherDetacher.isOperationSafeToRetry(
+          attachedVolume.volumeName,
+          EmptyUniquePodName,
+          keyNode,
+          DetachOperationName,
+        )
+      ) {
+        continue;
+      }
+      // Because the detach operation updates the ActualStateOfWorld before
+      // marking itself complete, it's possible for the volume to be removed
+      // from the ActualStateOfWorld between the GetAttachedVolumes() check
+      // and the IsOperationPending() check above.
+      // Check the ActualStateOfWorld again to avoid issuing an unnecessary
+      // detach.
+      // See https://github.com/kubernetes/kubernetes/issues/93902
+      const attachState = asw.getAttachState(attachedVolume.volumeName, attachedVolume.nodeName);
+      if (attachState === AttachStateDetached) continue;
+
+      // Set the detach request time
+      const elapsed = asw.setDetachRequestTime(attachedVolume.volumeName, attachedVolume.nodeName);
+      if (elapsed.err !== undefined) continue;
+      // Check whether timeout has reached the maximum waiting time
+      const timeout = elapsed.value > this.o.maxWaitForUnmountDurationMs;
+      if (this.o.fixes.on('no-force-detach-healthy-node')) {
+        // PR #110721 (release-1.25; the 1.23 cherry-pick #115353 was closed unmerged): force detach only
+        // from an unhealthy node after maxWaitForUnmountDuration; a healthy node keeps a volume it still
+        // has mounted, however long. Ported from the PR's logic (its source is not on disk here):
+        //   isHealthy := nodeIsHealthy(node); forceDetach := !isHealthy && timeout
+        //   if attachedVolume.MountedByNode && !forceDetach { continue }
+        // The node.kubernetes.io/out-of-service taint (non-graceful node shutdown), which also lets a
+        // mounted volume go, is not modelled.
+        const isHealthy = this.nodeIsHealthy(attachedVolume.nodeName);
+        const forceDetach = !isHealthy && timeout;
+        if (attachedVolume.mountedByNode && !forceDetach) continue;
+      } else {
+        // Release-1.23: "Check whether volume is still mounted. Skip detach if it is still mounted unless
+        // timeout". The timeout alone detaches, from a healthy node too: for FC / iSCSI, whose Detach does
+        // nothing on the node, a volume whose UnmountDevice keeps failing stays mounted there while another
+        // node attaches and mounts it (issue #106710, data corruption).
+        if (attachedVolume.mountedByNode && !timeout) continue;
+      }
+
+      // Before triggering volume detach, mark volume as detached and update the node status
+      // If it fails to update node status, skip detach volume
+      // If volume detach operation fails, the volume needs to be added back to report as attached so that node status
+      // has the correct volume attachment information.
+      asw.removeVolumeFromReportAsAttached(attachedVolume.volumeName, attachedVolume.nodeName);
+
+      // Update Node Status to indicate volume is no longer safe to mount.
+      const statusErr = yield* this.o.nodeStatusUpdater.updateNodeStatusForNode(attachedVolume.nodeName);
+      if (statusErr !== undefined) {
+        // Skip detaching this volume if unable to update node status
+        // Add volume back to ReportAsAttached if UpdateNodeStatusForNode call failed so that node status updater will add it back to VolumeAttached list.
+        // It is needed here too because DetachVolume is not call actually and we keep the data consistency for every reconcile.
+        asw.addVolumeToReportAsAttached(attachedVolume.volumeName, attachedVolume.nodeName);
+        continue;
+      }
+
+      // Trigger detach volume which requires verifying safe to detach step
+      // If timeout is true, skip verifySafeToDetach check
+      const verifySafeToDetach = !timeout;
+      const forced = timeout && attachedVolume.mountedByNode;
+      const err: GoError | undefined = attacherDetacher.detachVolume(
+        attachedVolume,
+        verifySafeToDetach,
+        asw,
+        forced,
+      );
+      if (err === undefined) {
+        this.o.publish({
+          kind: 'volumeDetachStarted',
+          atMs: this.o.now(),
+          node: attachedVolume.nodeName,
+          volume: attachedVolume.volumeName,
+          forced,
+          verifySafeToDetach,
+        });
+      } else {
+        // Add volume back to ReportAsAttached if DetachVolume call failed so that node status updater will add it back to VolumeAttached list.
+        // This function is also called during executing the volume detach operation in operation_generoator.
+        // It is needed here too because DetachVolume call might fail before executing the actual operation in operation_executor (e.g., cannot find volume plugin etc.)
+        // (An exponential backoff error is expected; upstream only logs the others.)
+        asw.addVolumeToReportAsAttached(attachedVolume.volumeName, attachedVolume.nodeName);
+      }
+    }
+
+    this.attachDesiredVolumes();
+
+    // Update Node Status
+    yield* this.o.nodeStatusUpdater.updateNodeStatuses();
+  }
+
+  private attachDesiredVolumes(): void {
+    const { desiredStateOfWorld: dsw, actualStateOfWorld: asw, attacherDetacher } = this.o;
+    // Ensure volumes that should be attached are attached.
+    for (const volumeToAttach of dsw.getVolumesToAttach()) {
+      // Don't even try to start an operation if there is already one running for the given volume (and node,
+      // for a volume that may be attached to several nodes).
+      const keyNode = isMultiAttachAllowed(volumeToAttach.volumeSpec)
+        ? volumeToAttach.nodeName
+        : EmptyNodeName;
+      if (attacherDetacher.isOperationPending(volumeToAttach.volumeName, EmptyUniquePodName, keyNode))
+        continue;
+
+      // Because the attach operation updates the ActualStateOfWorld before
+      // marking itself complete, IsOperationPending() must be checked before
+      // GetAttachState() to guarantee the ActualStateOfWorld is
+      // up-to-date when it's read.
+      // See https://github.com/kubernetes/kubernetes/issues/93902
+      const attachState = asw.getAttachState(volumeToAttach.volumeName, volumeToAttach.nodeName);
+      if (attachState === AttachStateAttached) {
+        // Volume/Node exists, touch it to reset detachRequestedTime
+        asw.resetDetachRequestTime(volumeToAttach.volumeName, volumeToAttach.nodeName);
+        continue;
+      }
+
+      if (!isMultiAttachAllowed(volumeToAttach.volumeSpec)) {
+        // Only confirmed attachments count: a volume whose attach to another node is uncertain may be
+        // attached here.
+        const nodes = asw.getNodesForAttachedVolume(volumeToAttach.volumeName);
+        if (nodes.length > 0) {
+          if (!volumeToAttach.multiAttachErrorReported) {
+            this.reportMultiAttachError(volumeToAttach, nodes);
+            dsw.setMultiAttachError(volumeToAttach.volumeName, volumeToAttach.nodeName);
+          }
+          continue;
+        }
+      }
+
+      // Volume/Node doesn't exist, spawn a goroutine to attach it
+      // (an exponential backoff error is expected while a failed attach waits for its retry)
+      attacherDetacher.attachVolume(volumeToAttach, asw);
+    }
+  }
+
+  /**
+   * reportMultiAttachError sends events and logs situation that a volume that should be attached to a
+   * node is already attached to different node(s); the simulator also publishes a fact.
+   */
+  reportMultiAttachError(volumeToAttach: VolumeToAttach, nodes: readonly string[]): void {
+    // Filter out the current node from list of nodes where the volume is attached.
+    const otherNodes = nodes.filter((node) => node !== volumeToAttach.nodeName);
+    // Get list of pods that use the volume on the other nodes.
+    const pods = this.o.desiredStateOfWorld.getVolumePodsOnNodes(otherNodes, volumeToAttach.volumeName);
+    this.o.publish({
+      kind: 'multiAttachError',
+      atMs: this.o.now(),
+      node: volumeToAttach.nodeName,
+      volume: volumeToAttach.volumeName,
+      attachedTo: otherNodes,
+      uids: volumeToAttach.scheduledPods.map((p) => p.metadata.uid),
+      pods: volumeToAttach.scheduledPods.map((p) => p.metadata.name),
+      usedBy: pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`),
+    });
+    if (pods.length === 0) {
+      // We did not find any pods that requests the volume. The pod must have been deleted already.
+      const [simpleMsg] = volumeToAttachMsg(
+        volumeToAttach,
+        'Multi-Attach error',
+        "Volume is already exclusively attached to one node and can't be attached to another",
+      );
+      for (const pod of volumeToAttach.scheduledPods)
+        this.o.recorder.eventf(pod, 'Warning', FailedAttachVolume, simpleMsg);
+      return;
+    }
+    // There are pods that require the volume and run on another node. Typically
+    // it's user error, e.g. a ReplicaSet uses a PVC and has >1 replicas. Let
+    // the user know what pods are blocking the volume.
+    for (const scheduledPod of volumeToAttach.scheduledPods) {
+      // Each scheduledPod must get a custom message. They can run in
+      // different namespaces and user of a namespace should not see names of
+      // pods in other namespaces.
+      const localPodNames: string[] = []; // Names of pods in scheduledPods's namespace
+      let otherPods = 0; // Count of pods in other namespaces
+      for (const pod of pods) {
+        if (pod.metadata.namespace === scheduledPod.metadata.namespace) localPodNames.push(pod.metadata.name);
+        else otherPods++;
+      }
+      let msg: string;
+      if (localPodNames.length > 0) {
+        msg = `Volume is already used by pod(s) ${localPodNames.join(', ')}`;
+        if (otherPods > 0) msg = `${msg} and ${otherPods} pod(s) in different namespaces`;
+      } else {
+        // No local pods, there are pods only in different namespaces.
+        msg = `Volume is already used by ${otherPods} pod(s) in different namespaces`;
+      }
+      const [simpleMsg] = volumeToAttachMsg(volumeToAttach, 'Multi-Attach error', msg);
+      this.o.recorder.eventf(scheduledPod, 'Warning', FailedAttachVolume, simpleMsg);
+    }
+  }
+
+  /** PR #110721's nodeIsHealthy: the node's Ready condition, from the node informer; unknown is unhealthy. */
+  private nodeIsHealthy(nodeName: string): boolean {
+    const node = this.o.nodeLister(nodeName);
+    return node !== undefined && isNodeReady(node, this.o.now());
+  }
+}
