@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
 import { Fixes } from '../fixes.js';
-import { type CampaignFailure, type CampaignReport, fixFlags, runCampaign, type Shard } from '../fuzz/campaign.js';
+import { type CampaignFailure, type CampaignReport, runCampaign, type Shard } from '../fuzz/campaign.js';
 import {
   type CampaignLines,
   campaignLines,
@@ -225,9 +225,7 @@ export function printCampaignText(
   });
   for (const r of lines.cases.filter((l) => l.error !== undefined).slice(0, 3)) {
     out('');
-    out(
-      `the simulator threw in case ${r.case} (${replayCommand(s.campaignSeed, String(r.case), fixes)}):`,
-    );
+    out(`the simulator threw in case ${r.case} (${replayCommand(s.campaignSeed, String(r.case), fixes)}):`);
     for (const line of (r.error ?? '').split('\n').slice(0, 12)) out(`  ${line}`);
   }
   if (s.exitCode === EXIT.INTERNAL)

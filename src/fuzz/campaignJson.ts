@@ -4,7 +4,7 @@
 // campaign (merge.ts). One construction and one printer for both, so both print the same bytes. The lines
 // are a contract: fields are added at the end, never renamed or removed; key order is as written here.
 import { EXIT } from '../cli/errors.js';
-import { type FixId, Fixes, isFixId } from '../fixes.js';
+import { Fixes, type FixId, isFixId } from '../fixes.js';
 import type { InvariantId } from '../invariants/types.js';
 import { type ViolationJson, violationToJson } from '../report/json.js';
 import { formatTimeline } from '../report/terminalTimeline.js';
@@ -171,9 +171,7 @@ export function failureLine(f: CampaignFailure, file: string, seed: number, fixe
     minimal: !f.shrink.cutShort,
     violations: f.run.ok ? f.run.result.violations.map(violationToJson) : [],
     replay: [['podrace run', file, ...fixFlags(fixes)].join(' '), replayCommand(seed, f.shrink.path, fixes)],
-    timeline: f.run.ok
-      ? formatTimeline(f.run.result, { color: false, limit: FAILURE_TIMELINE_LINES })
-      : [],
+    timeline: f.run.ok ? formatTimeline(f.run.result, { color: false, limit: FAILURE_TIMELINE_LINES }) : [],
     ...(f.run.ok ? {} : { error: f.run.error }),
   };
 }
