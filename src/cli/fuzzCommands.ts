@@ -16,6 +16,7 @@ import {
   fixesOfRecord,
   jsonLines,
   replayCommand,
+  type SummaryLine,
 } from '../fuzz/campaignJson.js';
 import { checkPath, DEFAULT_SHRINK_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
@@ -187,7 +188,7 @@ function printFailure(
   out(`  (or print its whole timeline: ${f.replay[1]})`);
 }
 
-function printSummary(s: CampaignLines['summary'], fixes: Fixes, color: boolean, out: Out): void {
+function printSummary(s: SummaryLine, fixes: Fixes, color: boolean, out: Out): void {
   const c = new Chalk({ level: color ? 1 : 0 });
   const shard = s.shard === null ? '' : `, shard ${s.shard}`;
   out(`${c.bold('podrace fuzz')}  seed ${s.campaignSeed}  ${s.runs} cases${shard}  fixes ${fixes.label()}`);

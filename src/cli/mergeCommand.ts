@@ -13,23 +13,32 @@ import { podraceVersion } from './version.js';
 
 function readText(path: string): string {
   try {
-    return path === '-' ? readFileSync(0, 'utf8') : readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (err) {
     throw new InputError(`${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
 }
 
+/** All of standard input (read as a stream: readFileSync(0) fails with EAGAIN on some pipes). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** Each file as given, each folder as its `*.jsonl` files (sorted), `-` as standard input. */
-export function shardSources(paths: readonly string[]): ShardSource[] {
+export async function shardSources(paths: readonly string[]): Promise<ShardSource[]> {
   const out: ShardSource[] = [];
   for (const p of paths) {
+    if (p === '-') {
+      out.push({ name: '-', text: await readStdin() });
+      continue;
+    }
     let dir = false;
-    if (p !== '-') {
-      try {
-        dir = statSync(p).isDirectory();
-      } catch {
-        throw new InputError(`${p}: no such file or directory`);
-      }
+    try {
+      dir = statSync(p).isDirectory();
+    } catch {
+      throw new InputError(`${p}: no such file or directory`);
     }
     if (!dir) {
       out.push({ name: p, text: readText(p) });
@@ -45,8 +54,8 @@ export function shardSources(paths: readonly string[]): ShardSource[] {
   return out;
 }
 
-function merge(paths: readonly string[], json: boolean, color: boolean, out: Out): number {
-  const sources = shardSources(paths);
+async function merge(paths: readonly string[], json: boolean, color: boolean, out: Out): Promise<number> {
+  const sources = await shardSources(paths);
   let merged: ReturnType<typeof mergeShards>;
   try {
     const parsed = sources.map(parseShardOutputs);
@@ -73,25 +82,30 @@ function merge(paths: readonly string[], json: boolean, color: boolean, out: Out
 
 export function registerMergeCommand(parser: Argv, setExit: (code: number) => void): void {
   parser.command(
-    'merge <shards..>',
+    'merge [shards..]',
     "Combine the --json outputs of a campaign's shards into the campaign's output (as one machine prints it)",
     (y) =>
       y
         .positional('shards', {
           type: 'string',
           array: true,
-          demandOption: true,
-          describe: 'outputs of podrace fuzz --shard I/N --json: files, folders of *.jsonl, or - (stdin)',
+          describe: 'outputs of podrace fuzz --shard I/N --json: files, folders of *.jsonl, - or none: stdin',
         })
         .option('json', {
           type: 'boolean',
           default: false,
           describe: 'print the JSON lines of the whole campaign',
         }),
-    (argv) => {
+    async (argv) => {
       const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+      // yargs drops a lone `-` from positionals: look for it in the raw arguments.
       const paths = (argv.shards ?? []).map(String);
-      setExit(merge(paths, argv.json, color, (line) => process.stdout.write(`${line}\n`)));
+      if (paths.length === 0 || process.argv.slice(2).includes('-')) {
+        if (paths.length === 0 && process.stdin.isTTY === true)
+          throw new InputError('merge: name the shard outputs (files or folders), or pipe them in');
+        paths.push('-');
+      }
+      setExit(await merge(paths, argv.json, color, (line) => process.stdout.write(`${line}\n`)));
     },
   );
 }

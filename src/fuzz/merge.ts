@@ -6,7 +6,7 @@
 // line is the same in its shard as in the whole campaign. The campaign's kinds of failure are kindStats over
 // the failing cases in case order, recomputed here from the case lines. The first failing case c of a kind
 // K belongs to one shard; every kind that shard meets before K (in case order, then time order within a
-// case) the whole campaign also meets before K, so K ranks no lower there: with the same --shrink that
+// case) the whole campaign also meets before K, so K ranks no later there: with the same --shrink that
 // shard shrank K at case c, and shrinking is deterministic (its budget is counted in runs), so its failure
 // line is the campaign's.
 import { z } from 'zod';

@@ -3,7 +3,7 @@
 // must print what one unsharded `podrace fuzz` prints. Then one index is SIGKILLed mid-run (a lost pod),
 // merge refuses and names it, and the index's rerun (what backoffLimitPerIndex does) completes the campaign.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,13 +37,19 @@ const dir = mkdtempSync(join(tmpdir(), 'podrace-job-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The built CLI in `dir` (so failure files are written to the same relative folder by every run). */
-function podrace(args: string[], env: Record<string, string> = {}, killAfterMs?: number): Promise<Run> {
+function podrace(
+  args: string[],
+  env: Record<string, string> = {},
+  killAfterMs?: number,
+  stdin?: string,
+): Promise<Run> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
       cwd: dir,
       env: { ...process.env, NO_COLOR: '1', ...env },
     });
+    child.stdin.end(stdin ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -96,7 +102,7 @@ beforeAll(async () => {
     podrace(['fuzz', ...CAMPAIGN, '--json']),
   ]);
   timings['one machine (text)'] = text.ms;
-});
+}, 120_000);
 
 describe('the Indexed Job on one machine', () => {
   it('merges to exactly what one machine prints', async () => {
@@ -135,6 +141,10 @@ describe('the Indexed Job on one machine', () => {
     const merged = await podrace(['merge', 'logs']);
     expect(merged.stdout).toBe(text.stdout);
     expect(merged.code).toBe(1);
+    // Every pod's log in one stream, killed pod included, as `kubectl logs -l job-name=...` prints them.
+    const stream = [0, 1, 2, 3].map((i) => readFileSync(join(dir, 'logs', `index-${i}.jsonl`), 'utf8'));
+    const piped = await podrace(['merge', '-'], {}, undefined, [killed.stdout, ...stream].join(''));
+    expect(piped.stdout).toBe(text.stdout);
     // Reported with the suite's output: how long the Job takes here.
     console.log(
       `Indexed Job test, ms: ${Object.entries(timings)
