@@ -17,6 +17,7 @@ import { type ClaimResult, checkClaim, claimLabel, runScenario } from '../scenar
 import type { Scenario } from '../scenario/types.js';
 import { EXIT, InputError } from './errors.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
+import { registerMergeCommand } from './mergeCommand.js';
 import { fixesOption, fixSelectionOptions, seedOption } from './options.js';
 
 /** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
@@ -180,6 +181,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
       },
     );
   registerFuzzCommands(parser, setExit);
+  registerMergeCommand(parser, setExit);
 }
 
 export interface VerifyRow {

@@ -7,17 +7,20 @@ import { join } from 'node:path';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
 import { Fixes } from '../fixes.js';
+import { type CampaignFailure, type CampaignReport, runCampaign, type Shard } from '../fuzz/campaign.js';
 import {
-  type CampaignFailure,
-  type CampaignReport,
-  type CaseOutcome,
-  fixFlags,
-  runCampaign,
-  type Shard,
-} from '../fuzz/campaign.js';
-import { caseName, checkPath, DEFAULT_SHRINK_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
+  type CampaignLines,
+  campaignLines,
+  FAILURE_TIMELINE_LINES,
+  type FailureLine,
+  fixesOfRecord,
+  jsonLines,
+  replayCommand,
+  type SummaryLine,
+} from '../fuzz/campaignJson.js';
+import { checkPath, DEFAULT_SHRINK_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
-import { resultToJson, violationToJson } from '../report/json.js';
+import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { loadScenarioFile, scenarioToYaml } from '../scenario/load.js';
 import { colorEnabled, formatVerifyTable, scenarioFiles, verifyScenarios, wallClockMs } from './commands.js';
@@ -30,8 +33,9 @@ import {
   seedOption,
   shardOption,
 } from './options.js';
+import { podraceVersion } from './version.js';
 
-type Out = (line: string) => void;
+export type Out = (line: string) => void;
 const stdoutLine: Out = (line) => process.stdout.write(`${line}\n`);
 
 function nonNegativeIntOption(value: unknown, flag: string): number {
@@ -47,16 +51,6 @@ function pathOption(value: unknown): string {
   const problem = checkPath(text);
   if (problem !== undefined) throw new InputError(`--path: ${problem}`);
   return text;
-}
-
-/** `podrace fuzz|replay --seed S --path P` plus the fix flags, as one command line. */
-function replayCommand(
-  seed: number,
-  path: string,
-  fixes: Fixes,
-  command: 'fuzz' | 'replay' = 'replay',
-): string {
-  return [`podrace ${command}`, `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
 }
 
 /** A progress line on stderr, only when stderr is a terminal; `clear` wipes it. */
@@ -148,27 +142,6 @@ interface FuzzArgs {
   readonly color: boolean;
 }
 
-function caseJson(r: CaseOutcome, a: FuzzArgs): Record<string, unknown> {
-  return {
-    scenario: caseName(a.seed, String(r.index)),
-    seed: r.scenarioSeed,
-    fixes: a.fixes.toRecord(),
-    events: r.events,
-    virtualTimeMs: r.virtualTimeMs,
-    wallMs: r.wallMs,
-    violations: r.violations,
-    claims: null,
-    outcome: r.outcome,
-    type: 'case',
-    campaignSeed: a.seed,
-    case: r.index,
-    path: String(r.index),
-    fired: r.fired,
-    knownOpen: r.knownOpen,
-    ...(r.error === null ? {} : { error: r.error }),
-  };
-}
-
 function writeFailure(dir: string, f: CampaignFailure): string {
   const file = join(dir, f.fileName);
   try {
@@ -182,52 +155,82 @@ function writeFailure(dir: string, f: CampaignFailure): string {
   return file;
 }
 
-function printFailure(f: CampaignFailure, file: string, a: FuzzArgs, out: Out): void {
-  const c = new Chalk({ level: a.color ? 1 : 0 });
-  const shrunk = f.shrink.cutShort
-    ? `shrunk in ${f.shrink.runs} runs (budget or time limit reached: small, maybe not minimal)`
-    : `shrunk in ${f.shrink.runs} runs to a minimal scenario`;
+// The text output is printed from the campaign's JSON lines, by `fuzz` and `merge` alike (one printer),
+// so a merge of shards prints what one machine prints.
+
+function printFailure(
+  f: FailureLine,
+  timeline: readonly string[],
+  seed: number,
+  fixes: Fixes,
+  color: boolean,
+  out: Out,
+): void {
+  const c = new Chalk({ level: color ? 1 : 0 });
+  const shrunk = f.minimal
+    ? `shrunk in ${f.shrinkRuns} runs to a minimal scenario`
+    : `shrunk in ${f.shrinkRuns} runs (budget or time limit reached: small, maybe not minimal)`;
   out('');
-  out(`${c.red.bold(f.kind)}: first in case ${f.caseIndex}, ${shrunk}:`);
-  if (f.run.ok) {
-    for (const line of formatTimeline(f.run.result, { color: a.color, limit: 80 })) out(`  ${line}`);
+  out(`${c.red.bold(f.invariant)}: first in case ${f.case}, ${shrunk}:`);
+  if (f.error === undefined) {
+    for (const line of timeline) out(`  ${line}`);
   } else {
     out(`  the simulator threw:`);
-    for (const line of f.run.error.split('\n').slice(0, 12)) out(`    ${line}`);
+    for (const line of f.error.split('\n').slice(0, 12)) out(`    ${line}`);
   }
   if (!f.reproduces) {
     out(c.red(`  the written file does NOT reproduce it when loaded again: a podrace bug, please report it`));
   }
-  out(`  wrote ${file}`);
+  out(`  wrote ${f.file}`);
   out('  replay it with either of:');
-  out(`    ${['podrace run', file, ...fixFlags(a.fixes)].join(' ')}`);
-  out(`    ${replayCommand(a.seed, f.shrink.path, a.fixes, 'fuzz')}`);
-  out(`  (or print its whole timeline: ${replayCommand(a.seed, f.shrink.path, a.fixes)})`);
+  out(`    ${f.replay[0]}`);
+  out(`    ${replayCommand(seed, f.path, fixes, 'fuzz')}`);
+  out(`  (or print its whole timeline: ${f.replay[1]})`);
 }
 
-function printSummary(rep: CampaignReport, a: FuzzArgs, out: Out): void {
-  const c = new Chalk({ level: a.color ? 1 : 0 });
-  const shard = rep.shard === undefined ? '' : `, shard ${rep.shard.index}/${rep.shard.count}`;
-  out(`${c.bold('podrace fuzz')}  seed ${a.seed}  ${a.runs} cases${shard}  fixes ${a.fixes.label()}`);
-  const failing = rep.results.filter((r) => r.fired.length > 0 || r.error !== null).length;
-  const ran = `ran ${rep.results.length} of ${rep.planned} case(s)`;
+function printSummary(s: SummaryLine, fixes: Fixes, color: boolean, out: Out): void {
+  const c = new Chalk({ level: color ? 1 : 0 });
+  const shard = s.shard === null ? '' : `, shard ${s.shard}`;
+  out(`${c.bold('podrace fuzz')}  seed ${s.campaignSeed}  ${s.runs} cases${shard}  fixes ${fixes.label()}`);
+  const failing = s.failingCases;
+  const ran = `ran ${s.ran} of ${s.planned} case(s)`;
   out(`${ran}: ${failing === 0 ? c.green('no violations') : c.red(`${failing} with violations`)}`);
-  if (rep.stopped)
-    out(
-      c.yellow(
-        `stopped by --time-limit before cases ${rep.results.length} ... ${rep.planned - 1} of this shard`,
-      ),
-    );
-  const maxEvents = rep.results.filter((r) => r.outcome === 'max-events').length;
-  if (maxEvents > 0)
-    out(c.yellow(`${maxEvents} case(s) hit the event budget before the horizon (a livelock?)`));
-  if (rep.kinds.length === 0) return;
-  const width = Math.max(...rep.kinds.map((k) => k.kind.length), 9);
+  if (s.stoppedByTimeLimit)
+    out(c.yellow(`stopped by --time-limit before cases ${s.ran} ... ${s.planned - 1} of this shard`));
+  if (s.maxEventsCases > 0)
+    out(c.yellow(`${s.maxEventsCases} case(s) hit the event budget before the horizon (a livelock?)`));
+  const kinds = Object.entries(s.invariants);
+  if (kinds.length === 0) return;
+  const width = Math.max(...kinds.map(([kind]) => kind.length), 9);
   out(`  ${'invariant'.padEnd(width)}  cases  first case`);
-  for (const k of rep.kinds) {
+  for (const [kind, k] of kinds) {
     const known = k.knownOpen > 0 ? `  (${k.knownOpen} explained by a known-open upstream hazard)` : '';
-    out(`  ${k.kind.padEnd(width)}  ${String(k.cases).padStart(5)}  ${k.firstCase}${known}`);
+    out(`  ${kind.padEnd(width)}  ${String(k.cases).padStart(5)}  ${k.firstCase}${known}`);
   }
+}
+
+/**
+ * What `fuzz` prints without --json, and `merge`: the summary, each shrunk failure, the first simulator
+ * errors. `timelines` replaces the failures' plain timelines (fuzz passes them in colour on a terminal).
+ */
+export function printCampaignText(
+  lines: CampaignLines,
+  o: { readonly color: boolean; readonly timelines?: readonly (readonly string[])[] },
+  out: Out,
+): void {
+  const s = lines.summary;
+  const fixes = fixesOfRecord(s.fixes);
+  printSummary(s, fixes, o.color, out);
+  lines.failures.forEach((f, i) => {
+    printFailure(f, o.timelines?.[i] ?? f.timeline, s.campaignSeed, fixes, o.color, out);
+  });
+  for (const r of lines.cases.filter((l) => l.error !== undefined).slice(0, 3)) {
+    out('');
+    out(`the simulator threw in case ${r.case} (${replayCommand(s.campaignSeed, String(r.case), fixes)}):`);
+    for (const line of (r.error ?? '').split('\n').slice(0, 12)) out(`  ${line}`);
+  }
+  if (s.exitCode === EXIT.INTERNAL)
+    out('This is a bug in podrace. Please report it with the replay command above.');
 }
 
 async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
@@ -254,72 +257,30 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
   });
   progress.clear();
   const files = report.failures.map((f) => writeFailure(a.out, f));
-  const errors = report.results.filter((r) => r.error !== null);
-  const violated = report.results.some((r) => r.fired.length > 0);
-  const broken = errors.length > 0 || report.failures.some((f) => !f.reproduces);
-  const exit = broken ? EXIT.INTERNAL : violated ? EXIT.VIOLATION : EXIT.OK;
   const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
+  const lines = campaignLines(report, {
+    files,
+    wallMs,
+    version: podraceVersion(),
+    shrink: a.shrink,
+    shrinkRuns: a.shrinkRuns,
+  });
 
   if (a.json) {
-    for (const r of report.results)
-      if (r.fired.length > 0 || r.error !== null) out(JSON.stringify(caseJson(r, a)));
-    report.failures.forEach((f, i) => {
-      out(
-        JSON.stringify({
-          type: 'failure',
-          invariant: f.kind,
-          case: f.caseIndex,
-          campaignSeed: a.seed,
-          path: f.shrink.path,
-          file: files[i],
-          reproduces: f.reproduces,
-          shrinkRuns: f.shrink.runs,
-          minimal: !f.shrink.cutShort,
-          violations: f.run.ok ? f.run.result.violations.map(violationToJson) : [],
-          replay: [
-            ['podrace run', files[i], ...fixFlags(a.fixes)].join(' '),
-            replayCommand(a.seed, f.shrink.path, a.fixes),
-          ],
-        }),
-      );
-    });
-    const invariants: Record<string, { cases: number; knownOpen: number; firstCase: number }> = {};
-    for (const k of report.kinds)
-      invariants[k.kind] = { cases: k.cases, knownOpen: k.knownOpen, firstCase: k.firstCase };
-    out(
-      JSON.stringify({
-        type: 'summary',
-        campaignSeed: a.seed,
-        runs: a.runs,
-        shard: report.shard === undefined ? null : `${report.shard.index}/${report.shard.count}`,
-        fixes: a.fixes.toRecord(),
-        planned: report.planned,
-        ran: report.results.length,
-        stoppedByTimeLimit: report.stopped,
-        failingCases: report.results.filter((r) => r.fired.length > 0 || r.error !== null).length,
-        invariants,
-        files,
-        exitCode: exit,
-        wallMs,
-      }),
-    );
+    for (const line of jsonLines(lines)) out(line);
   } else {
-    printSummary(report, a, out);
-    report.failures.forEach((f, i) => {
-      printFailure(f, files[i] ?? f.fileName, a, out);
-    });
-    for (const r of errors.slice(0, 3)) {
-      out('');
-      out(`the simulator threw in case ${r.index} (${replayCommand(a.seed, String(r.index), a.fixes)}):`);
-      for (const line of (r.error ?? '').split('\n').slice(0, 12)) out(`  ${line}`);
-    }
-    if (broken) out('This is a bug in podrace. Please report it with the replay command above.');
+    const timelines = a.color
+      ? report.failures.map((f) =>
+          f.run.ok ? formatTimeline(f.run.result, { color: true, limit: FAILURE_TIMELINE_LINES }) : [],
+        )
+      : undefined;
+    printCampaignText(lines, { color: a.color, ...(timelines === undefined ? {} : { timelines }) }, out);
     const threads = report.threads === 0 ? 'in-process' : `${report.threads} worker threads`;
     process.stderr.write(
       `fuzz: ${report.results.length} case(s) in ${(wallMs / 1000).toFixed(1)}s wall (${rate(report.results.length, wallMs)} cases/s, ${threads})\n`,
     );
   }
-  return exit;
+  return lines.summary.exitCode;
 }
 
 function rate(cases: number, wallMs: number): string {

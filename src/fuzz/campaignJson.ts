@@ -1,0 +1,277 @@
+// The `podrace fuzz --json` lines of a campaign (docs/fuzzing.md): their types, and how a CampaignReport
+// becomes them. `fuzz` prints them, or prints its text from them (printCampaignText in
+// src/cli/fuzzCommands.ts); `podrace merge` reads the lines of N shards and builds the lines of the whole
+// campaign (merge.ts). One construction and one printer for both, so both print the same bytes. The lines
+// are a contract: fields are added at the end, never renamed or removed; key order is as written here.
+import { EXIT } from '../cli/errors.js';
+import { Fixes, type FixId, isFixId } from '../fixes.js';
+import type { InvariantId } from '../invariants/types.js';
+import { type ViolationJson, violationToJson } from '../report/json.js';
+import { formatTimeline } from '../report/terminalTimeline.js';
+import type { StopReason } from '../sim/index.js';
+import {
+  type CampaignFailure,
+  type CampaignReport,
+  type CaseOutcome,
+  fixFlags,
+  type KindStats,
+  type Shard,
+} from './campaign.js';
+import { caseName, type FailureKind } from './shrink.js';
+
+/** At most this many lines of a shrunk failure's timeline are shown (the window around the violation). */
+export const FAILURE_TIMELINE_LINES = 80;
+
+/** One case in which an invariant fired (or the simulator threw): SPEC section 6 plus the case fields. */
+export interface CaseLine {
+  readonly scenario: string;
+  readonly seed: number;
+  readonly fixes: Record<FixId, boolean>;
+  readonly events: number;
+  readonly virtualTimeMs: number;
+  readonly wallMs: number;
+  readonly violations: readonly ViolationJson[];
+  readonly claims: null;
+  readonly outcome: StopReason | 'error';
+  readonly type: 'case';
+  readonly campaignSeed: number;
+  readonly case: number;
+  readonly path: string;
+  readonly fired: readonly InvariantId[];
+  readonly knownOpen: readonly InvariantId[];
+  /** The stack, only when the simulator threw. */
+  readonly error?: string;
+}
+
+/** One shrunk failure: the first failing case of a kind, shrunk, written and re-run from the file. */
+export interface FailureLine {
+  readonly type: 'failure';
+  readonly invariant: FailureKind;
+  readonly case: number;
+  readonly campaignSeed: number;
+  readonly path: string;
+  readonly file: string;
+  readonly reproduces: boolean;
+  readonly shrinkRuns: number;
+  readonly minimal: boolean;
+  readonly violations: readonly ViolationJson[];
+  readonly replay: readonly [string, string];
+  /** The minimal run's timeline as the text output shows it (no colour); empty when the simulator threw. */
+  readonly timeline: readonly string[];
+  /** The stack, only when the simulator threw in the minimal run. */
+  readonly error?: string;
+}
+
+export interface InvariantSummary {
+  readonly cases: number;
+  readonly knownOpen: number;
+  readonly firstCase: number;
+}
+
+/** Always the last line. */
+export interface SummaryLine {
+  readonly type: 'summary';
+  readonly campaignSeed: number;
+  readonly runs: number;
+  /** `"I/N"`, or null for the whole campaign. */
+  readonly shard: string | null;
+  readonly fixes: Record<FixId, boolean>;
+  /** Cases in this shard. */
+  readonly planned: number;
+  readonly ran: number;
+  readonly stoppedByTimeLimit: boolean;
+  readonly failingCases: number;
+  /** Per kind of failure, in order of first appearance (case order). */
+  readonly invariants: Readonly<Record<string, InvariantSummary>>;
+  readonly files: readonly string[];
+  readonly exitCode: number;
+  readonly wallMs: number;
+  /** The podrace version (package.json) that ran it: a case means what that version generates. */
+  readonly version: string;
+  /** --shrink and --shrink-runs: which failures are shrunk, and how far. */
+  readonly shrink: number;
+  readonly shrinkRuns: number;
+  /** Cases that hit the event budget before their horizon (failing or not). */
+  readonly maxEventsCases: number;
+}
+
+export interface CampaignLines {
+  readonly cases: readonly CaseLine[];
+  readonly failures: readonly FailureLine[];
+  readonly summary: SummaryLine;
+}
+
+/** `podrace fuzz|replay --seed S --path P` plus the fix flags, as one command line. */
+export function replayCommand(
+  seed: number,
+  path: string,
+  fixes: Fixes,
+  command: 'fuzz' | 'replay' = 'replay',
+): string {
+  return [`podrace ${command}`, `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
+}
+
+/** `"I/N"`, or null without a shard. */
+export function shardLabel(shard: Shard | undefined): string | null {
+  return shard === undefined ? null : `${shard.index}/${shard.count}`;
+}
+
+/** The fix set of a JSON `fixes` record (unknown IDs are the caller's to reject). */
+export function fixesOfRecord(record: Readonly<Record<string, boolean>>): Fixes {
+  return new Fixes(Object.keys(record).filter((id) => isFixId(id) && record[id] === true) as FixId[]);
+}
+
+export function caseLine(r: CaseOutcome, seed: number, fixes: Fixes): CaseLine {
+  return {
+    scenario: caseName(seed, String(r.index)),
+    seed: r.scenarioSeed,
+    fixes: fixes.toRecord(),
+    events: r.events,
+    virtualTimeMs: r.virtualTimeMs,
+    wallMs: r.wallMs,
+    violations: r.violations,
+    claims: null,
+    outcome: r.outcome,
+    type: 'case',
+    campaignSeed: seed,
+    case: r.index,
+    path: String(r.index),
+    fired: r.fired,
+    knownOpen: r.knownOpen,
+    ...(r.error === null ? {} : { error: r.error }),
+  };
+}
+
+/** The case a case line describes (what kindStats needs; the line carries all of it). */
+export function caseOutcomeOfLine(l: CaseLine): CaseOutcome {
+  return {
+    index: l.case,
+    scenarioSeed: l.seed,
+    fired: l.fired,
+    knownOpen: l.knownOpen,
+    violations: l.violations,
+    events: l.events,
+    virtualTimeMs: l.virtualTimeMs,
+    outcome: l.outcome,
+    error: l.error ?? null,
+    wallMs: l.wallMs,
+  };
+}
+
+export function failureLine(f: CampaignFailure, file: string, seed: number, fixes: Fixes): FailureLine {
+  return {
+    type: 'failure',
+    invariant: f.kind,
+    case: f.caseIndex,
+    campaignSeed: seed,
+    path: f.shrink.path,
+    file,
+    reproduces: f.reproduces,
+    shrinkRuns: f.shrink.runs,
+    minimal: !f.shrink.cutShort,
+    violations: f.run.ok ? f.run.result.violations.map(violationToJson) : [],
+    replay: [['podrace run', file, ...fixFlags(fixes)].join(' '), replayCommand(seed, f.shrink.path, fixes)],
+    timeline: f.run.ok ? formatTimeline(f.run.result, { color: false, limit: FAILURE_TIMELINE_LINES }) : [],
+    ...(f.run.ok ? {} : { error: f.run.error }),
+  };
+}
+
+export function invariantsRecord(kinds: readonly KindStats[]): Record<string, InvariantSummary> {
+  const out: Record<string, InvariantSummary> = {};
+  for (const k of kinds) out[k.kind] = { cases: k.cases, knownOpen: k.knownOpen, firstCase: k.firstCase };
+  return out;
+}
+
+/** SPEC section 2: 3 if the simulator threw or a written file does not reproduce, else 1 if anything fired. */
+export function campaignExitCode(cases: readonly CaseLine[], failures: readonly FailureLine[]): number {
+  if (cases.some((c) => c.error !== undefined) || failures.some((f) => !f.reproduces)) return EXIT.INTERNAL;
+  return cases.some((c) => c.fired.length > 0) ? EXIT.VIOLATION : EXIT.OK;
+}
+
+/** Everything a summary line says, whoever counted it (one run, or merge over shards). */
+export interface SummaryFacts {
+  readonly seed: number;
+  readonly runs: number;
+  readonly shard: string | null;
+  readonly fixes: Record<FixId, boolean>;
+  readonly planned: number;
+  readonly ran: number;
+  readonly stopped: boolean;
+  readonly maxEventsCases: number;
+  readonly kinds: readonly KindStats[];
+  readonly wallMs: number;
+  readonly version: string;
+  readonly shrink: number;
+  readonly shrinkRuns: number;
+}
+
+/** The lines of a campaign from its failing cases and shrunk failures: the one place a summary is built. */
+export function linesOf(
+  s: SummaryFacts,
+  cases: readonly CaseLine[],
+  failures: readonly FailureLine[],
+): CampaignLines {
+  const summary: SummaryLine = {
+    type: 'summary',
+    campaignSeed: s.seed,
+    runs: s.runs,
+    shard: s.shard,
+    fixes: s.fixes,
+    planned: s.planned,
+    ran: s.ran,
+    stoppedByTimeLimit: s.stopped,
+    failingCases: cases.length,
+    invariants: invariantsRecord(s.kinds),
+    files: failures.map((f) => f.file),
+    exitCode: campaignExitCode(cases, failures),
+    wallMs: s.wallMs,
+    version: s.version,
+    shrink: s.shrink,
+    shrinkRuns: s.shrinkRuns,
+    maxEventsCases: s.maxEventsCases,
+  };
+  return { cases, failures, summary };
+}
+
+/** The lines of one run (`podrace fuzz`, with or without --shard); `files`: where each failure was written. */
+export function campaignLines(
+  report: CampaignReport,
+  o: {
+    readonly files: readonly string[];
+    readonly wallMs: number;
+    readonly version: string;
+    readonly shrink: number;
+    readonly shrinkRuns: number;
+  },
+): CampaignLines {
+  const cases = report.results
+    .filter((r) => r.fired.length > 0 || r.error !== null)
+    .map((r) => caseLine(r, report.seed, report.fixes));
+  const failures = report.failures.map((f, i) =>
+    failureLine(f, o.files[i] ?? f.fileName, report.seed, report.fixes),
+  );
+  return linesOf(
+    {
+      seed: report.seed,
+      runs: report.runs,
+      shard: shardLabel(report.shard),
+      fixes: report.fixes.toRecord(),
+      planned: report.planned,
+      ran: report.results.length,
+      stopped: report.stopped,
+      maxEventsCases: report.results.filter((r) => r.outcome === 'max-events').length,
+      kinds: report.kinds,
+      wallMs: o.wallMs,
+      version: o.version,
+      shrink: o.shrink,
+      shrinkRuns: o.shrinkRuns,
+    },
+    cases,
+    failures,
+  );
+}
+
+/** The lines in print order: failing cases, shrunk failures, the summary. */
+export function jsonLines(c: CampaignLines): string[] {
+  return [...c.cases, ...c.failures, c.summary].map((l) => JSON.stringify(l));
+}
