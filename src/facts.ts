@@ -29,6 +29,10 @@ export type Fact =
   | (Base & PodRef & { kind: 'podWorkerPhase'; phase: 'sync' | 'terminating' | 'terminated' | 'finished' })
   /** Termination of the pod was requested (deletion, eviction, kill) as the kubelet saw it. */
   | (Base & PodRef & { kind: 'podTerminationRequested'; reason: string })
+  /** UpdatePod's first-sight branch (#105527): a terminal pod recorded finished, no worker, no SyncTerminatedPod. */
+  | (Base & PodRef & { kind: 'podFinishedOnFirstSight' })
+  /** deletePod: "skipping delete because sources aren't ready yet": the REMOVE reaches no pod worker. */
+  | (Base & PodRef & { kind: 'podRemoveDropped' })
   | (Base & { kind: 'kubeletStarted' })
   | (Base & { kind: 'kubeletStopped' })
   | (Base & { kind: 'kubeletPanic'; component: string; message: string })
@@ -82,6 +86,10 @@ export type Fact =
   | (Base & { kind: 'lunAccessClosed'; volume: string })
   /** A node's path to a LUN was fenced (real detach) or restored. */
   | (Base & { kind: 'lunFenced'; volume: string; fenced: boolean })
+  /** `multipath -f` failed (map in use); `fellThrough`: the caller went on as if it had worked (iSCSI). */
+  | (Base & { kind: 'multipathFlushFailed'; volume: string; device: string; fellThrough: boolean })
+  /** iSCSI detach skipped the logout because another volume keeps the session busy (isSessionBusy). */
+  | (Base & { kind: 'iscsiLogoutSkipped'; volume: string; block: boolean })
   /** After an UnmountDevice that reported success: what device state is left on the node. */
   | (Base & { kind: 'deviceResidue'; volume: string; scsiPaths: number; multipathMaps: number })
   // ---- attach/detach controller ----

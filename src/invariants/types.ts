@@ -47,6 +47,11 @@ export interface Violation {
   readonly message: string;
   /** The facts that led to it, oldest first (a handful, not the whole run). */
   readonly causes: readonly Fact[];
+  /**
+   * The known-open upstream hazard (src/invariants/hazards.ts) whose mechanism this violation is tied to;
+   * set by the runner, absent when none is.
+   */
+  readonly knownOpen?: string | undefined;
 }
 
 /** A checker sees every fact in order and reports violations; it never steers the simulation. */

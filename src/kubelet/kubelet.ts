@@ -358,7 +358,17 @@ export class Kubelet {
 
   /** deletePod (a REMOVE): release-1.23 asks the pod worker to kill; 1.20 forgot the worker. */
   private deletePod(pod: Pod): void {
-    if (!this.sourcesReadyAllReady()) return; // "skipping delete because sources aren't ready yet"
+    if (!this.sourcesReadyAllReady()) {
+      // "skipping delete because sources aren't ready yet": no pod worker hears of this REMOVE.
+      this.publish({
+        kind: 'podRemoveDropped',
+        atMs: this.sim.nowMs,
+        node: this.nodeName,
+        uid: pod.metadata.uid,
+        pod: pod.metadata.name,
+      });
+      return;
+    }
     if (this.podWorkers === undefined) {
       this.legacy?.deletePod(pod);
       return;

@@ -141,6 +141,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       // record it as terminated and finished so it never counts as active (#105527).
       if (!isRuntimePod && isPodPhaseTerminal(pod.status.phase)) {
         if (isPodStatusCacheTerminal(this.podCache.get(uid))) {
+          this.publishPod(pod, { kind: 'podFinishedOnFirstSight' });
           status = new PodSyncStatus({
             terminatedAt: now,
             terminatingAt: now,

@@ -10,7 +10,10 @@ import type { PodSyncStatus, PodWork } from './podWorkersStatus.js';
 import type { PodStateProvider, PodStatusFunc, PodWorkerState } from './types.js';
 
 export type WorkerPhase = 'sync' | 'terminating' | 'terminated' | 'finished';
-type PodFact = Extract<Fact, { kind: 'podTerminated' | 'podWorkerPhase' | 'podTerminationRequested' }>;
+type PodFact = Extract<
+  Fact,
+  { kind: 'podTerminated' | 'podWorkerPhase' | 'podTerminationRequested' | 'podFinishedOnFirstSight' }
+>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type PodFactBody = DistributiveOmit<PodFact, 'atMs' | 'node' | 'uid' | 'pod'>;
 

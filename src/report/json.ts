@@ -13,6 +13,8 @@ export interface ViolationJson {
   readonly uid: string | null;
   readonly volume: string | null;
   readonly message: string;
+  /** The known-open upstream hazard it is tied to (docs/fuzzing.md), or null. */
+  readonly knownOpen: string | null;
 }
 
 export interface RunResultJson {
@@ -39,6 +41,7 @@ export function violationToJson(v: Violation): ViolationJson {
     uid: v.uid,
     volume: v.volume,
     message: v.message,
+    knownOpen: v.knownOpen ?? null,
   };
 }
 

@@ -104,6 +104,17 @@ export function describeFact(f: Fact): FactLine {
       return { subject: `volume ${f.volume}`, text: 'volumeAttached' };
     case 'volumeDetached':
       return { subject: `volume ${f.volume}`, text: `volumeDetached${f.forced ? ' (forced)' : ''}` };
+    case 'podFinishedOnFirstSight':
+      return { subject: podSubject(f), text: 'podFinishedOnFirstSight (terminal when first seen: no SyncTerminatedPod)' };
+    case 'podRemoveDropped':
+      return { subject: podSubject(f), text: "podRemoveDropped (sources aren't ready yet)" };
+    case 'multipathFlushFailed':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `multipathFlushFailed ${f.device} (map in use)${f.fellThrough ? ', fell through' : ''}`,
+      };
+    case 'iscsiLogoutSkipped':
+      return { subject: `volume ${f.volume}`, text: `iscsiLogoutSkipped (session busy${f.block ? ', Block: no device deleted' : ''})` };
     case 'reconstructionStarted':
       return { subject: 'volumes', text: `reconstructionStarted (${f.volumeDirs} volume dirs on disk)` };
     case 'volumeReconstruction':

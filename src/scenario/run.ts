@@ -4,6 +4,7 @@
 import { World } from '../cluster/world.js';
 import type { Fact } from '../facts.js';
 import { Fixes } from '../fixes.js';
+import { HazardTracker } from '../invariants/hazards.js';
 import { createCheckers, InvariantMonitor } from '../invariants/index.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
 import { INVARIANT_IDS, isFinding } from '../invariants/types.js';
@@ -48,7 +49,11 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     }),
   );
   const facts: Fact[] | undefined = o.recordFacts === true ? [] : undefined;
-  world.bus.subscribe((f) => monitor.onFact(f));
+  const hazards = new HazardTracker();
+  world.bus.subscribe((f) => {
+    hazards.onFact(f);
+    monitor.onFact(f);
+  });
   if (facts !== undefined) world.bus.subscribe((f) => facts.push(f));
   world.start();
   const outcome = world.sim.run({
@@ -56,7 +61,10 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     maxEvents: o.maxEvents ?? DEFAULT_MAX_EVENTS,
   });
   monitor.onEnd(outcome.nowMs);
-  const all = monitor.violations();
+  const all = monitor.violations().map((v) => {
+    const hazard = hazards.explain(v);
+    return hazard === null ? v : { ...v, knownOpen: hazard };
+  });
   return {
     scenario: scenario.name,
     seed,

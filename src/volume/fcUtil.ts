@@ -106,6 +106,7 @@ function* deleteMultipathDevice(host: Host, dmDevice: string): Co<GoError | unde
     (lun !== undefined && host.faults.unmountDevice(lun, 'multipathFlushBusy')) ||
     host.isDevicePathOpen(dmDevice);
   if (busy) {
+    host.publish({ kind: 'multipathFlushFailed', volume: lun ?? '', device: dmDevice, fellThrough: false });
     return new GoError(
       `failed to flush multipath device ${dmDevice}: exit status 1\n${dmDevice}: map in use`,
     );

@@ -212,7 +212,9 @@ function* deleteDevices(host: Host, iqn: string, lun: string): Co<void> {
     const busy =
       (volume !== undefined && host.faults.unmountDevice(volume, 'multipathFlushBusy')) ||
       host.isDevicePathOpen(dm);
-    if (!busy) host.devices.removeMap(dm); // else "Failed to flush multipath device map": fall through
+    if (!busy) host.devices.removeMap(dm);
+    // "Failed to flush multipath device map ... Fall through -- keep deleting the block devices"
+    else host.publish({ kind: 'multipathFlushFailed', volume: volume ?? '', device: dm, fellThrough: true });
   }
   for (const name of deviceNames) {
     yield* sleep(host.latency('scsiDelete'));
@@ -305,7 +307,10 @@ export function* detachDisk(
         "iscsi detach disk: failed to detach iscsi disk. Couldn't get connected portals from configurations",
       );
     }
-    if (isSessionBusy(host, portals[0] ?? '', iqn)) return undefined;
+    if (isSessionBusy(host, portals[0] ?? '', iqn)) {
+      host.publish({ kind: 'iscsiLogoutSkipped', volume, block: false });
+      return undefined;
+    }
     const err = yield* detachISCSIDisk(host, volume, portals, iqn);
     return err === undefined
       ? undefined
@@ -341,7 +346,12 @@ export function* detachBlockISCSIDisk(
   }
   yield* locks.lockKey(iqn);
   try {
-    if (isSessionBusy(host, portals[0] ?? '', iqn)) return undefined;
+    // If device is no longer used, see if need to logout the target. The Block path deletes no device
+    // itself: while the session stays busy, the LUN's disks and map stay on the node.
+    if (isSessionBusy(host, portals[0] ?? '', iqn)) {
+      host.publish({ kind: 'iscsiLogoutSkipped', volume, block: true });
+      return undefined;
+    }
     const err = yield* detachISCSIDisk(host, volume, portals, iqn);
     return err === undefined
       ? undefined
