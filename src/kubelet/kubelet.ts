@@ -167,6 +167,7 @@ export class Kubelet {
         backOffPeriodMs,
         nodeName: o.nodeName,
         publish: o.publish,
+        fixes: o.fixes,
       });
       this.legacy = undefined;
     } else {

@@ -39,7 +39,9 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
     if (kl.volumeManager.podVolumesExist(uid)) continue;
     kl.host.podCgroups.delete(uid);
   }
-  // Restart pods whose UID was reused while they terminated (#104847).
+  // Restart pods whose UID was reused while they terminated (#104847; before it, no such state existed
+  // and nothing restarted them).
+  if (!kl.fixes.on('pod-uid-reuse-restart')) return;
   for (const [uid, state] of workingPods) {
     if (state !== 'TerminatedAndRecreatedPod') continue;
     const pod = allPodsByUID.get(uid);

@@ -5,6 +5,10 @@
 // and none of the methods yields except managePodLoop around the cache read and the sync calls, which is
 // where Go releases the lock too. This file is the goroutine side (UpdatePod, managePodLoop, completeWork,
 // killPodNow); the state the lock guards, and its transitions, are in podWorkersState.ts.
+// Four follow-ups of #102344 are switches; with one off, the code before that change runs. No 1.22.0
+// tree is on disk: the before-code is release-1.23's with the PR's additions removed, checked against
+// a 1.22.0-era pod_workers.go (terminatingStaticPodFullnames, no restartRequested, no first-sight
+// branch, no allowPodStart) and the PR descriptions (docs/fixes.md).
 
 import { GoError } from '../api/errors.js';
 import {
@@ -17,6 +21,7 @@ import {
   type UID,
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
+import { Fixes } from '../fixes.js';
 import {
   AssertionError,
   assert,
@@ -75,6 +80,8 @@ export interface PodWorkersOptions {
   backOffPeriodMs: number;
   nodeName: string;
   publish?: ((fact: Fact) => void) | undefined;
+  /** The switches of the follow-up fixes (default: all on). */
+  fixes?: Fixes | undefined;
 }
 
 const phaseOfWork: Record<PodWorkType, WorkerPhase> = {
@@ -97,7 +104,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
   private readonly backOffPeriodMs: number;
 
   constructor(o: PodWorkersOptions) {
-    super(o.sim, o.nodeName, o.publish);
+    super(o.sim, o.nodeName, o.publish, o.fixes ?? Fixes.all());
     assert(o.resyncIntervalMs >= 0 && o.backOffPeriodMs >= 0, 'negative pod worker periods');
     this.rng = o.rng;
     this.group = o.group;
@@ -138,8 +145,14 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     if (status === undefined) {
       status = new PodSyncStatus({ syncedAt: now, fullname: getPodFullName(pod) });
       // First sight of a terminal pod whose runtime shows nothing running (e.g. after a kubelet restart):
-      // record it as terminated and finished so it never counts as active (#105527).
-      if (!isRuntimePod && isPodPhaseTerminal(pod.status.phase)) {
+      // record it as terminated and finished so it never counts as active (#105527). Before it, such a
+      // pod got a fresh status and the terminal-phase case below sent it through terminating and
+      // terminated again, counting as active in admission meanwhile (issue #105523).
+      if (
+        this.fixes.on('terminal-pod-on-first-sight') &&
+        !isRuntimePod &&
+        isPodPhaseTerminal(pod.status.phase)
+      ) {
         if (isPodStatusCacheTerminal(this.podCache.get(uid))) {
           status = new PodSyncStatus({
             terminatedAt: now,
@@ -155,13 +168,19 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     }
 
     // A create for a UID already terminating means two pods with one UID close together (usually a static
-    // pod): remember it so SyncKnownPods resets the UID once terminated and the pod can start again.
-    if (status.isTerminationRequested() && opts.updateType === 'SyncPodCreate') {
+    // pod): remember it so SyncKnownPods resets the UID once terminated and the pod can start again
+    // (#104847). Before it, the create fell through and became one more kill of the terminating UID.
+    if (
+      this.fixes.on('pod-uid-reuse-restart') &&
+      status.isTerminationRequested() &&
+      opts.updateType === 'SyncPodCreate'
+    ) {
       status.restartRequested = true;
       return;
     }
 
-    // Once finished, a UID cannot re-enter the pod worker until housekeeping purges it.
+    // Once finished, a UID cannot re-enter the pod worker until housekeeping purges it ("Pod is finished
+    // processing, no further updates"); before #104847 housekeeping never purged one still in config.
     if (status.isFinished()) return;
 
     // The transition to terminating; the first matching case wins.
@@ -211,6 +230,11 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       status.gracePeriod = gracePeriod;
       // Always pass the computed value down, so syncTerminatingPod never recalculates; never below 1.
       kill.podTerminationGracePeriodSecondsOverride = gracePeriod;
+      // 1.22.0: a static pod comes through, start tracking it explicitly (cleared by the worker loop).
+      // #104743 replaced this with the started / waiting maps.
+      if (!this.fixes.on('static-pod-start-exclusion') && isStaticPod(pod)) {
+        this.terminatingStaticPodFullnames.add(getPodFullName(pod));
+      }
     } else {
       workType = 'SyncPodWork';
       // KillPodOptions are meaningless outside the terminating phase: release a waiting killer at once.
@@ -228,8 +252,8 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       // Capacity 1: completeWorkQueueNext sends from the consuming goroutine, when the channel is empty.
       podUpdates = this.sim.chan<PodWork>(1, `podUpdates/${uid}`);
       this.podUpdates.set(uid, podUpdates);
-      // Static pods start in the order UpdatePod first saw them.
-      if (isStaticPod(pod)) {
+      // Static pods start in the order UpdatePod first saw them (#104743).
+      if (this.fixes.on('static-pod-start-exclusion') && isStaticPod(pod)) {
         const waiting = this.waitingToStartStaticPodsByFullname.get(status.fullname) ?? [];
         waiting.push(uid);
         this.waitingToStartStaticPodsByFullname.set(status.fullname, waiting);
@@ -269,6 +293,18 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     if (!isStaticPod(pod)) return { canStart: true, canEverStart: true };
     const uid = pod.metadata.uid;
     const status = this.podSyncStatuses.get(uid);
+    if (!this.fixes.on('unstarted-static-pod-terminated')) {
+      // 1.22.5-1.22.7 / 1.23.0-1.23.4 (before #107900): only canStart. A UID killed before it started
+      // keeps asking allowStaticPodStart, as a retry that nothing re-dispatches once it left the config.
+      // Upstream dereferenced the missing status here (a nil pointer); the worker only runs while its
+      // status exists, so that branch is never taken and is kept as a plain requeue.
+      if (status === undefined || !this.allowStaticPodStart(status.fullname, uid)) {
+        this.workQueue.enqueue(uid, this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor));
+        if (status !== undefined) status.working = false;
+        return { canStart: false, canEverStart: true };
+      }
+      return { canStart: true, canEverStart: true };
+    }
     if (status === undefined) return { canStart: false, canEverStart: false };
     if (status.isTerminationRequested()) return { canStart: false, canEverStart: false };
     if (!this.allowStaticPodStart(status.fullname, uid)) {
@@ -292,8 +328,11 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       assert(pod !== undefined, 'pod work without a pod');
       const uid = pod.metadata.uid;
 
-      // A pod terminated before it was allowed to start is cleaned up here and the worker exits.
-      if (!podStarted) {
+      // A pod terminated before it was allowed to start is cleaned up here and the worker exits. Before
+      // #104743 (1.22.0-1.22.4) there was no gate: a new static pod UID started while the old one with
+      // the same fullname was still terminating. #107900 only changed this gate, so with #104743 off it
+      // has nothing to act on.
+      if (!podStarted && this.fixes.on('static-pod-start-exclusion')) {
         const { canStart, canEverStart } = this.allowPodStart(pod);
         if (!canEverStart) {
           this.completeUnstartedTerminated(pod);
