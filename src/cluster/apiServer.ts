@@ -1,8 +1,9 @@
 // The API server: pods (with graceful deletion, force deletion and the kubelet's final delete), node
 // status (volumesInUse written by the kubelet, volumesAttached written by the attach/detach controller),
-// and watches delivered to each node after a small seeded delay, in order.
-import { GoError } from '../api/errors.js';
-import { isStaticPod, type Pod, type PodStatus, type UID } from '../api/v1.js';
+// mirror pods (created and deleted by each kubelet for its static pods), and watches delivered to each
+// node after a small seeded delay, in order.
+import { GoError, StatusError } from '../api/errors.js';
+import { ConfigMirrorAnnotationKey, isStaticPod, type Pod, type PodStatus, type UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { AttachedVolume, KubeClient } from '../kubelet/kubeClient.js';
 import { AssertionError, type Co, type Rng, type Sim, sleep } from '../sim/index.js';
@@ -29,6 +30,12 @@ export class APIServer {
   private readonly pods = new Map<UID, Pod>();
   private readonly watchers = new Map<string, Watcher>();
   private readonly nodes = new Map<string, NodeStatus>();
+  /**
+   * Mirror pods, apart from `pods`: the node's watch delivers them, but no controller, user action or
+   * invariant takes them for pods of their own (allPods, podsOnNode and getPodByUID never list them).
+   */
+  private readonly mirrorPods = new Map<UID, Pod>();
+  private mirrorPodSerial = 0;
   /** Bumped on every pod change, so that controllers can cache what they derive from the pods. */
   podsVersion = 0;
 
@@ -125,7 +132,7 @@ export class APIServer {
   watchNode(nodeName: string, handler: WatchHandler, onSynced: () => void): void {
     const w: Watcher = { handler, lastDeliveryMs: this.sim.nowMs, queue: [] };
     this.watchers.set(nodeName, w);
-    for (const pod of this.podsOnNode(nodeName).sort((a, b) =>
+    for (const pod of [...this.podsOnNode(nodeName), ...this.mirrorPodsOnNode(nodeName)].sort((a, b) =>
       // Code-unit order, not localeCompare: the same on every machine whatever its locale.
       a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
     )) {
@@ -174,6 +181,65 @@ export class APIServer {
       by,
     });
     this.notify('DELETED', pod);
+  }
+
+  // ---- mirror pods ----
+
+  mirrorPodsOnNode(nodeName: string): Pod[] {
+    return [...this.mirrorPods.values()].filter((p) => p.spec.nodeName === nodeName);
+  }
+
+  private byName(namespace: string, name: string): Pod | undefined {
+    for (const p of [...this.pods.values(), ...this.mirrorPods.values()])
+      if (p.metadata.namespace === namespace && p.metadata.name === name) return p;
+    return undefined;
+  }
+
+  /**
+   * Pods(ns).Create from a kubelet: the API server gives the object a UID of its own (the static pod's
+   * is not kept), and the name must be free. Only mirror pods come this way (NodeRestriction).
+   */
+  private createMirrorPod(pod: Pod): GoError | undefined {
+    const hash = pod.metadata.annotations[ConfigMirrorAnnotationKey];
+    if (hash === undefined) throw new AssertionError(`a kubelet created a pod that is no mirror pod`);
+    const { namespace, name } = pod.metadata;
+    if (this.byName(namespace, name) !== undefined) {
+      return new StatusError('AlreadyExists', `pods "${name}" already exists`);
+    }
+    this.mirrorPodSerial++;
+    const uid = `${hash}_mirror${this.mirrorPodSerial}`;
+    const created: Pod = { ...pod, metadata: { ...pod.metadata, uid } };
+    this.mirrorPods.set(uid, created);
+    this.publishMirrorPod(created, 'created');
+    this.notify('ADDED', created);
+    return undefined;
+  }
+
+  /** Pods(ns).Delete of a mirror pod with grace period 0: gone at once; a UID precondition if given. */
+  private deleteMirrorPod(namespace: string, name: string, uid: UID | undefined): GoError | undefined {
+    let found: Pod | undefined;
+    for (const p of this.mirrorPods.values())
+      if (p.metadata.namespace === namespace && p.metadata.name === name) found = p;
+    if (found === undefined) return new StatusError('NotFound', `pods "${name}" not found`);
+    if (uid !== undefined && found.metadata.uid !== uid) {
+      return new StatusError('Conflict', `Precondition failed: UID in precondition: ${uid}`);
+    }
+    this.mirrorPods.delete(found.metadata.uid);
+    this.publishMirrorPod(found, 'deleted');
+    this.notify('DELETED', found);
+    return undefined;
+  }
+
+  private publishMirrorPod(pod: Pod, op: 'created' | 'deleted'): void {
+    this.publish({
+      kind: 'mirrorPod',
+      op,
+      atMs: this.sim.nowMs,
+      node: pod.spec.nodeName,
+      uid: pod.metadata.uid,
+      pod: pod.metadata.name,
+      staticUid: pod.metadata.annotations[ConfigMirrorAnnotationKey] ?? '',
+    });
   }
 
   // ---- node status ----
@@ -244,6 +310,14 @@ export class APIServer {
       },
       getVolumesAttached(node: string): readonly AttachedVolume[] {
         return api.nodeStatus(node).volumesAttached;
+      },
+      *createMirrorPod(pod: Pod): Co<GoError | undefined> {
+        yield* latency();
+        return api.createMirrorPod(pod);
+      },
+      *deleteMirrorPod(namespace: string, name: string, uid: UID | undefined): Co<GoError | undefined> {
+        yield* latency();
+        return api.deleteMirrorPod(namespace, name, uid);
       },
     };
   }

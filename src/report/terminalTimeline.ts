@@ -70,6 +70,11 @@ export function describeFact(f: Fact): FactLine {
       return { subject: podSubject(f), text: `apiPodDeletionRequested grace=${f.gracePeriodSeconds}s` };
     case 'apiPodDeleted':
       return { subject: podSubject(f), text: `apiPodDeleted by ${f.by}` };
+    case 'mirrorPod':
+      return {
+        subject: podSubject(f),
+        text: `mirrorPod ${f.op} uid=${f.uid} (of static uid ${f.staticUid})`,
+      };
     case 'apiPodPhase':
       return {
         subject: podSubject(f),
