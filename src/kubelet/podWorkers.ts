@@ -3,14 +3,14 @@
 // through syncPod -> syncTerminatingPod -> syncTerminatedPod, and every other kubelet loop asks it by UID
 // whether containers may run. Go's podLock is implicit: kernel code runs atomically between two yields,
 // and none of the methods yields except managePodLoop around the cache read and the sync calls, which is
-// where Go releases the lock too. This file is the goroutine side (UpdatePod, managePodLoop, completeWork,
-// killPodNow); the state the lock guards, and its transitions, are in podWorkersState.ts.
+// where Go releases the lock too. This file is the goroutine side (UpdatePod, managePodLoop, completeWork);
+// the state the lock guards, and its transitions, are in podWorkersState.ts; killPodNow in killPodNow.ts.
 // Four follow-ups of #102344 are switches; with one off, the code before that change runs. No 1.22.0
 // tree is on disk: the before-code is release-1.23's with the PR's additions removed, checked against
 // a 1.22.0-era pod_workers.go (terminatingStaticPodFullnames, no restartRequested, no first-sight
 // branch, no allowPodStart) and the PR descriptions (docs/fixes.md).
 
-import { GoError } from '../api/errors.js';
+import type { GoError } from '../api/errors.js';
 import {
   getPodFullName,
   isPodPhaseTerminal,
@@ -31,7 +31,6 @@ import {
   type ProcessGroup,
   type Rng,
   type Sim,
-  select,
 } from '../sim/index.js';
 import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
 import {
@@ -40,16 +39,10 @@ import {
   PodSyncStatus,
   type PodWork,
 } from './podWorkersStatus.js';
-import type {
-  PodCache,
-  PodStateProvider,
-  PodStatusFunc,
-  PodSyncer,
-  PodWorkType,
-  UpdatePodOptions,
-} from './types.js';
+import type { PodCache, PodStateProvider, PodSyncer, PodWorkType, UpdatePodOptions } from './types.js';
 import type { WorkQueue } from './workQueue.js';
 
+export { killPodNow } from './killPodNow.js';
 export {
   calculateEffectiveGracePeriod,
   isPodStatusCacheTerminal,
@@ -425,43 +418,4 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     this.workQueue.enqueue(pod.metadata.uid, delayMs);
     this.completeWorkQueueNext(pod.metadata.uid);
   }
-}
-
-/**
- * killPodNow: the blocking kill used by eviction, preemption and node shutdown. Waits for the pod worker
- * to report the pod terminated, for at most max(10s, 1.5 * grace period).
- */
-export function* killPodNow(
-  podWorkers: Pick<PodWorkers, 'sim' | 'updatePod'>,
-  pod: Pod,
-  evict: boolean,
-  gracePeriodOverride: number | undefined,
-  statusFn: PodStatusFunc | undefined,
-): Co<GoError | undefined> {
-  let gracePeriod = 0;
-  if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;
-  else if (pod.spec.terminationGracePeriodSeconds !== undefined) {
-    gracePeriod = pod.spec.terminationGracePeriodSeconds;
-  }
-  // Relative to the grace period, but at least 10s for kubelet -> runtime traffic to finish a SIGKILL.
-  let timeoutSeconds = gracePeriod + Math.trunc(gracePeriod / 2);
-  if (timeoutSeconds < 10) timeoutSeconds = 10;
-  if (!Number.isInteger(timeoutSeconds))
-    throw new AssertionError(`killPodNow timeout ${timeoutSeconds}s is not whole`);
-
-  const ch = podWorkers.sim.chan<never>(1, `killPodNow/${pod.metadata.uid}`);
-  podWorkers.updatePod({
-    pod,
-    updateType: 'SyncPodKill',
-    killPodOptions: {
-      completedCh: ch,
-      evict,
-      podStatusFunc: statusFn,
-      podTerminationGracePeriodSecondsOverride: gracePeriodOverride,
-    },
-  });
-  const r = yield* select([{ recv: ch as Chan<unknown> }], timeoutSeconds * 1000);
-  if (r.index === 0) return undefined;
-  // Upstream also records the ExceededGracePeriod event here.
-  return new GoError('timeout waiting to kill pod');
 }
