@@ -4,6 +4,7 @@
 // release has the guard, has finished terminating.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { World } from '../../src/cluster/world.js';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { loadScenarioFile, parseScenarioText } from '../../src/scenario/load.js';
@@ -63,6 +64,19 @@ describe('mirror pods', () => {
     const off = run(removed, Fixes.of('1.20').with('mirror-pod-pending-termination', false));
     const killedOff = firstAt(off, 'killPodFinished');
     expect(mirrorFacts(off).find((f) => f.op === 'deleted')?.atMs).toBeLessThan(killedOff);
+  });
+
+  it('release-1.20.3+ keeps the pod cgroup of a static pod pending termination; 1.20.0-1.20.2 not', () => {
+    /** Whether the removed static pod's cgroup still exists 4 s into its 10 s kill. */
+    const cgroupDuringKill = (fixes: Fixes): boolean => {
+      const world = new World({ scenario: removed, seed: removed.seed, fixes });
+      world.start();
+      world.sim.run({ horizonMs: 9000, maxEvents: 1_000_000 });
+      const cgroups = world.nodeOf('node-a').host.podCgroups;
+      return [...cgroups].some((uid) => uid.startsWith('static-proxy-'));
+    };
+    expect(cgroupDuringKill(Fixes.of('1.20'))).toBe(true);
+    expect(cgroupDuringKill(Fixes.of('1.20').with('mirror-pod-pending-termination', false))).toBe(false);
   });
 
   it('an edited manifest replaces the mirror pod (its hash is the old UID)', () => {
