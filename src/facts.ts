@@ -43,6 +43,11 @@ export type Fact =
   | (Base & PodRef & { kind: 'apiPodDeleted'; by: 'kubelet' | 'user-force' })
   | (Base &
       PodRef & { kind: 'apiPodPhase'; phase: PodPhase; reason?: string | undefined; restartable: boolean })
+  /**
+   * The kubelet's mirror client created or deleted the mirror pod of a static pod (uid is the mirror
+   * pod's own, staticUid the static pod's it mirrors). Mirror pods publish no apiPod* facts.
+   */
+  | (Base & PodRef & { kind: 'mirrorPod'; op: 'created' | 'deleted'; staticUid: UID })
   | (Base & { kind: 'nodeShutdownStarted' })
   | (Base & { kind: 'nodeVolumesInUse'; volumes: readonly string[] })
   // ---- volumes: kubelet operations ----

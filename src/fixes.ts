@@ -116,6 +116,8 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.22'),
     needsPodWorkerLifecycle: true,
   },
+  // It changes the start gate #104743 added: with `static-pod-start-exclusion` off there is no gate and
+  // this switch has nothing to act on (the presets never combine the two that way).
   'unstarted-static-pod-terminated': {
     prs: [107900, 107931, 108303],
     release: '1.24',

@@ -30,3 +30,14 @@ export class MetricsError extends GoError {
     super(message);
   }
 }
+
+/** apierrors.StatusError, reduced to the reasons the kubelet's clients tell apart. */
+export type StatusReason = 'AlreadyExists' | 'NotFound' | 'Conflict';
+export class StatusError extends GoError {
+  constructor(
+    readonly reason: StatusReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}

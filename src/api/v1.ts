@@ -11,6 +11,8 @@ export type AccessMode = 'ReadWriteOnce' | 'ReadWriteMany' | 'ReadOnlyMany';
 /** kubetypes.ConfigSourceAnnotationKey and its values (pkg/kubelet/types/pod_update.go). */
 export const ConfigSourceAnnotationKey = 'kubernetes.io/config.source';
 export const ConfigMirrorAnnotationKey = 'kubernetes.io/config.mirror';
+/** The hash of a file pod: config/common.go sets it to the pod's UID (itself a hash of the manifest). */
+export const ConfigHashAnnotationKey = 'kubernetes.io/config.hash';
 export const FileSource = 'file';
 export const ApiserverSource = 'api';
 

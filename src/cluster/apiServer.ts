@@ -1,10 +1,12 @@
 // The API server: pods (with graceful deletion, force deletion and the kubelet's final delete), nodes
 // (status posted by the kubelet: heartbeat and volumesInUse; volumesAttached patched by the attach/detach
-// controller), watches delivered to each node's kubelet and to the controllers after a small seeded
-// delay, in order, and the controllers' client.
-import { GoError } from '../api/errors.js';
+// controller), mirror pods (created and deleted by each kubelet for its static pods), watches delivered
+// to each node's kubelet and to the controllers after a small seeded delay, in order, and the
+// controllers' client.
+import { GoError, StatusError } from '../api/errors.js';
 import {
   type AttachedVolume,
+  ConfigMirrorAnnotationKey,
   isStaticPod,
   type Node,
   type Pod,
@@ -55,6 +57,12 @@ export class APIServer {
   private readonly podWatchers: PodWatcher[] = [];
   private readonly nodeWatchers: NodeWatcher[] = [];
   private readonly nodes = new Map<string, Node>();
+  /**
+   * Mirror pods, apart from `pods`: the node's watch delivers them, but no controller, user action or
+   * invariant takes them for pods of their own (allPods, podsOnNode and getPodByUID never list them).
+   */
+  private readonly mirrorPods = new Map<UID, Pod>();
+  private mirrorPodSerial = 0;
   /** Test hook: node -> how many more volumesAttached patches of it fail. */
   private readonly nodeStatusFailures = new Map<string, number>();
 
@@ -156,7 +164,8 @@ export class APIServer {
     this.unwatchNode(nodeName);
     const w: PodWatcher = { handler, lastDeliveryMs: this.sim.nowMs, queue: [], rng: this.rng, live: true };
     this.watchers.set(nodeName, w);
-    for (const pod of byUID(this.podsOnNode(nodeName))) this.enqueue(w, () => handler('ADDED', pod));
+    for (const pod of byUID([...this.podsOnNode(nodeName), ...this.mirrorPodsOnNode(nodeName)]))
+      this.enqueue(w, () => handler('ADDED', pod));
     this.enqueue(w, onSynced);
   }
 
@@ -201,6 +210,8 @@ export class APIServer {
   private notify(type: WatchEventType, pod: Pod): void {
     const w = this.watchers.get(pod.spec.nodeName);
     if (w !== undefined) this.enqueue(w, () => w.handler(type, pod));
+    // A mirror pod reaches its node's kubelet only: it is no pod of the controllers' (no volumes of its own).
+    if (pod.metadata.annotations[ConfigMirrorAnnotationKey] !== undefined) return;
     for (const cw of this.podWatchers) this.enqueue(cw, () => cw.handler(type, pod));
   }
 
@@ -235,6 +246,65 @@ export class APIServer {
       by,
     });
     this.notify('DELETED', pod);
+  }
+
+  // ---- mirror pods ----
+
+  mirrorPodsOnNode(nodeName: string): Pod[] {
+    return [...this.mirrorPods.values()].filter((p) => p.spec.nodeName === nodeName);
+  }
+
+  private byName(namespace: string, name: string): Pod | undefined {
+    for (const p of [...this.pods.values(), ...this.mirrorPods.values()])
+      if (p.metadata.namespace === namespace && p.metadata.name === name) return p;
+    return undefined;
+  }
+
+  /**
+   * Pods(ns).Create from a kubelet: the API server gives the object a UID of its own (the static pod's
+   * is not kept), and the name must be free. Only mirror pods come this way (NodeRestriction).
+   */
+  private createMirrorPod(pod: Pod): GoError | undefined {
+    const hash = pod.metadata.annotations[ConfigMirrorAnnotationKey];
+    if (hash === undefined) throw new AssertionError(`a kubelet created a pod that is no mirror pod`);
+    const { namespace, name } = pod.metadata;
+    if (this.byName(namespace, name) !== undefined) {
+      return new StatusError('AlreadyExists', `pods "${name}" already exists`);
+    }
+    this.mirrorPodSerial++;
+    const uid = `${hash}_mirror${this.mirrorPodSerial}`;
+    const created: Pod = { ...pod, metadata: { ...pod.metadata, uid } };
+    this.mirrorPods.set(uid, created);
+    this.publishMirrorPod(created, 'created');
+    this.notify('ADDED', created);
+    return undefined;
+  }
+
+  /** Pods(ns).Delete of a mirror pod with grace period 0: gone at once; a UID precondition if given. */
+  private deleteMirrorPod(namespace: string, name: string, uid: UID | undefined): GoError | undefined {
+    let found: Pod | undefined;
+    for (const p of this.mirrorPods.values())
+      if (p.metadata.namespace === namespace && p.metadata.name === name) found = p;
+    if (found === undefined) return new StatusError('NotFound', `pods "${name}" not found`);
+    if (uid !== undefined && found.metadata.uid !== uid) {
+      return new StatusError('Conflict', `Precondition failed: UID in precondition: ${uid}`);
+    }
+    this.mirrorPods.delete(found.metadata.uid);
+    this.publishMirrorPod(found, 'deleted');
+    this.notify('DELETED', found);
+    return undefined;
+  }
+
+  private publishMirrorPod(pod: Pod, op: 'created' | 'deleted'): void {
+    this.publish({
+      kind: 'mirrorPod',
+      op,
+      atMs: this.sim.nowMs,
+      node: pod.spec.nodeName,
+      uid: pod.metadata.uid,
+      pod: pod.metadata.name,
+      staticUid: pod.metadata.annotations[ConfigMirrorAnnotationKey] ?? '',
+    });
   }
 
   // ---- node status ----
@@ -351,6 +421,14 @@ export class APIServer {
         api.updateNodeStatus(node, { lastHeartbeatMs: api.sim.nowMs, volumesInUse: sorted });
         api.publish({ kind: 'nodeVolumesInUse', atMs: api.sim.nowMs, node, volumes: sorted });
         return undefined;
+      },
+      *createMirrorPod(pod: Pod): Co<GoError | undefined> {
+        yield* latency();
+        return api.createMirrorPod(pod);
+      },
+      *deleteMirrorPod(namespace: string, name: string, uid: UID | undefined): Co<GoError | undefined> {
+        yield* latency();
+        return api.deleteMirrorPod(namespace, name, uid);
       },
       getVolumesAttached(node: string): readonly AttachedVolume[] {
         return api.getNode(node).status.volumesAttached;

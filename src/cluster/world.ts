@@ -2,7 +2,13 @@
 // the host (runtime, storage, cgroups, static manifests) and its kubelet process. It turns scenario
 // actions into what a user, kubectl or the node would do, and nothing else: races come from ordering.
 import type { Pod, UID } from '../api/v1.js';
-import { ApiserverSource, ConfigSourceAnnotationKey, FileSource, getPodFullName } from '../api/v1.js';
+import {
+  ApiserverSource,
+  ConfigHashAnnotationKey,
+  ConfigSourceAnnotationKey,
+  FileSource,
+  getPodFullName,
+} from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
 import { Kubelet } from '../kubelet/kubelet.js';
@@ -214,7 +220,10 @@ export class World {
         uid,
         name: a.pod,
         namespace: 'default',
-        annotations: { [ConfigSourceAnnotationKey]: a.static ? FileSource : ApiserverSource },
+        // A file pod's config hash is its UID (config/common.go); its mirror pod carries it.
+        annotations: a.static
+          ? { [ConfigSourceAnnotationKey]: FileSource, [ConfigHashAnnotationKey]: uid }
+          : { [ConfigSourceAnnotationKey]: ApiserverSource },
       },
       spec: {
         nodeName: a.node,

@@ -56,7 +56,7 @@ export const HAZARDS = {
   'iscsi-flush-falls-through': {
     upstream: [],
     summary:
-      "iSCSI deleteDevices \"assumes they are not in use\": when `multipath -f` fails (a container's mount namespace still holds the filesystem), it falls through, deletes the disks and UnmountDevice succeeds with the map left behind",
+      'iSCSI deleteDevices "assumes they are not in use": when `multipath -f` fails (a container\'s mount namespace still holds the filesystem), it falls through, deletes the disks and UnmountDevice succeeds with the map left behind',
     open: 'release-1.23 iscsi_util.go deleteDevices logs the flush failure and carries on',
     scenario: 'iscsi-kubelet-restart-reconstruct-procmounts',
     explains: ['device-leaked-after-unmount'],
@@ -72,7 +72,7 @@ export const HAZARDS = {
   'remove-before-sources-ready': {
     upstream: ['kubernetes/kubernetes#113145'],
     summary:
-      "a REMOVE that arrives before all pod sources are ready is dropped (\"skipping delete because sources aren't ready yet\") and housekeeping leaves a worker in SyncPod state alone, so the pod is never stopped",
+      'a REMOVE that arrives before all pod sources are ready is dropped ("skipping delete because sources aren\'t ready yet") and housekeeping leaves a worker in SyncPod state alone, so the pod is never stopped',
     open: 'release-1.23 deletePod returns early; the v1.27 pod worker rewrite (#113145) terminates orphaned workers',
     scenario: 'static-pod-removed-before-sources-ready',
     explains: ['termination-stuck'],

@@ -21,4 +21,11 @@ export interface KubeClient {
   ): Co<GoError | undefined>;
   /** node.status.volumesAttached, as the attach/detach controller wrote it (read from the informer cache). */
   getVolumesAttached(nodeName: string): readonly AttachedVolume[];
+  /** Pods(ns).Create of a mirror pod; a StatusError AlreadyExists if the name is taken. */
+  createMirrorPod(pod: Pod): Co<GoError | undefined>;
+  /**
+   * Pods(ns).Delete of a mirror pod with GracePeriodSeconds 0 and, if given, a UID precondition; a
+   * StatusError NotFound or Conflict when there is nothing (or another UID) to delete.
+   */
+  deleteMirrorPod(namespace: string, name: string, uidPrecondition: UID | undefined): Co<GoError | undefined>;
 }

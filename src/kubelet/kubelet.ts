@@ -3,7 +3,14 @@
 // one kubelet process of one node. Its goroutines live in one ProcessGroup, so a kubelet restart loses
 // every in-memory structure while the runtime and the host keep theirs.
 import { GoError } from '../api/errors.js';
-import type { Pod, PodStatus, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
+import {
+  isMirrorPod,
+  type Pod,
+  type PodStatus,
+  type RuntimePod,
+  type RuntimePodStatus,
+  type UID,
+} from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
 import type { FakeRuntime } from '../runtime/fakeRuntime.js';
@@ -23,10 +30,12 @@ import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
 import { Cache } from './container/cache.js';
 import type { KubeClient } from './kubeClient.js';
+import { syncMirrorPod } from './kubeletMirrorPods.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
 import { convertPodStatusToRunningPod, KubeGenericRuntimeManager } from './kuberuntime/kuberuntimeManager.js';
 import { LegacyKubelet } from './legacy/kubeletLegacy.js';
 import { GenericPLEG, type PodLifecycleEvent, plegChannelCapacity } from './pleg/genericPleg.js';
+import { BasicMirrorClient } from './pod/mirrorClient.js';
 import { BasicPodManager } from './pod/podManager.js';
 import { killPodNow, PodWorkers } from './podWorkers.js';
 import { FsResourceAnalyzer, statsProviderFromMountedVolumes } from './stats/fsResourceAnalyzer.js';
@@ -103,6 +112,8 @@ export class Kubelet {
   readonly fixes: Fixes;
   readonly group: ProcessGroup;
   readonly podManager = new BasicPodManager();
+  /** Upstream's basicManager embeds the mirror client; here it sits next to the pod manager. */
+  readonly mirrorClient: BasicMirrorClient;
   readonly podCache: Cache;
   readonly runtimeManager: KubeGenericRuntimeManager;
   readonly statusManager: StatusManager;
@@ -133,6 +144,7 @@ export class Kubelet {
     this.nodeName = o.nodeName;
     this.fixes = o.fixes;
     this.kubeClient = o.kubeClient;
+    this.mirrorClient = new BasicMirrorClient(o.kubeClient);
     this.host = o.host;
     this.publish = o.publish;
     this.group = new ProcessGroup(`kubelet/${o.nodeName}`);
@@ -167,6 +179,7 @@ export class Kubelet {
         backOffPeriodMs,
         nodeName: o.nodeName,
         publish: o.publish,
+        fixes: o.fixes,
       });
       this.legacy = undefined;
     } else {
@@ -320,26 +333,48 @@ export class Kubelet {
   handlePodAdditions(pods: readonly Pod[]): void {
     for (const pod of pods) {
       this.podManager.addPod(pod);
-      this.dispatchWork(pod, 'SyncPodCreate');
+      if (isMirrorPod(pod)) {
+        this.handleMirrorPod(pod);
+        continue;
+      }
+      this.dispatchWork(pod, 'SyncPodCreate', this.podManager.getMirrorPodByPod(pod));
     }
   }
 
   handlePodUpdates(pods: readonly Pod[]): void {
     for (const pod of pods) {
       this.podManager.updatePod(pod);
-      this.dispatchWork(pod, 'SyncPodUpdate');
+      if (isMirrorPod(pod)) {
+        this.handleMirrorPod(pod);
+        continue;
+      }
+      this.dispatchWork(pod, 'SyncPodUpdate', this.podManager.getMirrorPodByPod(pod));
     }
   }
 
   handlePodRemoves(pods: readonly Pod[]): void {
     for (const pod of pods) {
       this.podManager.deletePod(pod);
+      if (isMirrorPod(pod)) {
+        this.handleMirrorPod(pod);
+        continue;
+      }
       this.deletePod(pod);
     }
   }
 
+  /**
+   * handleMirrorPod: a mirror pod ADD / UPDATE / DELETE is an UPDATE of its static pod, if that exists.
+   * A removed mirror pod is passed on as it was: the next sync still sees it (and finds nothing to
+   * delete); the sync after that sees none and creates a new one.
+   */
+  private handleMirrorPod(mirrorPod: Pod): void {
+    const pod = this.podManager.getPodByMirrorPod(mirrorPod);
+    if (pod !== undefined) this.dispatchWork(pod, 'SyncPodUpdate', mirrorPod);
+  }
+
   handlePodSyncs(pods: readonly Pod[]): void {
-    for (const pod of pods) this.dispatchWork(pod, 'SyncPodSync');
+    for (const pod of pods) this.dispatchWork(pod, 'SyncPodSync', this.podManager.getMirrorPodByPod(pod));
   }
 
   private getPodsToSync(): Pod[] {
@@ -348,12 +383,12 @@ export class Kubelet {
   }
 
   /** dispatchWork: release-1.23 hands everything to the pod worker; 1.20 had terminal shortcuts. */
-  dispatchWork(pod: Pod, syncType: SyncPodType): void {
+  dispatchWork(pod: Pod, syncType: SyncPodType, mirrorPod: Pod | undefined): void {
     if (this.podWorkers === undefined) {
-      this.legacy?.dispatchWork(pod, syncType);
+      this.legacy?.dispatchWork(pod, syncType, mirrorPod);
       return;
     }
-    this.podWorkers.updatePod({ pod, updateType: syncType, startTimeMs: this.sim.nowMs });
+    this.podWorkers.updatePod({ pod, mirrorPod, updateType: syncType, startTimeMs: this.sim.nowMs });
   }
 
   /** deletePod (a REMOVE): release-1.23 asks the pod worker to kill; 1.20 forgot the worker. */
@@ -409,7 +444,7 @@ export class Kubelet {
     _ctx: Context,
     _updateType: SyncPodType,
     pod: Pod,
-    _mirrorPod: Pod | undefined,
+    mirrorPod: Pod | undefined,
     podStatus: RuntimePodStatus | undefined,
   ): Co<{ isTerminal: boolean; err: GoError | undefined }> {
     const uid = pod.metadata.uid;
@@ -429,6 +464,8 @@ export class Kubelet {
       // pcm.EnsureExists: the pod cgroup.
       this.host.podCgroups.add(uid);
     }
+    // Create Mirror Pod for Static Pod if it doesn't already exist
+    yield* syncMirrorPod(this, pod, mirrorPod);
     if (!podWorkers.isPodTerminationRequested(uid)) {
       const err = yield* this.volumeManager.waitForAttachAndMount(pod);
       if (err !== undefined) return { isTerminal: false, err };

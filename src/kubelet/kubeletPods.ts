@@ -4,6 +4,7 @@
 import type { Pod, PodStatus, UID } from '../api/v1.js';
 import type { Co } from '../sim/index.js';
 import type { Kubelet } from './kubelet.js';
+import { deleteOrphanedMirrorPods } from './kubeletMirrorPods.js';
 import { notRunning } from './status/generate.js';
 
 /**
@@ -16,7 +17,7 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
     yield* kl.legacy?.handlePodCleanups() ?? noop();
     return;
   }
-  const allPods = kl.podManager.getPods();
+  const { pods: allPods, mirrorPods } = kl.podManager.getPodsAndMirrorPods();
   const workingPods = kl.podWorkers.syncKnownPods(allPods);
   const allPodsByUID = new Map<UID, Pod>(allPods.map((p) => [p.metadata.uid, p]));
   const runningRuntimePods = kl.runtimeCacheGetPods();
@@ -30,7 +31,13 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
       killPodOptions: { evict: false, podTerminationGracePeriodSecondsOverride: 1 },
     });
   }
-  kl.statusManager.removeOrphanedStatuses(new Set(allPodsByUID.keys()));
+  // removeOrphanedPodStatuses: config pods and mirror pods.
+  kl.statusManager.removeOrphanedStatuses(new Set([...allPods, ...mirrorPods].map((p) => p.metadata.uid)));
+  // Remove any orphaned mirror pods (mirror pods are tracked by name via the pod worker).
+  const podWorkers = kl.podWorkers;
+  yield* deleteOrphanedMirrorPods(kl, (fullname) =>
+    podWorkers.isPodForMirrorPodTerminatingByFullName(fullname),
+  );
   // cleanupOrphanedPodCgroups: destroy cgroups of pods that are neither running nor terminating and whose
   // volumes are gone.
   for (const uid of [...kl.host.podCgroups].sort()) {
@@ -39,7 +46,9 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
     if (kl.volumeManager.podVolumesExist(uid)) continue;
     kl.host.podCgroups.delete(uid);
   }
-  // Restart pods whose UID was reused while they terminated (#104847).
+  // Restart pods whose UID was reused while they terminated (#104847; before it, no such state existed
+  // and nothing restarted them).
+  if (!kl.fixes.on('pod-uid-reuse-restart')) return;
   for (const [uid, state] of workingPods) {
     if (state !== 'TerminatedAndRecreatedPod') continue;
     const pod = allPodsByUID.get(uid);
@@ -47,7 +56,7 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
     // isAdmittedPodTerminal: a pod already in a terminal phase is not restarted.
     const phase = (kl.statusManager.getPodStatus(uid) ?? pod.status).phase;
     if (phase === 'Failed' || phase === 'Succeeded') continue;
-    kl.dispatchWork(pod, 'SyncPodCreate');
+    kl.dispatchWork(pod, 'SyncPodCreate', kl.podManager.getMirrorPodByPod(pod));
   }
 }
 

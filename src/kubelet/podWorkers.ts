@@ -3,10 +3,14 @@
 // through syncPod -> syncTerminatingPod -> syncTerminatedPod, and every other kubelet loop asks it by UID
 // whether containers may run. Go's podLock is implicit: kernel code runs atomically between two yields,
 // and none of the methods yields except managePodLoop around the cache read and the sync calls, which is
-// where Go releases the lock too. This file is the goroutine side (UpdatePod, managePodLoop, completeWork,
-// killPodNow); the state the lock guards, and its transitions, are in podWorkersState.ts.
+// where Go releases the lock too. This file is the goroutine side (UpdatePod, managePodLoop, completeWork);
+// the state the lock guards, and its transitions, are in podWorkersState.ts; killPodNow in killPodNow.ts.
+// Four follow-ups of #102344 are switches; with one off, the code before that change runs. No 1.22.0
+// tree is on disk: the before-code is release-1.23's with the PR's additions removed, checked against
+// a 1.22.0-era pod_workers.go (terminatingStaticPodFullnames, no restartRequested, no first-sight
+// branch, no allowPodStart) and the PR descriptions (docs/fixes.md).
 
-import { GoError } from '../api/errors.js';
+import type { GoError } from '../api/errors.js';
 import {
   getPodFullName,
   isPodPhaseTerminal,
@@ -17,6 +21,7 @@ import {
   type UID,
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
+import { Fixes } from '../fixes.js';
 import {
   AssertionError,
   assert,
@@ -26,7 +31,6 @@ import {
   type ProcessGroup,
   type Rng,
   type Sim,
-  select,
 } from '../sim/index.js';
 import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
 import {
@@ -35,16 +39,10 @@ import {
   PodSyncStatus,
   type PodWork,
 } from './podWorkersStatus.js';
-import type {
-  PodCache,
-  PodStateProvider,
-  PodStatusFunc,
-  PodSyncer,
-  PodWorkType,
-  UpdatePodOptions,
-} from './types.js';
+import type { PodCache, PodStateProvider, PodSyncer, PodWorkType, UpdatePodOptions } from './types.js';
 import type { WorkQueue } from './workQueue.js';
 
+export { killPodNow } from './killPodNow.js';
 export {
   calculateEffectiveGracePeriod,
   isPodStatusCacheTerminal,
@@ -75,6 +73,8 @@ export interface PodWorkersOptions {
   backOffPeriodMs: number;
   nodeName: string;
   publish?: ((fact: Fact) => void) | undefined;
+  /** The switches of the follow-up fixes (default: all on). */
+  fixes?: Fixes | undefined;
 }
 
 const phaseOfWork: Record<PodWorkType, WorkerPhase> = {
@@ -97,7 +97,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
   private readonly backOffPeriodMs: number;
 
   constructor(o: PodWorkersOptions) {
-    super(o.sim, o.nodeName, o.publish);
+    super(o.sim, o.nodeName, o.publish, o.fixes ?? Fixes.all());
     assert(o.resyncIntervalMs >= 0 && o.backOffPeriodMs >= 0, 'negative pod worker periods');
     this.rng = o.rng;
     this.group = o.group;
@@ -138,8 +138,14 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     if (status === undefined) {
       status = new PodSyncStatus({ syncedAt: now, fullname: getPodFullName(pod) });
       // First sight of a terminal pod whose runtime shows nothing running (e.g. after a kubelet restart):
-      // record it as terminated and finished so it never counts as active (#105527).
-      if (!isRuntimePod && isPodPhaseTerminal(pod.status.phase)) {
+      // record it as terminated and finished so it never counts as active (#105527). Before it, such a
+      // pod got a fresh status and the terminal-phase case below sent it through terminating and
+      // terminated again, counting as active in admission meanwhile (issue #105523).
+      if (
+        this.fixes.on('terminal-pod-on-first-sight') &&
+        !isRuntimePod &&
+        isPodPhaseTerminal(pod.status.phase)
+      ) {
         if (isPodStatusCacheTerminal(this.podCache.get(uid))) {
           this.publishPod(pod, { kind: 'podFinishedOnFirstSight' });
           status = new PodSyncStatus({
@@ -156,13 +162,19 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     }
 
     // A create for a UID already terminating means two pods with one UID close together (usually a static
-    // pod): remember it so SyncKnownPods resets the UID once terminated and the pod can start again.
-    if (status.isTerminationRequested() && opts.updateType === 'SyncPodCreate') {
+    // pod): remember it so SyncKnownPods resets the UID once terminated and the pod can start again
+    // (#104847). Before it, the create fell through and became one more kill of the terminating UID.
+    if (
+      this.fixes.on('pod-uid-reuse-restart') &&
+      status.isTerminationRequested() &&
+      opts.updateType === 'SyncPodCreate'
+    ) {
       status.restartRequested = true;
       return;
     }
 
-    // Once finished, a UID cannot re-enter the pod worker until housekeeping purges it.
+    // Once finished, a UID cannot re-enter the pod worker until housekeeping purges it ("Pod is finished
+    // processing, no further updates"); before #104847 housekeeping never purged one still in config.
     if (status.isFinished()) return;
 
     // The transition to terminating; the first matching case wins.
@@ -212,6 +224,11 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       status.gracePeriod = gracePeriod;
       // Always pass the computed value down, so syncTerminatingPod never recalculates; never below 1.
       kill.podTerminationGracePeriodSecondsOverride = gracePeriod;
+      // 1.22.0: a static pod comes through, start tracking it explicitly (cleared by the worker loop).
+      // #104743 replaced this with the started / waiting maps.
+      if (!this.fixes.on('static-pod-start-exclusion') && isStaticPod(pod)) {
+        this.terminatingStaticPodFullnames.add(getPodFullName(pod));
+      }
     } else {
       workType = 'SyncPodWork';
       // KillPodOptions are meaningless outside the terminating phase: release a waiting killer at once.
@@ -229,8 +246,8 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       // Capacity 1: completeWorkQueueNext sends from the consuming goroutine, when the channel is empty.
       podUpdates = this.sim.chan<PodWork>(1, `podUpdates/${uid}`);
       this.podUpdates.set(uid, podUpdates);
-      // Static pods start in the order UpdatePod first saw them.
-      if (isStaticPod(pod)) {
+      // Static pods start in the order UpdatePod first saw them (#104743).
+      if (this.fixes.on('static-pod-start-exclusion') && isStaticPod(pod)) {
         const waiting = this.waitingToStartStaticPodsByFullname.get(status.fullname) ?? [];
         waiting.push(uid);
         this.waitingToStartStaticPodsByFullname.set(status.fullname, waiting);
@@ -270,6 +287,18 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     if (!isStaticPod(pod)) return { canStart: true, canEverStart: true };
     const uid = pod.metadata.uid;
     const status = this.podSyncStatuses.get(uid);
+    if (!this.fixes.on('unstarted-static-pod-terminated')) {
+      // 1.22.5-1.22.7 / 1.23.0-1.23.4 (before #107900): only canStart. A UID killed before it started
+      // keeps asking allowStaticPodStart, as a retry that nothing re-dispatches once it left the config.
+      // Upstream dereferenced the missing status here (a nil pointer); the worker only runs while its
+      // status exists, so that branch is never taken and is kept as a plain requeue.
+      if (status === undefined || !this.allowStaticPodStart(status.fullname, uid)) {
+        this.workQueue.enqueue(uid, this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor));
+        if (status !== undefined) status.working = false;
+        return { canStart: false, canEverStart: true };
+      }
+      return { canStart: true, canEverStart: true };
+    }
     if (status === undefined) return { canStart: false, canEverStart: false };
     if (status.isTerminationRequested()) return { canStart: false, canEverStart: false };
     if (!this.allowStaticPodStart(status.fullname, uid)) {
@@ -293,8 +322,11 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       assert(pod !== undefined, 'pod work without a pod');
       const uid = pod.metadata.uid;
 
-      // A pod terminated before it was allowed to start is cleaned up here and the worker exits.
-      if (!podStarted) {
+      // A pod terminated before it was allowed to start is cleaned up here and the worker exits. Before
+      // #104743 (1.22.0-1.22.4) there was no gate: a new static pod UID started while the old one with
+      // the same fullname was still terminating. #107900 only changed this gate, so with #104743 off it
+      // has nothing to act on.
+      if (!podStarted && this.fixes.on('static-pod-start-exclusion')) {
         const { canStart, canEverStart } = this.allowPodStart(pod);
         if (!canEverStart) {
           this.completeUnstartedTerminated(pod);
@@ -387,43 +419,4 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     this.workQueue.enqueue(pod.metadata.uid, delayMs);
     this.completeWorkQueueNext(pod.metadata.uid);
   }
-}
-
-/**
- * killPodNow: the blocking kill used by eviction, preemption and node shutdown. Waits for the pod worker
- * to report the pod terminated, for at most max(10s, 1.5 * grace period).
- */
-export function* killPodNow(
-  podWorkers: Pick<PodWorkers, 'sim' | 'updatePod'>,
-  pod: Pod,
-  evict: boolean,
-  gracePeriodOverride: number | undefined,
-  statusFn: PodStatusFunc | undefined,
-): Co<GoError | undefined> {
-  let gracePeriod = 0;
-  if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;
-  else if (pod.spec.terminationGracePeriodSeconds !== undefined) {
-    gracePeriod = pod.spec.terminationGracePeriodSeconds;
-  }
-  // Relative to the grace period, but at least 10s for kubelet -> runtime traffic to finish a SIGKILL.
-  let timeoutSeconds = gracePeriod + Math.trunc(gracePeriod / 2);
-  if (timeoutSeconds < 10) timeoutSeconds = 10;
-  if (!Number.isInteger(timeoutSeconds))
-    throw new AssertionError(`killPodNow timeout ${timeoutSeconds}s is not whole`);
-
-  const ch = podWorkers.sim.chan<never>(1, `killPodNow/${pod.metadata.uid}`);
-  podWorkers.updatePod({
-    pod,
-    updateType: 'SyncPodKill',
-    killPodOptions: {
-      completedCh: ch,
-      evict,
-      podStatusFunc: statusFn,
-      podTerminationGracePeriodSecondsOverride: gracePeriodOverride,
-    },
-  });
-  const r = yield* select([{ recv: ch as Chan<unknown> }], timeoutSeconds * 1000);
-  if (r.index === 0) return undefined;
-  // Upstream also records the ExceededGracePeriod event here.
-  return new GoError('timeout waiting to kill pod');
 }

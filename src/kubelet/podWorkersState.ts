@@ -2,9 +2,13 @@
 // The half of podWorkers that the podLock guards: the per-UID statuses, the static pod maps, the
 // predicates other kubelet loops ask, the complete* transitions the worker goroutine reports through,
 // and housekeeping (SyncKnownPods). No method here yields; the goroutine side is in podWorkers.ts.
+// Fix `static-pod-start-exclusion` off (1.22.0-1.22.4, before #104743) tracks terminating static pods
+// by fullname only (terminatingStaticPodFullnames, for orphaned mirror pod cleanup); fix
+// `pod-uid-reuse-restart` off (before #104847) purges only UIDs that left the config.
 
-import type { Pod, UID } from '../api/v1.js';
+import { getPodFullName, type Pod, type UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
+import { Fixes } from '../fixes.js';
 import { AssertionError, type Chan, type Context, type Sim } from '../sim/index.js';
 import type { PodSyncStatus, PodWork } from './podWorkersStatus.js';
 import type { PodStateProvider, PodStatusFunc, PodWorkerState } from './types.js';
@@ -33,6 +37,12 @@ export class PodWorkerStates implements PodStateProvider {
   readonly startedStaticPodsByFullname = new Map<string, UID>();
   /** Static pods waiting to start, in UpdatePod order. */
   readonly waitingToStartStaticPodsByFullname = new Map<string, UID[]>();
+  /**
+   * Before #104743 (fix `static-pod-start-exclusion` off): the fullnames of static pods being killed,
+   * set by UpdatePod and cleared when any UID of that fullname completes termination. Only orphaned
+   * mirror pod cleanup reads it; nothing holds a new UID back.
+   */
+  readonly terminatingStaticPodFullnames = new Set<string>();
 
   /** The phase last published per status object (facts only; a reused UID gets a new status). */
   private readonly publishedPhase = new WeakMap<PodSyncStatus, WorkerPhase>();
@@ -41,6 +51,7 @@ export class PodWorkerStates implements PodStateProvider {
     readonly sim: Sim,
     readonly nodeName: string,
     private readonly publishFn: ((fact: Fact) => void) | undefined,
+    readonly fixes: Fixes = Fixes.all(),
   ) {}
 
   // ---- PodStateProvider (section 3.5 of the notes: known UID / unknown UID) ----
@@ -81,6 +92,9 @@ export class PodWorkerStates implements PodStateProvider {
 
   /** A started static pod of this fullname is terminating and not yet terminated (orphan mirror cleanup). */
   isPodForMirrorPodTerminatingByFullName(podFullName: string): boolean {
+    // Before #104743 the fullname set was the whole answer (pod_workers.go of 1.22.0).
+    if (!this.fixes.on('static-pod-start-exclusion'))
+      return this.terminatingStaticPodFullnames.has(podFullName);
     const uid = this.startedStaticPodsByFullname.get(podFullName);
     if (uid === undefined) return false;
     const status = this.podSyncStatuses.get(uid);
@@ -106,7 +120,15 @@ export class PodWorkerStates implements PodStateProvider {
     for (let i = 0; i < waitingPods.length; i++) {
       const waitingUID = waitingPods[i] as UID;
       const status = this.podSyncStatuses.get(waitingUID);
-      if (status === undefined || status.isTerminationRequested() || status.isTerminated()) continue;
+      // has pod already terminated or been deleted? Before #107900 only a forgotten UID was skipped: one
+      // killed before it started stayed ahead of every later UID (issue #107733).
+      if (status === undefined) continue;
+      if (
+        this.fixes.on('unstarted-static-pod-terminated') &&
+        (status.isTerminationRequested() || status.isTerminated())
+      ) {
+        continue;
+      }
       if (waitingUID !== uid) {
         // Another pod is next in line.
         this.waitingToStartStaticPodsByFullname.set(fullname, waitingPods.slice(i));
@@ -159,6 +181,8 @@ export class PodWorkerStates implements PodStateProvider {
    */
   protected completeTerminating(pod: Pod): void {
     const uid = pod.metadata.uid;
+    // if a static pod is being tracked, forget it (1.22.0; never set once #104743 is on)
+    this.terminatingStaticPodFullnames.delete(getPodFullName(pod));
     const status = this.podSyncStatuses.get(uid);
     if (status !== undefined) {
       if (!(status.terminatingAt !== undefined))
@@ -178,6 +202,7 @@ export class PodWorkerStates implements PodStateProvider {
   /** completeTerminatingRuntimePod: an orphan's containers are stopped; it has no API state to clean. */
   protected completeTerminatingRuntimePod(pod: Pod): void {
     const uid = pod.metadata.uid;
+    this.terminatingStaticPodFullnames.delete(getPodFullName(pod));
     const status = this.podSyncStatuses.get(uid);
     if (status !== undefined) {
       status.terminatedAt = this.sim.nowMs;
@@ -196,6 +221,7 @@ export class PodWorkerStates implements PodStateProvider {
   protected completeTerminated(pod: Pod): void {
     const uid = pod.metadata.uid;
     this.cleanupPodUpdates(uid);
+    this.terminatingStaticPodFullnames.delete(getPodFullName(pod));
     const status = this.podSyncStatuses.get(uid);
     if (status !== undefined) {
       if (!(status.terminatedAt !== undefined))
@@ -266,10 +292,13 @@ export class PodWorkerStates implements PodStateProvider {
     const workers = new Map<UID, PodWorkerState>();
     const known = new Set<UID>(desiredPods.map((p) => p.metadata.uid));
     this.podsSynced = true;
+    // Before #104847 only UIDs that left the config were purged, so a finished UID still in the config
+    // kept its finished status (and ignored every update) until the kubelet restarted (issue #104648).
+    const uidReuse = this.fixes.on('pod-uid-reuse-restart');
     for (const [uid, status] of this.podSyncStatuses) {
-      if (!known.has(uid) || status.restartRequested) this.removeTerminatedWorker(uid);
+      if (!known.has(uid) || (uidReuse && status.restartRequested)) this.removeTerminatedWorker(uid);
       if (status.terminatedAt !== undefined) {
-        workers.set(uid, status.restartRequested ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
+        workers.set(uid, uidReuse && status.restartRequested ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
       } else if (status.terminatingAt !== undefined) {
         workers.set(uid, 'TerminatingPod');
       } else {

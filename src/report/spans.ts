@@ -454,6 +454,15 @@ function onFact(b: Builder, f: Fact): void {
         by: f.by,
       });
       return;
+    case 'mirrorPod':
+      // On the static pod's API track: the mirror pod is the API's view of it.
+      b.instant(tracks.api(f.pod, f.staticUid), `mirror pod ${f.op}`, 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        node: f.node,
+        staticUid: f.staticUid,
+      });
+      return;
     case 'apiPodPhase': {
       const args: Record<string, ArgValue> = {
         uid: f.uid,

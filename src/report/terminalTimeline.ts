@@ -70,6 +70,11 @@ export function describeFact(f: Fact): FactLine {
       return { subject: podSubject(f), text: `apiPodDeletionRequested grace=${f.gracePeriodSeconds}s` };
     case 'apiPodDeleted':
       return { subject: podSubject(f), text: `apiPodDeleted by ${f.by}` };
+    case 'mirrorPod':
+      return {
+        subject: podSubject(f),
+        text: `mirrorPod ${f.op} uid=${f.uid} (of static uid ${f.staticUid})`,
+      };
     case 'apiPodPhase':
       return {
         subject: podSubject(f),
@@ -105,7 +110,10 @@ export function describeFact(f: Fact): FactLine {
     case 'volumeDetached':
       return { subject: `volume ${f.volume}`, text: `volumeDetached${f.forced ? ' (forced)' : ''}` };
     case 'podFinishedOnFirstSight':
-      return { subject: podSubject(f), text: 'podFinishedOnFirstSight (terminal when first seen: no SyncTerminatedPod)' };
+      return {
+        subject: podSubject(f),
+        text: 'podFinishedOnFirstSight (terminal when first seen: no SyncTerminatedPod)',
+      };
     case 'podRemoveDropped':
       return { subject: podSubject(f), text: "podRemoveDropped (sources aren't ready yet)" };
     case 'multipathFlushFailed':
@@ -114,7 +122,10 @@ export function describeFact(f: Fact): FactLine {
         text: `multipathFlushFailed ${f.device} (map in use)${f.fellThrough ? ', fell through' : ''}`,
       };
     case 'iscsiLogoutSkipped':
-      return { subject: `volume ${f.volume}`, text: `iscsiLogoutSkipped (session busy${f.block ? ', Block: no device deleted' : ''})` };
+      return {
+        subject: `volume ${f.volume}`,
+        text: `iscsiLogoutSkipped (session busy${f.block ? ', Block: no device deleted' : ''})`,
+      };
     case 'reconstructionStarted':
       return { subject: 'volumes', text: `reconstructionStarted (${f.volumeDirs} volume dirs on disk)` };
     case 'volumeReconstruction':

@@ -173,7 +173,12 @@ export class CsiPlugin implements VolumePlugin {
     for (const m of host.devices.mapsOf(volumeName)) {
       yield* sleep(host.latency('multipathFlush'));
       if (host.faults.unmountDevice(volumeName, 'multipathFlushBusy') || host.isDevicePathOpen(m.path)) {
-        host.publish({ kind: 'multipathFlushFailed', volume: volumeName, device: m.path, fellThrough: false });
+        host.publish({
+          kind: 'multipathFlushFailed',
+          volume: volumeName,
+          device: m.path,
+          fellThrough: false,
+        });
         return new GoError(`rpc error: code = Internal desc = multipath -f ${m.path}: map in use`);
       }
       host.devices.removeMap(m.path);

@@ -14,6 +14,7 @@ import {
   type UID,
 } from '../../src/api/v1.js';
 import type { Fact } from '../../src/facts.js';
+import type { Fixes } from '../../src/fixes.js';
 import { type PodWork, PodWorkers } from '../../src/kubelet/podWorkers.js';
 import type { PodCache, PodStatusFunc, PodSyncer, SyncPodType } from '../../src/kubelet/types.js';
 import { WorkQueue } from '../../src/kubelet/workQueue.js';
@@ -142,6 +143,8 @@ export interface HarnessOptions {
   resyncIntervalMs?: number;
   backOffPeriodMs?: number;
   seed?: number;
+  /** The fix switches the pod workers consult (default: all on). */
+  fixes?: Fixes;
 }
 
 /** createPodWorkers: resync 1s and back-off 1ms, as the release-1.23 test. */
@@ -192,6 +195,7 @@ export function createPodWorkers(o: HarnessOptions = {}): Harness {
     backOffPeriodMs: o.backOffPeriodMs ?? 1,
     nodeName: 'node-a',
     publish: (f) => facts.push(f),
+    fixes: o.fixes,
   });
   const drain = (): void => {
     const outcome = sim.run({ horizonMs: sim.nowMs + 3_600_000, maxEvents: 1_000_000 });

@@ -44,7 +44,16 @@ describe('resultToJson', () => {
       ...violation,
       causes: [{ kind: 'kubeletStarted', atMs: 0, node: 'node-a' }],
     });
-    expect(Object.keys(v)).toEqual(['invariant', 'atMs', 'node', 'pod', 'uid', 'volume', 'message']);
+    expect(Object.keys(v)).toEqual([
+      'invariant',
+      'atMs',
+      'node',
+      'pod',
+      'uid',
+      'volume',
+      'message',
+      'knownOpen',
+    ]);
     expect(v).toEqual({
       invariant: 'container-started-after-terminated',
       atMs: 1520,
@@ -53,6 +62,7 @@ describe('resultToJson', () => {
       uid: 'web-1',
       volume: null,
       message: violation.message,
+      knownOpen: null,
     });
     expect(resultToJson(sampleResult(), 0).violations).toEqual([v]);
   });

@@ -2,7 +2,7 @@
 // sources (the API server watch and the static-pod manifest directory) merged into PodUpdates.
 // A graceful deletion is a DELETE, the object leaving the source is a REMOVE, a status change is a
 // RECONCILE, anything else an UPDATE.
-import type { Pod, UID } from '../../api/v1.js';
+import { ApiserverSource, ConfigSourceAnnotationKey, type Pod, type UID } from '../../api/v1.js';
 import type { Chan, Co, ProcessGroup, Sim } from '../../sim/index.js';
 
 export type PodOperation = 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE' | 'RECONCILE' | 'SET';
@@ -29,8 +29,22 @@ export class PodConfig {
     private readonly group: ProcessGroup,
   ) {}
 
-  /** An API watch event for this node. */
-  onAPIEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod): void {
+  /**
+   * An API watch event for this node. Like config.go's merge, every pod from the API source is
+   * annotated with that source: a mirror pod, copied from a static pod's annotations, arrives with
+   * `file` and becomes `api` here (so it is never taken for a static pod).
+   */
+  onAPIEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', apiPod: Pod): void {
+    const pod =
+      apiPod.metadata.annotations[ConfigSourceAnnotationKey] === ApiserverSource
+        ? apiPod
+        : {
+            ...apiPod,
+            metadata: {
+              ...apiPod.metadata,
+              annotations: { ...apiPod.metadata.annotations, [ConfigSourceAnnotationKey]: ApiserverSource },
+            },
+          };
     const uid = pod.metadata.uid;
     const old = this.seen.get(uid);
     if (type === 'DELETED') {

@@ -3,11 +3,17 @@
 // (TerminatePod without telling the worker), deletePod forgets the worker and kills through the
 // podKiller only if the runtime cache lists the pod, housekeeping kills undesired runtime pods through
 // the podKiller, and syncPod itself kills on SyncPodKill or a deletion timestamp.
+// Fix `mirror-pod-pending-termination` (#98103, in 1.20.3 as #98316): deletePod marks a static pod
+// that has a mirror pod as pending termination until the podKiller has killed it; meanwhile syncPod
+// refuses to start any pod of that full name, and housekeeping keeps its mirror pod and cgroup. Off is
+// 1.20.0-1.20.2: none of it, so an edited static pod starts while the old one is still in its grace
+// period.
 import { GoError } from '../../api/errors.js';
-import type { Pod, PodStatus, RuntimePod, UID } from '../../api/v1.js';
+import { getPodFullName, type Pod, type PodStatus, type RuntimePod, type UID } from '../../api/v1.js';
 import type { Co } from '../../sim/index.js';
 import type { Kubelet } from '../kubelet.js';
 import { backOffPeriodMs, resyncIntervalMs } from '../kubelet.js';
+import { deleteOrphanedMirrorPods, syncMirrorPod } from '../kubeletMirrorPods.js';
 import { generateAPIPodStatus, notRunning } from '../status/generate.js';
 import type { SyncPodType } from '../types.js';
 import { PodKiller } from './podKiller.js';
@@ -92,7 +98,7 @@ export class LegacyKubelet {
   }
 
   /** dispatchWork (1.20): a deleting pod whose containers look terminal is finished here, not by its worker. */
-  dispatchWork(pod: Pod, syncType: SyncPodType): void {
+  dispatchWork(pod: Pod, syncType: SyncPodType, mirrorPod: Pod | undefined): void {
     const { containersTerminal, podWorkerTerminal } = this.podAndContainersAreTerminal(pod);
     if (pod.metadata.deletionTimestamp !== undefined && containersTerminal) {
       this.kl.publish({
@@ -107,7 +113,7 @@ export class LegacyKubelet {
       return;
     }
     if (podWorkerTerminal) return;
-    this.podWorkers.updatePod({ pod, updateType: syncType });
+    this.podWorkers.updatePod({ pod, mirrorPod, updateType: syncType });
   }
 
   /** deletePod (1.20): ForgetWorker, then kill only what the runtime cache lists. */
@@ -129,6 +135,12 @@ export class LegacyKubelet {
       });
       return;
     }
+    if (
+      this.kl.fixes.on('mirror-pod-pending-termination') &&
+      this.kl.podManager.getMirrorPodByPod(pod) !== undefined
+    ) {
+      this.podKiller.markMirrorPodPendingTermination(pod);
+    }
     this.kl.sim.spawn(
       `${this.kl.nodeName}/podKiller.KillPod ${pod.metadata.name}`,
       this.podKiller.killPod({ APIPod: pod, RunningPod: runningPod }),
@@ -139,7 +151,7 @@ export class LegacyKubelet {
   /** HandlePodCleanups (1.20): kill every runtime pod that is not desired through the podKiller. */
   *handlePodCleanups(): Co<void> {
     const kl = this.kl;
-    const allPods = kl.podManager.getPods();
+    const { pods: allPods, mirrorPods } = kl.podManager.getPodsAndMirrorPods();
     const activePods = allPods.filter((p) => !this.podIsTerminated(p));
     const desiredPods = new Set<UID>(activePods.map((p) => p.metadata.uid));
     this.podWorkers.forgetNonExistingPodWorkers(desiredPods);
@@ -147,10 +159,19 @@ export class LegacyKubelet {
     for (const pod of runningPods) {
       if (!desiredPods.has(pod.id)) yield* this.podKiller.killPod({ RunningPod: pod });
     }
-    kl.statusManager.removeOrphanedStatuses(new Set(allPods.map((p) => p.metadata.uid)));
+    kl.statusManager.removeOrphanedStatuses(new Set([...allPods, ...mirrorPods].map((p) => p.metadata.uid)));
+    // Remove any orphaned mirror pods. Before #98103 (pod_manager.go DeleteOrphanedMirrorPods) at once;
+    // since, only once the pod killer is done with the static pod.
+    const pendingTermination = kl.fixes.on('mirror-pod-pending-termination');
+    yield* deleteOrphanedMirrorPods(
+      kl,
+      (fullname) => pendingTermination && this.podKiller.isMirrorPodPendingTerminationByPodName(fullname),
+    );
     // cleanupOrphanedPodCgroups (1.20): destroy cgroups of pods that are not active and have no volumes.
     for (const uid of [...kl.host.podCgroups].sort()) {
       if (desiredPods.has(uid)) continue;
+      // if the pod is within termination grace period, we shouldn't cleanup the underlying cgroup (#98103)
+      if (pendingTermination && this.podKiller.isMirrorPodPendingTerminationByUID(uid)) continue;
       if (kl.volumeManager.podVolumesExist(uid)) continue;
       kl.host.podCgroups.delete(uid);
     }
@@ -177,6 +198,15 @@ export class LegacyKubelet {
         'syncPod (SyncPodKill)',
       );
     }
+    // If the pod is a static pod and its mirror pod is still gracefully terminating, we do not want to
+    // start the new static pod until the old static pod is gracefully terminated (#98103).
+    const podFullName = getPodFullName(pod);
+    if (
+      kl.fixes.on('mirror-pod-pending-termination') &&
+      this.podKiller.isMirrorPodPendingTerminationByPodName(podFullName)
+    ) {
+      return new GoError(`pod "${podFullName}" is pending termination`);
+    }
     const apiPodStatus = generateAPIPodStatus(
       pod,
       o.podStatus,
@@ -187,6 +217,8 @@ export class LegacyKubelet {
       return yield* this.killPodFromStatus(pod, o, undefined, 'syncPod (deleting or failed)');
     }
     if (!this.podIsTerminated(pod)) kl.host.podCgroups.add(uid); // pcm.EnsureExists
+    // Create Mirror Pod for Static Pod if it doesn't already exist
+    yield* syncMirrorPod(kl, pod, o.mirrorPod);
     if (!this.podIsTerminated(pod)) {
       const err = yield* kl.volumeManager.waitForAttachAndMount(pod);
       if (err !== undefined) return err;
