@@ -46,7 +46,7 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       getVolumeSpec: (name) => volumeSpecOf(world, name),
       getVolumesAttached: () => kl.kubeClient.getVolumesAttached(node.name),
       getVolumesFromPodDir: () => node.storage.getVolumesFromPodDir(),
-      isDeviceOpened: (name) => node.storage.isDeviceOpened(name),
+      isDeviceOpened: (devicePath) => node.storage.deviceOpened(devicePath),
       pathExists: (path) => node.storage.pathExists(path),
       globallyMountedVolumes: () => node.storage.globallyMountedVolumes(),
       isLikelyMountPoint: (path) => {

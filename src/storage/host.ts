@@ -310,6 +310,15 @@ export class Host {
     return this.mounts.list().some((m) => m.lun === volume);
   }
 
+  /**
+   * hostutil PathIsDevice + DeviceOpened: false for a path that is no device node (or does not exist),
+   * else whether the device is open (exclusive open fails) anywhere on the node.
+   */
+  deviceOpened(devicePath: string): boolean {
+    if (devicePath === '' || this.devices.evalSymlinks(devicePath) === undefined) return false;
+    return this.isDevicePathOpen(devicePath);
+  }
+
   /** Is the device node (disk or map) open: mounted, block-mapped, or under an open map? */
   isDevicePathOpen(devicePath: string): boolean {
     const lun = this.devices.lunOf(devicePath);

@@ -65,4 +65,16 @@ describe('container mount namespaces', () => {
     host.unmount('/var/lib/kubelet/plugins/kubernetes.io/fc/50060e801049cfd1-lun-0');
     expect(w.factsOf('lunAccessClosed')).toEqual([expect.objectContaining({ volume: 'lun-1' })]);
   });
+
+  it('DeviceOpened sees the holding namespace through the device path; an empty path is no device', () => {
+    const { host } = podWithContainer();
+    host.unmount('/var/lib/kubelet/pods/uid-1/volumes/kubernetes.io~fc/lun-1');
+    host.unmount('/var/lib/kubelet/plugins/kubernetes.io/fc/50060e801049cfd1-lun-0');
+    expect(host.deviceOpened('/dev/dm-0')).toBe(true);
+    // A reconstructed FC / iSCSI volume has no device path (node status gives none): not checked.
+    expect(host.deviceOpened('')).toBe(false);
+    expect(host.deviceOpened('/dev/dm-9')).toBe(false);
+    host.destroyNamespace('uid-1/c1/1');
+    expect(host.deviceOpened('/dev/dm-0')).toBe(false);
+  });
 });

@@ -52,8 +52,12 @@ export interface VolumeHost {
   getVolumesAttached(): readonly AttachedVolumeStatus[];
   /** reconciler getVolumesFromPodDir: the volume directories in the kubelet's pods dir. */
   getVolumesFromPodDir(): readonly PodVolumeOnDisk[];
-  /** hostutil.DeviceOpened for the volume's device (PR #107789 check in UnmountDevice). */
-  isDeviceOpened(volumeName: string): boolean;
+  /**
+   * operation_generator.go isDeviceOpened(deviceToDetach): hostutil.PathIsDevice(devicePath), then
+   * hostutil.DeviceOpened(devicePath). A path that is not a device or does not exist (the empty path a
+   * reconstructed FC / iSCSI volume has: node status gives no device path for them) is not opened.
+   */
+  isDeviceOpened(devicePath: string): boolean;
   /**
    * Optional: !mount.IsLikelyNotMountPoint(path), for CheckVolumeExistenceOperation during
    * reconstruction. Without it the pod's volume directory is taken as mounted.

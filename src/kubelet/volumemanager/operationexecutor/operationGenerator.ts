@@ -304,7 +304,7 @@ export class OperationGenerator {
       }
       // Before logging that UnmountDevice succeeded and moving on, check whether the device is in use
       // anywhere else on the system. Retry if it returns true.
-      if (og.opts.host.isDeviceOpened(deviceToDetach.volumeName)) {
+      if (og.opts.host.isDeviceOpened(deviceToDetach.devicePath)) {
         if (og.markUncertainWhenStillOpen) {
           // Mark the device as uncertain, so MountDevice is called for new pods (PR #107789: the global
           // mount is gone, so the actual state must not say GloballyMounted any more).

@@ -193,7 +193,7 @@ export function generateUnmapDeviceFunc(
     }
     // Before logging that UnmapDevice succeeded and moving on, check whether the device is in use
     // anywhere else on the system. Retry if it returns true.
-    if (og.opts.host.isDeviceOpened(deviceToDetach.volumeName)) {
+    if (og.opts.host.isDeviceOpened(deviceToDetach.devicePath)) {
       return attachedVolumeError(
         deviceToDetach,
         'UnmapDevice failed',
