@@ -31,6 +31,11 @@ export type Fact =
   | (Base & PodRef & { kind: 'podTerminationRequested'; reason: string })
   /** UpdatePod's first-sight branch (#105527): a terminal pod recorded finished, no worker, no SyncTerminatedPod. */
   | (Base & PodRef & { kind: 'podFinishedOnFirstSight' })
+  /**
+   * syncPod starts a static pod while the runtime still runs containers of another UID with its fullname
+   * that no pod worker knows (an orphan of the previous kubelet: allowStaticPodStart cannot see it).
+   */
+  | (Base & PodRef & { kind: 'staticPodStartedBesideOrphan'; orphanUid: string })
   /** deletePod: "skipping delete because sources aren't ready yet": the REMOVE reaches no pod worker. */
   | (Base & PodRef & { kind: 'podRemoveDropped' })
   | (Base & { kind: 'kubeletStarted' })
@@ -76,6 +81,8 @@ export type Fact =
         error?: string | undefined;
         inconsistentRead: boolean;
         outcome: 'addedToActualState' | 'reportedInUse' | 'skippedDesired' | 'cleanupMounts';
+        /** Whether the kubelet's pod manager knows the pod (it is still in the API, maybe terminating). */
+        podKnown: boolean;
       })
   /**
    * syncStates ended. `unreconstructedDevices`: volumes whose device is still mounted or mapped on the

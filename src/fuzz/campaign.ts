@@ -59,166 +59,6 @@ export function shardCases(runs: number, shard?: Shard): number[] {
   return out;
 }
 
-/**
- * Why an invariant that fired with every fix on is a live upstream hazard rather than a bug, or null.
- *
- * 1. kubernetes/kubernetes#101791 is still open: after a kubelet restart, a reconstruction that fails with
- *    a non-retryable error (the `constructVolumeSpec` fault, which #102059's retry does not cover) leaves
- *    the global mount behind while the volume is reported unused: `device-reported-unused-while-mounted`
- *    on that node and volume, `multi-node-mount` of that volume, and `termination-stuck` of a pod using it
- *    there are expected.
- * 2. A restarted kubelet's volume manager tears down the reconstructed volumes of a pod before the pod
- *    worker has stopped the pod's still-running container (the bundled restart scenarios claim this with
- *    every fix on): `volume-torn-down-while-running` on a node whose kubelet the case restarted before the
- *    violation, of a pod created before that restart.
- * 3. Release-1.23's one-shot reconstruction (syncStates, before KEP-3756's NewVolumeManagerReconstruction
- *    in 1.27) rebuilds volumes only from pod volume directories and skips those the desired state holds:
- *    when the kubelet restarts while a pod with volumes terminates (after TearDown but before
- *    UnmountDevice, or while the volume is still desired), the global mount is lost from the actual state,
- *    never unmounted and reported unused. `device-reported-unused-while-mounted` of a volume on a node
- *    restarted after a pod could mount it there, and `termination-stuck` of a pod with volumes asked to
- *    stop before its node restarted. (`multi-node-mount` is excused only under hazard 1's fault.)
- * 4. Release-1.23's DetachBlockISCSIDisk returns early, deleting no device, while another volume keeps the
- *    iSCSI session busy: `device-leaked-after-unmount` of an iSCSI Block volume on a node where another
- *    iSCSI volume is in use.
- * 5. Release-1.23 restart gaps the v1.27 pod worker rewrite (#113145) closed: a pod seen terminal on first
- *    sight after a restart is finished without SyncTerminatedPod, so its status is never synced and the
- *    API object never deleted; a static pod whose manifest changed while the kubelet was down runs next to
- *    the old UID's container until housekeeping kills the orphan. `termination-stuck` of a pod asked to
- *    stop before its node's kubelet restarted, and `static-pod-overlap` on a node restarted while a static
- *    pod of that name ran.
- * 6. Release-1.23 drops a REMOVE that arrives before all pod sources are ready ("skipping delete because
- *    sources aren't ready yet") and its housekeeping leaves a worker in SyncPod state alone even when no
- *    source knows the pod (#113145 terminates such orphans): `termination-stuck` of a pod deleted within
- *    a second of its node's kubelet start.
- */
-export function knownOpenHazard(
-  scenario: Scenario,
-  v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod' | 'atMs'>,
-): string | null {
-  const restarts = scenario.timeline.flatMap((e) =>
-    e.action.kind === 'restartKubelet'
-      ? [{ node: e.action.node, atMs: e.atMs, upAtMs: e.atMs + (e.action.downForMs ?? 10_000) }]
-      : [],
-  );
-  const creations = scenario.timeline.flatMap((e) =>
-    e.action.kind === 'createPod' ? [{ atMs: e.atMs, a: e.action }] : [],
-  );
-  if (v.invariant === 'volume-torn-down-while-running') {
-    const restartedBefore = restarts.filter((r) => r.node === v.node && r.atMs <= v.atMs);
-    const podBefore = creations.some(
-      (c) => c.a.pod === v.pod && restartedBefore.some((r) => c.atMs <= r.atMs),
-    );
-    return podBefore ? 'reconstructed volume torn down after a kubelet restart' : null;
-  }
-  if (v.invariant === 'device-leaked-after-unmount') {
-    const lun = scenario.volumes.find((x) => x.name === v.volume);
-    const iscsiOnNode = creations.some(
-      (c) =>
-        c.a.node === v.node &&
-        c.a.volumes.some(
-          (x) => x !== v.volume && scenario.volumes.some((d) => d.name === x && d.plugin === 'iscsi'),
-        ),
-    );
-    return lun?.plugin === 'iscsi' && lun.mode === 'Block' && iscsiOnNode
-      ? 'DetachBlockISCSIDisk: session busy (release-1.23)'
-      : null;
-  }
-  if (reconstructionGap(scenario, v, restarts))
-    return 'one-shot reconstruction before KEP-3756 (release-1.23)';
-  const restartGap = restartLifecycleGap(scenario, v, restarts);
-  if (restartGap !== null) return restartGap;
-  const restarted = new Set(restarts.map((r) => r.node));
-  const live = scenario.timeline.flatMap((e) =>
-    e.action.kind === 'fault' &&
-    e.action.fault.kind === 'constructVolumeSpec' &&
-    restarted.has(e.action.fault.node)
-      ? [e.action.fault]
-      : [],
-  );
-  if (live.length === 0) return null;
-  const issue = 'kubernetes/kubernetes#101791';
-  switch (v.invariant) {
-    case 'device-reported-unused-while-mounted':
-      return live.some((f) => f.node === v.node && f.volume === v.volume) ? issue : null;
-    case 'multi-node-mount':
-      return live.some((f) => f.volume === v.volume) ? issue : null;
-    case 'termination-stuck': {
-      const used = new Set(
-        creations.filter((c) => c.a.pod === v.pod).flatMap((c) => c.a.volumes.map((x) => `${c.a.node}/${x}`)),
-      );
-      return live.some((f) => used.has(`${f.node}/${f.volume}`)) ? issue : null;
-    }
-    default:
-      return null;
-  }
-}
-
-/** Hazards 5 and 6: lifecycle gaps of release-1.23 around a kubelet (re)start. */
-function restartLifecycleGap(
-  scenario: Scenario,
-  v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod' | 'atMs'>,
-  restarts: readonly { node: string; atMs: number; upAtMs: number }[],
-): string | null {
-  if (v.invariant === 'static-pod-overlap') {
-    const restarted = restarts.some((r) => r.node === v.node && r.atMs <= v.atMs);
-    return restarted ? 'static pod replaced across a kubelet restart (release-1.23, #113145)' : null;
-  }
-  if (v.invariant !== 'termination-stuck') return null;
-  const stops = scenario.timeline.filter((e) => {
-    const a = e.action;
-    return (
-      (a.kind === 'deletePod' || a.kind === 'forceDeletePod' || a.kind === 'evictPod') && a.pod === v.pod
-    );
-  });
-  // A restart's kubelet comes back up to 10 s later; a second covers the time before its sources are ready.
-  const earlyRemove = stops.some((e) => e.atMs <= 1000);
-  if (earlyRemove) return 'REMOVE before sources ready is dropped (release-1.23, #113145)';
-  const stoppedBeforeRestart = stops.some((e) =>
-    restarts.some((r) => r.node === v.node && r.upAtMs >= e.atMs),
-  );
-  return stoppedBeforeRestart
-    ? 'terminal pod finished on first sight after a restart (release-1.23, #113145)'
-    : null;
-}
-
-/** Hazard 3: a volume of a pod on node N that was asked to stop before N's kubelet restarted. */
-function reconstructionGap(
-  scenario: Scenario,
-  v: Pick<Violation, 'invariant' | 'node' | 'volume' | 'pod' | 'atMs'>,
-  restarts: readonly { node: string; atMs: number; upAtMs: number }[],
-): boolean {
-  // multi-node-mount is excused only under #101791's own fault: corruption stays loud.
-  if (v.invariant !== 'device-reported-unused-while-mounted' && v.invariant !== 'termination-stuck')
-    return false;
-  const stops = scenario.timeline.flatMap((e) => {
-    const a = e.action;
-    if (
-      a.kind !== 'deletePod' &&
-      a.kind !== 'forceDeletePod' &&
-      a.kind !== 'evictPod' &&
-      a.kind !== 'shutdownNode'
-    )
-      return [];
-    return [{ atMs: e.atMs, pod: 'pod' in a ? a.pod : undefined, node: 'node' in a ? a.node : undefined }];
-  });
-  for (const e of scenario.timeline) {
-    const c = e.action;
-    if (c.kind !== 'createPod' || c.volumes.length === 0) continue;
-    if (v.volume !== null && !c.volumes.includes(v.volume)) continue;
-    if (v.invariant === 'termination-stuck' && c.pod !== v.pod) continue;
-    if (v.node !== null && c.node !== v.node) continue;
-    // For a volume still reported or mounted, what matters is a restart after the pod could mount it;
-    // for a stuck termination, a restart after the pod was asked to stop.
-    const from =
-      v.invariant === 'termination-stuck'
-        ? stops.filter((s) => (s.pod === c.pod || s.node === c.node) && s.atMs >= e.atMs).map((s) => s.atMs)
-        : [e.atMs];
-    if (from.some((t) => restarts.some((r) => r.node === c.node && r.upAtMs >= t))) return true;
-  }
-  return false;
-}
-
 function outcomeOf(index: number, scenario: Scenario, run: GuardedRun): CaseOutcome {
   if (!run.ok) {
     return {
@@ -236,8 +76,10 @@ function outcomeOf(index: number, scenario: Scenario, run: GuardedRun): CaseOutc
   }
   const r = run.result;
   const fired = INVARIANT_IDS.filter((id) => r.violations.some((v) => v.invariant === id));
+  // An invariant counts as known-open in this case only if every violation of it is tied to a known-open
+  // upstream hazard's mechanism (src/invariants/hazards.ts).
   const knownOpen = fired.filter((id) =>
-    r.violations.filter((v) => v.invariant === id).every((v) => knownOpenHazard(scenario, v) !== null),
+    r.violations.filter((v) => v.invariant === id).every((v) => v.knownOpen !== undefined),
   );
   return {
     index,

@@ -29,53 +29,61 @@ export const HAZARDS = {
     scenario: 'reconstruct-fails-other-error',
     explains: ['device-reported-unused-while-mounted', 'multi-node-mount'],
   },
-  'reconstructed-volume-torn-down-before-kill': {
-    upstream: ['kubernetes/kubernetes#120150'],
+  'terminating-pod-volume-torn-down-on-restart': {
+    upstream: ['kubernetes/kubernetes#113979', 'kubernetes/kubernetes#114326'],
     summary:
-      "after a kubelet restart, syncStates puts the volume of a pod deleted while the kubelet was down into the actual state (or cleanupMounts unmounts it); no pod wants it, so the reconciler tears it down before housekeeping has killed the pod's still-running container",
-    open: "release-1.23's one-shot reconstruction runs as soon as the populator has added pods, without asking the pod worker whether the pod's containers are stopped",
+      "after a kubelet restart, the populator skips a pod that is terminating in the API, so syncStates puts its volume into the actual state (or cleanupMounts unmounts it) and the reconciler tears it down while the pod's containers still run; a multipath map the container still holds then outlives an iSCSI UnmountDevice",
+    open: 'fixed by #114326 in 1.27 and backported to 1.24-1.26, never to 1.23',
+    scenario: 'terminating-pod-volume-torn-down-on-restart',
+    explains: ['volume-torn-down-while-running', 'device-leaked-after-unmount'],
+  },
+  'orphan-pod-volume-torn-down-on-restart': {
+    upstream: ['kubernetes/kubernetes#110682'],
+    summary:
+      'after a kubelet restart, the volume of a pod that left the API while the kubelet was down is reconstructed (or cleaned up) and torn down by the reconciler (every 100 ms) before housekeeping (every 2 s, then a 1 s grace) has killed the orphaned containers; a multipath map they still hold then outlives an iSCSI UnmountDevice',
+    open: 'nothing orders the two loops in 1.23 or later; PR #110682 proposed gating unmountVolumes on ShouldPodRuntimeBeRemoved and was closed unmerged; no bug report was found',
     scenario: 'fc-kubelet-restart-reconstruct-procmounts',
-    explains: ['volume-torn-down-while-running'],
+    explains: ['volume-torn-down-while-running', 'device-leaked-after-unmount'],
   },
   'one-shot-reconstruction-gap': {
-    upstream: ['kubernetes/enhancements#3756'],
+    upstream: ['kubernetes/kubernetes#85476'],
     summary:
       "after a kubelet restart between a pod's TearDown and its UnmountDevice (or after MountDevice, before SetUp), no pod volume dir names the volume: syncStates never reconstructs it, its global mount is never unmounted and it drops out of volumesInUse",
-    open: 'release-1.23 reconstructs only from pod volume dirs, once; KEP-3756 (NewVolumeManagerReconstruction) came later',
+    open: 'issue #85476 is open ("kubelet looses any track of the volume"); reconstruction, in 1.23 and with KEP-3756, starts from pod volume dirs only',
     scenario: 'restart-between-teardown-and-unmount-device',
     explains: ['device-reported-unused-while-mounted'],
   },
   'iscsi-block-session-busy': {
-    upstream: [],
+    upstream: ['kubernetes/kubernetes#137913', 'kubernetes/kubernetes#137914'],
     summary:
       "iSCSI DetachBlockISCSIDisk deletes no device itself and skips the logout while another volume keeps the target's session busy: the Block LUN's SCSI paths and map stay on the node after TearDownDevice succeeded",
-    open: 'release-1.23 iscsi_util.go DetachBlockISCSIDisk returns nil when isSessionBusy',
+    open: 'release-1.23 iscsi_util.go DetachBlockISCSIDisk returns nil when isSessionBusy; the fix (#137914, like the earlier #74627) is not merged',
     scenario: 'iscsi-block-session-busy-leak',
     explains: ['device-leaked-after-unmount'],
   },
-  'iscsi-flush-falls-through': {
-    upstream: [],
-    summary:
-      'iSCSI deleteDevices "assumes they are not in use": when `multipath -f` fails (a container\'s mount namespace still holds the filesystem), it falls through, deletes the disks and UnmountDevice succeeds with the map left behind',
-    open: 'release-1.23 iscsi_util.go deleteDevices logs the flush failure and carries on',
-    scenario: 'iscsi-kubelet-restart-reconstruct-procmounts',
-    explains: ['device-leaked-after-unmount'],
-  },
   'terminal-on-first-sight-not-synced': {
-    upstream: ['kubernetes/kubernetes#113145', 'kubernetes/kubernetes#117019'],
+    upstream: ['kubernetes/kubernetes#116954', 'kubernetes/kubernetes#117019'],
     summary:
-      'a pod first seen terminal after a kubelet restart is recorded finished at once (#105527): SyncTerminatedPod never runs, so its volumes are not waited for and a deleted pod is never removed from the API server',
-    open: 'release-1.23 UpdatePod creates such pods finished; #117019 (1.28) lets SyncTerminatedPod run',
-    scenario: '',
+      'a pod first seen terminal after a kubelet restart is recorded finished at once (#105527): SyncTerminatedPod never runs, so its status is not synced and a deleted pod is never removed from the API server',
+    open: 'fixed by #117019 in 1.28 (backported to 1.27 as #117433), never to 1.23',
+    scenario: 'terminal-pod-kubelet-restart',
     explains: ['termination-stuck'],
   },
   'remove-before-sources-ready': {
-    upstream: ['kubernetes/kubernetes#113145'],
+    upstream: ['kubernetes/kubernetes#116880', 'kubernetes/kubernetes#113145'],
     summary:
       'a REMOVE that arrives before all pod sources are ready is dropped ("skipping delete because sources aren\'t ready yet") and housekeeping leaves a worker in SyncPod state alone, so the pod is never stopped',
-    open: 'release-1.23 deletePod returns early; the v1.27 pod worker rewrite (#113145) terminates orphaned workers',
+    open: 'fixed by the pod worker rewrite #113145 in 1.27 (no patch backports)',
     scenario: 'static-pod-removed-before-sources-ready',
     explains: ['termination-stuck'],
+  },
+  'static-pod-orphan-after-restart': {
+    upstream: ['kubernetes/kubernetes#112814'],
+    summary:
+      "a static pod whose manifest changed while the kubelet was down starts at once: allowStaticPodStart knows only the new pod worker's UIDs, so the old UID's containers (an orphan until housekeeping kills it) run beside it",
+    open: 'release-1.23 allowStaticPodStart does not consult the runtime; issue #112814 was closed without a fix found for 1.23',
+    scenario: '',
+    explains: ['static-pod-overlap'],
   },
 } as const satisfies Record<string, HazardDef>;
 
@@ -95,6 +103,8 @@ interface Marker {
  */
 export class HazardTracker {
   readonly #markers = new Map<HazardId, Marker[]>();
+  /** iSCSI deleteDevices flushes that failed and fell through (see onFact). */
+  readonly #flushFellThrough: Marker[] = [];
 
   onFact(f: Fact): void {
     switch (f.kind) {
@@ -103,7 +113,10 @@ export class HazardTracker {
           this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume);
         }
         if (f.outcome === 'addedToActualState' || f.outcome === 'cleanupMounts') {
-          this.#mark('reconstructed-volume-torn-down-before-kill', f.atMs, f.node, f.uid, f.volume);
+          const id = f.podKnown
+            ? 'terminating-pod-volume-torn-down-on-restart'
+            : 'orphan-pod-volume-torn-down-on-restart';
+          this.#mark(id, f.atMs, f.node, f.uid, f.volume);
         }
         return;
       case 'reconstructionFinished':
@@ -115,13 +128,19 @@ export class HazardTracker {
         if (f.block) this.#mark('iscsi-block-session-busy', f.atMs, f.node, null, f.volume);
         return;
       case 'multipathFlushFailed':
-        if (f.fellThrough) this.#mark('iscsi-flush-falls-through', f.atMs, f.node, null, f.volume);
+        // A map still held when UnmountDevice runs: a consequence of a reconstructed volume torn down
+        // under a running container, tied to that hazard (the pod's marker, for its volume, first).
+        if (f.fellThrough)
+          this.#flushFellThrough.push({ atMs: f.atMs, node: f.node, uid: null, volume: f.volume });
         return;
       case 'podFinishedOnFirstSight':
         this.#mark('terminal-on-first-sight-not-synced', f.atMs, f.node, f.uid, null);
         return;
       case 'podRemoveDropped':
         this.#mark('remove-before-sources-ready', f.atMs, f.node, f.uid, null);
+        return;
+      case 'staticPodStartedBesideOrphan':
+        this.#mark('static-pod-orphan-after-restart', f.atMs, f.node, f.uid, null);
         return;
       default:
         return;
@@ -135,7 +154,7 @@ export class HazardTracker {
       if (!def.explains.includes(v.invariant)) continue;
       const markers = this.#markers.get(id);
       if (markers === undefined) continue;
-      if (markers.some((m) => ties(id, m, v))) return id;
+      if (markers.some((m) => this.#ties(id, m, v))) return id;
     }
     return null;
   }
@@ -148,17 +167,29 @@ export class HazardTracker {
     }
     list.push({ atMs, node, uid, volume });
   }
-}
 
-/**
- * Whether a marker explains a violation: it came first, and it names the violation's pod or volume on
- * the violation's node. multi-node-mount is reported on the node that opened the LUN second; the hazard
- * is on the node that kept it, so only the volume has to match there.
- */
-function ties(id: HazardId, m: Marker, v: Violation): boolean {
-  if (m.atMs > v.atMs) return false;
-  if (m.volume !== null && m.volume !== v.volume) return false;
-  if (m.uid !== null && m.uid !== v.uid) return false;
-  if (id === 'reconstruction-fails-other-error' && v.invariant === 'multi-node-mount') return true;
-  return v.node === null || m.node === v.node;
+  /**
+   * Whether a marker explains a violation: it came first and names the violation's pod or volume on the
+   * violation's node. multi-node-mount is reported on the node that opened the LUN second; #101791's
+   * marker is on the node that kept it, so only the volume has to match there. A leaked device is tied
+   * to a torn-down-on-restart marker through a failed, fallen-through flush of that volume after it.
+   */
+  #ties(id: HazardId, m: Marker, v: Violation): boolean {
+    if (m.atMs > v.atMs) return false;
+    if (id === 'reconstruction-fails-other-error' && v.invariant === 'multi-node-mount') {
+      return m.volume === v.volume;
+    }
+    if (v.node !== null && m.node !== v.node) return false;
+    if (v.invariant === 'device-leaked-after-unmount' && m.uid !== null) {
+      return (
+        this.#flushFellThrough.some(
+          (x) => x.node === m.node && x.volume === m.volume && x.atMs >= m.atMs && x.atMs <= v.atMs,
+        ) && m.volume === v.volume
+      );
+    }
+    // What the violation names must match what the marker names (a violation about a volume has no pod).
+    if (m.volume !== null && v.volume !== null && m.volume !== v.volume) return false;
+    if (m.uid !== null && v.uid !== null && m.uid !== v.uid) return false;
+    return (m.volume !== null && m.volume === v.volume) || (m.uid !== null && m.uid === v.uid);
+  }
 }

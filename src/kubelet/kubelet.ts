@@ -4,7 +4,9 @@
 // every in-memory structure while the runtime and the host keep theirs.
 import { GoError } from '../api/errors.js';
 import {
+  getPodFullName,
   isMirrorPod,
+  isStaticPod,
   type Pod,
   type PodStatus,
   type RuntimePod,
@@ -470,8 +472,37 @@ export class Kubelet {
       const err = yield* this.volumeManager.waitForAttachAndMount(pod);
       if (err !== undefined) return { isTerminal: false, err };
     }
+    this.noteStaticPodBesideOrphan(pod);
     const err = yield* this.runtimeManager.syncPod(pod, podStatus);
     return { isTerminal: false, err };
+  }
+
+  /** Static pods already reported starting beside an orphan (one fact per UID). */
+  private readonly staticOrphanNoted = new Set<UID>();
+
+  /**
+   * Simulator observation at the start site: allowStaticPodStart admits a static pod by what this
+   * kubelet's pod worker has seen, so an orphan of the previous kubelet (same fullname, another UID,
+   * still running, unknown to the pod worker until housekeeping kills it) is no obstacle (#112814).
+   */
+  private noteStaticPodBesideOrphan(pod: Pod): void {
+    if (!isStaticPod(pod) || this.staticOrphanNoted.has(pod.metadata.uid)) return;
+    const fullname = getPodFullName(pod);
+    for (const uid of this.host.runtime.knownUIDs()) {
+      if (uid === pod.metadata.uid || !this.host.runtime.hasRunningContainers(uid)) continue;
+      if (this.host.runtime.getPodMeta(uid)?.staticFullname !== fullname) continue;
+      if (this.podWorkers?.podSyncStatuses.has(uid) === true) continue;
+      this.staticOrphanNoted.add(pod.metadata.uid);
+      this.publish({
+        kind: 'staticPodStartedBesideOrphan',
+        atMs: this.sim.nowMs,
+        node: this.nodeName,
+        uid: pod.metadata.uid,
+        pod: pod.metadata.name,
+        orphanUid: uid,
+      });
+      return;
+    }
   }
 
   *syncTerminatingPod(

@@ -114,6 +114,11 @@ export function describeFact(f: Fact): FactLine {
         subject: podSubject(f),
         text: 'podFinishedOnFirstSight (terminal when first seen: no SyncTerminatedPod)',
       };
+    case 'staticPodStartedBesideOrphan':
+      return {
+        subject: podSubject(f),
+        text: `staticPodStartedBesideOrphan (orphan uid ${f.orphanUid} still runs)`,
+      };
     case 'podRemoveDropped':
       return { subject: podSubject(f), text: "podRemoveDropped (sources aren't ready yet)" };
     case 'multipathFlushFailed':

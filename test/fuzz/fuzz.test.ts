@@ -12,7 +12,6 @@ import {
   type CaseOutcome,
   claimFixesOf,
   fixFlags,
-  knownOpenHazard,
   runCampaign,
   shardCases,
 } from '../../src/fuzz/campaign.js';
@@ -235,23 +234,4 @@ describe('a campaign against the legacy kubelet', () => {
     expect(shard.results.map((r) => r.index)).toEqual([1, 4, 7, 10]);
     expect(withoutWall(shard.results)).toEqual(withoutWall(rep.results.filter((r) => r.index % 3 === 1)));
   });
-});
-
-describe('known-open upstream hazards', () => {
-  const file = 'scenarios/reconstruct-fails-other-error.yaml';
-  it.skipIf(!existsSync(file))(
-    'excuse what #101791 does with every fix on, and nothing without its fault',
-    () => {
-      const scenario = loadScenarioFile(file);
-      const result = runScenario(scenario, { fixes: Fixes.all() });
-      expect(result.violations.length).toBeGreaterThan(0);
-      for (const v of result.violations) expect(knownOpenHazard(scenario, v)).not.toBeNull();
-      const noFault = {
-        ...scenario,
-        timeline: scenario.timeline.filter((e) => e.action.kind !== 'fault'),
-      };
-      const multi = result.violations.find((v) => v.invariant === 'multi-node-mount');
-      if (multi !== undefined) expect(knownOpenHazard(noFault, multi)).toBeNull();
-    },
-  );
 });

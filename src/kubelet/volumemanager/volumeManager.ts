@@ -99,6 +99,7 @@ export class VolumeManager {
       volumePluginMgr: o.volumePluginMgr,
       host: o.host,
       clock,
+      podKnown: (uid) => o.podManager.getPodByUID(uid) !== undefined,
     });
   }
 

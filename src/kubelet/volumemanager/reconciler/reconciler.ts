@@ -44,6 +44,8 @@ export interface ReconcilerOptions {
     | 'publish'
   >;
   readonly clock: { readonly nowMs: number };
+  /** For facts only: whether the pod manager knows a pod UID. */
+  readonly podKnown?: ((uid: string) => boolean) | undefined;
 }
 
 /** isExpectedError: errors the reconciler does not log (already running, backing off, precondition). */

@@ -116,6 +116,7 @@ function publishReconstruction(
     error: err?.message,
     inconsistentRead: err instanceof InconsistentReadError,
     outcome,
+    podKnown: rc.o.podKnown?.(volume.podUID) ?? false,
   });
 }
 

@@ -1,0 +1,142 @@
+// Known-open upstream hazards are recognised by their mechanism: a violation is excused only when the
+// fact its upstream site publishes is tied to it (same node, pod or volume, before it). The same
+// invariant with another cause stays unexplained.
+import { describe, expect, it } from 'vitest';
+import type { Fact } from '../../src/facts.js';
+import { Fixes } from '../../src/fixes.js';
+import { HAZARD_IDS, HAZARDS, HazardTracker } from '../../src/invariants/hazards.js';
+import type { Violation } from '../../src/invariants/types.js';
+import { loadScenarioFile } from '../../src/scenario/load.js';
+import { runScenario } from '../../src/scenario/run.js';
+
+const violation = (over: Partial<Violation>): Violation => ({
+  invariant: 'device-reported-unused-while-mounted',
+  atMs: 100_000,
+  node: 'node-a',
+  pod: null,
+  uid: null,
+  volume: 'lun-1',
+  message: '',
+  causes: [],
+  ...over,
+});
+
+const reconstruction = (over: Partial<Extract<Fact, { kind: 'volumeReconstruction' }>>): Fact => ({
+  kind: 'volumeReconstruction',
+  atMs: 90_000,
+  node: 'node-a',
+  uid: 'db-1',
+  pod: 'db',
+  volume: 'lun-1',
+  mode: 'Filesystem',
+  ok: false,
+  error: 'input/output error',
+  inconsistentRead: false,
+  outcome: 'cleanupMounts',
+  podKnown: false,
+  ...over,
+});
+
+describe('hazard registry', () => {
+  it('every hazard names its upstream record, why it is open and what it explains', () => {
+    for (const id of HAZARD_IDS) {
+      const h = HAZARDS[id];
+      expect(h.upstream.length, id).toBeGreaterThan(0);
+      expect(h.open.length, id).toBeGreaterThan(10);
+      expect(h.explains.length, id).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('HazardTracker', () => {
+  it('#101791: a non-retryable reconstruction failure explains the volume reported unused on that node', () => {
+    const t = new HazardTracker();
+    t.onFact(reconstruction({}));
+    expect(t.explain(violation({}))).toBe('reconstruction-fails-other-error');
+    // Another volume, another node, or before the reconstruction: not this hazard.
+    expect(t.explain(violation({ volume: 'lun-2' }))).toBeNull();
+    expect(t.explain(violation({ node: 'node-b' }))).toBeNull();
+    expect(t.explain(violation({ atMs: 80_000 }))).toBeNull();
+    // multi-node-mount is reported on the second node: only the volume must match.
+    expect(t.explain(violation({ invariant: 'multi-node-mount', node: 'node-b' }))).toBe(
+      'reconstruction-fails-other-error',
+    );
+  });
+
+  it('an inconsistent-read failure is the bug #102059 fixes, not #101791', () => {
+    const t = new HazardTracker();
+    t.onFact(reconstruction({ inconsistentRead: true }));
+    expect(t.explain(violation({}))).toBeNull();
+    expect(t.explain(violation({ invariant: 'multi-node-mount', node: 'node-b' }))).toBeNull();
+  });
+
+  it('a volume torn down under a running container is excused only after its reconstruction', () => {
+    const t = new HazardTracker();
+    const torn = violation({ invariant: 'volume-torn-down-while-running', uid: 'db-1', pod: 'db' });
+    expect(t.explain(torn)).toBeNull(); // e.g. the pre-#102344 populator race: no restart involved
+    t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'addedToActualState', podKnown: true }));
+    expect(t.explain(torn)).toBe('terminating-pod-volume-torn-down-on-restart');
+    expect(t.explain({ ...torn, uid: 'other-1' })).toBeNull();
+  });
+
+  it('a leaked device is tied to a torn-down volume only through a flush that fell through', () => {
+    const t = new HazardTracker();
+    t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'addedToActualState' }));
+    const leak = violation({ invariant: 'device-leaked-after-unmount' });
+    expect(t.explain(leak)).toBeNull();
+    t.onFact({
+      kind: 'multipathFlushFailed',
+      atMs: 95_000,
+      node: 'node-a',
+      volume: 'lun-1',
+      device: '/dev/dm-0',
+      fellThrough: true,
+    });
+    expect(t.explain(leak)).toBe('orphan-pod-volume-torn-down-on-restart');
+    // An FC flush that failed and returned an error (no fall-through) explains nothing.
+    const fc = new HazardTracker();
+    fc.onFact(reconstruction({ ok: true, error: undefined, outcome: 'addedToActualState' }));
+    fc.onFact({
+      kind: 'multipathFlushFailed',
+      atMs: 95_000,
+      node: 'node-a',
+      volume: 'lun-1',
+      device: '/dev/dm-0',
+      fellThrough: false,
+    });
+    expect(fc.explain(leak)).toBeNull();
+  });
+
+  it('termination-stuck is excused only for the pod whose REMOVE was dropped', () => {
+    const t = new HazardTracker();
+    t.onFact({ kind: 'podRemoveDropped', atMs: 500, node: 'node-a', uid: 'web-1', pod: 'web' });
+    const stuck = violation({ invariant: 'termination-stuck', uid: 'web-1', pod: 'web', volume: null });
+    expect(t.explain(stuck)).toBe('remove-before-sources-ready');
+    expect(t.explain({ ...stuck, uid: 'web-2' })).toBeNull();
+  });
+});
+
+describe('bundled scenarios', () => {
+  it('reconstruct-fails-other-error: every violation with every fix on is tied to a hazard', () => {
+    const r = runScenario(loadScenarioFile('scenarios/reconstruct-fails-other-error.yaml'), {
+      fixes: Fixes.all(),
+    });
+    expect(r.violations.length).toBeGreaterThan(0);
+    expect(r.violations.map((v) => [v.invariant, v.knownOpen])).toEqual(
+      expect.arrayContaining([
+        ['multi-node-mount', 'reconstruction-fails-other-error'],
+        ['device-reported-unused-while-mounted', 'reconstruction-fails-other-error'],
+      ]),
+    );
+    for (const v of r.violations) expect(v.knownOpen, v.invariant).toBeDefined();
+  });
+
+  it('the force detach of release-1.23 (a bug #110721 fixed) is not excused as a known-open hazard', () => {
+    const r = runScenario(loadScenarioFile('scenarios/fc-force-detach-healthy-node.yaml'), {
+      fixes: Fixes.of('1.23'),
+    });
+    const multi = r.violations.find((v) => v.invariant === 'multi-node-mount');
+    expect(multi).toBeDefined();
+    expect(multi?.knownOpen).toBeUndefined();
+  });
+});
