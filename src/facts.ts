@@ -80,7 +80,13 @@ export type Fact =
         /** The error of a failed reconstruction; `inconsistentRead` when it was an InconsistentReadError. */
         error?: string | undefined;
         inconsistentRead: boolean;
-        outcome: 'addedToActualState' | 'reportedInUse' | 'skippedDesired' | 'cleanupMounts';
+        outcome:
+          | 'addedToActualState'
+          | 'reportedInUse'
+          | 'skippedDesired'
+          | 'cleanupMounts'
+          /** Release-1.23 (#110547): a later pod of the same volume replaced this one before updateStates. */
+          | 'lostToAnotherPod';
         /** Whether the kubelet's pod manager knows the pod (it is still in the API, maybe terminating). */
         podKnown: boolean;
       })

@@ -82,6 +82,14 @@ export const FIX_TABLE = {
       'BlockVolume.SupportsMetrics(); the stats collector only calls GetMetrics where it is true; MetricsBlock for FC / iSCSI',
     presets: shippedFrom('1.22'),
   },
+  'reconstruct-every-pod-of-volume': {
+    prs: [110670, 111636],
+    release: '1.25',
+    backports: ['1.24 (#111636); 1.23 (#113300) closed'],
+    summary:
+      'reconstruction keeps every pod of a shared volume (not only the last one found), and volumes skipped because a pod wanted them become uncertain',
+    presets: shippedFrom('1.25'),
+  },
   'mirror-pod-pending-termination': {
     prs: [98103, 98316],
     release: '1.21',

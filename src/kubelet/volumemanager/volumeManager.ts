@@ -100,6 +100,7 @@ export class VolumeManager {
       host: o.host,
       clock,
       podKnown: (uid) => o.podManager.getPodByUID(uid) !== undefined,
+      fixes: o.fixes,
     });
   }
 

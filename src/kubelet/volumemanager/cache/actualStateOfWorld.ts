@@ -322,6 +322,45 @@ export class ActualStateOfWorld
       .map((v) => this.newAttachedVolume(v));
   }
 
+  /**
+   * CheckAndMarkVolumeAsUncertainViaReconstruction (#110670): adds the pod's mount as uncertain only if
+   * the volume is attached and the pod is not already mounted or uncertain; true if it added it.
+   */
+  checkAndMarkVolumeAsUncertainViaReconstruction(opts: MarkVolumeOpts): boolean {
+    const volumeObj = this.attachedVolumes.get(opts.volumeName);
+    if (volumeObj === undefined) return false;
+    const podObj = volumeObj.mountedPods.get(opts.podName);
+    if (podObj !== undefined && podObj.volumeMountStateForPod !== VolumeNotMounted) return false;
+    volumeObj.mountedPods.set(opts.podName, {
+      podName: opts.podName,
+      podUID: opts.podUID,
+      mounter: opts.mounter,
+      blockVolumeMapper: opts.blockVolumeMapper,
+      outerVolumeSpecName: opts.outerVolumeSpecName,
+      volumeGidValue: opts.volumeGidVolume,
+      volumeSpec: opts.volumeSpec,
+      volumeMountStateForPod: VolumeMountUncertain,
+      remountRequired: false,
+      podDisplayName: opts.podDisplayName,
+    });
+    return true;
+  }
+
+  /**
+   * CheckAndMarkDeviceUncertainViaReconstruction (#110670): a device the actual state has as not mounted
+   * becomes uncertain (so UnmountDevice runs); true if it changed it.
+   */
+  checkAndMarkDeviceUncertainViaReconstruction(
+    volumeName: UniqueVolumeName,
+    deviceMountPath: string,
+  ): boolean {
+    const volumeObj = this.attachedVolumes.get(volumeName);
+    if (volumeObj === undefined || volumeObj.deviceMountState !== DeviceNotMounted) return false;
+    volumeObj.deviceMountState = DeviceMountUncertain;
+    volumeObj.deviceMountPath = deviceMountPath;
+    return true;
+  }
+
   syncReconstructedVolume(
     volumeName: UniqueVolumeName,
     podName: UniquePodName,

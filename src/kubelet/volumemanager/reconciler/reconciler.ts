@@ -3,6 +3,7 @@
 // controller attach/detach enabled: attachable volumes are verified against node.status.volumesAttached
 // (VerifyControllerAttachedVolume) and dropped from the actual state with MarkVolumeAsDetached.
 import type { GoError } from '../../../api/errors.js';
+import type { Fixes } from '../../../fixes.js';
 import { type Co, sleep } from '../../../sim/index.js';
 import { isExponentialBackoff } from '../../../volume/util/exponentialBackoff.js';
 import {
@@ -21,8 +22,9 @@ import type { VolumeHost, VolumePluginMgr } from '../host.js';
 import {
   isMountFailedPreconditionError,
   type OperationExecutor,
+  type UniqueVolumeName,
 } from '../operationexecutor/operationExecutor.js';
-import { syncStates } from './reconstruct.js';
+import { type GlobalVolumeInfo, processReconstructedVolumes, syncStates } from './reconstruct.js';
 
 export interface ReconcilerOptions {
   readonly controllerAttachDetachEnabled: boolean;
@@ -44,6 +46,7 @@ export interface ReconcilerOptions {
     | 'publish'
   >;
   readonly clock: { readonly nowMs: number };
+  readonly fixes: Fixes;
   /** For facts only: whether the pod manager knows a pod UID. */
   readonly podKnown?: ((uid: string) => boolean) | undefined;
 }
@@ -58,6 +61,8 @@ export class Reconciler {
   private timeOfLastSyncMs: number | undefined = undefined;
   /** Errors of the last pass that were not expected ones (upstream logs them), for traces and tests. */
   readonly lastErrors: GoError[] = [];
+  /** skippedDuringReconstruction (#110670): reconstructed volumes that a pod wanted, by volume. */
+  readonly skippedDuringReconstruction = new Map<UniqueVolumeName, GlobalVolumeInfo>();
 
   constructor(readonly o: ReconcilerOptions) {}
 
@@ -95,6 +100,10 @@ export class Reconciler {
     this.mountAttachVolumes();
     // Ensure devices that should be detached/unmounted are detached/unmounted.
     this.unmountDetachDevices();
+    // After running the above operations if skippedDuringReconstruction is not empty then ensure that all
+    // volumes which were discovered and skipped during reconstruction are added to actualStateOfWorld in
+    // uncertain state.
+    if (this.skippedDuringReconstruction.size > 0) processReconstructedVolumes(this);
   }
 
   private note(err: GoError | undefined): void {

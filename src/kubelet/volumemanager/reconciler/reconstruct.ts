@@ -11,10 +11,12 @@ import type { BlockVolumeMapper, DeviceMounter, Mounter, Spec } from '../../../v
 import type { PodVolumeOnDisk } from '../host.js';
 import {
   getUniqueVolumeNameFromSpec,
+  type MarkVolumeOpts,
   type MountedVolume,
   type UniquePodName,
   type UniqueVolumeName,
   VolumeMounted,
+  VolumeMountUncertain,
 } from '../operationexecutor/operationExecutor.js';
 import type { DistributiveOmit } from '../operationexecutor/operationGenerator.js';
 import type { Reconciler } from './reconciler.js';
@@ -34,6 +36,32 @@ export interface ReconstructedVolume {
 }
 
 /**
+ * globalVolumeInfo (PR #110670): one volume and every pod found using it. Release-1.23 kept one
+ * reconstructedVolume per volume name, so the last pod found replaced the others.
+ */
+export interface GlobalVolumeInfo {
+  volumeName: UniqueVolumeName;
+  volumeSpec: Spec;
+  devicePath: string;
+  mounter: Mounter | undefined;
+  deviceMounter: DeviceMounter | undefined;
+  blockVolumeMapper: BlockVolumeMapper | undefined;
+  podVolumes: Map<UniquePodName, ReconstructedVolume>;
+}
+
+function globalVolumeInfoOf(v: ReconstructedVolume): GlobalVolumeInfo {
+  return {
+    volumeName: v.volumeName,
+    volumeSpec: v.volumeSpec,
+    devicePath: v.devicePath,
+    mounter: v.mounter,
+    deviceMounter: v.deviceMounter,
+    blockVolumeMapper: v.blockVolumeMapper,
+    podVolumes: new Map(),
+  };
+}
+
+/**
  * syncStates scans the volume directories under the pods directory on disk; a volume that is in neither
  * the desired nor the actual state is reconstructed into the actual state, so the reconciler can clean it
  * up (or a pod can use it again).
@@ -43,7 +71,11 @@ export function* syncStates(rc: Reconciler): Co {
   // Get volumes information by reading the pod's directory
   const podVolumes = rc.o.host.getVolumesFromPodDir();
   publish(rc, { kind: 'reconstructionStarted', volumeDirs: podVolumes.length });
-  const volumesNeedUpdate = new Map<UniqueVolumeName, ReconstructedVolume>();
+  // Fix reconstruct-every-pod-of-volume (PR #110670) tracks every pod of a volume; release-1.23 keyed
+  // volumesNeedUpdate by volume name alone, so a second pod of a shared volume replaced the first
+  // (issue #110547): the first pod's mount never reached the actual state and was never cleaned up.
+  const perPod = rc.o.fixes.on('reconstruct-every-pod-of-volume');
+  const volumesNeedUpdate = new Map<UniqueVolumeName, GlobalVolumeInfo>();
   const volumeNeedReport: UniqueVolumeName[] = [];
   for (const volume of podVolumes) {
     if (asw.volumeExistsWithSpecName(volume.podUID, volume.volumeName)) {
@@ -71,6 +103,14 @@ export function* syncStates(rc: Reconciler): Co {
       // directory, therefore it must have reported the volume as in use. Mark the volume as in use also in
       // this new kubelet so reconcile() calls SetUp and re-mounts the volume if it's necessary.
       volumeNeedReport.push(reconstructed.volumeName);
+      if (perPod) {
+        // #110670: remember it; if the mount never reaches the actual state (the pod goes before it
+        // mounts), processReconstructedVolumes adds it as uncertain so that it is cleaned up.
+        const gvl =
+          rc.skippedDuringReconstruction.get(reconstructed.volumeName) ?? globalVolumeInfoOf(reconstructed);
+        gvl.podVolumes.set(reconstructed.podName, reconstructed);
+        rc.skippedDuringReconstruction.set(reconstructed.volumeName, gvl);
+      }
       publishReconstruction(rc, volume, undefined, 'reportedInUse');
       continue;
     }
@@ -79,7 +119,27 @@ export function* syncStates(rc: Reconciler): Co {
       // Volume is in pending operation, skip cleaning up mounts (upstream only logs this).
     }
     publishReconstruction(rc, volume, undefined, 'addedToActualState');
-    volumesNeedUpdate.set(reconstructed.volumeName, reconstructed);
+    const cached = volumesNeedUpdate.get(reconstructed.volumeName);
+    let gvl = globalVolumeInfoOf(reconstructed);
+    if (perPod && cached !== undefined) gvl = cached;
+    else if (cached !== undefined) {
+      // volumesNeedUpdate[reconstructedVolume.volumeName] = reconstructedVolume: the earlier pod is gone.
+      for (const lost of cached.podVolumes.values()) {
+        publish(rc, {
+          kind: 'volumeReconstruction',
+          uid: lost.podName,
+          pod: lost.podDisplayName ?? lost.podName,
+          volume: volume.volumeName,
+          mode: volume.mode,
+          ok: true,
+          inconsistentRead: false,
+          outcome: 'lostToAnotherPod',
+          podKnown: rc.o.podKnown?.(lost.podName) ?? false,
+        });
+      }
+    }
+    gvl.podVolumes.set(reconstructed.podName, reconstructed);
+    volumesNeedUpdate.set(reconstructed.volumeName, gvl);
   }
   if (volumesNeedUpdate.size > 0) updateStates(rc, volumesNeedUpdate);
   if (volumeNeedReport.length > 0) dsw.markVolumesReportedInUse(volumeNeedReport);
@@ -204,54 +264,84 @@ export function* reconstructVolume(
 }
 
 /** updateDevicePath: the device paths from node.status.volumesAttached. */
-function updateDevicePath(
-  rc: Reconciler,
-  volumesNeedUpdate: Map<UniqueVolumeName, ReconstructedVolume>,
-): void {
+function updateDevicePath(rc: Reconciler, volumesNeedUpdate: Map<UniqueVolumeName, GlobalVolumeInfo>): void {
   for (const attachedVolume of rc.o.host.getVolumesAttached()) {
     const volume = volumesNeedUpdate.get(attachedVolume.name);
     if (volume !== undefined) volume.devicePath = attachedVolume.devicePath;
   }
 }
 
-/** updateStates: attached, mounted into the pod, and the device globally mounted. */
+/** getDeviceMountPath: the global map path of a Block volume, else the device mount path. */
+function getDeviceMountPath(gvl: GlobalVolumeInfo): string | undefined {
+  if (gvl.blockVolumeMapper !== undefined) return gvl.blockVolumeMapper.getGlobalMapPath(gvl.volumeSpec);
+  if (gvl.deviceMounter !== undefined) return gvl.deviceMounter.getDeviceMountPath(gvl.volumeSpec);
+  return undefined;
+}
+
+function markOptsOf(volume: ReconstructedVolume, state: MarkVolumeOpts['volumeMountState']): MarkVolumeOpts {
+  return {
+    podName: volume.podName,
+    podUID: volume.podName,
+    volumeName: volume.volumeName,
+    mounter: volume.mounter,
+    blockVolumeMapper: volume.blockVolumeMapper,
+    outerVolumeSpecName: volume.outerVolumeSpecName,
+    volumeGidVolume: volume.volumeGidValue,
+    volumeSpec: volume.volumeSpec,
+    volumeMountState: state,
+    podDisplayName: volume.podDisplayName,
+  };
+}
+
+/** updateStates: attached, mounted into each pod found, and the device globally mounted. */
 export function updateStates(
   rc: Reconciler,
-  volumesNeedUpdate: Map<UniqueVolumeName, ReconstructedVolume>,
+  volumesNeedUpdate: Map<UniqueVolumeName, GlobalVolumeInfo>,
 ): void {
   const asw = rc.o.actualStateOfWorld;
   // Get the node status to retrieve volume device path information.
   updateDevicePath(rc, volumesNeedUpdate);
-  for (const volume of volumesNeedUpdate.values()) {
-    let err = asw.markVolumeAsAttached(volume.volumeName, volume.volumeSpec, '', volume.devicePath);
+  for (const gvl of volumesNeedUpdate.values()) {
+    let err = asw.markVolumeAsAttached(gvl.volumeName, gvl.volumeSpec, '', gvl.devicePath);
     if (err !== undefined) {
       rc.lastErrors.push(err);
       continue;
     }
-    err = asw.markVolumeAsMounted({
-      podName: volume.podName,
-      podUID: volume.podName,
-      volumeName: volume.volumeName,
-      mounter: volume.mounter,
-      blockVolumeMapper: volume.blockVolumeMapper,
-      outerVolumeSpecName: volume.outerVolumeSpecName,
-      volumeGidVolume: volume.volumeGidValue,
-      volumeSpec: volume.volumeSpec,
-      volumeMountState: VolumeMounted,
-      podDisplayName: volume.podDisplayName,
-    });
-    if (err !== undefined) {
-      rc.lastErrors.push(err);
-      continue;
+    for (const volume of gvl.podVolumes.values()) {
+      err = asw.markVolumeAsMounted(markOptsOf(volume, VolumeMounted));
+      if (err !== undefined) rc.lastErrors.push(err);
     }
     // If the volume has device to mount, we mark its device as mounted.
-    if (volume.deviceMounter !== undefined || volume.blockVolumeMapper !== undefined) {
-      const deviceMountPath =
-        volume.blockVolumeMapper !== undefined
-          ? volume.blockVolumeMapper.getGlobalMapPath(volume.volumeSpec)
-          : (volume.deviceMounter as DeviceMounter).getDeviceMountPath(volume.volumeSpec);
-      err = asw.markDeviceAsMounted(volume.volumeName, volume.devicePath, deviceMountPath);
+    const deviceMountPath = getDeviceMountPath(gvl);
+    if (deviceMountPath !== undefined) {
+      err = asw.markDeviceAsMounted(gvl.volumeName, gvl.devicePath, deviceMountPath);
       if (err !== undefined) rc.lastErrors.push(err);
+    }
+  }
+}
+
+/**
+ * processReconstructedVolumes (#110670, after each reconcile while any remain): volumes syncStates
+ * skipped because a pod wanted them were assumed to reach the actual state by being mounted; once a
+ * volume is attached, each of its pods not already mounted is added as uncertain (and the device
+ * too), so a pod that went away before its mount still gets its volume torn down.
+ */
+export function processReconstructedVolumes(rc: Reconciler): void {
+  const asw = rc.o.actualStateOfWorld;
+  for (const [volumeName, gvl] of [...rc.skippedDuringReconstruction]) {
+    // check if volume is marked as attached to the node
+    if (!asw.volumeExists(volumeName)) continue;
+    rc.skippedDuringReconstruction.delete(volumeName);
+    let uncertainVolumeCount = 0;
+    for (const volume of gvl.podVolumes.values()) {
+      if (asw.checkAndMarkVolumeAsUncertainViaReconstruction(markOptsOf(volume, VolumeMountUncertain))) {
+        uncertainVolumeCount++;
+      }
+    }
+    if (uncertainVolumeCount > 0) {
+      const deviceMountPath = getDeviceMountPath(gvl);
+      if (deviceMountPath !== undefined)
+        asw.checkAndMarkDeviceUncertainViaReconstruction(volumeName, deviceMountPath);
     }
   }
 }
