@@ -5,7 +5,7 @@
 // prove the file reproduces it. Pure with respect to the outside world (no clock, no files): the CLI
 // injects the clock (time limit, progress) and writes the files.
 import { FIX_IDS, Fixes, KUBELET_NAMES } from '../fixes.js';
-import { INVARIANT_IDS, type InvariantId, type Violation } from '../invariants/types.js';
+import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { type ViolationJson, violationToJson } from '../report/json.js';
 import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
 import type { RunResult } from '../scenario/run.js';
