@@ -465,6 +465,9 @@ export class Kubelet {
       'syncTerminatingPod',
     );
     if (err !== undefined) return err;
+    // Guard against consistency issues in KillPod by re-reading the runtime. Upstream (kubelet.go
+    // SyncTerminatingPod, v1.23.13) writes no status here: the status set before the kill stands until
+    // syncTerminatedPod generates the final one from a cache newer than this sync.
     const stopped = this.runtimeManager.getPodStatus(pod);
     const running = stopped.containerStatuses.filter((c) => c.state === 'running').map((c) => c.id);
     if (running.length > 0) {
@@ -472,12 +475,6 @@ export class Kubelet {
         `detected running containers after a successful KillPod, CRI violation: ${running.join(',')}`,
       );
     }
-    const after = generateAPIPodStatus(
-      pod,
-      stopped,
-      this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status,
-    );
-    this.statusManager.setPodStatus(pod, after);
     return undefined;
   }
 
