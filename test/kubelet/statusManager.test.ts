@@ -1,12 +1,11 @@
 // status_manager.go's guard against illegal container state transitions, and the terminated status that
 // convertToAPIContainerStatuses keeps for a container the runtime no longer lists.
 import { describe, expect, it } from 'vitest';
-import type { GoError } from '../../src/api/errors.js';
-import type { ContainerStatus, Pod, PodStatus, RestartPolicy } from '../../src/api/v1.js';
+import type { ContainerStatus, Pod, RestartPolicy } from '../../src/api/v1.js';
 import type { KubeClient } from '../../src/kubelet/kubeClient.js';
 import { apiContainerStatuses, generateAPIPodStatus } from '../../src/kubelet/status/generate.js';
 import { checkContainerStateTransition, StatusManager } from '../../src/kubelet/status/statusManager.js';
-import { type Co, ProcessGroup, Sim } from '../../src/sim/index.js';
+import { ProcessGroup, Sim } from '../../src/sim/index.js';
 
 const terminated = (exitCode: number): ContainerStatus => ({ name: 'app', state: 'terminated', exitCode });
 const running: ContainerStatus = { name: 'app', state: 'running' };
@@ -41,24 +40,18 @@ describe('checkContainerStateTransition', () => {
 });
 
 describe('StatusManager.setPodStatus', () => {
-  function manager(): { sm: StatusManager; patched: PodStatus[]; sim: Sim } {
+  /** The manager is never started: these tests read its cache, no API call is made. */
+  function manager(): { sm: StatusManager } {
     const sim = new Sim(1);
-    const patched: PodStatus[] = [];
+    const unused = (): never => {
+      throw new Error('the status manager called the API server');
+    };
     const client: KubeClient = {
-      *getPod(): Co<Pod | undefined> {
-        return undefined;
-      },
-      *patchPodStatus(_uid, status): Co<GoError | undefined> {
-        patched.push(status);
-        return undefined;
-      },
-      *deletePod(): Co<GoError | undefined> {
-        return undefined;
-      },
-      *updateNodeVolumesInUse(): Co<GoError | undefined> {
-        return undefined;
-      },
-      getVolumesAttached: () => [],
+      getPod: unused,
+      patchPodStatus: unused,
+      deletePod: unused,
+      updateNodeVolumesInUse: unused,
+      getVolumesAttached: unused,
     };
     const sm = new StatusManager(
       sim,
@@ -67,7 +60,7 @@ describe('StatusManager.setPodStatus', () => {
       { getPodByUID: () => undefined },
       { podResourcesAreReclaimed: () => false },
     );
-    return { sm, patched, sim };
+    return { sm };
   }
 
   it('aborts an update that would take a Never pod container out of terminated', () => {
