@@ -1,11 +1,13 @@
 // Kubelet behaviours pinned to the upstream source line by line (v1.23.13 kubelet.go and kuberuntime,
 // v1.20.4 where the legacy paths differ), checked on a whole world.
 import { describe, expect, it } from 'vitest';
+import { GoError } from '../../src/api/errors.js';
 import type { PodStatus } from '../../src/api/v1.js';
 import { World } from '../../src/cluster/world.js';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
+import { sleep } from '../../src/sim/index.js';
 
 function scenarioText(timeline: string, horizon = '2m'): string {
   return `name: probe\nseed: 1\nhorizon: ${horizon}\ncluster:\n  nodes: [node-a]\ntimeline:\n${timeline}`;
@@ -62,5 +64,94 @@ describe('syncTerminatingPod (kubelet.go v1.23.13)', () => {
         w.atMs < (terminatedPhase?.atMs ?? Number.NEGATIVE_INFINITY),
     );
     expect(between).toEqual([]);
+  });
+});
+
+/** The node's runtime fails the first `times` StopContainer calls (CRI errors the fake never produces). */
+function failStops(world: World, times: number): void {
+  const runtime = world.nodeOf('node-a').host.runtime;
+  const stop = runtime.stopContainer.bind(runtime);
+  let left = times;
+  runtime.stopContainer = function* (uid, containerId, grace) {
+    if (left > 0) {
+      left--;
+      yield* sleep(10);
+      return new GoError('rpc error: code = Unknown desc = failed to stop container');
+    }
+    return yield* stop(uid, containerId, grace);
+  };
+}
+
+describe('KillPod errors (killPodWithSyncResult aggregates, the pod worker retries)', () => {
+  const timeline =
+    '  - at: 0s\n    createPod: {pod: web, node: node-a, containers: 1, gracePeriod: 2s}\n' +
+    '  - at: 5s\n    deletePod: {pod: web}\n';
+
+  it('the runtime manager returns the aggregated StopContainer error', () => {
+    const p = probe(timeline, Fixes.all());
+    failStops(p.world, 1);
+    p.world.start();
+    const kubelet = p.world.nodeOf('node-a').kubelet;
+    if (kubelet === undefined) throw new Error('no kubelet');
+    const errors: (string | undefined)[] = [];
+    const killPod = kubelet.killPod.bind(kubelet);
+    kubelet.killPod = function* (pod, runningPod, grace, source) {
+      const err = yield* killPod(pod, runningPod, grace, source);
+      errors.push(err?.message);
+      return err;
+    };
+    p.run();
+    expect(errors[0]).toBe(
+      'failed to "KillContainer" for "c1" with KillContainerError: "rpc error: code = Unknown desc = failed to stop container"',
+    );
+    expect(errors.slice(1).every((e) => e === undefined)).toBe(true);
+  });
+
+  const stopError =
+    'failed to "KillContainer" for "c1" with KillContainerError: "rpc error: code = Unknown desc = failed to stop container"';
+
+  it('release-1.23: syncTerminatingPod returns the kill error, the pod stays terminating and is killed again', () => {
+    const p = probe(timeline, Fixes.all());
+    failStops(p.world, 1);
+    p.world.start();
+    const kubelet = p.world.nodeOf('node-a').kubelet;
+    if (kubelet === undefined) throw new Error('no kubelet');
+    const errors: (string | undefined)[] = [];
+    const syncTerminatingPod = kubelet.syncTerminatingPod.bind(kubelet);
+    kubelet.syncTerminatingPod = function* (...args) {
+      const err = yield* syncTerminatingPod(...args);
+      errors.push(err?.message);
+      return err;
+    };
+    p.run();
+    // The kill's own error, not the CRI-violation guard that re-reads the runtime afterwards.
+    expect(errors).toEqual([stopError, undefined]);
+    const kills = p.facts.filter((f) => f.kind === 'killPodStarted' && f.source === 'syncTerminatingPod');
+    const terminated = p.facts.filter((f) => f.kind === 'podTerminated');
+    expect(kills).toHaveLength(2);
+    expect(terminated).toHaveLength(1);
+    expect(terminated[0]?.atMs).toBeGreaterThan(kills[1]?.atMs ?? Number.POSITIVE_INFINITY);
+    expect(p.facts.some((f) => f.kind === 'apiPodDeleted')).toBe(true);
+  });
+
+  it('release-1.20: syncPod returns the kill error and the worker kills again', () => {
+    const p = probe(timeline, Fixes.none());
+    failStops(p.world, 1);
+    p.world.start();
+    const legacy = p.world.nodeOf('node-a').kubelet?.legacy;
+    if (legacy === undefined) throw new Error('no legacy kubelet');
+    const errors: (string | undefined)[] = [];
+    const syncPod = legacy.syncPod.bind(legacy);
+    legacy.syncPod = function* (o) {
+      const err = yield* syncPod(o);
+      if (o.pod.metadata.deletionTimestamp !== undefined) errors.push(err?.message);
+      return err;
+    };
+    p.run();
+    expect(errors[0]).toBe(stopError);
+    const exited = p.facts.find((f) => f.kind === 'containerExited');
+    const kills = p.facts.filter((f) => f.kind === 'killPodStarted');
+    expect(exited?.atMs).toBeGreaterThan(kills[1]?.atMs ?? Number.POSITIVE_INFINITY);
+    expect(p.facts.some((f) => f.kind === 'apiPodDeleted')).toBe(true);
   });
 });

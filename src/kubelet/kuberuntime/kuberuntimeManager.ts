@@ -1,7 +1,7 @@
 // Ported from kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go and kuberuntime_container.go,
 // release-1.23 (SyncPod / computePodActions, KillPod / killContainer): the kubelet's side of the CRI.
 // Simplified to what the races need: no init or ephemeral containers, no image pulls, no probes.
-import type { GoError } from '../../api/errors.js';
+import { GoError } from '../../api/errors.js';
 import {
   getPodFullName,
   isStaticPod,
@@ -12,7 +12,7 @@ import {
 } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { FakeRuntime, RuntimePodMeta } from '../../runtime/fakeRuntime.js';
-import { AssertionError, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
+import { AssertionError, CLOSED, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
 
 /** minimumGracePeriodInSeconds in kuberuntime_container.go. */
 export const minimumGracePeriodInSeconds = 2;
@@ -52,6 +52,13 @@ function latestByName(status: RuntimePodStatus | undefined): Map<string, Runtime
     if (prev === undefined || (c.startedAtMs ?? -1) >= (prev.startedAtMs ?? -1)) out.set(c.name, c);
   }
   return out;
+}
+
+/** utilerrors.NewAggregate: nil for none, the error itself for one, `[a, b]` for several. */
+function aggregate(errs: readonly string[]): GoError | undefined {
+  if (errs.length === 0) return undefined;
+  if (errs.length === 1) return new GoError(errs[0] ?? '');
+  return new GoError(`[${errs.join(', ')}]`);
 }
 
 export class KubeGenericRuntimeManager {
@@ -138,6 +145,9 @@ export class KubeGenericRuntimeManager {
       gracePeriodSeconds,
       source,
     });
+    // killPodWithSyncResult: one sync result per container, then one for the sandboxes; KillPod returns
+    // their aggregate (PodSyncResult.Error), which the pod worker treats as a failed sync and retries.
+    const errs: string[] = [];
     const containers = runningPod.containers;
     if (containers.length > 0) {
       const done = this.sim.chan<GoError | undefined>(containers.length, 'killContainersWithSyncResult');
@@ -146,16 +156,36 @@ export class KubeGenericRuntimeManager {
         this.sim.spawn(
           `killContainer ${c.id}`,
           (function* (): Co {
-            yield* done.send(yield* runtime.stopContainer(uid, c.id, gracePeriodSeconds));
+            const err = yield* runtime.stopContainer(uid, c.id, gracePeriodSeconds);
+            yield* done.send(
+              err === undefined
+                ? undefined
+                : new GoError(
+                    `failed to "KillContainer" for "${c.name}" with KillContainerError: "${err.message}"`,
+                  ),
+            );
           })(),
           this.group,
         );
       }
-      for (let i = 0; i < containers.length; i++) yield* done.recv();
+      // The results arrive in completion order; sorted so the aggregate reads the same whatever the order.
+      const containerErrs: string[] = [];
+      for (let i = 0; i < containers.length; i++) {
+        const err = yield* done.recv();
+        if (err !== CLOSED && err !== undefined) containerErrs.push(err.message);
+      }
+      errs.push(...containerErrs.sort());
     }
-    for (const s of runningPod.sandboxes) if (s.ready) yield* this.runtime.stopPodSandbox(uid);
+    // Stop all sandboxes of the pod, whatever became of the containers (the sandbox is removed by GC).
+    for (const s of runningPod.sandboxes) {
+      if (!s.ready) continue; // stopping a stopped sandbox is a no-op in the fake runtime
+      const err = yield* this.runtime.stopPodSandbox(uid);
+      if (err !== undefined) {
+        errs.push(`failed to "KillPodSandbox" for "${uid}" with KillPodSandboxError: "${err.message}"`);
+      }
+    }
     this.publish({ kind: 'killPodFinished', atMs: this.sim.nowMs, node: this.nodeName, uid, pod: name });
-    return undefined;
+    return aggregate(errs);
   }
 
   /** killContainer's grace period: deletion grace, else spec, min 2 s, then the override wins. */
