@@ -119,8 +119,29 @@ export interface RuntimeContainerStatus {
   readonly name: string;
   readonly state: RuntimeContainerState;
   readonly exitCode?: number | undefined;
+  /** When CreateContainer made it: the runtime lists a pod's containers newest created first. */
+  readonly createdAtMs?: number | undefined;
   readonly startedAtMs?: number | undefined;
   readonly finishedAtMs?: number | undefined;
+}
+
+/**
+ * kubecontainer.PodStatus.FindContainerStatusByName: the first match in a list sorted newest created
+ * first (kuberuntime's containerStatusByCreated), i.e. the newest attempt of that container name. Of two
+ * attempts created at one instant the later listed one counts as newer (the fake lists in creation order).
+ * `matching` narrows the candidates (doBackOff looks for the newest exited one).
+ */
+export function findContainerStatusByName(
+  status: RuntimePodStatus | undefined,
+  name: string,
+  matching: (c: RuntimeContainerStatus) => boolean = () => true,
+): RuntimeContainerStatus | undefined {
+  let newest: RuntimeContainerStatus | undefined;
+  for (const c of status?.containerStatuses ?? []) {
+    if (c.name !== name || !matching(c)) continue;
+    if (newest === undefined || (c.createdAtMs ?? -1) >= (newest.createdAtMs ?? -1)) newest = c;
+  }
+  return newest;
 }
 
 /** kubecontainer.PodStatus: the runtime cache entry of one pod UID. */

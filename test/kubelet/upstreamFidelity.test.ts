@@ -155,3 +155,61 @@ describe('KillPod errors (killPodWithSyncResult aggregates, the pod worker retri
     expect(p.facts.some((f) => f.kind === 'apiPodDeleted')).toBe(true);
   });
 });
+
+describe('SyncPod after the sandbox died (computePodActions)', () => {
+  /** The sandbox of `web` dies at `atMs` (the network namespace is gone): the runtime stops it. */
+  function killSandboxAt(p: Probe, atMs: number): void {
+    const runtime = p.world.nodeOf('node-a').host.runtime;
+    p.world.sim.at(atMs, () => {
+      const uid = runtime.knownUIDs()[0] ?? '';
+      p.world.sim.spawn('sandbox dies', runtime.stopPodSandbox(uid));
+    });
+  }
+
+  for (const [name, fixes] of [
+    ['release-1.23', Fixes.all()],
+    ['release-1.20', Fixes.none()],
+  ] as const) {
+    it(`${name}: a restartPolicy Never pod gets no new sandbox; its container is killed, not restarted`, () => {
+      const p = probe(
+        '  - at: 0s\n    createPod: {pod: web, node: node-a, containers: 1, restartPolicy: Never, gracePeriod: 2s}\n',
+        fixes,
+        '1m',
+      );
+      p.world.start();
+      killSandboxAt(p, 5000);
+      p.run();
+      expect(p.facts.filter((f) => f.kind === 'sandboxCreated')).toHaveLength(1);
+      expect(p.facts.filter((f) => f.kind === 'containerStarted')).toHaveLength(1);
+      const kill = p.facts.find((f) => f.kind === 'killPodStarted');
+      expect(kill?.kind === 'killPodStarted' && kill.source).toBe('SyncPod: all containers dead');
+      expect(p.facts.some((f) => f.kind === 'containerExited')).toBe(true);
+    });
+
+    it(`${name}: a restartPolicy Always pod gets a new sandbox and its container runs again`, () => {
+      const p = probe(
+        '  - at: 0s\n    createPod: {pod: web, node: node-a, containers: 1, gracePeriod: 2s}\n',
+        fixes,
+        '1m',
+      );
+      p.world.start();
+      killSandboxAt(p, 5000);
+      p.run();
+      expect(p.facts.filter((f) => f.kind === 'sandboxCreated')).toHaveLength(2);
+      expect(p.facts.filter((f) => f.kind === 'containerStarted')).toHaveLength(2);
+    });
+  }
+
+  it('a container whose start the kubelet restart cut short (left created) is started by the next kubelet', () => {
+    const p = probe(
+      '  - at: 0s\n    createPod: {pod: web, node: node-a, containers: [{name: app, startDelay: 3s}]}\n' +
+        '  - at: 1500ms\n    restartKubelet: {node: node-a, downFor: 2s}\n',
+      Fixes.all(),
+      '1m',
+    );
+    p.world.start();
+    p.run();
+    expect(p.facts.filter((f) => f.kind === 'containerCreated')).toHaveLength(2);
+    expect(p.facts.filter((f) => f.kind === 'containerStarted')).toHaveLength(1);
+  });
+});

@@ -2,6 +2,7 @@
 // reduced to phase and container states (no conditions, IPs or init containers).
 import {
   type ContainerStatus,
+  findContainerStatusByName,
   isPodPhaseTerminal,
   type Pod,
   type PodPhase,
@@ -48,11 +49,7 @@ export function apiContainerStatuses(
   previousStatuses: readonly ContainerStatus[] = [],
 ): ContainerStatus[] {
   return pod.spec.containers.map((c) => {
-    let newest: RuntimePodStatus['containerStatuses'][number] | undefined;
-    for (const s of podStatus?.containerStatuses ?? []) {
-      if (s.name === c.name && (newest === undefined || (s.startedAtMs ?? -1) >= (newest.startedAtMs ?? -1)))
-        newest = s;
-    }
+    const newest = findContainerStatusByName(podStatus, c.name);
     const old = previousStatuses.find((s) => s.name === c.name);
     if (newest === undefined && old?.state === 'terminated') return old;
     if (newest === undefined || newest.state === 'created' || newest.state === 'unknown') {
