@@ -59,48 +59,79 @@ export class APIServer {
     this.notify('ADDED', pod);
   }
 
-  /** Graceful deletion: set deletionTimestamp and deletionGracePeriodSeconds (never lengthened). */
-  deletePodGracefully(uid: UID, gracePeriodSeconds: number): boolean {
+  /** `kubectl delete` (gracePeriodSeconds undefined: the pod's own terminationGracePeriodSeconds). */
+  deletePodGracefully(uid: UID, gracePeriodSeconds?: number): boolean {
+    return this.deletePod(uid, gracePeriodSeconds, 'user');
+  }
+
+  /**
+   * `kubectl delete --force --grace-period=0`: DeleteOptions.GracePeriodSeconds = 0. Like any delete with
+   * grace 0 the object is first updated with deletionTimestamp and deletionGracePeriodSeconds = 0 (a
+   * MODIFIED event), then removed (DELETED), whatever still runs on the node.
+   */
+  forceDeletePod(uid: UID): boolean {
+    return this.deletePod(uid, 0, 'user');
+  }
+
+  /**
+   * A DELETE of a pod, by a user or by the kubelet's status manager (grace 0 with a UID precondition,
+   * checked by the caller): the registry store's Delete (staging/src/k8s.io/apiserver/pkg/registry/
+   * generic/registry/store.go) with rest.BeforeDelete (registry/rest/delete.go) and the pod strategy's
+   * CheckGracefulDelete (pkg/registry/core/pod/strategy.go). A graceful delete sets deletionTimestamp and
+   * deletionGracePeriodSeconds in one update (GuaranteedUpdate: a watch MODIFIED); when that grace is 0
+   * (updateForGracefulDeletionAndFinalizers: lastGraceful == 0, deleteImmediately) the object is then
+   * deleted from storage (DELETED). "The deletion operation happens in two phases" (BeforeDelete). No
+   * finalizers and no preconditions are modelled. The simulator's deletionTimestamp is the instant of the
+   * first request, not upstream's now + grace; a shortening keeps it, as upstream's `old - old grace + new`
+   * keeps the deadline arithmetic consistent. A user's request is published as apiPodDeletionRequested;
+   * the kubelet's final delete is not a new request. Returns false if the pod does not exist.
+   */
+  private deletePod(uid: UID, requestedGraceSeconds: number | undefined, by: 'user' | 'kubelet'): boolean {
+    const removedBy = by === 'user' ? 'user-force' : 'kubelet';
     const pod = this.pods.get(uid);
     if (pod === undefined) return false;
-    const previous = pod.metadata.deletionGracePeriodSeconds;
-    const grace = previous === undefined ? gracePeriodSeconds : Math.min(previous, gracePeriodSeconds);
+    // Negative values will be treated as the value `1s` on the delete path.
+    const requested =
+      requestedGraceSeconds !== undefined && requestedGraceSeconds < 0 ? 1 : requestedGraceSeconds;
+    let grace: number;
+    const meta = pod.metadata;
+    if (meta.deletionTimestamp !== undefined) {
+      const current = meta.deletionGracePeriodSeconds;
+      if (current === undefined || current === 0) {
+        // An earlier update to 0 whose delete did not happen: delete immediately.
+        this.remove(pod, removedBy);
+        return true;
+      }
+      // Only a shorter grace period may be provided by a user; otherwise graceful deletion is pending.
+      if (requested === undefined || requested >= current) return true;
+      grace = requested;
+    } else {
+      // CheckGracefulDelete: the user's value, else the spec's (0 if unset); a pod that is already
+      // terminated (Failed / Succeeded) is deleted immediately. Every simulated pod is scheduled.
+      grace = requested ?? pod.spec.terminationGracePeriodSeconds ?? 0;
+      if (pod.status.phase === 'Failed' || pod.status.phase === 'Succeeded') grace = 0;
+    }
     const updated: Pod = {
       ...pod,
       metadata: {
-        ...pod.metadata,
-        deletionTimestamp: pod.metadata.deletionTimestamp ?? this.sim.nowMs,
+        ...meta,
+        deletionTimestamp: meta.deletionTimestamp ?? this.sim.nowMs,
         deletionGracePeriodSeconds: grace,
       },
     };
     this.pods.set(uid, updated);
-    this.publish({
-      kind: 'apiPodDeletionRequested',
-      atMs: this.sim.nowMs,
-      node: pod.spec.nodeName,
-      uid,
-      pod: pod.metadata.name,
-      gracePeriodSeconds: grace,
-    });
-    this.notify('MODIFIED', updated);
-    return true;
-  }
-
-  /** `kubectl delete --force --grace-period=0`: the object goes at once, whatever runs on the node. */
-  forceDeletePod(uid: UID): boolean {
-    const pod = this.pods.get(uid);
-    if (pod === undefined) return false;
-    if (pod.metadata.deletionTimestamp === undefined) {
+    if (by === 'user') {
       this.publish({
         kind: 'apiPodDeletionRequested',
         atMs: this.sim.nowMs,
         node: pod.spec.nodeName,
         uid,
-        pod: pod.metadata.name,
-        gracePeriodSeconds: 0,
+        pod: meta.name,
+        gracePeriodSeconds: grace,
       });
     }
-    this.remove(pod, 'user-force');
+    this.notify('MODIFIED', updated);
+    if (grace === 0) this.remove(updated, removedBy);
     return true;
   }
 
@@ -228,7 +259,7 @@ export class APIServer {
         if (pod === undefined || pod.metadata.name !== name || pod.metadata.namespace !== namespace) {
           return new GoError(`Precondition failed: UID in precondition: ${uidPrecondition}`);
         }
-        api.remove(pod, 'kubelet');
+        api.deletePod(uidPrecondition, 0, 'kubelet');
         return undefined;
       },
       *updateNodeVolumesInUse(node: string, volumesInUse: readonly string[]): Co<GoError | undefined> {

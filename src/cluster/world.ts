@@ -268,9 +268,8 @@ export class World {
     }
     const uid = this.podUIDs.get(name);
     if (uid === undefined) return;
-    const pod = this.api.getPodByUID(uid);
-    if (pod === undefined) return;
-    this.api.deletePodGracefully(uid, gracePeriodS ?? pod.spec.terminationGracePeriodSeconds ?? 30);
+    // No grace period given: the API server takes the pod's own (CheckGracefulDelete).
+    this.api.deletePodGracefully(uid, gracePeriodS ?? undefined);
   }
 
   private forceDeletePod(name: string): void {

@@ -213,3 +213,31 @@ describe('SyncPod after the sandbox died (computePodActions)', () => {
     expect(p.facts.filter((f) => f.kind === 'containerStarted')).toHaveLength(1);
   });
 });
+
+describe('kubectl delete --force --grace-period=0 as the kubelets see it (MODIFIED with grace 0, then DELETED)', () => {
+  const timeline =
+    '  - at: 0s\n    createPod: {pod: web, node: node-a, containers: 1, gracePeriod: 30s}\n' +
+    '  - at: 5s\n    forceDeletePod: {pod: web}\n';
+
+  it('release-1.20 kills with the 2 s minimum grace period (killContainer: DeletionGracePeriodSeconds 0 < minimumGracePeriodInSeconds)', () => {
+    const p = probe(timeline, Fixes.none());
+    p.world.start();
+    p.run();
+    const kills = p.facts.filter((f) => f.kind === 'killPodStarted');
+    expect(kills.length).toBeGreaterThan(0);
+    expect(kills.map((f) => f.kind === 'killPodStarted' && f.gracePeriodSeconds)).toEqual(kills.map(() => 2));
+    expect(p.facts.find((f) => f.kind === 'apiPodDeleted')).toMatchObject({ by: 'user-force', atMs: 5000 });
+  });
+
+  it('release-1.23 marks the pod deleted ("marked for graceful deletion") and keeps the spec grace period (#115819)', () => {
+    const p = probe(timeline, Fixes.all());
+    p.world.start();
+    p.run();
+    // (Later, housekeeping kills what is left in the runtime as an orphaned runtime pod.)
+    const requested = p.facts.find((f) => f.kind === 'podTerminationRequested');
+    expect(requested).toMatchObject({ reason: 'marked for graceful deletion', atMs: expect.any(Number) });
+    expect(requested?.atMs).toBeLessThan(5100);
+    const kill = p.facts.find((f) => f.kind === 'killPodStarted');
+    expect(kill).toMatchObject({ gracePeriodSeconds: 30, source: 'syncTerminatingPod' });
+  });
+});
