@@ -25,6 +25,12 @@ export interface ObjectMeta {
   readonly name: string;
   readonly namespace: string;
   readonly annotations: Readonly<Record<string, string>>;
+  /**
+   * Virtual ms at which the API server created the object, in whole seconds (metav1.Time serializes
+   * seconds, so every client sees it truncated). Undefined is Go's zero time: a static pod from a manifest
+   * file has none (the file source and applyDefaults set none), so it sorts before every API pod.
+   */
+  readonly creationTimestamp?: number | undefined;
   /** Virtual ms at which graceful deletion was requested; undefined while the pod is not being deleted. */
   readonly deletionTimestamp?: number | undefined;
   readonly deletionGracePeriodSeconds?: number | undefined;
@@ -64,6 +70,17 @@ export interface Pod {
 /** kubecontainer.GetPodFullName: name_namespace, the identity of a static pod across UIDs. */
 export function getPodFullName(pod: Pod): string {
   return `${pod.metadata.name}_${pod.metadata.namespace}`;
+}
+
+/**
+ * sliceutils.PodsByCreationTime, as HandlePodAdditions sorts an ADD: oldest first, the zero time (undefined)
+ * first of all. Go's sort.Sort is not stable in general, but for the small slices of one ADD it runs an
+ * insertion sort (fewer than 12 elements), which keeps the order of equal timestamps; so does this.
+ */
+export function sortPodsByCreationTime(pods: readonly Pod[]): Pod[] {
+  return [...pods].sort(
+    (a, b) => (a.metadata.creationTimestamp ?? -1) - (b.metadata.creationTimestamp ?? -1),
+  );
 }
 
 /** kubetypes.IsStaticPod: the pod came from a manifest file, not the API server. */

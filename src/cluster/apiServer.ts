@@ -44,8 +44,13 @@ export class APIServer {
 
   // ---- user-facing (kubectl) ----
 
-  createPod(pod: Pod): void {
-    if (this.pods.has(pod.metadata.uid)) throw new AssertionError(`pod uid ${pod.metadata.uid} exists`);
+  createPod(input: Pod): void {
+    if (this.pods.has(input.metadata.uid)) throw new AssertionError(`pod uid ${input.metadata.uid} exists`);
+    // rest.FillObjectMetaSystemFields sets CreationTimestamp = now; stored and watched in whole seconds.
+    const pod: Pod = {
+      ...input,
+      metadata: { ...input.metadata, creationTimestamp: Math.floor(this.sim.nowMs / 1000) * 1000 },
+    };
     this.pods.set(pod.metadata.uid, pod);
     this.publish({
       kind: 'apiPodCreated',
@@ -150,19 +155,19 @@ export class APIServer {
   // ---- watches ----
 
   /**
-   * The kubelet's reflector: a LIST now (as ADDED events, then `onSynced` in the same ordered stream),
-   * then every change for this node.
+   * The kubelet's reflector: a LIST now, delivered whole (`onList`: the apiserver source turns it into one
+   * SET of every pod, which the pod config merges into one ADD), then every change for this node, in one
+   * ordered stream.
    */
-  watchNode(nodeName: string, handler: WatchHandler, onSynced: () => void): void {
+  watchNode(nodeName: string, handler: WatchHandler, onList: (pods: Pod[]) => void): void {
     const w: Watcher = { handler, lastDeliveryMs: this.sim.nowMs, queue: [] };
     this.watchers.set(nodeName, w);
-    for (const pod of this.podsOnNode(nodeName).sort((a, b) =>
-      // Code-unit order, not localeCompare: the same on every machine whatever its locale.
+    // Code-unit order, not localeCompare: the same on every machine whatever its locale. (Upstream's
+    // order is a cache map's; HandlePodAdditions sorts by creation time anyway.)
+    const pods = this.podsOnNode(nodeName).sort((a, b) =>
       a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
-    )) {
-      this.enqueue(nodeName, w, () => handler('ADDED', pod));
-    }
-    this.enqueue(nodeName, w, onSynced);
+    );
+    this.enqueue(nodeName, w, () => onList(pods));
   }
 
   unwatchNode(nodeName: string): void {

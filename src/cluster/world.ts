@@ -116,7 +116,7 @@ export class World {
       nodeName: node.name,
       fixes: this.fixes,
       kubeClient: this.api.client(),
-      watch: (handler, onSynced) => this.api.watchNode(node.name, handler, onSynced),
+      watch: (handler, onList) => this.api.watchNode(node.name, handler, onList),
       unwatch: () => this.api.unwatchNode(node.name),
       host: node.host,
       publish: (fact) => this.bus.publish(fact),

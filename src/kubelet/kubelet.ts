@@ -3,7 +3,14 @@
 // one kubelet process of one node. Its goroutines live in one ProcessGroup, so a kubelet restart loses
 // every in-memory structure while the runtime and the host keep theirs.
 import { GoError } from '../api/errors.js';
-import type { Pod, PodStatus, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
+import {
+  type Pod,
+  type PodStatus,
+  type RuntimePod,
+  type RuntimePodStatus,
+  sortPodsByCreationTime,
+  type UID,
+} from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
 import type { FakeRuntime } from '../runtime/fakeRuntime.js';
@@ -84,8 +91,11 @@ export interface KubeletOptions {
   nodeName: string;
   fixes: Fixes;
   kubeClient: KubeClient;
-  /** The API server's watch for this node: LIST + WATCH, then `onSynced`. */
-  watch(handler: (type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod) => void, onSynced: () => void): void;
+  /** The API server's watch for this node: the LIST (`onList`, once), then every change. */
+  watch(
+    handler: (type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod) => void,
+    onList: (pods: Pod[]) => void,
+  ): void;
   unwatch(): void;
   host: NodeHostState;
   publish: (fact: Fact) => void;
@@ -206,16 +216,17 @@ export class Kubelet {
     this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group);
     this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group);
     this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group);
-    // The file source lists the manifest directory at start, then a SET marks it seen; the API source
-    // does the same after its LIST. A source counts as ready once the sync loop has handled its update.
+    // The file source lists the manifest directory at start (file name order) as one SET; the API source
+    // does the same with its LIST. A source counts as ready once the sync loop has handled its update.
+    const manifests: Pod[] = [];
     for (const fullname of [...this.host.staticManifests.keys()].sort()) {
       const pod = this.host.staticManifests.get(fullname);
-      if (pod !== undefined) this.podConfig.onFileEvent('ADD', pod);
+      if (pod !== undefined) manifests.push(pod);
     }
-    this.podConfig.onSourceSynced('file');
+    this.podConfig.onSourceList('file', manifests);
     this.opts.watch(
       (type, pod) => this.podConfig.onAPIEvent(type, pod),
-      () => this.podConfig.onSourceSynced('api'),
+      (pods) => this.podConfig.onSourceList('api', pods),
     );
   }
 
@@ -315,8 +326,9 @@ export class Kubelet {
     yield* noEffects();
   }
 
+  /** HandlePodAdditions: oldest first (sort.Sort(sliceutils.PodsByCreationTime(pods))), then admit each. */
   handlePodAdditions(pods: readonly Pod[]): void {
-    for (const pod of pods) {
+    for (const pod of sortPodsByCreationTime(pods)) {
       this.podManager.addPod(pod);
       this.dispatchWork(pod, 'SyncPodCreate');
     }

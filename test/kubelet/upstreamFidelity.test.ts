@@ -1,11 +1,12 @@
 // Kubelet behaviours pinned to the upstream source line by line (v1.23.13 kubelet.go and kuberuntime,
 // v1.20.4 where the legacy paths differ), checked on a whole world.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GoError } from '../../src/api/errors.js';
 import type { PodStatus } from '../../src/api/v1.js';
 import { World } from '../../src/cluster/world.js';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
+import { Kubelet } from '../../src/kubelet/kubelet.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
 import { sleep } from '../../src/sim/index.js';
 
@@ -239,5 +240,56 @@ describe('kubectl delete --force --grace-period=0 as the kubelets see it (MODIFI
     expect(requested?.atMs).toBeLessThan(5100);
     const kill = p.facts.find((f) => f.kind === 'killPodStarted');
     expect(kill).toMatchObject({ gracePeriodSeconds: 30, source: 'syncTerminatingPod' });
+  });
+});
+
+describe('HandlePodAdditions sorts by creation time (sliceutils.PodsByCreationTime)', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('the API server stamps creationTimestamp in whole seconds; a static pod has none (zero time)', () => {
+    const p = probe(
+      '  - at: 1500ms\n    createPod: {pod: web, node: node-a, containers: 1}\n' +
+        '  - at: 1500ms\n    createPod: {pod: agent, node: node-a, containers: 1, static: true}\n',
+      Fixes.all(),
+      '3s',
+    );
+    p.world.start();
+    p.run();
+    const pods = p.world.nodeOf('node-a').kubelet?.podManager.getPods() ?? [];
+    const byName = new Map(pods.map((x) => [x.metadata.name, x.metadata.creationTimestamp]));
+    expect(byName.get('web')).toBe(1000);
+    expect(byName.has('agent')).toBe(true);
+    expect(byName.get('agent')).toBeUndefined();
+  });
+
+  it('after a kubelet restart the LIST arrives as one ADD and pods are admitted oldest first, static pods before all', () => {
+    // UID order (the LIST's order here) is a-1, b-1, z-1; creation order is z-1, b-1, a-1.
+    const p = probe(
+      '  - at: 0s\n    createPod: {pod: z, node: node-a, containers: 1}\n' +
+        '  - at: 2s\n    createPod: {pod: b, node: node-a, containers: 1}\n' +
+        '  - at: 4s\n    createPod: {pod: a, node: node-a, containers: 1}\n' +
+        '  - at: 4s\n    createPod: {pod: s, node: node-a, containers: 1, static: true}\n' +
+        '  - at: 10s\n    restartKubelet: {node: node-a, downFor: 2s}\n',
+      Fixes.all(),
+      '20s',
+    );
+    const additions: string[][] = [];
+    const dispatched: string[] = [];
+    const handleOriginal = Kubelet.prototype.handlePodAdditions;
+    const dispatchOriginal = Kubelet.prototype.dispatchWork;
+    vi.spyOn(Kubelet.prototype, 'handlePodAdditions').mockImplementation(function (this: Kubelet, pods) {
+      if (p.world.sim.nowMs >= 10_000) additions.push(pods.map((x) => x.metadata.name));
+      handleOriginal.call(this, pods);
+    });
+    vi.spyOn(Kubelet.prototype, 'dispatchWork').mockImplementation(function (this: Kubelet, pod, syncType) {
+      if (p.world.sim.nowMs >= 10_000 && syncType === 'SyncPodCreate') dispatched.push(pod.metadata.name);
+      dispatchOriginal.call(this, pod, syncType);
+    });
+    p.world.start();
+    p.run();
+    expect(additions).toEqual([['s'], ['a', 'b', 'z']]);
+    expect(dispatched).toEqual(['s', 'z', 'b', 'a']);
   });
 });
