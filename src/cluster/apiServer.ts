@@ -7,6 +7,23 @@ import type { Fact } from '../facts.js';
 import type { AttachedVolume, KubeClient } from '../kubelet/kubeClient.js';
 import { AssertionError, type Co, type Rng, type Sim, sleep } from '../sim/index.js';
 
+/** The apiPodCreated fields that describe the pod's spec (shared with the static pods' manifests). */
+export function podCreatedFields(pod: Pod): {
+  static: boolean;
+  restartPolicy: string;
+  containers: string[];
+  startDelayMs: number;
+  volumes: string[];
+} {
+  return {
+    static: isStaticPod(pod),
+    restartPolicy: pod.spec.restartPolicy,
+    containers: pod.spec.containers.map((c) => c.name),
+    startDelayMs: pod.spec.containers.reduce((sum, c) => sum + (c.startDelayMs ?? 0), 0),
+    volumes: [...pod.spec.volumes],
+  };
+}
+
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export type WatchHandler = (type: WatchEventType, pod: Pod) => void;
 
@@ -58,8 +75,7 @@ export class APIServer {
       node: pod.spec.nodeName,
       uid: pod.metadata.uid,
       pod: pod.metadata.name,
-      static: isStaticPod(pod),
-      restartPolicy: pod.spec.restartPolicy,
+      ...podCreatedFields(pod),
     });
     this.notify('ADDED', pod);
   }

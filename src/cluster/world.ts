@@ -11,7 +11,7 @@ import type { Action, Fault, Scenario } from '../scenario/types.js';
 import { AssertionError, Bus, type Co, type Rng, Sim, unreachable } from '../sim/index.js';
 import { Host } from '../storage/host.js';
 import { San } from '../storage/san.js';
-import { APIServer } from './apiServer.js';
+import { APIServer, podCreatedFields } from './apiServer.js';
 import { AttachDetachController } from './attachDetachController.js';
 import type { NodeWorld } from './nodeWorld.js';
 import { newKubeletVolumeManager } from './volumeWiring.js';
@@ -233,8 +233,7 @@ export class World {
       node: a.node,
       uid,
       pod: a.pod,
-      static: true,
-      restartPolicy: a.restartPolicy,
+      ...podCreatedFields(pod),
     });
     node.kubelet?.staticPodEvent('ADD', pod);
   }
@@ -315,6 +314,8 @@ export class World {
           node: nodeName,
           fault: 'containerStart',
           pod: f.pod,
+          delayMs: f.delayMs ?? 0,
+          error: f.error ?? undefined,
         });
         return;
       }

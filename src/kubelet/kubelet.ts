@@ -330,6 +330,13 @@ export class Kubelet {
   handlePodAdditions(pods: readonly Pod[]): void {
     for (const pod of sortPodsByCreationTime(pods)) {
       this.podManager.addPod(pod);
+      this.publish({
+        kind: 'podAdmitted',
+        atMs: this.sim.nowMs,
+        node: this.nodeName,
+        uid: pod.metadata.uid,
+        pod: pod.metadata.name,
+      });
       this.dispatchWork(pod, 'SyncPodCreate');
     }
   }
@@ -524,8 +531,17 @@ export class Kubelet {
   *evictPod(pod: Pod, gracePeriodOverride: number): Co<GoError | undefined> {
     const message = 'The node was low on resource: memory.';
     if (this.legacy !== undefined) {
-      // 1.20's evictPod builds a fresh status: v1.PodStatus{Phase: Failed, Message, Reason}.
+      // 1.20's evictPod builds a fresh status: v1.PodStatus{Phase: Failed, Message, Reason}. Its pod
+      // workers publish no termination facts, so the eviction manager's decision is published here.
       const status: PodStatus = { phase: 'Failed', reason: 'Evicted', message, containerStatuses: [] };
+      this.publish({
+        kind: 'podTerminationRequested',
+        atMs: this.sim.nowMs,
+        node: this.nodeName,
+        uid: pod.metadata.uid,
+        pod: pod.metadata.name,
+        reason: 'evicted by the kubelet (killPodNow)',
+      });
       return yield* this.legacy.killPodNow(pod, status, gracePeriodOverride);
     }
     assert(this.podWorkers !== undefined, 'evictPod without pod workers');
