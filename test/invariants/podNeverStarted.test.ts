@@ -1,13 +1,17 @@
 // pod-never-started, fed with facts as a run publishes them: the pattern it exists for (a static pod
 // update that never starts, #107733 without #107900) and the near-misses that must stay quiet.
 import { describe, expect, it } from 'vitest';
+import { World } from '../../src/cluster/world.js';
 import type { Fact, FactKind } from '../../src/facts.js';
+import { Fixes } from '../../src/fixes.js';
 import {
   POD_START_BOUND_MS,
   PodNeverStarted,
   START_ERROR_ALLOWANCE_MS,
 } from '../../src/invariants/podNeverStarted.js';
 import type { Checker, Violation } from '../../src/invariants/types.js';
+import { parseScenarioText } from '../../src/scenario/load.js';
+import { park } from '../../src/sim/index.js';
 
 type FactOf<K extends FactKind> = Extract<Fact, { kind: K }>;
 type Fields<K extends FactKind> = Omit<FactOf<K>, 'kind' | 'atMs' | 'node'> & { node?: string };
@@ -225,5 +229,65 @@ describe('pod-never-started', () => {
     expect(run([...facts, phase(21_000, PROXY, 'sync'), started(21_300, PROXY)], 600_000)).toEqual([]);
     // While the old worker has not finished, the new lifecycle is not judged.
     expect(run(facts.slice(0, -1), 600_000)).toEqual([]);
+  });
+});
+
+describe('pod-never-started on whole runs', () => {
+  function world(timeline: string, fixes: Fixes, horizon = '4m'): World {
+    const scenario = parseScenarioText(
+      `name: probe\nseed: 3\nhorizon: ${horizon}\ncluster:\n  nodes: [node-a]\ntimeline:\n${timeline}`,
+      'probe.yaml',
+    );
+    return new World({ scenario, seed: 3, fixes });
+  }
+
+  function violations(w: World, horizonMs = 240_000): Violation[] {
+    const checker: Checker = new PodNeverStarted({ faultsActiveAtEnd: () => w.faultsActive() });
+    const out: Violation[] = [];
+    w.bus.subscribe((f) => checker.onFact(f, (v) => out.push(v)));
+    w.start();
+    const outcome = w.sim.run({ horizonMs, maxEvents: 2_000_000 });
+    checker.onEnd(outcome.nowMs, (v) => out.push(v));
+    return out;
+  }
+
+  const rapid =
+    '  - at: 0s\n    createPod: {pod: etcd, node: node-a, containers: 1, static: true, gracePeriod: 30s}\n' +
+    '  - at: 10s\n    deletePod: {pod: etcd}\n' +
+    '  - at: 10s\n    createPod: {pod: etcd, node: node-a, containers: 2, static: true, gracePeriod: 30s}\n' +
+    '  - at: 10500ms\n    deletePod: {pod: etcd}\n' +
+    '  - at: 10500ms\n    createPod: {pod: etcd, node: node-a, containers: 3, static: true, gracePeriod: 30s}\n';
+
+  for (const kubelet of ['fixed', 'legacy', '1.22'] as const) {
+    it(`a rapid static pod update: the newest version starts (--kubelet ${kubelet}), so nothing fires`, () => {
+      const w = world(rapid, Fixes.of(kubelet));
+      const started: string[] = [];
+      w.bus.subscribe((f) => {
+        if (f.kind === 'containerStarted') started.push(f.container);
+      });
+      expect(violations(w)).toEqual([]);
+      expect(started).toContain('c3');
+    });
+  }
+
+  it('fires for a pod whose container start never returns (a hung CRI call), and not once it is deleted', () => {
+    const timeline =
+      '  - at: 0s\n    createPod: {pod: web, node: node-a, containers: 1}\n' +
+      '  - at: 0s\n    createPod: {pod: db, node: node-a, containers: 1}\n';
+    const hang = (w: World): void => {
+      const runtime = w.nodeOf('node-a').host.runtime;
+      const start = runtime.startContainer.bind(runtime);
+      runtime.startContainer = function* (meta, spec, id) {
+        if (meta.name === 'web') yield* park();
+        return yield* start(meta, spec, id);
+      };
+    };
+    const hung = world(timeline, Fixes.all());
+    hang(hung);
+    const v = violations(hung);
+    expect(v.map((x) => [x.invariant, x.pod])).toEqual([['pod-never-started', 'web']]);
+    const deleted = world(`${timeline}  - at: 60s\n    deletePod: {pod: web}\n`, Fixes.all());
+    hang(deleted);
+    expect(violations(deleted)).toEqual([]);
   });
 });
