@@ -26,7 +26,7 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
   'termination-stuck':
     'a deleted pod has not stopped its containers, torn down its volumes and left the API server by the end (no fault active)',
   'pod-never-started':
-    'an admitted pod that is not terminating has not started every container by the end, though it could start more than 2 min before (no fault active)',
+    'an admitted pod, not terminating, has not started all its containers 2 min after it could start (judged at the end, no fault active)',
 };
 
 export function describeInvariant(id: InvariantId): string {
