@@ -1,7 +1,7 @@
 // pod-never-started (liveness, judged at the end of a run): a pod that the kubelet admitted and that is
 // not terminating has not had every container of its spec started (a containerStarted of each name) by
 // the end, although the end lies more than the start bound after the pod could start. The pod could start
-// once (all of) the kubelet running now admitted it, every volume of its spec is set up, no other static
+// once the kubelet running now has admitted it, every volume of its spec is set up, no other static
 // pod of its fullname on the node still holds the start slot (and, for a static pod re-created with its
 // old UID, the old lifecycle is over), and any injected containerStart delay has passed. Not judged while
 // an injected storage fault is still active at the end. Catches a pod that the kubelet accepted and then
@@ -113,15 +113,22 @@ export class PodNeverStarted implements Checker {
       case 'apiPodCreated':
         this.#created(f);
         return;
-      case 'podAdmitted':
-        this.#admitted(f.uid, f.node, f);
-        return;
-      case 'podWorkerPhase': {
-        if (f.phase === 'sync') this.#admitted(f.uid, f.node, f);
+      case 'podAdmitted': {
         const s = this.#uids.get(f.uid);
         if (s === undefined) return;
         remember(s, f);
-        if (f.phase === 'sync') s.inSlot = true;
+        this.#admitted(s, f.node, f.atMs);
+        return;
+      }
+      case 'podWorkerPhase': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined) return;
+        remember(s, f);
+        if (f.phase === 'sync') {
+          // A worker that syncs the pod has admitted it too (a restart of a re-created UID, #104847).
+          this.#admitted(s, f.node, f.atMs);
+          s.inSlot = true;
+        }
         if (f.phase === 'finished') {
           s.inSlot = false;
           s.awaitingFinish = false;
@@ -313,13 +320,10 @@ export class PodNeverStarted implements Checker {
     }
   }
 
-  #admitted(uid: string, node: string, f: Fact): void {
-    const s = this.#uids.get(uid);
-    if (s === undefined || s.current === undefined) return;
+  #admitted(s: UidState, node: string, atMs: number): void {
+    if (s.current === undefined) return;
     if (s.node === '') s.node = node;
-    if (s.node !== node) return;
-    remember(s, f);
-    s.current.admittedAtMs ??= f.atMs;
+    if (s.node === node) s.current.admittedAtMs ??= atMs;
   }
 
   #terminating(s: UidState): void {
