@@ -38,11 +38,27 @@ export type Fact =
   | (Base & PodRef & { kind: 'staticPodStartedBesideOrphan'; orphanUid: string })
   /** deletePod: "skipping delete because sources aren't ready yet": the REMOVE reaches no pod worker. */
   | (Base & PodRef & { kind: 'podRemoveDropped' })
+  /**
+   * HandlePodAdditions handed a pod new to this kubelet process to the pod workers (admission proper,
+   * canAdmitPod, is not modelled: every pod is admitted).
+   */
+  | (Base & PodRef & { kind: 'podAdmitted' })
   | (Base & { kind: 'kubeletStarted' })
   | (Base & { kind: 'kubeletStopped' })
   | (Base & { kind: 'kubeletPanic'; component: string; message: string })
   // ---- API server ----
-  | (Base & PodRef & { kind: 'apiPodCreated'; static: boolean; restartPolicy: string })
+  | (Base &
+      PodRef & {
+        kind: 'apiPodCreated';
+        static: boolean;
+        restartPolicy: string;
+        /** The spec's container names. */
+        containers: readonly string[];
+        /** The sum of the containers' configured start delays (what the runtime adds to their starts). */
+        startDelayMs: number;
+        /** The spec's volumes (PersistentVolume names). */
+        volumes: readonly string[];
+      })
   | (Base & PodRef & { kind: 'apiPodDeletionRequested'; gracePeriodSeconds: number })
   /** The pod object left the API server; `by` says who finalised it. */
   | (Base & PodRef & { kind: 'apiPodDeleted'; by: 'kubelet' | 'user-force' })
@@ -140,6 +156,14 @@ export type Fact =
   /** A detach operation failed; the volume is reported attached again and retried after a backoff. */
   | (Base & { kind: 'volumeDetachFailed'; volume: string; error: string })
   // ---- faults ----
-  | (Base & { kind: 'faultInjected'; fault: string; volume?: string | undefined; pod?: string | undefined });
+  | (Base & {
+      kind: 'faultInjected';
+      fault: string;
+      volume?: string | undefined;
+      pod?: string | undefined;
+      /** containerStart: the delay added to the pod's next container start, and the error it fails with. */
+      delayMs?: number | undefined;
+      error?: string | undefined;
+    });
 
 export type FactKind = Fact['kind'];

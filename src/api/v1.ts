@@ -27,6 +27,12 @@ export interface ObjectMeta {
   readonly name: string;
   readonly namespace: string;
   readonly annotations: Readonly<Record<string, string>>;
+  /**
+   * Virtual ms at which the API server created the object, in whole seconds (metav1.Time serializes
+   * seconds, so every client sees it truncated). Undefined is Go's zero time: a static pod from a manifest
+   * file has none (the file source and applyDefaults set none), so it sorts before every API pod.
+   */
+  readonly creationTimestamp?: number | undefined;
   /** Virtual ms at which graceful deletion was requested; undefined while the pod is not being deleted. */
   readonly deletionTimestamp?: number | undefined;
   readonly deletionGracePeriodSeconds?: number | undefined;
@@ -66,6 +72,17 @@ export interface Pod {
 /** kubecontainer.GetPodFullName: name_namespace, the identity of a static pod across UIDs. */
 export function getPodFullName(pod: Pod): string {
   return `${pod.metadata.name}_${pod.metadata.namespace}`;
+}
+
+/**
+ * sliceutils.PodsByCreationTime, as HandlePodAdditions sorts an ADD: oldest first, the zero time (undefined)
+ * first of all. Go's sort.Sort is not stable in general, but for the small slices of one ADD it runs an
+ * insertion sort (fewer than 12 elements), which keeps the order of equal timestamps; so does this.
+ */
+export function sortPodsByCreationTime(pods: readonly Pod[]): Pod[] {
+  return [...pods].sort(
+    (a, b) => (a.metadata.creationTimestamp ?? -1) - (b.metadata.creationTimestamp ?? -1),
+  );
 }
 
 /** kubetypes.IsStaticPod: the pod came from a manifest file, not the API server. */
@@ -151,8 +168,29 @@ export interface RuntimeContainerStatus {
   readonly name: string;
   readonly state: RuntimeContainerState;
   readonly exitCode?: number | undefined;
+  /** When CreateContainer made it: the runtime lists a pod's containers newest created first. */
+  readonly createdAtMs?: number | undefined;
   readonly startedAtMs?: number | undefined;
   readonly finishedAtMs?: number | undefined;
+}
+
+/**
+ * kubecontainer.PodStatus.FindContainerStatusByName: the first match in a list sorted newest created
+ * first (kuberuntime's containerStatusByCreated), i.e. the newest attempt of that container name. Of two
+ * attempts created at one instant the later listed one counts as newer (the fake lists in creation order).
+ * `matching` narrows the candidates (doBackOff looks for the newest exited one).
+ */
+export function findContainerStatusByName(
+  status: RuntimePodStatus | undefined,
+  name: string,
+  matching: (c: RuntimeContainerStatus) => boolean = () => true,
+): RuntimeContainerStatus | undefined {
+  let newest: RuntimeContainerStatus | undefined;
+  for (const c of status?.containerStatuses ?? []) {
+    if (c.name !== name || !matching(c)) continue;
+    if (newest === undefined || (c.createdAtMs ?? -1) >= (newest.createdAtMs ?? -1)) newest = c;
+  }
+  return newest;
 }
 
 /** kubecontainer.PodStatus: the runtime cache entry of one pod UID. */

@@ -18,6 +18,23 @@ import type { Fact } from '../facts.js';
 import type { KubeClient } from '../kubelet/kubeClient.js';
 import { AssertionError, type Co, type Rng, type Sim, sleep } from '../sim/index.js';
 
+/** The apiPodCreated fields that describe the pod's spec (shared with the static pods' manifests). */
+export function podCreatedFields(pod: Pod): {
+  static: boolean;
+  restartPolicy: string;
+  containers: string[];
+  startDelayMs: number;
+  volumes: string[];
+} {
+  return {
+    static: isStaticPod(pod),
+    restartPolicy: pod.spec.restartPolicy,
+    containers: pod.spec.containers.map((c) => c.name),
+    startDelayMs: pod.spec.containers.reduce((sum, c) => sum + (c.startDelayMs ?? 0), 0),
+    volumes: [...pod.spec.volumes],
+  };
+}
+
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export type WatchHandler = (type: WatchEventType, pod: Pod) => void;
 export type NodeWatchHandler = (type: WatchEventType, node: Node) => void;
@@ -82,8 +99,13 @@ export class APIServer {
 
   // ---- user-facing (kubectl) ----
 
-  createPod(pod: Pod): void {
-    if (this.pods.has(pod.metadata.uid)) throw new AssertionError(`pod uid ${pod.metadata.uid} exists`);
+  createPod(input: Pod): void {
+    if (this.pods.has(input.metadata.uid)) throw new AssertionError(`pod uid ${input.metadata.uid} exists`);
+    // rest.FillObjectMetaSystemFields sets CreationTimestamp = now; stored and watched in whole seconds.
+    const pod: Pod = {
+      ...input,
+      metadata: { ...input.metadata, creationTimestamp: Math.floor(this.sim.nowMs / 1000) * 1000 },
+    };
     this.pods.set(pod.metadata.uid, pod);
     this.publish({
       kind: 'apiPodCreated',
@@ -91,54 +113,84 @@ export class APIServer {
       node: pod.spec.nodeName,
       uid: pod.metadata.uid,
       pod: pod.metadata.name,
-      static: isStaticPod(pod),
-      restartPolicy: pod.spec.restartPolicy,
+      ...podCreatedFields(pod),
     });
     this.notify('ADDED', pod);
   }
 
-  /** Graceful deletion: set deletionTimestamp and deletionGracePeriodSeconds (never lengthened). */
-  deletePodGracefully(uid: UID, gracePeriodSeconds: number): boolean {
+  /** `kubectl delete` (gracePeriodSeconds undefined: the pod's own terminationGracePeriodSeconds). */
+  deletePodGracefully(uid: UID, gracePeriodSeconds?: number): boolean {
+    return this.deletePod(uid, gracePeriodSeconds, 'user');
+  }
+
+  /**
+   * `kubectl delete --force --grace-period=0`: DeleteOptions.GracePeriodSeconds = 0. Like any delete with
+   * grace 0 the object is first updated with deletionTimestamp and deletionGracePeriodSeconds = 0 (a
+   * MODIFIED event), then removed (DELETED), whatever still runs on the node.
+   */
+  forceDeletePod(uid: UID): boolean {
+    return this.deletePod(uid, 0, 'user');
+  }
+
+  /**
+   * A DELETE of a pod, by a user or by the kubelet's status manager (grace 0 with a UID precondition,
+   * checked by the caller): the registry store's Delete (staging/src/k8s.io/apiserver/pkg/registry/
+   * generic/registry/store.go) with rest.BeforeDelete (registry/rest/delete.go) and the pod strategy's
+   * CheckGracefulDelete (pkg/registry/core/pod/strategy.go). A graceful delete sets deletionTimestamp and
+   * deletionGracePeriodSeconds in one update (GuaranteedUpdate: a watch MODIFIED); when that grace is 0
+   * (updateForGracefulDeletionAndFinalizers: lastGraceful == 0, deleteImmediately) the object is then
+   * deleted from storage (DELETED). "The deletion operation happens in two phases" (BeforeDelete). No
+   * finalizers and no preconditions are modelled. The simulator's deletionTimestamp is the instant of the
+   * first request, not upstream's now + grace; a shortening keeps it, as upstream's `old - old grace + new`
+   * keeps the deadline arithmetic consistent. A user's request is published as apiPodDeletionRequested;
+   * the kubelet's final delete is not a new request. Returns false if the pod does not exist.
+   */
+  private deletePod(uid: UID, requestedGraceSeconds: number | undefined, by: 'user' | 'kubelet'): boolean {
+    const removedBy = by === 'user' ? 'user-force' : 'kubelet';
     const pod = this.pods.get(uid);
     if (pod === undefined) return false;
-    const previous = pod.metadata.deletionGracePeriodSeconds;
-    const grace = previous === undefined ? gracePeriodSeconds : Math.min(previous, gracePeriodSeconds);
+    // Negative values will be treated as the value `1s` on the delete path.
+    const requested =
+      requestedGraceSeconds !== undefined && requestedGraceSeconds < 0 ? 1 : requestedGraceSeconds;
+    let grace: number;
+    const meta = pod.metadata;
+    if (meta.deletionTimestamp !== undefined) {
+      const current = meta.deletionGracePeriodSeconds;
+      if (current === undefined || current === 0) {
+        // An earlier update to 0 whose delete did not happen: delete immediately.
+        this.remove(pod, removedBy);
+        return true;
+      }
+      // Only a shorter grace period may be provided by a user; otherwise graceful deletion is pending.
+      if (requested === undefined || requested >= current) return true;
+      grace = requested;
+    } else {
+      // CheckGracefulDelete: the user's value, else the spec's (0 if unset); a pod that is already
+      // terminated (Failed / Succeeded) is deleted immediately. Every simulated pod is scheduled.
+      grace = requested ?? pod.spec.terminationGracePeriodSeconds ?? 0;
+      if (pod.status.phase === 'Failed' || pod.status.phase === 'Succeeded') grace = 0;
+    }
     const updated: Pod = {
       ...pod,
       metadata: {
-        ...pod.metadata,
-        deletionTimestamp: pod.metadata.deletionTimestamp ?? this.sim.nowMs,
+        ...meta,
+        deletionTimestamp: meta.deletionTimestamp ?? this.sim.nowMs,
         deletionGracePeriodSeconds: grace,
       },
     };
     this.pods.set(uid, updated);
-    this.publish({
-      kind: 'apiPodDeletionRequested',
-      atMs: this.sim.nowMs,
-      node: pod.spec.nodeName,
-      uid,
-      pod: pod.metadata.name,
-      gracePeriodSeconds: grace,
-    });
-    this.notify('MODIFIED', updated);
-    return true;
-  }
-
-  /** `kubectl delete --force --grace-period=0`: the object goes at once, whatever runs on the node. */
-  forceDeletePod(uid: UID): boolean {
-    const pod = this.pods.get(uid);
-    if (pod === undefined) return false;
-    if (pod.metadata.deletionTimestamp === undefined) {
+    if (by === 'user') {
       this.publish({
         kind: 'apiPodDeletionRequested',
         atMs: this.sim.nowMs,
         node: pod.spec.nodeName,
         uid,
-        pod: pod.metadata.name,
-        gracePeriodSeconds: 0,
+        pod: meta.name,
+        gracePeriodSeconds: grace,
       });
     }
-    this.remove(pod, 'user-force');
+    this.notify('MODIFIED', updated);
+    if (grace === 0) this.remove(updated, removedBy);
     return true;
   }
 
@@ -157,16 +209,18 @@ export class APIServer {
   // ---- watches ----
 
   /**
-   * The kubelet's reflector: a LIST now (as ADDED events, then `onSynced` in the same ordered stream),
-   * then every change for this node.
+   * The kubelet's reflector: a LIST now, delivered whole (`onList`: the apiserver source turns it into one
+   * SET of every pod, which the pod config merges into one ADD), then every change for this node, in one
+   * ordered stream.
    */
-  watchNode(nodeName: string, handler: WatchHandler, onSynced: () => void): void {
+  watchNode(nodeName: string, handler: WatchHandler, onList: (pods: Pod[]) => void): void {
     this.unwatchNode(nodeName);
     const w: PodWatcher = { handler, lastDeliveryMs: this.sim.nowMs, queue: [], rng: this.rng, live: true };
     this.watchers.set(nodeName, w);
-    for (const pod of byUID([...this.podsOnNode(nodeName), ...this.mirrorPodsOnNode(nodeName)]))
-      this.enqueue(w, () => handler('ADDED', pod));
-    this.enqueue(w, onSynced);
+    // Code-unit order of UIDs, not localeCompare: the same on every machine whatever its locale.
+    // (Upstream's order is a cache map's; HandlePodAdditions sorts by creation time anyway.)
+    const pods = byUID([...this.podsOnNode(nodeName), ...this.mirrorPodsOnNode(nodeName)]);
+    this.enqueue(w, () => onList(pods));
   }
 
   unwatchNode(nodeName: string): void {
@@ -405,7 +459,7 @@ export class APIServer {
         if (pod === undefined || pod.metadata.name !== name || pod.metadata.namespace !== namespace) {
           return new GoError(`Precondition failed: UID in precondition: ${uidPrecondition}`);
         }
-        api.remove(pod, 'kubelet');
+        api.deletePod(uidPrecondition, 0, 'kubelet');
         return undefined;
       },
       *updateNodeStatus(

@@ -17,7 +17,7 @@ import type { Action, Fault, Scenario } from '../scenario/types.js';
 import { AssertionError, Bus, type Co, type Rng, Sim, unreachable } from '../sim/index.js';
 import { Host } from '../storage/host.js';
 import { San } from '../storage/san.js';
-import { APIServer } from './apiServer.js';
+import { APIServer, podCreatedFields } from './apiServer.js';
 import { AttachDetachController } from './attachdetach/controller.js';
 import type { NodeWorld } from './nodeWorld.js';
 import { newControllerVolumePluginMgr, newKubeletVolumeManager, volumeSpecOf } from './volumeWiring.js';
@@ -129,7 +129,7 @@ export class World {
       nodeName: node.name,
       fixes: this.fixes,
       kubeClient: this.api.client(),
-      watch: (handler, onSynced) => this.api.watchNode(node.name, handler, onSynced),
+      watch: (handler, onList) => this.api.watchNode(node.name, handler, onList),
       unwatch: () => this.api.unwatchNode(node.name),
       host: node.host,
       publish: (fact) => this.bus.publish(fact),
@@ -249,8 +249,7 @@ export class World {
       node: a.node,
       uid,
       pod: a.pod,
-      static: true,
-      restartPolicy: a.restartPolicy,
+      ...podCreatedFields(pod),
     });
     node.kubelet?.staticPodEvent('ADD', pod);
   }
@@ -284,9 +283,8 @@ export class World {
     }
     const uid = this.podUIDs.get(name);
     if (uid === undefined) return;
-    const pod = this.api.getPodByUID(uid);
-    if (pod === undefined) return;
-    this.api.deletePodGracefully(uid, gracePeriodS ?? pod.spec.terminationGracePeriodSeconds ?? 30);
+    // No grace period given: the API server takes the pod's own (CheckGracefulDelete).
+    this.api.deletePodGracefully(uid, gracePeriodS ?? undefined);
   }
 
   private forceDeletePod(name: string): void {
@@ -332,6 +330,8 @@ export class World {
           node: nodeName,
           fault: 'containerStart',
           pod: f.pod,
+          delayMs: f.delayMs ?? 0,
+          error: f.error ?? undefined,
         });
         return;
       }

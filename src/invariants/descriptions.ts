@@ -26,6 +26,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a kill of a pod starts with a longer grace period than an earlier kill of the same UID already used',
   'termination-stuck':
     'a deleted pod has not stopped its containers, torn down its volumes and left the API server by the end (no fault active)',
+  'pod-never-started':
+    'an admitted pod, not terminating, has not started all its containers 2 min after it could start (judged at the end, no fault active)',
 };
 
 export function describeInvariant(id: InvariantId): string {

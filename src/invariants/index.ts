@@ -12,6 +12,7 @@ import { MountDeviceSkippedAfterFailure } from './mountDeviceSkippedAfterFailure
 import { MultiNodeMount } from './multiNodeMount.js';
 import { NodeShutdownMarkedFailed } from './nodeShutdownMarkedFailed.js';
 import { PodDeletedWhileRunning } from './podDeletedWhileRunning.js';
+import { PodNeverStarted } from './podNeverStarted.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
 import { DEFAULT_TERMINATION_BUDGET_MS, TerminationStuck } from './terminationStuck.js';
 import type { Checker, Violation } from './types.js';
@@ -39,6 +40,7 @@ export {
   MultiNodeMount,
   NodeShutdownMarkedFailed,
   PodDeletedWhileRunning,
+  PodNeverStarted,
   StaticPodOverlap,
   TerminationStuck,
   VolumeTornDownWhileRunning,
@@ -47,7 +49,10 @@ export {
 export interface CheckerConfig {
   /** The scenario's volumes; a volume not listed is treated as ReadWriteOnce (the SPEC default). */
   readonly volumes: readonly { readonly name: string; readonly accessMode: AccessMode }[];
-  /** Whether an injected fault is still active when the run ends (termination-stuck is then not judged). */
+  /**
+   * Whether an injected fault is still active when the run ends (termination-stuck and pod-never-started
+   * are then not judged).
+   */
   readonly faultsActiveAtEnd: () => boolean;
   /** Time a deleted pod gets beyond its grace period to finish termination; default 120 000 ms. */
   readonly terminationBudgetMs?: number | undefined;
@@ -72,6 +77,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
       faultsActiveAtEnd: config.faultsActiveAtEnd,
       terminationBudgetMs: config.terminationBudgetMs ?? DEFAULT_TERMINATION_BUDGET_MS,
     }),
+    new PodNeverStarted({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
   ];
 }
 

@@ -15,6 +15,7 @@ export const INVARIANT_IDS = [
   'concurrent-kill',
   'grace-period-increased',
   'termination-stuck',
+  'pod-never-started',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

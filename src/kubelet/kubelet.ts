@@ -11,6 +11,7 @@ import {
   type PodStatus,
   type RuntimePod,
   type RuntimePodStatus,
+  sortPodsByCreationTime,
   type UID,
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
@@ -97,8 +98,11 @@ export interface KubeletOptions {
   nodeName: string;
   fixes: Fixes;
   kubeClient: KubeClient;
-  /** The API server's watch for this node: LIST + WATCH, then `onSynced`. */
-  watch(handler: (type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod) => void, onSynced: () => void): void;
+  /** The API server's watch for this node: the LIST (`onList`, once), then every change. */
+  watch(
+    handler: (type: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod) => void,
+    onList: (pods: Pod[]) => void,
+  ): void;
   unwatch(): void;
   host: NodeHostState;
   publish: (fact: Fact) => void;
@@ -223,16 +227,17 @@ export class Kubelet {
     this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group);
     this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group);
     this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group);
-    // The file source lists the manifest directory at start, then a SET marks it seen; the API source
-    // does the same after its LIST. A source counts as ready once the sync loop has handled its update.
+    // The file source lists the manifest directory at start (file name order) as one SET; the API source
+    // does the same with its LIST. A source counts as ready once the sync loop has handled its update.
+    const manifests: Pod[] = [];
     for (const fullname of [...this.host.staticManifests.keys()].sort()) {
       const pod = this.host.staticManifests.get(fullname);
-      if (pod !== undefined) this.podConfig.onFileEvent('ADD', pod);
+      if (pod !== undefined) manifests.push(pod);
     }
-    this.podConfig.onSourceSynced('file');
+    this.podConfig.onSourceList('file', manifests);
     this.opts.watch(
       (type, pod) => this.podConfig.onAPIEvent(type, pod),
-      () => this.podConfig.onSourceSynced('api'),
+      (pods) => this.podConfig.onSourceList('api', pods),
     );
   }
 
@@ -332,13 +337,21 @@ export class Kubelet {
     yield* noEffects();
   }
 
+  /** HandlePodAdditions: oldest first (sort.Sort(sliceutils.PodsByCreationTime(pods))), then admit each. */
   handlePodAdditions(pods: readonly Pod[]): void {
-    for (const pod of pods) {
+    for (const pod of sortPodsByCreationTime(pods)) {
       this.podManager.addPod(pod);
       if (isMirrorPod(pod)) {
         this.handleMirrorPod(pod);
         continue;
       }
+      this.publish({
+        kind: 'podAdmitted',
+        atMs: this.sim.nowMs,
+        node: this.nodeName,
+        uid: pod.metadata.uid,
+        pod: pod.metadata.name,
+      });
       this.dispatchWork(pod, 'SyncPodCreate', this.podManager.getMirrorPodByPod(pod));
     }
   }
@@ -545,6 +558,9 @@ export class Kubelet {
       'syncTerminatingPod',
     );
     if (err !== undefined) return err;
+    // Guard against consistency issues in KillPod by re-reading the runtime. Upstream (kubelet.go
+    // SyncTerminatingPod, v1.23.13) writes no status here: the status set before the kill stands until
+    // syncTerminatedPod generates the final one from a cache newer than this sync.
     const stopped = this.runtimeManager.getPodStatus(pod);
     const running = stopped.containerStatuses.filter((c) => c.state === 'running').map((c) => c.id);
     if (running.length > 0) {
@@ -552,12 +568,6 @@ export class Kubelet {
         `detected running containers after a successful KillPod, CRI violation: ${running.join(',')}`,
       );
     }
-    const after = generateAPIPodStatus(
-      pod,
-      stopped,
-      this.statusManager.getPodStatus(pod.metadata.uid) ?? pod.status,
-    );
-    this.statusManager.setPodStatus(pod, after);
     return undefined;
   }
 
@@ -595,8 +605,17 @@ export class Kubelet {
   *evictPod(pod: Pod, gracePeriodOverride: number): Co<GoError | undefined> {
     const message = 'The node was low on resource: memory.';
     if (this.legacy !== undefined) {
-      // 1.20's evictPod builds a fresh status: v1.PodStatus{Phase: Failed, Message, Reason}.
+      // 1.20's evictPod builds a fresh status: v1.PodStatus{Phase: Failed, Message, Reason}. Its pod
+      // workers publish no termination facts, so the eviction manager's decision is published here.
       const status: PodStatus = { phase: 'Failed', reason: 'Evicted', message, containerStatuses: [] };
+      this.publish({
+        kind: 'podTerminationRequested',
+        atMs: this.sim.nowMs,
+        node: this.nodeName,
+        uid: pod.metadata.uid,
+        pod: pod.metadata.name,
+        reason: 'evicted by the kubelet (killPodNow)',
+      });
       return yield* this.legacy.killPodNow(pod, status, gracePeriodOverride);
     }
     assert(this.podWorkers !== undefined, 'evictPod without pod workers');

@@ -406,6 +406,9 @@ function onFact(b: Builder, f: Fact): void {
       b.begin(key, tracks.podWorker(node, f.pod, f.uid), f.phase, at, { uid: f.uid, pod: f.pod });
       return;
     }
+    case 'podAdmitted':
+      b.instant(tracks.podWorker(node, f.pod, f.uid), 'admitted', 'event', at, { uid: f.uid, pod: f.pod });
+      return;
     case 'podTerminationRequested':
       b.instant(tracks.podWorker(node, f.pod, f.uid), 'termination requested', 'event', at, {
         uid: f.uid,
@@ -670,6 +673,8 @@ function onFact(b: Builder, f: Fact): void {
       const args: Record<string, ArgValue> = { fault: f.fault };
       if (f.volume !== undefined) args['volume'] = f.volume;
       if (f.pod !== undefined) args['pod'] = f.pod;
+      if (f.delayMs !== undefined) args['delayMs'] = f.delayMs;
+      if (f.error !== undefined) args['error'] = f.error;
       b.instant(tracks.faults(node), `fault ${f.fault}`, 'fault', at, args);
       return;
     }

@@ -55,6 +55,8 @@ export function describeFact(f: Fact): FactLine {
       return { subject: podSubject(f), text: `podWorkerPhase ${f.phase}` };
     case 'podTerminationRequested':
       return { subject: podSubject(f), text: `podTerminationRequested (${f.reason})` };
+    case 'podAdmitted':
+      return { subject: podSubject(f), text: 'podAdmitted' };
     case 'kubeletStarted':
     case 'kubeletStopped':
     case 'nodeShutdownStarted':
@@ -174,7 +176,16 @@ export function describeFact(f: Fact): FactLine {
       ]
         .filter((s) => s !== '')
         .join(' ');
-      return { subject: on === '' ? 'fault' : on, text: `faultInjected ${f.fault}` };
+      const detail = [
+        f.delayMs !== undefined && f.delayMs > 0 ? `delay=${f.delayMs}ms` : '',
+        f.error !== undefined ? `error=${f.error}` : '',
+      ]
+        .filter((s) => s !== '')
+        .join(' ');
+      return {
+        subject: on === '' ? 'fault' : on,
+        text: `faultInjected ${f.fault}${detail === '' ? '' : ` ${detail}`}`,
+      };
     }
   }
 }

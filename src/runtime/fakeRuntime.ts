@@ -41,6 +41,7 @@ interface Container {
   readonly name: string;
   state: RuntimeContainerState;
   exitCode: number | undefined;
+  readonly createdAtMs: number;
   startedAtMs: number | undefined;
   finishedAtMs: number | undefined;
   /** How long the process takes to exit after SIGTERM; Infinity: it ignores SIGTERM. */
@@ -149,6 +150,7 @@ export class FakeRuntime {
       name: spec.name,
       state: 'created',
       exitCode: undefined,
+      createdAtMs: this.sim.nowMs,
       startedAtMs: undefined,
       finishedAtMs: undefined,
       sigtermExitMs: this.rng.chance(0.5) ? this.latency(SIGTERM_EXIT_MS) : Number.POSITIVE_INFINITY,
@@ -311,6 +313,7 @@ export class FakeRuntime {
         name: c.name,
         state: c.state,
         exitCode: c.exitCode,
+        createdAtMs: c.createdAtMs,
         startedAtMs: c.startedAtMs,
         finishedAtMs: c.finishedAtMs,
       })),

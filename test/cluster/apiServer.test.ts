@@ -1,20 +1,27 @@
 // The API server's watch is a stream: a node sees a pod's events in the order they happened, even when
 // two of them become due at the same virtual instant (the seeded tie-break must never reorder them).
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../src/api/v1.js';
+import type { Pod, PodPhase } from '../../src/api/v1.js';
 import { APIServer } from '../../src/cluster/apiServer.js';
-import { type Co, Sim } from '../../src/sim/index.js';
+import type { Fact } from '../../src/facts.js';
+import { type Co, Sim, sleep } from '../../src/sim/index.js';
 
-function pod(uid: string): Pod {
+function pod(uid: string, phase: PodPhase = 'Pending', terminationGracePeriodSeconds = 30): Pod {
   return {
     metadata: { uid, name: uid, namespace: 'default', annotations: {} },
-    spec: { nodeName: 'node-a', containers: [{ name: 'c1' }], volumes: [], restartPolicy: 'Always' },
-    status: { phase: 'Pending', containerStatuses: [] },
+    spec: {
+      nodeName: 'node-a',
+      containers: [{ name: 'c1' }],
+      volumes: [],
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds,
+    },
+    status: { phase, containerStatuses: [] },
   };
 }
 
 describe('APIServer watch', () => {
-  it('delivers ADDED before DELETED for every seed, also when both fall due at once', () => {
+  it('delivers ADDED, MODIFIED, DELETED in order for every seed, also when they fall due at once', () => {
     for (let seed = 0; seed < 200; seed++) {
       const sim = new Sim(seed);
       const api = new APIServer(sim, sim.rng.fork('apiserver'), () => {});
@@ -28,7 +35,7 @@ describe('APIServer watch', () => {
       sim.at(0, () => api.createPod(pod('p1')));
       sim.at(10, () => api.forceDeletePod('p1'));
       sim.run({ horizonMs: 10_000, maxEvents: 10_000 });
-      expect(seen, `seed ${seed}`).toEqual(['SYNCED', 'ADDED p1', 'DELETED p1']);
+      expect(seen, `seed ${seed}`).toEqual(['SYNCED', 'ADDED p1', 'MODIFIED p1', 'DELETED p1']);
     }
   });
 });
@@ -66,6 +73,7 @@ describe('APIServer controller informers and node status', () => {
       'SYNCED',
       'ADDED p1',
       'ADDED p2',
+      'MODIFIED p1',
       'DELETED p1',
     ]);
   });
@@ -105,5 +113,102 @@ describe('APIServer controller informers and node status', () => {
     expect(heartbeat).toBeGreaterThan(0);
     expect(seen).toEqual(['ADDED  0', 'SYNCED', 'MODIFIED lun-1 0', `MODIFIED lun-1 ${heartbeat}`]);
     expect(api.getNode('node-a').status.volumesInUse).toEqual([]);
+  });
+});
+
+/** What node-a's watch delivered (type, deletionTimestamp, deletionGracePeriodSeconds) and the facts. */
+function deletion(
+  steps: (api: APIServer, sim: Sim) => void,
+  p: Pod = pod('p1'),
+): { seen: string[]; facts: Fact[] } {
+  const sim = new Sim(1);
+  const facts: Fact[] = [];
+  const api = new APIServer(sim, sim.rng.fork('apiserver'), (f) => facts.push(f));
+  api.addNode('node-a');
+  const seen: string[] = [];
+  api.watchNode(
+    'node-a',
+    (type, o) => {
+      const m = o.metadata;
+      seen.push(`${type} ts=${m.deletionTimestamp ?? '-'} grace=${m.deletionGracePeriodSeconds ?? '-'}`);
+    },
+    () => {},
+  );
+  sim.at(0, () => api.createPod(p));
+  steps(api, sim);
+  sim.run({ horizonMs: 10_000, maxEvents: 10_000 });
+  return { seen, facts: facts.filter((f) => f.kind !== 'apiPodCreated') };
+}
+
+describe('APIServer pod deletion (store.Delete, rest.BeforeDelete, CheckGracefulDelete)', () => {
+  it('a force delete first sets deletionTimestamp and a zero grace period, then removes the object', () => {
+    const { seen, facts } = deletion((api, sim) => sim.at(100, () => api.forceDeletePod('p1')));
+    expect(seen).toEqual(['ADDED ts=- grace=-', 'MODIFIED ts=100 grace=0', 'DELETED ts=100 grace=0']);
+    expect(facts.map((f) => f.kind)).toEqual(['apiPodDeletionRequested', 'apiPodDeleted']);
+    expect(facts[0]).toMatchObject({ gracePeriodSeconds: 0 });
+    expect(facts[1]).toMatchObject({ by: 'user-force' });
+  });
+
+  it('a force delete shortens a pending graceful deletion to 0 and removes the object', () => {
+    const { seen } = deletion((api, sim) => {
+      sim.at(100, () => api.deletePodGracefully('p1'));
+      sim.at(200, () => api.forceDeletePod('p1'));
+    });
+    expect(seen).toEqual([
+      'ADDED ts=- grace=-',
+      'MODIFIED ts=100 grace=30',
+      'MODIFIED ts=100 grace=0',
+      'DELETED ts=100 grace=0',
+    ]);
+  });
+
+  it('a graceful delete only ever shortens: a longer grace period later changes nothing', () => {
+    const { seen, facts } = deletion((api, sim) => {
+      sim.at(100, () => api.deletePodGracefully('p1', 10));
+      sim.at(200, () => api.deletePodGracefully('p1', 20));
+      sim.at(300, () => api.deletePodGracefully('p1', 5));
+    });
+    expect(seen).toEqual(['ADDED ts=- grace=-', 'MODIFIED ts=100 grace=10', 'MODIFIED ts=100 grace=5']);
+    expect(facts.map((f) => f.kind === 'apiPodDeletionRequested' && f.gracePeriodSeconds)).toEqual([10, 5]);
+  });
+
+  it('deleting a pod that is already Failed or Succeeded is immediate (CheckGracefulDelete)', () => {
+    for (const phase of ['Failed', 'Succeeded'] as const) {
+      const { seen, facts } = deletion(
+        (api, sim) => sim.at(100, () => api.deletePodGracefully('p1')),
+        pod('p1', phase),
+      );
+      expect(seen).toEqual(['ADDED ts=- grace=-', 'MODIFIED ts=100 grace=0', 'DELETED ts=100 grace=0']);
+      expect(facts.at(-1)).toMatchObject({ kind: 'apiPodDeleted', by: 'user-force' });
+    }
+  });
+
+  it('a pod whose own grace period is 0 is deleted at once by a delete that names none', () => {
+    const { seen } = deletion(
+      (api, sim) => sim.at(100, () => api.deletePodGracefully('p1')),
+      pod('p1', 'Running', 0),
+    );
+    expect(seen).toEqual(['ADDED ts=- grace=-', 'MODIFIED ts=100 grace=0', 'DELETED ts=100 grace=0']);
+  });
+
+  it("the kubelet's final delete (grace 0) is the same two-phase delete, but not a new deletion request", () => {
+    const { seen, facts } = deletion((api, sim) => {
+      sim.at(100, () => api.deletePodGracefully('p1'));
+      sim.spawn(
+        'statusManager',
+        (function* (): Co {
+          yield* sleep(1000);
+          yield* api.client().deletePod('default', 'p1', 'p1');
+        })(),
+      );
+    });
+    expect(seen).toEqual([
+      'ADDED ts=- grace=-',
+      'MODIFIED ts=100 grace=30',
+      'MODIFIED ts=100 grace=0',
+      'DELETED ts=100 grace=0',
+    ]);
+    expect(facts.map((f) => f.kind)).toEqual(['apiPodDeletionRequested', 'apiPodDeleted']);
+    expect(facts[1]).toMatchObject({ by: 'kubelet' });
   });
 });

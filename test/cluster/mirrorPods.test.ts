@@ -95,10 +95,10 @@ describe('mirror pods in the API server', () => {
     w.api.watchNode(
       'node-a',
       (type, p) => listed.push(`${type} ${p.metadata.name}`),
-      () => {},
+      (pods) => listed.push(...pods.map((p) => `LIST ${p.metadata.name}`)),
     );
     w.sim.run({ horizonMs: w.sim.nowMs + 1000, maxEvents: 1000 });
-    expect(listed).toEqual(['ADDED etcd']);
+    expect(listed).toEqual(['LIST etcd']);
   });
 
   it('DeleteMirrorPod: by name, with a UID precondition if given; NotFound and Conflict delete nothing', () => {

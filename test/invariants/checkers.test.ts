@@ -484,7 +484,15 @@ describe('concurrent-kill and grace-period-increased', () => {
 describe('termination-stuck', () => {
   const BUDGET = 120_000;
   const stuck = (): Fact[] => [
-    fact('apiPodCreated', 0, { ...WEB, node: '', static: false, restartPolicy: 'Always' }),
+    fact('apiPodCreated', 0, {
+      ...WEB,
+      node: '',
+      static: false,
+      restartPolicy: 'Always',
+      containers: ['c1'],
+      startDelayMs: 0,
+      volumes: [],
+    }),
     fact('volumeSetUp', 100, { ...WEB, volume: 'lun-1' }),
     fact('containerStarted', 200, { ...WEB, container: 'app' }),
     fact('apiPodDeletionRequested', 1000, { ...WEB, node: '', gracePeriodSeconds: 30 }),
@@ -542,6 +550,9 @@ describe('termination-stuck', () => {
         node: '',
         static: false,
         restartPolicy: 'Always',
+        containers: ['c1'],
+        startDelayMs: 0,
+        volumes: [],
       }),
       fact('containerStarted', 5200, { pod: 'web', uid: 'uid-web-2', container: 'app' }),
     ];
@@ -551,7 +562,14 @@ describe('termination-stuck', () => {
   it('does not require an API deletion for a static pod', () => {
     const S = { pod: 'etcd', uid: 'uid-etcd' } as const;
     const facts: Fact[] = [
-      fact('apiPodCreated', 0, { ...S, static: true, restartPolicy: 'Always' }),
+      fact('apiPodCreated', 0, {
+        ...S,
+        static: true,
+        restartPolicy: 'Always',
+        containers: ['c1'],
+        startDelayMs: 0,
+        volumes: [],
+      }),
       fact('containerStarted', 100, { ...S, container: 'etcd', staticFullname: 'etcd_kube-system' }),
       fact('apiPodDeletionRequested', 1000, { ...S, gracePeriodSeconds: 30 }),
       fact('containerExited', 2000, { ...S, container: 'etcd', exitCode: 0 }),

@@ -46,6 +46,9 @@ describe('InvariantMonitor', () => {
         uid: 'u1',
         static: false,
         restartPolicy: 'Always',
+        containers: ['c1'],
+        startDelayMs: 0,
+        volumes: [],
       },
       { kind: 'apiPodDeletionRequested', atMs: 0, node: '', pod: 'web', uid: 'u1', gracePeriodSeconds: 30 },
     ];

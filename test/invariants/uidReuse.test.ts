@@ -48,7 +48,16 @@ describe('UID reuse', () => {
   });
 
   it('re-creating a deleted static pod withdraws the deletion for termination-stuck', () => {
-    const created: Fact = { kind: 'apiPodCreated', atMs: 0, ...base, static: true, restartPolicy: 'Always' };
+    const created: Fact = {
+      kind: 'apiPodCreated',
+      atMs: 0,
+      ...base,
+      static: true,
+      restartPolicy: 'Always',
+      containers: ['c1'],
+      startDelayMs: 0,
+      volumes: [],
+    };
     const started: Fact = {
       kind: 'containerStarted',
       atMs: 300,
@@ -102,6 +111,9 @@ describe('kubelet restarts and UID reuse reset what one kubelet process decided'
       pod: 'p',
       static: true,
       restartPolicy: 'Always',
+      containers: ['c1'],
+      startDelayMs: 0,
+      volumes: [],
     };
     expect(run(new GracePeriodIncreased(), [kill(1000, 1), created, kill(2000, 30)])).toEqual([]);
   });

@@ -30,7 +30,14 @@ export function sampleFacts(podName = 'web'): Fact[] {
   return [
     fact('kubeletStarted', 0, {}),
     fact('kubeletStarted', 0, { node: 'node-b' }),
-    fact('apiPodCreated', 10, { ...p, static: false, restartPolicy: 'Always' }),
+    fact('apiPodCreated', 10, {
+      ...p,
+      static: false,
+      restartPolicy: 'Always',
+      containers: ['c1'],
+      startDelayMs: 0,
+      volumes: [],
+    }),
     fact('volumeAttached', 15, { volume: 'data' }),
     fact('podWorkerPhase', 20, { ...p, phase: 'sync' }),
     fact('lunAccessOpened', 30, { volume: 'data', readWrite: true }),

@@ -62,9 +62,21 @@ export class PodConfig {
     } else this.push({ op: 'RECONCILE', pods: [pod], source: 'api' });
   }
 
-  /** The source's initial listing is complete (the SET update that marks a source as seen). */
-  onSourceSynced(source: PodSource): void {
-    this.push({ op: 'SET', pods: [], source });
+  /**
+   * A source's whole listing (a SET: the file source's directory read, the apiserver source's LIST), as
+   * podStorage.Merge handles the first SET of a source: every pod not seen before in one ADD, or, with
+   * none, the empty update that tells the kubelet the source is ready. (Each source lists once per
+   * kubelet process here, so there is nothing to remove or update.)
+   */
+  onSourceList(source: PodSource, pods: readonly Pod[]): void {
+    const adds: Pod[] = [];
+    for (const pod of pods) {
+      if (this.seen.has(pod.metadata.uid)) continue;
+      this.seen.set(pod.metadata.uid, pod);
+      adds.push(pod);
+    }
+    if (adds.length > 0) this.push({ op: 'ADD', pods: adds, source });
+    else this.push({ op: 'SET', pods: [], source });
   }
 
   /** A static pod manifest appeared (ADD) or was removed (REMOVE). */

@@ -1,18 +1,19 @@
 // Ported from kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go and kuberuntime_container.go,
 // release-1.23 (SyncPod / computePodActions, KillPod / killContainer): the kubelet's side of the CRI.
 // Simplified to what the races need: no init or ephemeral containers, no image pulls, no probes.
-import type { GoError } from '../../api/errors.js';
+import { GoError } from '../../api/errors.js';
 import {
+  emptyRuntimePodStatus,
+  findContainerStatusByName,
   getPodFullName,
   isStaticPod,
   type Pod,
-  type RuntimeContainerStatus,
   type RuntimePod,
   type RuntimePodStatus,
 } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { FakeRuntime, RuntimePodMeta } from '../../runtime/fakeRuntime.js';
-import { AssertionError, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
+import { AssertionError, CLOSED, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
 
 /** minimumGracePeriodInSeconds in kuberuntime_container.go. */
 export const minimumGracePeriodInSeconds = 2;
@@ -43,15 +44,107 @@ export function convertPodStatusToRunningPod(status: RuntimePodStatus): RuntimeP
   };
 }
 
-/** The newest attempt of each container name, as computePodActions reads a pod status. */
-function latestByName(status: RuntimePodStatus | undefined): Map<string, RuntimeContainerStatus> {
-  const out = new Map<string, RuntimeContainerStatus>();
-  if (status === undefined) return out;
-  for (const c of status.containerStatuses) {
-    const prev = out.get(c.name);
-    if (prev === undefined || (c.startedAtMs ?? -1) >= (prev.startedAtMs ?? -1)) out.set(c.name, c);
+/** podActions: what SyncPod does (no init or ephemeral containers, no per-container kills: no probes). */
+export interface PodActions {
+  /** Stop every running container and the sandbox first (killPodWithSyncResult). */
+  readonly killPod: boolean;
+  readonly createSandbox: boolean;
+  /** 0 for the first sandbox, else the previous sandbox's attempt + 1 (only whether it is 0 matters here). */
+  readonly attempt: number;
+  /** Indices into pod.spec.containers. */
+  readonly containersToStart: readonly number[];
+}
+
+/** podSandboxChanged: a new sandbox is needed when there is none, or the newest one is not ready. */
+function podSandboxChanged(podStatus: RuntimePodStatus): { changed: boolean; attempt: number } {
+  const newest = podStatus.sandboxStatuses[0];
+  if (newest === undefined) return { changed: true, attempt: 0 };
+  // The fake runtime keeps one sandbox per pod: "more than one ready" cannot happen, and neither can a
+  // changed network namespace or a missing IP.
+  if (!newest.ready) return { changed: true, attempt: 1 };
+  return { changed: false, attempt: 0 };
+}
+
+/** shouldRestartOnFailure (kuberuntime_manager.go). */
+function shouldRestartOnFailure(pod: Pod): boolean {
+  return pod.spec.restartPolicy !== 'Never';
+}
+
+/** containerSucceeded (kuberuntime_manager.go): the newest attempt is not running and exited 0. */
+function containerSucceeded(name: string, podStatus: RuntimePodStatus): boolean {
+  const cs = findContainerStatusByName(podStatus, name);
+  if (cs === undefined || cs.state === 'running') return false;
+  return cs.exitCode === 0;
+}
+
+/** kubecontainer.ShouldContainerBeRestarted (container/helpers.go, release-1.20 and 1.23 alike). */
+export function shouldContainerBeRestarted(pod: Pod, name: string, podStatus: RuntimePodStatus): boolean {
+  // Once a pod has been marked deleted, it should not be restarted
+  if (pod.metadata.deletionTimestamp !== undefined) return false;
+  const status = findContainerStatusByName(podStatus, name);
+  // If the container was never started before, we should start it.
+  if (status === undefined) return true;
+  if (status.state === 'running') return false;
+  // Always restart container in the unknown, or in the created state.
+  if (status.state === 'unknown' || status.state === 'created') return true;
+  if (pod.spec.restartPolicy === 'Never') return false; // "Already ran container, do nothing"
+  if (pod.spec.restartPolicy === 'OnFailure' && status.exitCode === 0) return false;
+  return true;
+}
+
+/**
+ * computePodActions (kuberuntime_manager.go, identical in release-1.20 and 1.23 for what is modelled):
+ * a new sandbox kills the pod and starts every container again, except that a pod that must not restart
+ * (restartPolicy Never) and has already created containers in an earlier sandbox gets no new sandbox:
+ * it is only killed. With a ready sandbox, every container that is not running and may restart is
+ * started; a pod with nothing to keep and nothing to start is killed (its sandbox stopped).
+ */
+export function computePodActions(pod: Pod, podStatus: RuntimePodStatus): PodActions {
+  const { changed: createPodSandbox, attempt } = podSandboxChanged(podStatus);
+  if (createPodSandbox) {
+    if (!shouldRestartOnFailure(pod) && attempt !== 0 && podStatus.containerStatuses.length !== 0) {
+      // Should not restart the pod, just return: no sandbox for a pod that is already done. (With no
+      // container statuses we assume no container was ever created, and retry the sandbox.)
+      return { killPod: true, createSandbox: false, attempt, containersToStart: [] };
+    }
+    // Get the containers to start, excluding the ones that succeeded if RestartPolicy is OnFailure.
+    const containersToStart: number[] = [];
+    pod.spec.containers.forEach((c, idx) => {
+      if (pod.spec.restartPolicy === 'OnFailure' && containerSucceeded(c.name, podStatus)) return;
+      containersToStart.push(idx);
+    });
+    // No sandbox for a pod whose (absent) init containers are done and has no container to start.
+    if (containersToStart.length === 0) {
+      return { killPod: true, createSandbox: false, attempt, containersToStart: [] };
+    }
+    return { killPod: true, createSandbox: true, attempt, containersToStart };
   }
-  return out;
+  let keepCount = 0;
+  const containersToStart: number[] = [];
+  pod.spec.containers.forEach((c, idx) => {
+    const status = findContainerStatusByName(podStatus, c.name);
+    // If container does not exist, or is not running, check whether we need to restart it. (A container
+    // in the unknown state would also be killed first; the fake runtime never reports one.)
+    if (status === undefined || status.state !== 'running') {
+      if (shouldContainerBeRestarted(pod, c.name, podStatus)) containersToStart.push(idx);
+      return;
+    }
+    // Running: no spec hashes and no probes are modelled, so it is kept.
+    keepCount++;
+  });
+  return {
+    killPod: keepCount === 0 && containersToStart.length === 0,
+    createSandbox: false,
+    attempt,
+    containersToStart,
+  };
+}
+
+/** utilerrors.NewAggregate: nil for none, the error itself for one, `[a, b]` for several. */
+function aggregate(errs: readonly string[]): GoError | undefined {
+  if (errs.length === 0) return undefined;
+  if (errs.length === 1) return new GoError(errs[0] ?? '');
+  return new GoError(`[${errs.join(', ')}]`);
 }
 
 export class KubeGenericRuntimeManager {
@@ -71,49 +164,62 @@ export class KubeGenericRuntimeManager {
   }
 
   /**
-   * SyncPod: make the runtime match the spec, from the (cached) status the pod worker handed in.
-   * computePodActions: a sandbox if none is ready, then every container that is not running and whose
-   * restart policy allows a (re)start.
+   * SyncPod: make the runtime match the spec, from the (cached) status the pod worker handed in:
+   * computePodActions, then kill (step 2), create the sandbox (step 4) and start the containers (step 7).
+   * A failed start does not stop the others; the errors come back aggregated. A container in crash-loop
+   * back-off is skipped without an error (kubelet.go syncPod returns none when only back-offs failed).
    */
   *syncPod(pod: Pod, podStatus: RuntimePodStatus | undefined): Co<GoError | undefined> {
     const meta = runtimeMetaOf(pod);
-    const sandboxReady = podStatus?.sandboxStatuses.some((s) => s.ready) ?? false;
-    let latest = latestByName(podStatus);
-    if (!sandboxReady) {
-      // A new sandbox means every container restarts in it (killPodWithSyncResult of the old one first).
-      if (podStatus?.containerStatuses.some((c) => c.state === 'running')) {
-        const err = yield* this.killPod(
-          pod,
-          convertPodStatusToRunningPod(podStatus),
-          undefined,
-          'SyncPod: sandbox changed',
-        );
-        if (err !== undefined) return err;
-      }
+    const status = podStatus ?? emptyRuntimePodStatus(pod.metadata.uid, this.sim.nowMs);
+    const changes = computePodActions(pod, status);
+    const runningPod = convertPodStatusToRunningPod(status);
+    // killPodWithSyncResult of a pod with no running container and no ready sandbox makes no runtime call
+    // (a brand-new pod, or one whose sandbox already stopped): skipped, so it publishes no kill facts.
+    if (changes.killPod && (runningPod.containers.length > 0 || runningPod.sandboxes.some((s) => s.ready))) {
+      const err = yield* this.killPod(
+        pod,
+        runningPod,
+        undefined,
+        changes.createSandbox ? 'SyncPod: sandbox changed' : 'SyncPod: all containers dead',
+      );
+      if (err !== undefined) return err;
+    }
+    if (changes.createSandbox) {
       const err = yield* this.runtime.runPodSandbox(meta);
       if (err !== undefined) return err;
-      latest = new Map();
     }
-    for (const spec of pod.spec.containers) {
-      const cs = latest.get(spec.name);
-      if (cs !== undefined && (cs.state === 'running' || cs.state === 'created')) continue;
-      if (cs !== undefined && cs.state === 'exited') {
-        const policy = pod.spec.restartPolicy;
-        if (policy === 'Never' || (policy === 'OnFailure' && cs.exitCode === 0)) continue;
-        const key = `${pod.metadata.uid}/${spec.name}`;
-        const backOff = this.crashBackOff.get(key);
-        if (backOff !== undefined && this.sim.nowMs < backOff.untilMs) continue; // ErrCrashLoopBackOff
-        const periodMs =
-          backOff === undefined ? crashBackOffInitialMs : Math.min(backOff.periodMs * 2, crashBackOffMaxMs);
-        this.crashBackOff.set(key, { untilMs: this.sim.nowMs + periodMs, periodMs });
-      }
+    const errs: string[] = [];
+    for (const idx of changes.containersToStart) {
+      const spec = pod.spec.containers[idx];
+      if (spec === undefined) continue;
+      if (this.doBackOff(pod, spec.name, status)) continue; // ErrCrashLoopBackOff
       const containerSpec = { name: spec.name, startDelayMs: spec.startDelayMs ?? 0 };
       const created = yield* this.runtime.createContainer(meta, containerSpec);
-      if (created.err !== undefined) return created.err;
-      const err = yield* this.runtime.startContainer(meta, containerSpec, created.value);
-      if (err !== undefined) return err;
+      const err =
+        created.err ?? (yield* this.runtime.startContainer(meta, containerSpec, created.value ?? ''));
+      if (err !== undefined) {
+        errs.push(`failed to "StartContainer" for "${spec.name}" with RunContainerError: "${err.message}"`);
+      }
     }
-    return undefined;
+    return aggregate(errs);
+  }
+
+  /**
+   * doBackOff: only a container with an exited attempt (the newest exited one) is checked; being in
+   * back-off skips its start. The back-off itself is simplified: 10 s doubling to 5 min, counted from the
+   * restart rather than from the exited attempt's FinishedAt.
+   */
+  private doBackOff(pod: Pod, name: string, podStatus: RuntimePodStatus): boolean {
+    const exited = findContainerStatusByName(podStatus, name, (c) => c.state === 'exited');
+    if (exited === undefined) return false;
+    const key = `${pod.metadata.uid}/${name}`;
+    const backOff = this.crashBackOff.get(key);
+    if (backOff !== undefined && this.sim.nowMs < backOff.untilMs) return true;
+    const periodMs =
+      backOff === undefined ? crashBackOffInitialMs : Math.min(backOff.periodMs * 2, crashBackOffMaxMs);
+    this.crashBackOff.set(key, { untilMs: this.sim.nowMs + periodMs, periodMs });
+    return false;
   }
 
   /**
@@ -138,6 +244,9 @@ export class KubeGenericRuntimeManager {
       gracePeriodSeconds,
       source,
     });
+    // killPodWithSyncResult: one sync result per container, then one for the sandboxes; KillPod returns
+    // their aggregate (PodSyncResult.Error), which the pod worker treats as a failed sync and retries.
+    const errs: string[] = [];
     const containers = runningPod.containers;
     if (containers.length > 0) {
       const done = this.sim.chan<GoError | undefined>(containers.length, 'killContainersWithSyncResult');
@@ -146,16 +255,36 @@ export class KubeGenericRuntimeManager {
         this.sim.spawn(
           `killContainer ${c.id}`,
           (function* (): Co {
-            yield* done.send(yield* runtime.stopContainer(uid, c.id, gracePeriodSeconds));
+            const err = yield* runtime.stopContainer(uid, c.id, gracePeriodSeconds);
+            yield* done.send(
+              err === undefined
+                ? undefined
+                : new GoError(
+                    `failed to "KillContainer" for "${c.name}" with KillContainerError: "${err.message}"`,
+                  ),
+            );
           })(),
           this.group,
         );
       }
-      for (let i = 0; i < containers.length; i++) yield* done.recv();
+      // The results arrive in completion order; sorted so the aggregate reads the same whatever the order.
+      const containerErrs: string[] = [];
+      for (let i = 0; i < containers.length; i++) {
+        const err = yield* done.recv();
+        if (err !== CLOSED && err !== undefined) containerErrs.push(err.message);
+      }
+      errs.push(...containerErrs.sort());
     }
-    for (const s of runningPod.sandboxes) if (s.ready) yield* this.runtime.stopPodSandbox(uid);
+    // Stop all sandboxes of the pod, whatever became of the containers (the sandbox is removed by GC).
+    for (const s of runningPod.sandboxes) {
+      if (!s.ready) continue; // stopping a stopped sandbox is a no-op in the fake runtime
+      const err = yield* this.runtime.stopPodSandbox(uid);
+      if (err !== undefined) {
+        errs.push(`failed to "KillPodSandbox" for "${uid}" with KillPodSandboxError: "${err.message}"`);
+      }
+    }
     this.publish({ kind: 'killPodFinished', atMs: this.sim.nowMs, node: this.nodeName, uid, pod: name });
-    return undefined;
+    return aggregate(errs);
   }
 
   /** killContainer's grace period: deletion grace, else spec, min 2 s, then the override wins. */

@@ -17,7 +17,7 @@ export type PodLifeCycleEventType =
   | 'ContainerChanged';
 
 /** plegContainerState: a created container maps to unknown, as upstream's convertState does. */
-type PlegContainerState = 'running' | 'exited' | 'unknown' | 'non-existent';
+export type PlegContainerState = 'running' | 'exited' | 'unknown' | 'non-existent';
 
 function convertState(state: RuntimeContainerState): PlegContainerState {
   switch (state) {
@@ -65,51 +65,61 @@ export class GenericPLEG {
       // getContainersFromPods: sandboxes count as containers (ready = running, not ready = exited).
       for (const sb of status.sandboxStatuses) next.set(sb.id, sb.ready ? 'running' : 'exited');
       for (const c of status.containerStatuses) next.set(c.id, convertState(c.state));
-      for (const [id, state] of next) this.generateEvents(uid, id, old.get(id) ?? 'non-existent', state);
-      for (const [id, before] of old) if (!next.has(id)) this.generateEvents(uid, id, before, 'non-existent');
+      const events: PodLifecycleEvent[] = [];
+      for (const [id, state] of next)
+        events.push(...generateEvents(uid, id, old.get(id) ?? 'non-existent', state));
+      for (const [id, before] of old)
+        if (!next.has(id)) events.push(...generateEvents(uid, id, before, 'non-existent'));
       this.podRecords.set(uid, next);
       this.cache.set(uid, status, now);
+      this.send(events);
     }
     for (const [uid, old] of [...this.podRecords]) {
       if (seen.has(uid)) continue;
-      for (const [id, before] of old) this.generateEvents(uid, id, before, 'non-existent');
+      const events: PodLifecycleEvent[] = [];
+      for (const [id, before] of old) events.push(...generateEvents(uid, id, before, 'non-existent'));
       this.podRecords.delete(uid);
       this.cache.set(uid, this.runtime.getPodStatus(uid), now);
+      this.send(events);
     }
     this.cache.updateTime(now);
   }
 
-  /** generateEvents (generic.go): the lifecycle events of one container's state change. */
-  private generateEvents(
-    uid: UID,
-    id: string,
-    oldState: PlegContainerState,
-    newState: PlegContainerState,
-  ): void {
-    if (oldState === newState) return;
-    switch (newState) {
-      case 'running':
-        this.emit({ id: uid, type: 'ContainerStarted', data: id });
-        return;
-      case 'exited':
-        this.emit({ id: uid, type: 'ContainerDied', data: id });
-        return;
-      case 'unknown':
-        this.emit({ id: uid, type: 'ContainerChanged', data: id });
-        return;
-      case 'non-existent':
-        if (oldState === 'exited') {
-          this.emit({ id: uid, type: 'ContainerRemoved', data: id });
-        } else {
-          this.emit({ id: uid, type: 'ContainerDied', data: id });
-          this.emit({ id: uid, type: 'ContainerRemoved', data: id });
-        }
-        return;
+  /**
+   * relist's send loop: ContainerChanged is dropped here ("Filter out events that are not reliable and no
+   * other components use yet", generic.go relist, release-1.20 and 1.23), so a container seen only in the
+   * created (unknown) state wakes no pod worker. A full channel drops the event, as upstream does ("event
+   * channel is full, discard this relist() cycle event").
+   */
+  private send(events: readonly PodLifecycleEvent[]): void {
+    for (const e of events) {
+      if (e.type === 'ContainerChanged') continue;
+      this.eventChannel.trySend(e);
     }
   }
+}
 
-  private emit(e: PodLifecycleEvent): void {
-    // A full channel drops the event, as upstream does ("event channel is full, discard this relist() cycle event").
-    this.eventChannel.trySend(e);
+/** generateEvents (generic.go): the lifecycle events of one container's state change. */
+export function generateEvents(
+  uid: UID,
+  id: string,
+  oldState: PlegContainerState,
+  newState: PlegContainerState,
+): PodLifecycleEvent[] {
+  if (oldState === newState) return [];
+  switch (newState) {
+    case 'running':
+      return [{ id: uid, type: 'ContainerStarted', data: id }];
+    case 'exited':
+      return [{ id: uid, type: 'ContainerDied', data: id }];
+    case 'unknown':
+      return [{ id: uid, type: 'ContainerChanged', data: id }];
+    case 'non-existent':
+      // We already reported that the container died before.
+      if (oldState === 'exited') return [{ id: uid, type: 'ContainerRemoved', data: id }];
+      return [
+        { id: uid, type: 'ContainerDied', data: id },
+        { id: uid, type: 'ContainerRemoved', data: id },
+      ];
   }
 }

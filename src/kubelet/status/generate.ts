@@ -2,6 +2,7 @@
 // reduced to phase and container states (no conditions, IPs or init containers).
 import {
   type ContainerStatus,
+  findContainerStatusByName,
   isPodPhaseTerminal,
   type Pod,
   type PodPhase,
@@ -36,14 +37,21 @@ export function getPhase(spec: PodSpec, statuses: readonly ContainerStatus[]): P
   return 'Pending';
 }
 
-/** convertToAPIContainerStatuses: the newest attempt of each container name. */
-export function apiContainerStatuses(pod: Pod, podStatus: RuntimePodStatus | undefined): ContainerStatus[] {
+/**
+ * convertToAPIContainerStatuses: the newest attempt of each container name. A container the runtime no
+ * longer lists keeps its previous terminated status (the default is `oldStatus` when
+ * `oldStatus.State.Terminated != nil`), so a removed container never goes back to waiting. Not ported:
+ * LastTerminationState and RestartCount.
+ */
+export function apiContainerStatuses(
+  pod: Pod,
+  podStatus: RuntimePodStatus | undefined,
+  previousStatuses: readonly ContainerStatus[] = [],
+): ContainerStatus[] {
   return pod.spec.containers.map((c) => {
-    let newest: RuntimePodStatus['containerStatuses'][number] | undefined;
-    for (const s of podStatus?.containerStatuses ?? []) {
-      if (s.name === c.name && (newest === undefined || (s.startedAtMs ?? -1) >= (newest.startedAtMs ?? -1)))
-        newest = s;
-    }
+    const newest = findContainerStatusByName(podStatus, c.name);
+    const old = previousStatuses.find((s) => s.name === c.name);
+    if (newest === undefined && old?.state === 'terminated') return old;
     if (newest === undefined || newest.state === 'created' || newest.state === 'unknown') {
       return {
         name: c.name,
@@ -62,7 +70,7 @@ export function generateAPIPodStatus(
   podStatus: RuntimePodStatus | undefined,
   oldPodStatus: PodStatus,
 ): PodStatus {
-  const containerStatuses = apiContainerStatuses(pod, podStatus);
+  const containerStatuses = apiContainerStatuses(pod, podStatus, oldPodStatus.containerStatuses);
   let phase = getPhase(pod.spec, containerStatuses);
   if (!isPodPhaseTerminal(phase)) {
     if (isPodPhaseTerminal(oldPodStatus.phase)) phase = oldPodStatus.phase;

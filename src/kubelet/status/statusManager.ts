@@ -2,7 +2,8 @@
 // statuses, synced to the API server on change and every 10 s, and the final delete of a pod once its
 // resources are reclaimed (canBeDeleted). The reclaim check itself is the kubelet's
 // PodResourcesAreReclaimed (kubelet_pods.go), where PR #102344's change sits.
-import type { Pod, PodStatus, UID } from '../../api/v1.js';
+import { GoError } from '../../api/errors.js';
+import type { ContainerStatus, Pod, PodStatus, RestartPolicy, UID } from '../../api/v1.js';
 import { isMirrorPod, isPodPhaseTerminal } from '../../api/v1.js';
 import { type Chan, type Co, type ProcessGroup, SELECT_TIMEOUT, type Sim, select } from '../../sim/index.js';
 import type { KubeClient } from '../kubeClient.js';
@@ -106,10 +107,20 @@ export class StatusManager {
     }
   }
 
-  private updateStatusInternal(pod: Pod, status: PodStatus, forceUpdate: boolean): void {
+  /** Returns whether an update was triggered (false also when the state transition check aborts it). */
+  private updateStatusInternal(pod: Pod, status: PodStatus, forceUpdate: boolean): boolean {
     const uid = pod.metadata.uid;
     const cached = this.podStatuses.get(uid);
-    if (cached !== undefined && !forceUpdate && sameStatus(cached.status, status)) return;
+    // No mirror pods are modelled: the old status is the cached one, else the API's.
+    const oldStatus = cached?.status ?? pod.status;
+    // Check for illegal state transition in containers ("Status update on pod aborted").
+    const err = checkContainerStateTransition(
+      oldStatus.containerStatuses,
+      status.containerStatuses,
+      pod.spec.restartPolicy,
+    );
+    if (err !== undefined) return false;
+    if (cached !== undefined && !forceUpdate && sameStatus(cached.status, status)) return false;
     const next: VersionedPodStatus = {
       status,
       version: (cached?.version ?? 0) + 1,
@@ -119,6 +130,7 @@ export class StatusManager {
     this.podStatuses.set(uid, next);
     // A full channel is fine: syncBatch picks the newest version up within 10 s.
     this.podStatusChannel.trySend(uid);
+    return true;
   }
 
   private *syncBatch(): Co<void> {
@@ -174,6 +186,34 @@ export class StatusManager {
     this.podStatuses.delete(uid);
     this.apiStatusVersions.delete(uid);
   }
+}
+
+/**
+ * checkContainerStateTransition (status_manager.go, release-1.20 and 1.23 alike): no container may go
+ * from terminated back to running or waiting, unless the restart policy is Always, or it is OnFailure
+ * and the container failed (a non-zero exit code).
+ */
+export function checkContainerStateTransition(
+  oldStatuses: readonly ContainerStatus[],
+  newStatuses: readonly ContainerStatus[],
+  restartPolicy: RestartPolicy,
+): GoError | undefined {
+  // If we should always restart, containers are allowed to leave the terminated state
+  if (restartPolicy === 'Always') return undefined;
+  for (const oldStatus of oldStatuses) {
+    // Skip any container that wasn't terminated
+    if (oldStatus.state !== 'terminated') continue;
+    // Skip any container that failed but is allowed to restart
+    if (oldStatus.exitCode !== 0 && restartPolicy === 'OnFailure') continue;
+    for (const newStatus of newStatuses) {
+      if (oldStatus.name === newStatus.name && newStatus.state !== 'terminated') {
+        return new GoError(
+          `terminated container ${newStatus.name} attempted illegal transition to non-terminated state`,
+        );
+      }
+    }
+  }
+  return undefined;
 }
 
 function sameStatus(a: PodStatus, b: PodStatus): boolean {

@@ -1,0 +1,378 @@
+// pod-never-started (liveness, judged at the end of a run): a pod that the kubelet admitted and that is
+// not terminating has not had every container of its spec started (a containerStarted of each name) by
+// the end, although the end lies more than the start bound after the pod could start. The pod could start
+// once the kubelet running now has admitted it, every volume of its spec is set up, no other static
+// pod of its fullname on the node still holds the start slot (and, for a static pod re-created with its
+// old UID, the old lifecycle is over), and any injected containerStart delay has passed. Not judged while
+// an injected storage fault is still active at the end. Catches a pod that the kubelet accepted and then
+// never ran: a static pod update that waits behind a predecessor terminated before it started (#107733,
+// fixed by #107900), a worker that ignores its pod, a lost sync.
+import type { Fact } from '../facts.js';
+import { secs } from './format.js';
+import type { Checker, Violation } from './types.js';
+
+/**
+ * The start bound, beyond the containers' own start delays: one resync of the pod worker (resyncInterval
+ * 1 min, jitter 0.5: at most 90 s), one error back-off (backOffPeriod 10 s, jitter 0.5: at most 15 s; it is
+ * also the retry period of a static pod waiting for its turn), the sync loop's tick and a PLEG relist (1 s
+ * each) and the runtime (sandbox 100-300 ms, per container 30-150 ms, docs/runtime.md), rounded up to
+ * 2 min. WaitForAttachAndMount's 2 min 3 s timeout is not part of it: the clock starts only once every
+ * volume is set up, so a volume the attach/detach controller cannot attach yet (Multi-Attach, a force
+ * detach after 6 min) is not counted against the kubelet.
+ */
+export const POD_START_BOUND_MS = 120_000;
+/**
+ * After a containerStart fault that fails the start, the retry waits for the crash-loop back-off
+ * (MaxContainerBackOff 5 min at most) and the next sync (one resync, 90 s at most).
+ */
+export const START_ERROR_ALLOWANCE_MS = 300_000 + 90_000;
+
+/** How many recent lifecycle facts per UID are kept as causes. */
+const RECENT = 6;
+
+type Created = Extract<Fact, { kind: 'apiPodCreated' }>;
+
+/** One UID on its node: what the runtime runs of it, and what the kubelet process now running knows. */
+interface UidState {
+  readonly uid: string;
+  /** The pod's node (apiPodCreated carries spec.nodeName; else the first kubelet fact about it). */
+  node: string;
+  /** Container names running now. */
+  readonly running: Set<string>;
+  /** Volumes set up for the UID now (volumeSetUp not followed by a volumeTearDown with ok). */
+  readonly volumes: Set<string>;
+  /** A pod worker of the kubelet process now running was asked to terminate it and has not finished. */
+  awaitingFinish: boolean;
+  /**
+   * Its worker in the kubelet process now running got past the static pod start check (podWorkerPhase
+   * 'sync') and has not finished: a release-1.23 static pod then holds its fullname's start slot
+   * (startedStaticPodsByFullname) until completeTerminated. A release-1.20 worker never reports finished.
+   */
+  inSlot: boolean;
+  /** Whether it holds its fullname's start slot (holdsSlot), as of the last fact about it. */
+  holding: boolean;
+  /** The last time it stopped holding the slot. */
+  releasedAtMs: number;
+  /** The incarnation (apiPodCreated) being judged, if any. */
+  current: Incarnation | undefined;
+  readonly recent: Fact[];
+}
+
+/** One apiPodCreated of a UID (a static pod put back from the same manifest is a second one). */
+interface Incarnation {
+  readonly created: Created;
+  readonly started: Set<string>;
+  terminating: boolean;
+  /** When the kubelet process now running first admitted or synced it. */
+  admittedAtMs: number | undefined;
+  /** When its spec's volumes last became all set up (-1: it has none); undefined while some are missing. */
+  volumesReadyAtMs: number | undefined;
+  /** The same UID's previous lifecycle still holds it: these containers run, or its worker is not finished. */
+  readonly oldRunning: Set<string>;
+  oldAwaitingFinish: boolean;
+  /** Whether the previous lifecycle held it as of the last fact (its end moves `floorMs`). */
+  oldHeld: boolean;
+  /** The earliest the clock may start for other reasons (the old lifecycle's end, an injected start delay). */
+  floorMs: number;
+  startErrorInjected: boolean;
+}
+
+export interface PodNeverStartedConfig {
+  readonly faultsActiveAtEnd: () => boolean;
+}
+
+const LIFECYCLE: ReadonlySet<Fact['kind']> = new Set([
+  'apiPodCreated',
+  'podAdmitted',
+  'podWorkerPhase',
+  'sandboxCreated',
+  'containerCreated',
+  'containerStarted',
+  'containerExited',
+  'killPodStarted',
+  'podTerminationRequested',
+  'volumeSetUp',
+  'faultInjected',
+]);
+
+export class PodNeverStarted implements Checker {
+  readonly id = 'pod-never-started';
+  readonly #config: PodNeverStartedConfig;
+  readonly #uids = new Map<string, UidState>();
+  /** `node\0pod name` -> UIDs of static pods of that name on the node (their fullname: namespace default). */
+  readonly #staticByName = new Map<string, Set<string>>();
+  /** `node\0pod name` -> the UID that holds the name now (the target of a containerStart fault). */
+  readonly #holder = new Map<string, string>();
+
+  constructor(config: PodNeverStartedConfig) {
+    this.#config = config;
+  }
+
+  onFact(f: Fact): void {
+    switch (f.kind) {
+      case 'apiPodCreated':
+        this.#created(f);
+        return;
+      case 'podAdmitted': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined) return;
+        remember(s, f);
+        this.#admitted(s, f.node, f.atMs);
+        return;
+      }
+      case 'podWorkerPhase': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined) return;
+        remember(s, f);
+        if (f.phase === 'sync') {
+          // A worker that syncs the pod has admitted it too (a restart of a re-created UID, #104847).
+          this.#admitted(s, f.node, f.atMs);
+          s.inSlot = true;
+        }
+        if (f.phase === 'finished') {
+          s.inSlot = false;
+          s.awaitingFinish = false;
+          if (s.current !== undefined) s.current.oldAwaitingFinish = false;
+        }
+        this.#update(s, f.atMs);
+        return;
+      }
+      case 'containerStarted': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined) return;
+        s.running.add(f.container);
+        s.current?.started.add(f.container);
+        remember(s, f);
+        this.#update(s, f.atMs);
+        return;
+      }
+      case 'containerExited':
+      case 'containerRemoved': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined) return;
+        s.running.delete(f.container);
+        s.current?.oldRunning.delete(f.container);
+        if (f.kind === 'containerExited') remember(s, f);
+        this.#update(s, f.atMs);
+        return;
+      }
+      case 'volumeSetUp': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined) return;
+        s.volumes.add(f.volume);
+        remember(s, f);
+        this.#volumesChanged(s, f.atMs);
+        return;
+      }
+      case 'volumeTearDown': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined || !f.ok) return;
+        s.volumes.delete(f.volume);
+        this.#volumesChanged(s, f.atMs);
+        return;
+      }
+      case 'podTerminationRequested': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined) return;
+        remember(s, f);
+        // A release-1.23 worker publishes podWorkerPhase 'finished' once done. (A release-1.20 request
+        // is followed by none: a UID re-created after it waits for the next kubelet process.)
+        s.awaitingFinish = true;
+        this.#terminating(s);
+        this.#update(s, f.atMs);
+        return;
+      }
+      case 'apiPodDeletionRequested':
+      case 'apiPodDeleted': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined) return;
+        remember(s, f);
+        this.#terminating(s);
+        return;
+      }
+      case 'apiPodPhase': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined || (f.phase !== 'Failed' && f.phase !== 'Succeeded')) return;
+        this.#terminating(s);
+        return;
+      }
+      case 'nodeShutdownStarted':
+        // Every pod on the node is killed (processShutdownEvent); a pod created later is not.
+        for (const s of this.#uids.values()) if (s.node === f.node) this.#terminating(s);
+        return;
+      case 'kubeletStarted':
+      case 'kubeletStopped':
+        // A new kubelet process knows nothing: it admits its pods again, and its workers start afresh.
+        for (const s of this.#uids.values()) {
+          if (s.node !== f.node) continue;
+          s.awaitingFinish = false;
+          s.inSlot = false;
+          if (s.current !== undefined) {
+            s.current.admittedAtMs = undefined;
+            s.current.oldAwaitingFinish = false;
+          }
+          this.#update(s, f.atMs);
+        }
+        return;
+      case 'killPodStarted':
+      case 'sandboxCreated':
+      case 'containerCreated': {
+        const s = this.#uids.get(f.uid);
+        if (s !== undefined) remember(s, f);
+        return;
+      }
+      case 'faultInjected': {
+        if (f.fault !== 'containerStart' || f.pod === undefined) return;
+        const uid = this.#holder.get(`${f.node}\u0000${f.pod}`);
+        const s = uid === undefined ? undefined : this.#uids.get(uid);
+        const inc = s?.current;
+        if (s === undefined || inc === undefined) return;
+        remember(s, f);
+        // The next container start of the pod waits for the delay; a failed start is retried after the
+        // crash-loop back-off.
+        inc.floorMs = Math.max(inc.floorMs, f.atMs + (f.delayMs ?? 0));
+        if (f.error !== undefined) inc.startErrorInjected = true;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  onEnd(endMs: number, report: (v: Violation) => void): void {
+    if (this.#config.faultsActiveAtEnd()) return;
+    for (const s of this.#uids.values()) {
+      const inc = s.current;
+      if (inc === undefined || inc.terminating) continue;
+      const missing = inc.created.containers.filter((c) => !inc.started.has(c));
+      if (missing.length === 0) continue;
+      if (inc.admittedAtMs === undefined || inc.volumesReadyAtMs === undefined) continue;
+      if (inc.oldHeld) continue;
+      let clockMs = Math.max(inc.admittedAtMs, inc.volumesReadyAtMs, inc.floorMs);
+      let blocked = false;
+      for (const other of this.#predecessors(s)) {
+        if (holdsSlot(other)) blocked = true;
+        clockMs = Math.max(clockMs, other.releasedAtMs);
+      }
+      if (blocked) continue;
+      const boundMs =
+        POD_START_BOUND_MS +
+        inc.created.startDelayMs +
+        (inc.startErrorInjected ? START_ERROR_ALLOWANCE_MS : 0);
+      if (endMs < clockMs + boundMs) continue;
+      const c = inc.created;
+      report({
+        invariant: this.id,
+        atMs: endMs,
+        node: s.node,
+        pod: c.pod,
+        uid: s.uid,
+        volume: null,
+        message:
+          `${c.static ? 'static ' : ''}pod ${c.pod} (uid ${s.uid}) was admitted at ${secs(inc.admittedAtMs)} ` +
+          `and could start from ${secs(clockMs)}, but container(s) ${missing.join(', ')} never started by the ` +
+          `end (${secs(endMs)}, bound ${secs(boundMs)}, not terminating, no fault active)`,
+        causes: [...new Set<Fact>([c, ...s.recent])].sort((a, b) => a.atMs - b.atMs),
+      });
+    }
+  }
+
+  #created(f: Created): void {
+    let s = this.#uids.get(f.uid);
+    if (s === undefined) {
+      s = {
+        uid: f.uid,
+        node: f.node,
+        running: new Set(),
+        volumes: new Set(),
+        awaitingFinish: false,
+        inSlot: false,
+        holding: false,
+        releasedAtMs: f.atMs,
+        current: undefined,
+        recent: [],
+      };
+      this.#uids.set(f.uid, s);
+    }
+    // A UID created again (a static pod put back from its manifest) waits for its old lifecycle to end.
+    const inc: Incarnation = {
+      created: f,
+      started: new Set(),
+      terminating: false,
+      admittedAtMs: undefined,
+      volumesReadyAtMs: undefined,
+      oldRunning: new Set(s.running),
+      oldAwaitingFinish: s.awaitingFinish,
+      oldHeld: s.running.size > 0 || s.awaitingFinish,
+      floorMs: f.atMs,
+      startErrorInjected: false,
+    };
+    s.current = inc;
+    s.recent.length = 0;
+    remember(s, f);
+    this.#volumesChanged(s, f.atMs);
+    this.#holder.set(`${f.node}\u0000${f.pod}`, f.uid);
+    if (f.static) {
+      const key = `${f.node}\u0000${f.pod}`;
+      const set = this.#staticByName.get(key) ?? new Set<string>();
+      set.add(f.uid);
+      this.#staticByName.set(key, set);
+    }
+  }
+
+  #admitted(s: UidState, node: string, atMs: number): void {
+    if (s.current === undefined) return;
+    if (s.node === '') s.node = node;
+    if (s.node === node) s.current.admittedAtMs ??= atMs;
+  }
+
+  #terminating(s: UidState): void {
+    if (s.current !== undefined) s.current.terminating = true;
+  }
+
+  #volumesChanged(s: UidState, atMs: number): void {
+    const inc = s.current;
+    if (inc === undefined) return;
+    const complete = inc.created.volumes.every((v) => s.volumes.has(v));
+    if (!complete) inc.volumesReadyAtMs = undefined;
+    else if (inc.volumesReadyAtMs === undefined)
+      inc.volumesReadyAtMs = inc.created.volumes.length === 0 ? -1 : atMs;
+  }
+
+  /** Records the end of a slot holding, and of the same UID's previous lifecycle. */
+  #update(s: UidState, atMs: number): void {
+    const holding = holdsSlot(s);
+    if (s.holding && !holding) s.releasedAtMs = atMs;
+    s.holding = holding;
+    const inc = s.current;
+    if (inc?.oldHeld && inc.oldRunning.size === 0 && !inc.oldAwaitingFinish) {
+      inc.oldHeld = false;
+      inc.floorMs = Math.max(inc.floorMs, atMs);
+    }
+  }
+
+  /** The other static UIDs of the same name on the same node. */
+  *#predecessors(s: UidState): Iterable<UidState> {
+    const c = s.current?.created;
+    if (c === undefined || !c.static) return;
+    for (const uid of this.#staticByName.get(`${s.node}\u0000${c.pod}`) ?? []) {
+      const other = this.#uids.get(uid);
+      if (other !== undefined && uid !== s.uid) yield other;
+    }
+  }
+}
+
+/**
+ * A static pod holds its fullname's start slot while a container of it runs, or while its worker, once
+ * allowed to start, has not finished. One that was never allowed to start holds nothing: a pod terminated
+ * before it started must not block the next one (#107900).
+ */
+function holdsSlot(s: UidState): boolean {
+  return s.running.size > 0 || s.inSlot;
+}
+
+function remember(s: UidState, f: Fact): void {
+  if (!LIFECYCLE.has(f.kind)) return;
+  s.recent.push(f);
+  if (s.recent.length > RECENT) s.recent.shift();
+}
