@@ -15,6 +15,7 @@ import { toTimelineHtml } from '../report/timelineHtml.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { type ClaimResult, checkClaim, claimLabel, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
+import { bisect, formatBisection } from './bisect.js';
 import { EXIT, InputError } from './errors.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
@@ -91,7 +92,12 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
             requiresArg: true,
             describe: 'write a self-contained HTML timeline to this file',
           })
-          .option('quiet', { type: 'boolean', default: false, describe: 'print only the summary line' }),
+          .option('quiet', { type: 'boolean', default: false, describe: 'print only the summary line' })
+          .option('bisect', {
+            type: 'boolean',
+            default: false,
+            describe: 'then re-run it with each fix switch flipped: which switches close the violations',
+          }),
       (argv) => {
         const scenario = loadScenarioFile(String(argv.file));
         const fixes = fixesOption(argv.kubelet, argv.fix);
@@ -104,8 +110,12 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
         if (argv.trace !== undefined) writeOut(argv.trace, toChromeTrace(result));
         if (argv.timeline !== undefined) writeOut(argv.timeline, toTimelineHtml(result));
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+        const bisection = argv.bisect ? bisect(scenario, fixes, seed, result) : undefined;
         if (argv.json) {
-          process.stdout.write(`${JSON.stringify(resultToJson(result, wallMs))}\n`);
+          const json = resultToJson(result, wallMs);
+          process.stdout.write(
+            `${JSON.stringify(bisection === undefined ? json : { ...json, bisect: bisection })}\n`,
+          );
         } else {
           const c = new Chalk({ level: color ? 1 : 0 });
           if (!argv.quiet) {
@@ -124,6 +134,8 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           process.stdout.write(
             `${verdict}  (${result.events} events, ${(result.virtualTimeMs / 1000).toFixed(3)}s virtual, ${wallMs}ms wall, ${result.outcome})\n`,
           );
+          if (bisection !== undefined)
+            for (const line of formatBisection(bisection, color)) process.stdout.write(`${line}\n`);
         }
         setExit(result.violations.length === 0 ? EXIT.OK : EXIT.VIOLATION);
       },

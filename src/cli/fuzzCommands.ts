@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
-import { Fixes } from '../fixes.js';
+import { Fixes, isFixId } from '../fixes.js';
 import { type CampaignFailure, type CampaignReport, runCampaign, type Shard } from '../fuzz/campaign.js';
 import {
   type CampaignLines,
@@ -139,6 +139,8 @@ interface FuzzArgs {
   readonly json: boolean;
   readonly shrink: number;
   readonly shrinkRuns: number;
+  readonly strict: boolean;
+  readonly oracle: boolean;
   readonly color: boolean;
 }
 
@@ -201,11 +203,26 @@ function printSummary(s: SummaryLine, fixes: Fixes, color: boolean, out: Out): v
     out(c.yellow(`${s.maxEventsCases} case(s) hit the event budget before the horizon (a livelock?)`));
   const kinds = Object.entries(s.invariants);
   if (kinds.length === 0) return;
+  // Fix-sensitive finds first: what a switch decides is what the campaign is for.
+  const sensitive = kinds.filter(([, k]) => k.fixSensitive > 0);
+  if (sensitive.length > 0) {
+    out(c.bold('fix-sensitive (flipping one switch closes it: +id turned on, -id turned off):'));
+    for (const [kind, k] of sensitive) {
+      const by = Object.entries(k.closedBy)
+        .map(([id, n]) => `${isFixId(id) && fixes.on(id) ? '-' : '+'}${id} (${n})`)
+        .join(', ');
+      out(`  ${kind}: ${k.fixSensitive} case(s), first ${k.firstFixSensitiveCase}; closed by: ${by}`);
+    }
+  }
   const width = Math.max(...kinds.map(([kind]) => kind.length), 9);
   out(`  ${'invariant'.padEnd(width)}  cases  first case`);
   for (const [kind, k] of kinds) {
     const known = k.knownOpen > 0 ? `  (${k.knownOpen} explained by a known-open upstream hazard)` : '';
     out(`  ${kind.padEnd(width)}  ${String(k.cases).padStart(5)}  ${k.firstCase}${known}`);
+  }
+  const unexplained = kinds.some(([kind, k]) => kind !== 'simulator-error' && k.cases > k.knownOpen);
+  if (!unexplained && !s.strict) {
+    out(c.green('every find is a known-open upstream hazard (docs/fuzzing.md); --strict fails on them too'));
   }
 }
 
@@ -245,6 +262,7 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     workers: a.workers,
     shrink: a.shrink,
     shrinkRuns: a.shrinkRuns,
+    oracle: a.oracle,
     now: wallClockMs,
     ...(a.timeLimitMs === undefined
       ? {}
@@ -264,6 +282,7 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     version: podraceVersion(),
     shrink: a.shrink,
     shrinkRuns: a.shrinkRuns,
+    strict: a.strict,
   });
 
   if (a.json) {
@@ -431,6 +450,16 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
             type: 'string',
             default: String(DEFAULT_SHRINK_RUNS),
             describe: 'simulator runs per shrink',
+          })
+          .option('strict', {
+            type: 'boolean',
+            default: false,
+            describe: 'fail (exit 1) on known-open upstream hazards too',
+          })
+          .option('oracle', {
+            type: 'boolean',
+            default: true,
+            describe: 're-run each failing case with each fix switch flipped (--no-oracle: skip)',
           }),
       async (argv) => {
         const fixes = fixesOption(argv.kubelet, argv.fix);
@@ -457,6 +486,8 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
           json: argv.json,
           shrink: nonNegativeIntOption(argv.shrink, '--shrink'),
           shrinkRuns: positiveIntOption(argv['shrink-runs'], '--shrink-runs'),
+          strict: argv.strict,
+          oracle: argv.oracle,
           color,
         };
         setExit(await fuzz(args, stdoutLine));

@@ -4,13 +4,14 @@
 // of failure (in case order) is shrunk with fast-check, written back as YAML, loaded again and re-run to
 // prove the file reproduces it. Pure with respect to the outside world (no clock, no files): the CLI
 // injects the clock (time limit, progress) and writes the files.
-import { FIX_IDS, Fixes, KUBELET_NAMES } from '../fixes.js';
+import { FIX_IDS, Fixes, type FixId, KUBELET_NAMES } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { type ViolationJson, violationToJson } from '../report/json.js';
 import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
 import type { RunResult } from '../scenario/run.js';
 import type { ClaimFixes, Scenario } from '../scenario/types.js';
 import type { StopReason } from '../sim/index.js';
+import { type ClosedBy, closingSwitches } from './oracle.js';
 import { runPool, type WorkerSetup } from './pool.js';
 import {
   DEFAULT_SHRINK_RUNS,
@@ -37,6 +38,11 @@ export interface CaseOutcome {
   /** How the run stopped; 'error': the simulator threw (a podrace bug, see `error`). */
   readonly outcome: StopReason | 'error';
   readonly error: string | null;
+  /**
+   * The differential oracle (with the campaign's `oracle`): per invariant that fired, the switches whose
+   * flip closes it; null when the oracle did not run.
+   */
+  readonly closedBy: ClosedBy | null;
   /** Wall time of the case, measured by the CLI's clock (per case in this thread, a chunk's average in a
    * worker); 0 without a clock. The only field that differs between two identical campaigns. */
   readonly wallMs: number;
@@ -59,7 +65,13 @@ export function shardCases(runs: number, shard?: Shard): number[] {
   return out;
 }
 
-function outcomeOf(index: number, scenario: Scenario, run: GuardedRun): CaseOutcome {
+function outcomeOf(
+  index: number,
+  scenario: Scenario,
+  run: GuardedRun,
+  fixes: Fixes,
+  oracle: boolean,
+): CaseOutcome {
   if (!run.ok) {
     return {
       index,
@@ -71,6 +83,7 @@ function outcomeOf(index: number, scenario: Scenario, run: GuardedRun): CaseOutc
       virtualTimeMs: 0,
       outcome: 'error',
       error: run.error,
+      closedBy: null,
       wallMs: 0,
     };
   }
@@ -91,6 +104,13 @@ function outcomeOf(index: number, scenario: Scenario, run: GuardedRun): CaseOutc
     virtualTimeMs: r.virtualTimeMs,
     outcome: r.outcome,
     error: null,
+    closedBy:
+      oracle && fired.length > 0
+        ? closingSwitches(scenario, fixes, fired, (sc, f) => {
+            const g = runGuarded(sc, f);
+            return g.ok ? g.result : undefined;
+          }).closedBy
+        : null,
     wallMs: 0,
   };
 }
@@ -99,7 +119,7 @@ function outcomeOf(index: number, scenario: Scenario, run: GuardedRun): CaseOutc
 export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): CaseOutcome[] {
   const fixes = new Fixes(setup.fixes);
   const scenarios = scenariosOfCases(setup.seed, cases);
-  return scenarios.map((s, k) => outcomeOf(cases[k] ?? -1, s, runGuarded(s, fixes)));
+  return scenarios.map((s, k) => outcomeOf(cases[k] ?? -1, s, runGuarded(s, fixes), fixes, setup.oracle));
 }
 
 // ---- replay flags and claims ------------------------------------------------------------------------------
@@ -145,6 +165,8 @@ export interface CampaignOptions {
   readonly onChunk?: (done: number, results: readonly CaseOutcome[]) => void;
   readonly onShrink?: (kind: FailureKind, index: number) => void;
   readonly now?: () => number;
+  /** Run the differential oracle on every failing case (default true). */
+  readonly oracle?: boolean;
   /** Where the worker script is (null: run in this thread); default: beside pool.js when built. */
   readonly workerUrl?: URL | null;
 }
@@ -156,6 +178,12 @@ export interface KindStats {
   /** ... of which it was explained by a known-open upstream hazard. */
   readonly knownOpen: number;
   readonly firstCase: number;
+  /** ... in which some switch's flip closed it (the differential oracle; 0 without it). */
+  readonly fixSensitive: number;
+  /** The switches that closed it in some case, with how many cases each (FIX_IDS order). */
+  readonly closedBy: Readonly<Partial<Record<FixId, number>>>;
+  /** The first case in which a switch closed it, or null. */
+  readonly firstFixSensitiveCase: number | null;
 }
 
 export interface CampaignFailure {
@@ -201,16 +229,43 @@ export function failureKindsOf(r: CaseOutcome): FailureKind[] {
 }
 
 export function kindStats(results: readonly CaseOutcome[]): KindStats[] {
-  const stats = new Map<FailureKind, { cases: number; knownOpen: number; firstCase: number }>();
+  interface Acc {
+    cases: number;
+    knownOpen: number;
+    firstCase: number;
+    fixSensitive: number;
+    closedBy: Partial<Record<FixId, number>>;
+    firstFixSensitiveCase: number | null;
+  }
+  const stats = new Map<FailureKind, Acc>();
   for (const r of results) {
     for (const kind of failureKindsOf(r)) {
-      const s = stats.get(kind) ?? { cases: 0, knownOpen: 0, firstCase: r.index };
+      const s: Acc = stats.get(kind) ?? {
+        cases: 0,
+        knownOpen: 0,
+        firstCase: r.index,
+        fixSensitive: 0,
+        closedBy: {},
+        firstFixSensitiveCase: null,
+      };
       s.cases++;
       if (kind !== 'simulator-error' && r.knownOpen.includes(kind)) s.knownOpen++;
+      const closing = kind === 'simulator-error' ? undefined : r.closedBy?.[kind];
+      if (closing !== undefined && closing.length > 0) {
+        s.fixSensitive++;
+        s.firstFixSensitiveCase ??= r.index;
+        for (const id of closing) s.closedBy[id] = (s.closedBy[id] ?? 0) + 1;
+      }
       stats.set(kind, s);
     }
   }
-  return [...stats.entries()].map(([kind, s]) => ({ kind, ...s }));
+  return [...stats.entries()].map(([kind, s]) => ({
+    kind,
+    ...s,
+    closedBy: Object.fromEntries(
+      FIX_IDS.flatMap((id) => (s.closedBy[id] === undefined ? [] : [[id, s.closedBy[id]]])),
+    ),
+  }));
 }
 
 export function failureFileName(kind: FailureKind, seed: number, caseIndex: number): string {
@@ -264,7 +319,11 @@ export function minimalFailure(
 
 export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
   const cases = shardCases(o.runs, o.shard);
-  const setup: WorkerSetup = { seed: o.seed, fixes: FIX_IDS.filter((id) => o.fixes.on(id)) };
+  const setup: WorkerSetup = {
+    seed: o.seed,
+    fixes: FIX_IDS.filter((id) => o.fixes.on(id)),
+    oracle: o.oracle ?? true,
+  };
   const pool = await runPool({
     setup,
     cases,

@@ -70,6 +70,7 @@ const caseSchema = z.object({
   fired: z.array(z.string()),
   knownOpen: z.array(z.string()),
   error: z.string().optional(),
+  closedBy: z.record(z.string(), z.array(z.string())).nullable(),
 });
 const failureSchema = z.object({
   type: z.literal('failure'),
@@ -99,7 +100,17 @@ const summarySchema = z.object({
   ran: count,
   stoppedByTimeLimit: z.boolean(),
   failingCases: count,
-  invariants: z.record(z.string(), z.object({ cases: count, knownOpen: count, firstCase: count })),
+  invariants: z.record(
+    z.string(),
+    z.object({
+      cases: count,
+      knownOpen: count,
+      firstCase: count,
+      fixSensitive: count,
+      firstFixSensitiveCase: count.nullable(),
+      closedBy: z.record(z.string(), count),
+    }),
+  ),
   files: z.array(z.string()),
   exitCode: z.number().int(),
   wallMs: z.number(),
@@ -107,6 +118,7 @@ const summarySchema = z.object({
   shrink: count,
   shrinkRuns: count,
   maxEventsCases: count,
+  strict: z.boolean(),
 });
 
 function quote(text: string): string {
@@ -217,6 +229,7 @@ function checkOneCampaign(outputs: readonly ShardOutput[], version: string): voi
     ['shard count (--shard I/N)', (o) => String(o.shard.count)],
     ['--shrink', (o) => String(o.lines.summary.shrink)],
     ['--shrink-runs', (o) => String(o.lines.summary.shrinkRuns)],
+    ['--strict', (o) => String(o.lines.summary.strict)],
   ];
   for (const [name, key] of fields) {
     const d = disagreement(outputs, key);
@@ -318,6 +331,7 @@ export function mergeShards(outputs: readonly ShardOutput[], o: { readonly versi
       version: first.version,
       shrink: first.shrink,
       shrinkRuns: first.shrinkRuns,
+      strict: first.strict,
     },
     cases,
     failures,

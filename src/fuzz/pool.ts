@@ -19,6 +19,8 @@ import type { CaseOutcome } from './campaign.js';
 export interface WorkerSetup {
   readonly seed: number;
   readonly fixes: readonly FixId[];
+  /** Run the differential oracle on every failing case (src/fuzz/oracle.ts). */
+  readonly oracle: boolean;
 }
 
 export type ToWorker = { readonly type: 'chunk'; readonly id: number; readonly cases: readonly number[] };

@@ -27,6 +27,7 @@ async function linesOf(shard: Shard | undefined): Promise<CampaignLines> {
     version: VERSION,
     shrink: SHRINK,
     shrinkRuns: 5,
+    strict: false,
   });
 }
 
