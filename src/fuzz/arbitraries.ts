@@ -24,6 +24,15 @@ import {
   type VolumeDecl,
 } from '../scenario/types.js';
 import type { PluginKind } from '../volume/volume.js';
+import {
+  type PlacedEntry,
+  placeStaticChain,
+  placeVolumeChain,
+  type StaticChainDraft,
+  staticChainDraft,
+  type VolumeChainDraft,
+  volumeChainDraft,
+} from './profiles.js';
 
 /** Node names in order; a case has 1 to 3 nodes. */
 export const FUZZ_NODES = ['node-a', 'node-b', 'node-c'] as const;
@@ -128,10 +137,34 @@ export type ActionDraft =
 export interface ScenarioDraft {
   readonly seed: number;
   readonly nodeCount: number;
+  /** Which profile the case is (swarm testing): 0-1 mixed pod churn, 2-3 a volume chain, 4 a static pod chain. */
+  readonly profile: number;
+  /**
+   * Mixed profile: which action kinds are on (bit i: ACTION_DRAFT_KINDS[i]); a case draws its own mix,
+   * so some cases are all deletions, others all restarts and faults. Shrinks towards none.
+   */
+  readonly mask: number;
   readonly volumes: readonly VolumeDraft[];
   readonly pods: readonly PodDraft[];
   readonly actions: readonly ActionDraft[];
+  readonly volumeChain: VolumeChainDraft;
+  readonly staticChain: StaticChainDraft;
 }
+
+/** The action kinds of the mixed profile, in mask bit order. */
+export const ACTION_DRAFT_KINDS = [
+  'deletePod',
+  'forceDeletePod',
+  'evictPod',
+  'crashContainer',
+  'containerStart',
+  'restartKubelet',
+  'shutdownNode',
+  'unmountDevice',
+  'procMounts',
+  'constructVolumeSpec',
+  'tearDown',
+] as const satisfies readonly ActionDraft['kind'][];
 
 // ---- arbitraries of the draft --------------------------------------------------------------------------
 
@@ -279,9 +312,13 @@ const actionDraft: fc.Arbitrary<ActionDraft> = fc.oneof(
 export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
   seed: fc.nat({ max: 0xffff }),
   nodeCount: fc.integer({ min: 1, max: FUZZ_NODES.length }),
+  profile: fc.nat({ max: 4 }),
+  mask: fc.nat({ max: 2 ** ACTION_DRAFT_KINDS.length - 1 }),
   volumes: fc.array(volumeDraft, { maxLength: 3 }),
   pods: fc.array(podDraft, { minLength: 1, maxLength: 12 }),
   actions: fc.array(actionDraft, { maxLength: 8 }),
+  volumeChain: volumeChainDraft,
+  staticChain: staticChainDraft,
 });
 
 // ---- the fix-up ------------------------------------------------------------------------------------------
@@ -309,6 +346,8 @@ interface Pending {
 /** The draft as a valid normalised Scenario (named FUZZ_SCENARIO_NAME; the campaign renames it). */
 export function scenarioFromDraft(d: ScenarioDraft): Scenario {
   const nodes = FUZZ_NODES.slice(0, Math.max(1, Math.min(FUZZ_NODES.length, d.nodeCount)));
+  if (d.profile === 2 || d.profile === 3) return volumeChainScenario(d, nodes);
+  if (d.profile === 4) return chainScenario(d.seed, nodes, [], placeStaticChain(d.staticChain, nodes), 0);
   const nodeOf = (i: number): string => nodes[i % nodes.length] ?? 'node-a';
   const volumes: VolumeDecl[] = d.volumes.map((v, i) => ({
     name: `lun-${i + 1}`,
@@ -335,8 +374,10 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
     if (end !== null && end.kind !== 'evict') at = p.draft.createAtMs + end.afterMs;
     return at;
   });
+  const enabled = (a: ActionDraft): boolean => (d.mask & (1 << ACTION_DRAFT_KINDS.indexOf(a.kind))) !== 0;
   d.actions.forEach((a) => {
     if (a.kind !== 'deletePod' && a.kind !== 'forceDeletePod') return;
+    if (!enabled(a)) return;
     const i = a.pod % pods.length;
     const p = pods[i];
     if (p !== undefined)
@@ -395,6 +436,7 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
     else push(endAt, { kind: 'evictPod', pod: p.name, gracePeriodS: end.graceS ?? 0 });
   }
   for (const a of d.actions) {
+    if (!enabled(a)) continue; // this kind is off in the case
     const action = actionFromDraft(a, pods, nodeOf, volumes.length === 0 ? undefined : volumeOf);
     if (action !== undefined) push(action.atMs, action.action);
   }
@@ -408,6 +450,47 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
     upstream: [],
     seed: d.seed,
     horizonMs: Math.ceil((lastMs + SETTLE_MS) / 1000) * 1000,
+    nodes,
+    volumes,
+    timeline,
+    claims: [],
+  };
+}
+
+/** A volume chain case: its one volume `lun-1` and its pods, nothing else. */
+function volumeChainScenario(d: ScenarioDraft, nodes: readonly string[]): Scenario {
+  const placed = placeVolumeChain(d.volumeChain, nodes, 'lun-1');
+  const v = placed.volume;
+  const volume: VolumeDecl = {
+    name: 'lun-1',
+    plugin: v.plugin,
+    mode: v.block ? 'Block' : 'Filesystem',
+    capacityBytes: VOLUME_CAPACITY,
+    accessMode: ACCESS[v.access] ?? 'ReadWriteOnce',
+  };
+  return chainScenario(d.seed, nodes, [volume], placed.entries, placed.settleMs);
+}
+
+/** A scenario of entries already in a valid order (a profile's): sorted stably by time. */
+function chainScenario(
+  seed: number,
+  nodes: readonly string[],
+  volumes: readonly VolumeDecl[],
+  entries: readonly PlacedEntry[],
+  settleMs: number,
+): Scenario {
+  const timeline: TimelineEntry[] = entries
+    .map((e, seq) => ({ e, seq }))
+    .sort((a, b) => a.e.atMs - b.e.atMs || a.seq - b.seq)
+    .map(({ e }) => ({ atMs: e.atMs, line: 0, action: e.action }));
+  const lastMs = timeline.reduce((m, e) => Math.max(m, e.atMs), 0);
+  return {
+    file: '',
+    name: FUZZ_SCENARIO_NAME,
+    description: '',
+    upstream: [],
+    seed,
+    horizonMs: Math.ceil((lastMs + Math.max(SETTLE_MS, settleMs)) / 1000) * 1000,
     nodes,
     volumes,
     timeline,

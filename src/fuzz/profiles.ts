@@ -1,0 +1,386 @@
+// Case profiles for swarm testing: besides the mixed pod churn of arbitraries.ts, a case may be a
+// volume chain or a static pod chain, shapes that reach the races one volume or one static pod at a time
+// goes through. Each is a free-form draft (indices and offsets) that a pure fix-up turns into timeline
+// entries; every draft maps to a valid scenario, so fast-check shrinks it freely.
+//
+// A volume chain: pods that use one volume one after the other (the next created shortly after the
+// previous is deleted, on the same node or another), optionally with a sibling pod sharing it, a kubelet
+// restart around a deletion (the pod deleted while the kubelet is down) and a fault timed at a step.
+// It reaches: MountDevice skipped after a failed UnmountDevice (same-node reuse), reconstruction after a
+// restart with inconsistent /proc/mounts reads and another node waiting for the LUN, the FC flush
+// retry, a device still open after its unmount, a volume shared by two pods across a restart, Block
+// metrics, and the attach/detach controller's force detach of a volume whose UnmountDevice keeps
+// failing (the chain then settles for longer than maxWaitForUnmountDuration).
+//
+// A static pod chain: versions of one static pod's manifest, each replacing the previous after a short
+// gap while the previous may still be in its grace period; a version may repeat the previous manifest
+// (the same UID: UID reuse) or be removed before it started (rapid updates).
+import fc from 'fast-check';
+import type { Action, Fault, UnmountDeviceStage } from '../scenario/types.js';
+import { defaultContainerName, UNMOUNT_DEVICE_STAGES } from '../scenario/types.js';
+import type { PluginKind } from '../volume/volume.js';
+
+/** A time in 10 ms steps from 0 to max (shrinks towards 0). */
+const timeMs = (maxMs: number) => fc.integer({ min: 0, max: maxMs / 10 }).map((t) => t * 10);
+
+/** The attach/detach controller's maxWaitForUnmountDuration (6 min) plus a minute to see what follows. */
+export const FORCE_DETACH_SETTLE_MS = 7 * 60_000;
+
+// ---- volume chain ---------------------------------------------------------------------------------------
+
+export interface ChainStepDraft {
+  /** Index into the case's nodes; the first step's is the chain's home node. */
+  readonly node: number;
+  /** After the previous step's deletion (the first step: after 0 s). */
+  readonly gapMs: number;
+  /** How long the pod lives before it is deleted; null: never deleted. */
+  readonly lifeMs: number | null;
+  readonly force: boolean;
+  readonly graceS: number;
+  /** A second pod on the same node, using the same volume, for the same lifetime. */
+  readonly sibling: boolean;
+}
+
+export type ChainFaultDraft =
+  | { readonly kind: 'unmountDevice'; readonly stage: UnmountDeviceStage; readonly times: number }
+  | { readonly kind: 'unmountDeviceForever' }
+  | { readonly kind: 'procMounts'; readonly reads: number }
+  | { readonly kind: 'constructVolumeSpec' }
+  | { readonly kind: 'tearDown'; readonly times: number };
+
+/**
+ * What a volume chain is built around. free: the steps as drawn. reuse: the next pod lands on the same
+ * node just after the first pod's grace period, while its UnmountDevice fails (or its device is still
+ * open). restart: the first pod's node restarts its kubelet around the pod's deletion, with a
+ * reconstruction fault armed, and the next pod waits on another node. stuck: the first pod's
+ * UnmountDevice fails for the whole run while the next pod waits on another node.
+ */
+export const CHAIN_PLOTS = ['free', 'reuse', 'restart', 'stuck'] as const;
+export type ChainPlot = (typeof CHAIN_PLOTS)[number];
+
+export interface VolumeChainDraft {
+  /** Index into CHAIN_PLOTS (shrinks towards free). */
+  readonly plot: number;
+  readonly plugin: PluginKind;
+  readonly block: boolean;
+  /** 0 ReadWriteOnce (mostly), 1 ReadWriteMany. */
+  readonly access: number;
+  readonly steps: readonly ChainStepDraft[];
+  /** Restart the kubelet of a step's node, `beforeDeleteMs` before that step's deletion. */
+  readonly restart: {
+    readonly step: number;
+    readonly beforeDeleteMs: number;
+    readonly downForMs: number;
+  } | null;
+  /** A fault armed on a step's node at its creation. */
+  readonly fault: { readonly step: number; readonly fault: ChainFaultDraft } | null;
+}
+
+const chainStep: fc.Arbitrary<ChainStepDraft> = fc.record({
+  node: fc.nat({ max: 2 }),
+  gapMs: fc.oneof({ arbitrary: timeMs(2_000), weight: 3 }, { arbitrary: timeMs(20_000), weight: 1 }),
+  lifeMs: fc.oneof(
+    { arbitrary: timeMs(20_000).map((t) => t + 500), weight: 6 },
+    { arbitrary: timeMs(120_000).map((t) => t + 500), weight: 1 },
+    { arbitrary: fc.constant(null), weight: 1 },
+  ),
+  force: fc.nat({ max: 3 }).map((k) => k === 3),
+  graceS: fc.constantFrom(30, 0, 1, 5, 10),
+  sibling: fc.nat({ max: 4 }).map((k) => k === 4),
+});
+
+const chainFault: fc.Arbitrary<ChainFaultDraft> = fc.oneof(
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('unmountDevice' as const),
+      stage: fc.constantFrom(...UNMOUNT_DEVICE_STAGES),
+      times: fc.integer({ min: 1, max: 3 }),
+    }),
+    weight: 4,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('unmountDeviceForever' as const) }), weight: 1 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('procMounts' as const), reads: fc.integer({ min: 1, max: 5 }) }),
+    weight: 3,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('constructVolumeSpec' as const) }), weight: 1 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('tearDown' as const), times: fc.integer({ min: 1, max: 3 }) }),
+    weight: 1,
+  },
+);
+
+export const volumeChainDraft: fc.Arbitrary<VolumeChainDraft> = fc.record({
+  // free 1, reuse 2, restart 2, stuck 1 (stuck cases settle past the 6 min force-detach timeout)
+  plot: fc.nat({ max: 5 }).map((k) => [0, 1, 1, 2, 2, 3][k] ?? 0),
+  plugin: fc.constantFrom<PluginKind>('fc', 'iscsi', 'csi'),
+  block: fc.nat({ max: 3 }).map((k) => k === 3),
+  access: fc.nat({ max: 5 }).map((k) => (k === 5 ? 1 : 0)),
+  steps: fc.array(chainStep, { minLength: 1, maxLength: 4 }),
+  restart: fc.option(
+    fc.record({
+      step: fc.nat({ max: 3 }),
+      beforeDeleteMs: timeMs(5_000),
+      downForMs: fc.oneof(
+        timeMs(30_000).map((t) => t + 1_000),
+        fc.constant(60_000),
+      ),
+    }),
+    { freq: 2 },
+  ),
+  fault: fc.option(fc.record({ step: fc.nat({ max: 3 }), fault: chainFault }), { freq: 2 }),
+});
+
+export interface PlacedEntry {
+  readonly atMs: number;
+  readonly action: Action;
+}
+
+export interface ChainPlacement {
+  readonly entries: PlacedEntry[];
+  /** The volume, to add to the scenario's cluster. */
+  readonly volume: { plugin: PluginKind; block: boolean; access: number };
+  /** Virtual time the case needs after its last action (a volume that never unmounts: a force detach). */
+  readonly settleMs: number;
+}
+
+/**
+ * The chain as timeline entries: pods `v<k>` (and sibling `v<k>s`) using `volume`, on `nodes`. Pure: a
+ * function of the draft.
+ */
+export function placeVolumeChain(
+  d0: VolumeChainDraft,
+  nodes: readonly string[],
+  volume: string,
+): ChainPlacement {
+  const d = plotted(d0, nodes.length);
+  const entries: PlacedEntry[] = [];
+  const nodeOf = (i: number): string => nodes[i % nodes.length] ?? 'node-a';
+  let t = 0;
+  const deletions: number[] = [];
+  const stepNodes: string[] = [];
+  d.steps.forEach((step, k) => {
+    const node = nodeOf(step.node);
+    stepNodes.push(node);
+    // 10 ms after the previous deletion at least: a name is never created and deleted in one instant.
+    const createAt = k === 0 ? 0 : t + 10 + step.gapMs;
+    const pods = step.sibling ? [`v${k}`, `v${k}s`] : [`v${k}`];
+    for (const pod of pods) {
+      entries.push({
+        atMs: createAt,
+        action: {
+          kind: 'createPod',
+          pod,
+          node,
+          containers: [{ name: defaultContainerName(0), startDelayMs: null }],
+          volumes: [volume],
+          static: false,
+          gracePeriodS: step.graceS,
+          restartPolicy: 'Always',
+        },
+      });
+    }
+    if (step.lifeMs === null) {
+      deletions.push(createAt);
+      t = createAt;
+      return;
+    }
+    const deleteAt = createAt + step.lifeMs;
+    for (const pod of pods) {
+      entries.push({
+        atMs: deleteAt,
+        action: step.force ? { kind: 'forceDeletePod', pod } : { kind: 'deletePod', pod, gracePeriodS: null },
+      });
+    }
+    deletions.push(deleteAt);
+    t = deleteAt;
+  });
+  const stepAt = (i: number): number => i % d.steps.length;
+  let restartAt: number | undefined;
+  if (d.restart !== null) {
+    const k = stepAt(d.restart.step);
+    restartAt = Math.max(0, (deletions[k] ?? 0) - d.restart.beforeDeleteMs);
+    entries.push({
+      atMs: restartAt,
+      action: { kind: 'restartKubelet', node: stepNodes[k] ?? nodeOf(0), downForMs: d.restart.downForMs },
+    });
+  }
+  let settleMs = 0;
+  if (d.fault !== null) {
+    const k = stepAt(d.fault.step);
+    const node = stepNodes[k] ?? nodeOf(0);
+    const createAt =
+      entries.find((e) => e.action.kind === 'createPod' && e.action.pod === `v${k}`)?.atMs ?? 0;
+    const f = d.fault.fault;
+    let fault: Fault;
+    switch (f.kind) {
+      case 'unmountDevice':
+        fault = { kind: 'unmountDevice', node, volume, stage: f.stage, times: f.times };
+        break;
+      case 'unmountDeviceForever':
+        // UnmountDevice keeps failing (beforeUnmount: the global mount stays) for the whole run: what
+        // the attach/detach controller's maxWaitForUnmountDuration is about.
+        fault = { kind: 'unmountDevice', node, volume, stage: 'beforeUnmount', times: 1_000 };
+        settleMs = FORCE_DETACH_SETTLE_MS;
+        break;
+      case 'procMounts':
+        fault = { kind: 'procMounts', node, inconsistentReads: f.reads };
+        break;
+      case 'constructVolumeSpec':
+        fault = { kind: 'constructVolumeSpec', node, volume };
+        break;
+      case 'tearDown':
+        fault = { kind: 'tearDown', node, volume, times: f.times };
+        break;
+    }
+    // Inconsistent /proc/mounts reads are consumed by whoever reads next: arm them as the kubelet goes
+    // down, so its reconstruction meets them.
+    const armAt = f.kind === 'procMounts' && restartAt !== undefined ? restartAt : createAt;
+    entries.push({ atMs: armAt, action: { kind: 'fault', fault } });
+  }
+  return { entries, volume: { plugin: d.plugin, block: d.block, access: d.access }, settleMs };
+}
+
+/**
+ * The draft with its plot applied: the plot fixes what its story needs (which step restarts or fails,
+ * where the next pod lands, the fault's kind) and keeps the draft's own choices for the rest.
+ */
+function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
+  const plot: ChainPlot = CHAIN_PLOTS[d.plot] ?? 'free';
+  if (plot === 'free') return d;
+  const first = d.steps[0] as ChainStepDraft;
+  const second = d.steps[1] ?? { ...first, sibling: false };
+  const rest = d.steps.slice(2);
+  // Another node for the second pod when there is one (node indices are taken modulo the node count).
+  const otherNode = nodeCount > 1 ? first.node + 1 : first.node;
+  const lifeMs = first.lifeMs ?? 15_000;
+  switch (plot) {
+    case 'reuse': {
+      // A short grace period, and the next pod right after it: while the first UnmountDevice fails.
+      const graceS = Math.min(first.graceS, 2);
+      const fault = d.fault?.fault;
+      const stage: UnmountDeviceStage = fault?.kind === 'unmountDevice' ? fault.stage : 'afterUnmount';
+      const times = fault?.kind === 'unmountDevice' ? Math.max(2, fault.times) : 3;
+      return {
+        ...d,
+        steps: [
+          { ...first, lifeMs, force: false, graceS },
+          { ...second, node: first.node, gapMs: graceS * 1000 + (second.gapMs % 4_000) },
+          ...rest,
+        ],
+        restart: null,
+        fault: { step: 0, fault: { kind: 'unmountDevice', stage, times } },
+      };
+    }
+    case 'restart': {
+      const fault = d.fault?.fault;
+      const reconstruction: ChainFaultDraft =
+        fault?.kind === 'constructVolumeSpec'
+          ? fault
+          : { kind: 'procMounts', reads: 3 + ((fault?.kind === 'procMounts' ? fault.reads : 0) % 3) };
+      const beforeDeleteMs = d.restart?.beforeDeleteMs ?? 2_000;
+      return {
+        ...d,
+        steps: [{ ...first, lifeMs }, { ...second, node: otherNode }, ...rest],
+        restart: {
+          step: 0,
+          beforeDeleteMs,
+          downForMs: Math.max(d.restart?.downForMs ?? 0, beforeDeleteMs + 5_000),
+        },
+        fault: { step: 0, fault: reconstruction },
+      };
+    }
+    case 'stuck':
+      return {
+        ...d,
+        steps: [{ ...first, lifeMs, force: false }, { ...second, node: otherNode }, ...rest],
+        restart: null,
+        fault: { step: 0, fault: { kind: 'unmountDeviceForever' } },
+      };
+  }
+}
+
+// ---- static pod chain -------------------------------------------------------------------------------------
+
+export interface StaticVersionDraft {
+  /** After the previous version's manifest was removed (the first: after 0 s). */
+  readonly gapMs: number;
+  /** How long this version's manifest stays before it is removed (the last one may stay). */
+  readonly lifeMs: number;
+  /** Repeat the previous manifest exactly: the same UID (a static pod's UID is its manifest's hash). */
+  readonly same: boolean;
+  readonly containers: number;
+  readonly graceS: number;
+}
+
+export interface StaticChainDraft {
+  readonly node: number;
+  readonly versions: readonly StaticVersionDraft[];
+  /** The last version stays (no removal). */
+  readonly keepLast: boolean;
+  /** Restart the node's kubelet between two versions, for this long. */
+  readonly restart: { readonly afterVersion: number; readonly downForMs: number } | null;
+}
+
+export const staticChainDraft: fc.Arbitrary<StaticChainDraft> = fc.record({
+  node: fc.nat({ max: 2 }),
+  versions: fc.array(
+    fc.record({
+      gapMs: fc.oneof({ arbitrary: timeMs(1_000), weight: 3 }, { arbitrary: timeMs(10_000), weight: 1 }),
+      lifeMs: fc.oneof(
+        { arbitrary: timeMs(3_000).map((t) => t + 100), weight: 2 },
+        { arbitrary: timeMs(20_000).map((t) => t + 100), weight: 2 },
+      ),
+      same: fc.nat({ max: 3 }).map((k) => k === 3),
+      containers: fc.integer({ min: 1, max: 3 }),
+      graceS: fc.constantFrom(30, 5, 10, 0, 1),
+    }),
+    { minLength: 2, maxLength: 4 },
+  ),
+  keepLast: fc.nat({ max: 3 }).map((k) => k !== 0),
+  restart: fc.option(
+    fc.record({ afterVersion: fc.nat({ max: 3 }), downForMs: timeMs(20_000).map((t) => t + 1_000) }),
+    { freq: 3 },
+  ),
+});
+
+/** The chain as timeline entries: versions of static pod `s` on one node. Pure. */
+export function placeStaticChain(d: StaticChainDraft, nodes: readonly string[]): PlacedEntry[] {
+  const node = nodes[d.node % nodes.length] ?? 'node-a';
+  const entries: PlacedEntry[] = [];
+  let t = 0;
+  let previous: StaticVersionDraft | undefined;
+  d.versions.forEach((v0, k) => {
+    // The same manifest again: the previous version's content, so the same UID.
+    const v =
+      v0.same && previous !== undefined
+        ? { ...v0, containers: previous.containers, graceS: previous.graceS }
+        : v0;
+    const createAt = k === 0 ? 0 : t + 10 + v.gapMs;
+    entries.push({
+      atMs: createAt,
+      action: {
+        kind: 'createPod',
+        pod: 's',
+        node,
+        containers: Array.from({ length: v.containers }, (_, i) => ({
+          name: defaultContainerName(i),
+          startDelayMs: null,
+        })),
+        volumes: [],
+        static: true,
+        gracePeriodS: v.graceS,
+        restartPolicy: 'Always',
+      },
+    });
+    t = createAt + v.lifeMs;
+    const last = k === d.versions.length - 1;
+    if (!(last && d.keepLast))
+      entries.push({ atMs: t, action: { kind: 'deletePod', pod: 's', gracePeriodS: null } });
+    if (d.restart !== null && d.restart.afterVersion % d.versions.length === k) {
+      entries.push({ atMs: t, action: { kind: 'restartKubelet', node, downForMs: d.restart.downForMs } });
+    }
+    previous = v;
+  });
+  return entries;
+}
