@@ -124,8 +124,16 @@ export type Fact =
   | (Base & { kind: 'multipathFlushFailed'; volume: string; device: string; fellThrough: boolean })
   /** iSCSI detach skipped the logout because another volume keeps the session busy (isSessionBusy). */
   | (Base & { kind: 'iscsiLogoutSkipped'; volume: string; block: boolean })
-  /** After an UnmountDevice that reported success: what device state is left on the node. */
+  /**
+   * The kubelet marked a device unmounted (UnmountDevice / UnmapDevice succeeded and isDeviceOpened saw
+   * nothing): what device state is left on the node.
+   */
   | (Base & { kind: 'deviceResidue'; volume: string; scsiPaths: number; multipathMaps: number })
+  /**
+   * UnmountDevice / TearDownDevice succeeded but the kubelet's isDeviceOpened check found the device
+   * still open: the operation fails and is retried (uncertain with PR #107789, else still mounted).
+   */
+  | (Base & { kind: 'deviceInUseAfterUnmount'; volume: string })
   // ---- attach/detach controller ----
   | (Base & { kind: 'volumeAttached'; volume: string })
   /** A detach operation succeeded; `forced`: the node still had it mounted when maxWaitForUnmountDuration ran out. */

@@ -25,6 +25,8 @@ import {
 } from '../scenario/types.js';
 import type { PluginKind } from '../volume/volume.js';
 import {
+  CHAIN_PLOTS,
+  CHAIN_PLOTS_ON_TWO_NODES,
   type PlacedEntry,
   placeStaticChain,
   placeVolumeChain,
@@ -458,7 +460,11 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
 }
 
 /** A volume chain case: its one volume `lun-1` and its pods, nothing else. */
-function volumeChainScenario(d: ScenarioDraft, nodes: readonly string[]): Scenario {
+function volumeChainScenario(d: ScenarioDraft, drawnNodes: readonly string[]): Scenario {
+  // The restart and stuck plots are about another node waiting for the LUN: they need two.
+  const nodes = CHAIN_PLOTS_ON_TWO_NODES.has(CHAIN_PLOTS[d.volumeChain.plot] ?? 'free')
+    ? FUZZ_NODES.slice(0, Math.max(2, drawnNodes.length))
+    : drawnNodes;
   const placed = placeVolumeChain(d.volumeChain, nodes, 'lun-1');
   const v = placed.volume;
   const volume: VolumeDecl = {

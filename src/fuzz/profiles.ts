@@ -53,10 +53,14 @@ export type ChainFaultDraft =
  * node just after the first pod's grace period, while its UnmountDevice fails (or its device is still
  * open). restart: the first pod's node restarts its kubelet around the pod's deletion, with a
  * reconstruction fault armed, and the next pod waits on another node. stuck: the first pod's
- * UnmountDevice fails for the whole run while the next pod waits on another node.
+ * UnmountDevice fails for the whole run while the next pod (FC or iSCSI, ReadWriteOnce) waits on another
+ * node past the attach/detach controller's maxWaitForUnmountDuration.
  */
 export const CHAIN_PLOTS = ['free', 'reuse', 'restart', 'stuck'] as const;
 export type ChainPlot = (typeof CHAIN_PLOTS)[number];
+const PLOT_FIRST_LIFE_MS_MIN = 12_000;
+/** The plots whose story has another node wait for the LUN: the case gets at least two nodes. */
+export const CHAIN_PLOTS_ON_TWO_NODES: ReadonlySet<ChainPlot> = new Set(['restart', 'stuck']);
 
 export interface VolumeChainDraft {
   /** Index into CHAIN_PLOTS (shrinks towards free). */
@@ -253,13 +257,21 @@ function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
   const rest = d.steps.slice(2);
   // Another node for the second pod when there is one (node indices are taken modulo the node count).
   const otherNode = nodeCount > 1 ? first.node + 1 : first.node;
-  const lifeMs = first.lifeMs ?? 15_000;
+  // The plots are about a volume that was mounted: the first pod lives past its MountDevice (which
+  // waits for node status to report the volume in use, up to ~12 s after creation).
+  const lifeMs = Math.max(first.lifeMs ?? 15_000, PLOT_FIRST_LIFE_MS_MIN);
   switch (plot) {
     case 'reuse': {
       // A short grace period, and the next pod right after it: while the first UnmountDevice fails.
       const graceS = Math.min(first.graceS, 2);
       const fault = d.fault?.fault;
-      const stage: UnmountDeviceStage = fault?.kind === 'unmountDevice' ? fault.stage : 'afterUnmount';
+      // Without a drawn stage: iSCSI's map held through the unmount (#107789) or a failure after it (#100183).
+      const stage: UnmountDeviceStage =
+        fault?.kind === 'unmountDevice'
+          ? fault.stage
+          : d.plugin === 'iscsi'
+            ? 'deviceStillOpen'
+            : 'afterUnmount';
       const times = fault?.kind === 'unmountDevice' ? Math.max(2, fault.times) : 3;
       return {
         ...d,
@@ -291,9 +303,14 @@ function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
       };
     }
     case 'stuck':
+      // The next pod waits for the LUN (Multi-Attach) past the timeout. A CSI detach fences the node
+      // (ControllerUnpublish), FC's and iSCSI's do nothing there: the plot is about the latter, on a
+      // ReadWriteOnce volume.
       return {
         ...d,
-        steps: [{ ...first, lifeMs, force: false }, { ...second, node: otherNode }, ...rest],
+        plugin: d.plugin === 'csi' ? 'fc' : d.plugin,
+        access: 0,
+        steps: [{ ...first, lifeMs, force: false }, { ...second, node: otherNode, lifeMs: null }, ...rest],
         restart: null,
         fault: { step: 0, fault: { kind: 'unmountDeviceForever' } },
       };

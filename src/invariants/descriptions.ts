@@ -16,7 +16,7 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
   'mount-device-skipped-after-failure':
     "a pod's SetUp bind-mounts a global path that is not mounted (MountDevice skipped after a failed UnmountDevice)",
   'device-leaked-after-unmount':
-    'UnmountDevice reports success while SCSI paths or a multipath map of the LUN remain on the node',
+    'the kubelet marks a device unmounted while SCSI paths of the LUN remain on the node',
   'kubelet-panic':
     'a kubelet component fails in a way Go would panic (nil dereference, GetMetrics on an unset provider)',
   'node-shutdown-marked-failed':

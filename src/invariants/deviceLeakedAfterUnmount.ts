@@ -1,6 +1,7 @@
-// device-leaked-after-unmount: after an UnmountDevice that reported success, SCSI paths or a multipath
-// map of the LUN remain on the node (deviceResidue with scsiPaths > 0 or multipathMaps > 0). Another
-// node may then attach the LUN while stale paths and a dm map linger here. Catches volumes.md D / S8
+// device-leaked-after-unmount: the kubelet marked a device unmounted (UnmountDevice succeeded and its
+// isDeviceOpened check saw nothing) while SCSI paths of the LUN remain on the node (deviceResidue with
+// scsiPaths > 0). Another node may then attach the LUN while stale paths linger here. A map left with
+// no paths reaches no LUN and is not reported. Catches volumes.md D / S8
 // (FC multipath flush busy; the retry finds nothing mounted and returns success; fixed by #101862's
 // internal retry, still leaking when the flush never succeeds).
 import type { Fact } from '../facts.js';
@@ -35,7 +36,7 @@ export class DeviceLeakedAfterUnmount implements Checker {
         return;
       }
       case 'deviceResidue': {
-        if (f.scsiPaths <= 0 && f.multipathMaps <= 0) return;
+        if (f.scsiPaths <= 0) return;
         const recent = this.#unmounts.get(f.node)?.get(f.volume) ?? [];
         report({
           invariant: this.id,

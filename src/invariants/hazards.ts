@@ -32,18 +32,18 @@ export const HAZARDS = {
   'terminating-pod-volume-torn-down-on-restart': {
     upstream: ['kubernetes/kubernetes#113979', 'kubernetes/kubernetes#114326'],
     summary:
-      "after a kubelet restart, the populator skips a pod that is terminating in the API, so syncStates puts its volume into the actual state (or cleanupMounts unmounts it) and the reconciler tears it down while the pod's containers still run; a multipath map the container still holds then outlives an iSCSI UnmountDevice",
+      "after a kubelet restart, the populator skips a pod that is terminating in the API, so syncStates puts its volume into the actual state (or cleanupMounts unmounts it) and the reconciler tears it down while the pod's containers still run",
     open: 'fixed by #114326 in 1.27 and backported to 1.24-1.26, never to 1.23',
     scenario: 'terminating-pod-volume-torn-down-on-restart',
-    explains: ['volume-torn-down-while-running', 'device-leaked-after-unmount'],
+    explains: ['volume-torn-down-while-running'],
   },
   'orphan-pod-volume-torn-down-on-restart': {
     upstream: ['kubernetes/kubernetes#110682'],
     summary:
-      'after a kubelet restart, the volume of a pod that left the API while the kubelet was down is reconstructed (or cleaned up) and torn down by the reconciler (every 100 ms) before housekeeping (every 2 s, then a 1 s grace) has killed the orphaned containers; a multipath map they still hold then outlives an iSCSI UnmountDevice',
+      'after a kubelet restart, the volume of a pod that left the API while the kubelet was down is reconstructed (or cleaned up) and torn down by the reconciler (every 100 ms) before housekeeping (every 2 s, then a 1 s grace) has killed the orphaned containers',
     open: 'nothing orders the two loops in 1.23 or later; PR #110682 proposed gating unmountVolumes on ShouldPodRuntimeBeRemoved and was closed unmerged; no bug report was found',
     scenario: 'fc-kubelet-restart-reconstruct-procmounts',
-    explains: ['volume-torn-down-while-running', 'device-leaked-after-unmount'],
+    explains: ['volume-torn-down-while-running'],
   },
   'one-shot-reconstruction-gap': {
     upstream: ['kubernetes/kubernetes#85476'],
@@ -103,8 +103,6 @@ interface Marker {
  */
 export class HazardTracker {
   readonly #markers = new Map<HazardId, Marker[]>();
-  /** iSCSI deleteDevices flushes that failed and fell through (see onFact). */
-  readonly #flushFellThrough: Marker[] = [];
 
   onFact(f: Fact): void {
     switch (f.kind) {
@@ -126,12 +124,6 @@ export class HazardTracker {
         return;
       case 'iscsiLogoutSkipped':
         if (f.block) this.#mark('iscsi-block-session-busy', f.atMs, f.node, null, f.volume);
-        return;
-      case 'multipathFlushFailed':
-        // A map still held when UnmountDevice runs: a consequence of a reconstructed volume torn down
-        // under a running container, tied to that hazard (the pod's marker, for its volume, first).
-        if (f.fellThrough)
-          this.#flushFellThrough.push({ atMs: f.atMs, node: f.node, uid: null, volume: f.volume });
         return;
       case 'podFinishedOnFirstSight':
         this.#mark('terminal-on-first-sight-not-synced', f.atMs, f.node, f.uid, null);
@@ -171,8 +163,7 @@ export class HazardTracker {
   /**
    * Whether a marker explains a violation: it came first and names the violation's pod or volume on the
    * violation's node. multi-node-mount is reported on the node that opened the LUN second; #101791's
-   * marker is on the node that kept it, so only the volume has to match there. A leaked device is tied
-   * to a torn-down-on-restart marker through a failed, fallen-through flush of that volume after it.
+   * marker is on the node that kept it, so only the volume has to match there.
    */
   #ties(id: HazardId, m: Marker, v: Violation): boolean {
     if (m.atMs > v.atMs) return false;
@@ -180,13 +171,6 @@ export class HazardTracker {
       return m.volume === v.volume;
     }
     if (v.node !== null && m.node !== v.node) return false;
-    if (v.invariant === 'device-leaked-after-unmount' && m.uid !== null) {
-      return (
-        this.#flushFellThrough.some(
-          (x) => x.node === m.node && x.volume === m.volume && x.atMs >= m.atMs && x.atMs <= v.atMs,
-        ) && m.volume === v.volume
-      );
-    }
     // What the violation names must match what the marker names (a violation about a volume has no pod).
     if (m.volume !== null && v.volume !== null && m.volume !== v.volume) return false;
     if (m.uid !== null && v.uid !== null && m.uid !== v.uid) return false;

@@ -579,6 +579,11 @@ function onFact(b: Builder, f: Fact): void {
       );
       return;
     }
+    case 'deviceInUseAfterUnmount':
+      b.instant(tracks.device(node, f.volume), 'device in use after unmount', 'error', at, {
+        volume: f.volume,
+      });
+      return;
     // ---- attach/detach controller ----
     case 'volumeAttached':
       b.begin(pk('adc', f.volume, f.node), tracks.adc(f.volume, f.node), 'attached', at, {

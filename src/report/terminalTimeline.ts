@@ -107,6 +107,8 @@ export function describeFact(f: Fact): FactLine {
         subject: `volume ${f.volume}`,
         text: `deviceResidue scsiPaths=${f.scsiPaths} multipathMaps=${f.multipathMaps}`,
       };
+    case 'deviceInUseAfterUnmount':
+      return { subject: `volume ${f.volume}`, text: 'deviceInUseAfterUnmount (isDeviceOpened: retry)' };
     case 'volumeAttached':
       return { subject: `volume ${f.volume}`, text: 'volumeAttached' };
     case 'volumeDetached':

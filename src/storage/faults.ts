@@ -9,8 +9,10 @@
  *   EvalSymlinks of the device; iSCSI: `iscsiadm --logout`; CSI: NodeUnstage reports an error after it
  *   did its work, the #100182 / #106729 pattern).
  * - multipathFlushBusy: `multipath -f` answers "device is busy" for `times` attempts.
- * - deviceStillOpen: UnmountDevice succeeds, but a host process keeps the LUN's device open, so the
- *   kubelet's isDeviceOpened check (PR #107789) sees it open until the next UnmountDevice / MountDevice.
+ * - deviceStillOpen: a host process opens the LUN's device as UnmountDevice starts and holds it until the
+ *   next UnmountDevice / MountDevice of the volume on the node: the multipath flush fails "map in use",
+ *   so the dm map outlives the unmount and the kubelet's isDeviceOpened check (PR #107789) sees it open
+ *   (iSCSI, whose deleteDevices falls through); FC with fc-unmount-retry returns the flush error.
  */
 export type UnmountDeviceStage = 'beforeUnmount' | 'afterUnmount' | 'multipathFlushBusy' | 'deviceStillOpen';
 

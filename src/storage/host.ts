@@ -73,6 +73,13 @@ export interface NamespaceRef {
   readonly readWrite: boolean;
 }
 
+/**
+ * How long a deviceStillOpen holder keeps the LUN's device open (unless the next UnmountDevice or
+ * MountDevice of the volume comes first): longer than one UnmountDevice (so a flush and the kubelet's
+ * isDeviceOpened check right after it see the holder), shorter than FC's 10 s flush retry (#101862).
+ */
+export const DEVICE_HOLD_MS = 5_000;
+
 export class Host {
   readonly node: string;
   readonly sim: Sim;
@@ -86,8 +93,11 @@ export class Host {
   private readonly latencies: Record<LatencyOp, readonly [number, number]>;
   private readonly podNameOf: (uid: UID) => string;
   private readonly access = new Map<string, AccessState>();
-  /** deviceStillOpen: LUNs a host process holds open behind the kubelet's back. */
-  private readonly holders = new Set<string>();
+  /**
+   * deviceStillOpen: LUNs a host process holds open behind the kubelet's back, and until when (virtual
+   * ms): a udev / blkid probe or a scanner that opens the device as it is torn down and closes it soon.
+   */
+  private readonly holders = new Map<string, number>();
   /**
    * Containers' mount namespaces: container ID -> the LUNs its copy of the pod's volume mounts keeps
    * open (read-write or read-only). Host umounts do not reach them; they go when the container's
@@ -306,7 +316,7 @@ export class Host {
 
   /** Everything that keeps the LUN's block device open on this node: mounts, block maps, holders. */
   isDeviceOpened(volume: string): boolean {
-    if (this.holders.has(volume) || this.heldByContainer(volume)) return true;
+    if (this.heldByHostProcess(volume) || this.heldByContainer(volume)) return true;
     return this.mounts.list().some((m) => m.lun === volume);
   }
 
@@ -322,16 +332,21 @@ export class Host {
   /** Is the device node (disk or map) open: mounted, block-mapped, or under an open map? */
   isDevicePathOpen(devicePath: string): boolean {
     const lun = this.devices.lunOf(devicePath);
-    if (lun !== undefined && (this.holders.has(lun) || this.heldByContainer(lun))) return true;
+    if (lun !== undefined && (this.heldByHostProcess(lun) || this.heldByContainer(lun))) return true;
     const dev = this.devices.evalSymlinks(devicePath) ?? devicePath;
     return this.mounts
       .list()
       .some((m) => m.device === dev || this.devices.map(m.device)?.slaves.includes(dev));
   }
 
-  /** deviceStillOpen: a host process opens the LUN's device; it lets go at the next (un)mount of the device. */
+  /** deviceStillOpen: a host process opens the LUN's device for DEVICE_HOLD_MS, or until the next (un)mount. */
   holdDevice(volume: string): void {
-    this.holders.add(volume);
+    this.holders.set(volume, this.sim.nowMs + DEVICE_HOLD_MS);
+  }
+
+  private heldByHostProcess(volume: string): boolean {
+    const untilMs = this.holders.get(volume);
+    return untilMs !== undefined && this.sim.nowMs < untilMs;
   }
 
   releaseDevice(volume: string): void {
@@ -420,7 +435,7 @@ export class Host {
     };
   }
 
-  /** Publishes deviceResidue; plugins call it right after an UnmountDevice / TearDownDevice that succeeded. */
+  /** Publishes deviceResidue; the kubelet's operation calls it once it has marked the device unmounted. */
   publishDeviceResidue(volume: string): void {
     this.publish({ kind: 'deviceResidue', volume, ...this.deviceResidue(volume) });
   }

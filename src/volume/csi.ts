@@ -15,6 +15,7 @@ import { CSI_TARGET_WWN } from '../storage/san.js';
 import { MetricsBlock, MetricsStatFS } from './metrics.js';
 import {
   mapBlockVolume,
+  openDeviceBehindKubelet,
   recordUnmountDevice,
   specOfLun,
   tearDownFault,
@@ -249,7 +250,7 @@ class CsiDetacher implements Detacher {
   *unmountDevice(deviceMountPath: string): Co<GoError | undefined> {
     const host = this.plugin.host;
     const volume = host.mounts.at(deviceMountPath)?.lun ?? basename(dirname(deviceMountPath));
-    host.releaseDevice(volume);
+    openDeviceBehindKubelet(host, volume);
     const err = yield* this.nodeUnstage(volume, deviceMountPath);
     recordUnmountDevice(host, volume, err);
     return err;
@@ -406,7 +407,7 @@ class CsiBlockUnmapper implements BlockVolumeUnmapper {
   *tearDownDevice(mapPath: string): Co<GoError | undefined> {
     const host = this.plugin.host;
     const volume = this.volumeName;
-    host.releaseDevice(volume);
+    openDeviceBehindKubelet(host, volume);
     let err: GoError | undefined;
     if (host.faults.unmountDevice(volume, 'beforeUnmount')) {
       err = new GoError('rpc error: code = Internal desc = device is busy');

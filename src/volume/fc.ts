@@ -29,6 +29,7 @@ import { MetricsBlock, MetricsNil } from './metrics.js';
 import {
   findGlobalMapPathUUIDFromPod,
   mapBlockVolume,
+  openDeviceBehindKubelet,
   recordUnmountDevice,
   specOfLun,
   tearDownFault,
@@ -256,7 +257,7 @@ class FcDetacher implements Detacher {
   /** fcDetacher.UnmountDevice (volumes.md D.1). */
   private *unmountDeviceInternal(deviceMountPath: string, volume: string): Co<GoError | undefined> {
     const host = this.plugin.host;
-    host.releaseDevice(volume);
+    openDeviceBehindKubelet(host, volume);
     if (host.faults.unmountDevice(volume, 'beforeUnmount')) {
       return new GoError(
         `fc: failed to unmount: ${deviceMountPath}\nError: umount: ${deviceMountPath}: target is busy`,
@@ -414,7 +415,7 @@ class FcDiskUnmapper implements BlockVolumeUnmapper {
   *tearDownDevice(mapPath: string, devicePath: string): Co<GoError | undefined> {
     const host = this.plugin.host;
     const volume = this.volumeName;
-    host.releaseDevice(volume);
+    openDeviceBehindKubelet(host, volume);
     let err: GoError | undefined;
     if (host.faults.unmountDevice(volume, 'beforeUnmount')) {
       err = new GoError(`fc: failed to detach disk: ${mapPath}\nError: device or resource busy`);

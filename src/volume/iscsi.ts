@@ -27,6 +27,7 @@ import { callEmbeddedProvider, MetricsBlock, MetricsStatFS } from './metrics.js'
 import {
   findGlobalMapPathUUIDFromPod,
   mapBlockVolume,
+  openDeviceBehindKubelet,
   recordUnmountDevice,
   specOfLun,
   tearDownFault,
@@ -211,7 +212,7 @@ class IscsiDetacher implements Detacher {
       if (pi?.value === undefined || lunText === undefined) return undefined;
       return host.san.findIscsiLun(pi.value.portal, pi.value.iqn, Number(lunText));
     });
-    host.releaseDevice(volume);
+    openDeviceBehindKubelet(host, volume);
     let err = yield* detachDisk(host, this.plugin.targetLocks, volume, deviceMountPath);
     if (err !== undefined) {
       err = new GoError(`iscsi: failed to detach disk: ${deviceMountPath}\nError: ${err.message}`);
@@ -346,7 +347,7 @@ class IscsiDiskUnmapper implements BlockVolumeUnmapper {
   *tearDownDevice(mapPath: string): Co<GoError | undefined> {
     const host = this.plugin.host;
     const volume = this.volumeName;
-    host.releaseDevice(volume);
+    openDeviceBehindKubelet(host, volume);
     let err: GoError | undefined;
     if (host.faults.unmountDevice(volume, 'beforeUnmount')) {
       err = new GoError(`iscsi: failed to detach disk: ${mapPath}\nError: device or resource busy`);

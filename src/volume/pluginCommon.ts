@@ -61,15 +61,25 @@ export function volumeOfPath(host: Host, path: string, parse: (path: string) => 
 }
 
 /**
- * Facts around an UnmountDevice (or TearDownDevice) that just returned: its outcome, and after a success
- * what device state the LUN left on the node (deviceResidue). A deviceStillOpen fault fires here: the
- * unmount succeeded, but a host process now holds the device open.
+ * The start of an UnmountDevice (or TearDownDevice): a host process that held the LUN's device since the
+ * last one lets go, and a deviceStillOpen fault opens it again now (udev's blkid probe, a backup agent),
+ * before the plugin flushes and deletes the device. The flush then fails ("map in use"): FC (with
+ * fc-unmount-retry) returns the error, iSCSI's deleteDevices falls through and the map stays, so the
+ * kubelet's isDeviceOpened check after a successful UnmountDevice (PR #107789) finds the device open.
+ * A single-path SCSI disk is deleted even while open, as the kernel does.
+ */
+export function openDeviceBehindKubelet(host: Host, volume: string): void {
+  host.releaseDevice(volume);
+  if (host.faults.unmountDevice(volume, 'deviceStillOpen')) host.holdDevice(volume);
+}
+
+/**
+ * The fact of an UnmountDevice (or TearDownDevice) that just returned. What it left of the device
+ * (deviceResidue) is published by the kubelet's operation once it marks the device unmounted: after its
+ * isDeviceOpened check, which may still see the device and retry.
  */
 export function recordUnmountDevice(host: Host, volume: string, err: GoError | undefined): void {
   host.publish({ kind: 'unmountDevice', volume, ok: err === undefined });
-  if (err !== undefined) return;
-  if (host.faults.unmountDevice(volume, 'deviceStillOpen')) host.holdDevice(volume);
-  host.publishDeviceResidue(volume);
 }
 
 /** The tearDown fault: the pod's umount fails with EBUSY and nothing changes. */

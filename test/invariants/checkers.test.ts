@@ -332,7 +332,7 @@ describe('mount-device-skipped-after-failure', () => {
 });
 
 describe('device-leaked-after-unmount', () => {
-  it('fires when SCSI paths or a multipath map remain after a successful UnmountDevice', () => {
+  it('fires when SCSI paths remain as the kubelet marks the device unmounted', () => {
     const unmount = fact('unmountDevice', 100, { volume: 'lun-1', ok: true });
     const residue = fact('deviceResidue', 100, { volume: 'lun-1', scsiPaths: 2, multipathMaps: 1 });
     expect(run(new DeviceLeakedAfterUnmount(), [unmount, residue])).toEqual([
@@ -349,8 +349,11 @@ describe('device-leaked-after-unmount', () => {
         causes: [unmount, residue],
       },
     ]);
+  });
+
+  it('does not fire for a multipath map left without paths: it reaches no LUN', () => {
     const mapOnly = fact('deviceResidue', 100, { volume: 'lun-1', scsiPaths: 0, multipathMaps: 1 });
-    expect(run(new DeviceLeakedAfterUnmount(), [mapOnly])).toHaveLength(1);
+    expect(run(new DeviceLeakedAfterUnmount(), [mapOnly])).toEqual([]);
   });
 
   it('does not fire for a clean residue report', () => {

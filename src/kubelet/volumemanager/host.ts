@@ -73,6 +73,11 @@ export interface VolumeHost {
    * (for the reconstructionFinished fact; upstream's one-shot reconstruction never looks there).
    */
   globallyMountedVolumes?(): string[];
+  /**
+   * Optional simulator observation: publish what is left of the volume's device on the node (SCSI paths,
+   * multipath maps) at the moment the kubelet marks the device unmounted, i.e. takes it as gone.
+   */
+  publishDeviceResidue?(volumeName: string): void;
   /** Optional: config.SourcesReady.AllReady(); without it the sources are ready at once. */
   sourcesReady?(): boolean;
   publish(fact: Fact): void;

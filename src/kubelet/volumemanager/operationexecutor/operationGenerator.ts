@@ -46,7 +46,10 @@ export interface OperationGeneratorOptions {
   readonly nodeName: string;
   readonly fixes: Fixes;
   readonly volumePluginMgr: VolumePluginMgr;
-  readonly host: Pick<VolumeHost, 'getVolumesAttached' | 'isDeviceOpened' | 'publish'>;
+  readonly host: Pick<
+    VolumeHost,
+    'getVolumesAttached' | 'isDeviceOpened' | 'publishDeviceResidue' | 'publish'
+  >;
   readonly clock: { readonly nowMs: number };
 }
 
@@ -305,6 +308,7 @@ export class OperationGenerator {
       // Before logging that UnmountDevice succeeded and moving on, check whether the device is in use
       // anywhere else on the system. Retry if it returns true.
       if (og.opts.host.isDeviceOpened(deviceToDetach.devicePath)) {
+        og.publish({ kind: 'deviceInUseAfterUnmount', volume: deviceToDetach.volumeName });
         if (og.markUncertainWhenStillOpen) {
           // Mark the device as uncertain, so MountDevice is called for new pods (PR #107789: the global
           // mount is gone, so the actual state must not say GloballyMounted any more).
@@ -320,6 +324,7 @@ export class OperationGenerator {
       const markErr = asw.markDeviceAsUnmounted(deviceToDetach.volumeName);
       if (markErr !== undefined)
         return attachedVolumeError(deviceToDetach, 'MarkDeviceAsUnmounted failed', markErr);
+      og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName);
       return undefined;
     };
     return { ops: { operationName: 'unmount_device', operationFunc: unmountDeviceFunc }, err: undefined };

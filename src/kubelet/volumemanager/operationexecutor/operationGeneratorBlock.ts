@@ -194,6 +194,7 @@ export function generateUnmapDeviceFunc(
     // Before logging that UnmapDevice succeeded and moving on, check whether the device is in use
     // anywhere else on the system. Retry if it returns true.
     if (og.opts.host.isDeviceOpened(deviceToDetach.devicePath)) {
+      og.publish({ kind: 'deviceInUseAfterUnmount', volume: deviceToDetach.volumeName });
       return attachedVolumeError(
         deviceToDetach,
         'UnmapDevice failed',
@@ -204,6 +205,7 @@ export function generateUnmapDeviceFunc(
     const markErr = asw.markDeviceAsUnmounted(deviceToDetach.volumeName);
     if (markErr !== undefined)
       return attachedVolumeError(deviceToDetach, 'MarkDeviceAsUnmounted failed', markErr);
+    og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName);
     return undefined;
   };
   return { ops: { operationName: 'unmap_device', operationFunc: unmapDeviceFunc }, err: undefined };
