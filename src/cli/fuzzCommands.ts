@@ -172,8 +172,12 @@ function printFailure(
   const shrunk = f.minimal
     ? `shrunk in ${f.shrinkRuns} runs to a minimal scenario`
     : `shrunk in ${f.shrinkRuns} runs (budget or time limit reached: small, maybe not minimal)`;
+  const which =
+    f.closedBy === null
+      ? `first in case ${f.case}`
+      : `fix-sensitive (closed by ${f.closedBy} ${fixes.on(f.closedBy) ? 'off' : 'on'}), first in case ${f.case}`;
   out('');
-  out(`${c.red.bold(f.invariant)}: first in case ${f.case}, ${shrunk}:`);
+  out(`${c.red.bold(f.invariant)}: ${which}, ${shrunk}:`);
   if (f.error === undefined) {
     for (const line of timeline) out(`  ${line}`);
   } else {

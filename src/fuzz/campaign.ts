@@ -188,8 +188,10 @@ export interface KindStats {
 
 export interface CampaignFailure {
   readonly kind: FailureKind;
-  /** The first failing case of this kind (its unshrunk path is its index). */
+  /** The case shrunk: the kind's first fix-sensitive case, else its first (its unshrunk path is its index). */
   readonly caseIndex: number;
+  /** The switch whose flip closes the minimal case (kept through shrinking), or null. */
+  readonly closedBy: FixId | null;
   readonly shrink: ShrinkOutcome;
   /** `<kind>-<seed>-<case>.yaml` */
   readonly fileName: string;
@@ -268,18 +270,49 @@ export function kindStats(results: readonly CaseOutcome[]): KindStats[] {
   }));
 }
 
+/** A failure the campaign shrinks: its kind, the case it starts from, and the switch it must keep closing. */
+export interface FailurePick {
+  readonly kind: FailureKind;
+  readonly caseIndex: number;
+}
+
+/**
+ * Which failures a campaign shrinks (--shrink N of them), and from which case: the fix-sensitive kinds
+ * first (by their first fix-sensitive case, which is shrunk), then the others (by their first case). A
+ * shard meets no kind before K that the whole campaign meets after K, so the shards of a campaign pick
+ * K's failure from the same case (podrace merge relies on it).
+ */
+export function failurePicks(kinds: readonly KindStats[], shrink: number): FailurePick[] {
+  const sensitive = kinds
+    .filter((k) => k.firstFixSensitiveCase !== null)
+    .sort((a, b) => (a.firstFixSensitiveCase ?? 0) - (b.firstFixSensitiveCase ?? 0));
+  const others = kinds.filter((k) => k.firstFixSensitiveCase === null);
+  return [...sensitive, ...others]
+    .slice(0, Math.max(0, shrink))
+    .map((k) => ({ kind: k.kind, caseIndex: k.firstFixSensitiveCase ?? k.firstCase }));
+}
+
 export function failureFileName(kind: FailureKind, seed: number, caseIndex: number): string {
   return `${kind}-${seed}-${caseIndex}.yaml`;
 }
 
-/** Shrinks case `caseIndex` for `kind`, writes the result as YAML, loads it back and re-runs it. */
+/**
+ * Shrinks case `caseIndex` for `kind`, writes the result as YAML, loads it back and re-runs it. With
+ * `closedBy` (a switch whose flip closed `kind` in that case) every shrink step must keep it closed, and
+ * the file gets a second claim: the same run with that switch flipped, without `kind`.
+ */
 export function minimalFailure(
   seed: number,
   caseIndex: number,
   fixes: Fixes,
   kind: FailureKind,
-  o: { shrinkRuns?: number | undefined; shouldStop?: (() => boolean) | undefined } = {},
+  o: {
+    shrinkRuns?: number | undefined;
+    shouldStop?: (() => boolean) | undefined;
+    closedBy?: FixId | undefined;
+  } = {},
 ): CampaignFailure {
+  const flipped = o.closedBy === undefined ? undefined : fixes.with(o.closedBy, !fixes.on(o.closedBy));
   const shrink = shrinkCase({
     seed,
     path: String(caseIndex),
@@ -287,25 +320,41 @@ export function minimalFailure(
     kind,
     maxRuns: o.shrinkRuns ?? DEFAULT_SHRINK_RUNS,
     ...(o.shouldStop === undefined ? {} : { shouldStop: o.shouldStop }),
+    ...(flipped === undefined ? {} : { closedWith: flipped }),
   });
   const fileName = failureFileName(kind, seed, caseIndex);
-  const check = runGuarded(shrink.scenario, fixes);
-  const fired = check.ok
-    ? INVARIANT_IDS.filter((id) => check.result.violations.some((v) => v.invariant === id))
-    : [];
+  const firedWith = (f: Fixes): InvariantId[] | undefined => {
+    const r = runGuarded(shrink.scenario, f);
+    return r.ok
+      ? INVARIANT_IDS.filter((id) => r.result.violations.some((v) => v.invariant === id))
+      : undefined;
+  };
+  const fired = firedWith(fixes);
+  const contrast = flipped === undefined ? undefined : firedWith(flipped);
   const what = kind === 'simulator-error' ? 'the simulator throws (a podrace bug)' : `${kind} fires`;
+  const closing =
+    o.closedBy === undefined || contrast === undefined
+      ? ''
+      : ` Turning ${o.closedBy} ${fixes.on(o.closedBy) ? 'off' : 'on'} closes it.`;
   const scenario: Scenario = {
     ...shrink.scenario,
     name: fileName.replace(/\.yaml$/, ''),
     description: [
       `Found by podrace fuzz --seed ${seed} ${fixFlags(fixes).join(' ')} (case ${caseIndex}), shrunk by fast-check`,
-      `to path ${shrink.path}: with fixes ${fixes.label()}, ${what}.`,
+      `to path ${shrink.path}: with fixes ${fixes.label()}, ${what}.${closing}`,
       `Replay: podrace replay --seed ${seed} --path ${shrink.path} ${fixFlags(fixes).join(' ')}`,
     ]
       .join(' ')
       .replace(/ {2,}/g, ' ')
       .trim(),
-    claims: check.ok ? [{ line: 0, fixes: claimFixesOf(fixes), violations: fired, findings: null }] : [],
+    claims: [
+      ...(fired === undefined
+        ? []
+        : [{ line: 0, fixes: claimFixesOf(fixes), violations: fired, findings: null }]),
+      ...(flipped === undefined || contrast === undefined
+        ? []
+        : [{ line: 0, fixes: claimFixesOf(flipped), violations: contrast, findings: null }]),
+    ],
   };
   const yaml = scenarioToYaml(scenario);
   let run: GuardedRun;
@@ -314,7 +363,17 @@ export function minimalFailure(
   } catch (err) {
     run = { ok: false, error: `the written scenario does not load: ${String(err)}` };
   }
-  return { kind, caseIndex, shrink, fileName, scenario, yaml, run, reproduces: showsFailure(run, kind) };
+  return {
+    kind,
+    caseIndex,
+    closedBy: contrast === undefined ? null : (o.closedBy ?? null),
+    shrink,
+    fileName,
+    scenario,
+    yaml,
+    run,
+    reproduces: showsFailure(run, kind),
+  };
 }
 
 export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
@@ -337,12 +396,15 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
   });
   const kinds = kindStats(pool.results);
   const failures: CampaignFailure[] = [];
-  for (const k of kinds.slice(0, Math.max(0, o.shrink ?? 1))) {
-    o.onShrink?.(k.kind, k.firstCase);
+  for (const pick of failurePicks(kinds, o.shrink ?? 1)) {
+    o.onShrink?.(pick.kind, pick.caseIndex);
+    const outcome = pool.results.find((r) => r.index === pick.caseIndex);
+    const closing = pick.kind === 'simulator-error' ? undefined : outcome?.closedBy?.[pick.kind]?.[0];
     failures.push(
-      minimalFailure(o.seed, k.firstCase, o.fixes, k.kind, {
+      minimalFailure(o.seed, pick.caseIndex, o.fixes, pick.kind, {
         shrinkRuns: o.shrinkRuns,
         shouldStop: o.shouldStop,
+        closedBy: closing,
       }),
     );
   }

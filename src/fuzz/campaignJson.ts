@@ -50,10 +50,13 @@ export interface CaseLine {
 export interface FailureLine {
   readonly type: 'failure';
   readonly invariant: FailureKind;
+  /** The case shrunk: the kind's first fix-sensitive case, else its first. */
   readonly case: number;
   readonly campaignSeed: number;
   readonly path: string;
   readonly file: string;
+  /** The switch whose flip closes the minimal case (the file's second claim), or null. */
+  readonly closedBy: FixId | null;
   readonly reproduces: boolean;
   readonly shrinkRuns: number;
   readonly minimal: boolean;
@@ -178,6 +181,7 @@ export function failureLine(f: CampaignFailure, file: string, seed: number, fixe
     campaignSeed: seed,
     path: f.shrink.path,
     file,
+    closedBy: f.closedBy,
     reproduces: f.reproduces,
     shrinkRuns: f.shrink.runs,
     minimal: !f.shrink.cutShort,

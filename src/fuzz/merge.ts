@@ -4,14 +4,15 @@
 //
 // Why the shards' lines are the campaign's: a case depends on (seed, index) only, so each failing case's
 // line is the same in its shard as in the whole campaign. The campaign's kinds of failure are kindStats over
-// the failing cases in case order, recomputed here from the case lines. The first failing case c of a kind
-// K belongs to one shard; every kind that shard meets before K (in case order, then time order within a
-// case) the whole campaign also meets before K, so K ranks no later there: with the same --shrink that
-// shard shrank K at case c, and shrinking is deterministic (its budget is counted in runs), so its failure
-// line is the campaign's.
+// the failing cases in case order, recomputed here from the case lines, and failurePicks chooses which to
+// shrink from which case c: the fix-sensitive kinds by their first fix-sensitive case, then the others by
+// their first case. c belongs to one shard, and every kind that shard ranks before K the whole campaign
+// ranks before K too (a kind fix-sensitive in the shard is so in the campaign, no later), so K ranks no
+// later there: with the same --shrink that shard shrank K from case c, and shrinking is deterministic (its
+// budget is counted in runs), so its failure line is the campaign's.
 import { z } from 'zod';
 import { FIX_IDS } from '../fixes.js';
-import { kindStats, type Shard, shardCases } from './campaign.js';
+import { failurePicks, kindStats, type Shard, shardCases } from './campaign.js';
 import {
   type CampaignLines,
   type CaseLine,
@@ -79,6 +80,7 @@ const failureSchema = z.object({
   campaignSeed: count,
   path: z.string(),
   file: z.string(),
+  closedBy: z.enum(FIX_IDS).nullable(),
   reproduces: z.boolean(),
   shrinkRuns: count,
   minimal: z.boolean(),
@@ -305,12 +307,12 @@ export function mergeShards(outputs: readonly ShardOutput[], o: { readonly versi
   const first = shards[0]?.lines.summary as SummaryLine;
   const cases = shards.flatMap((s) => s.lines.cases).sort((a, b) => a.case - b.case);
   const kinds = kindStats(cases.map(caseOutcomeOfLine));
-  const failures = kinds.slice(0, first.shrink).map((k) => {
-    const owner = shards[k.firstCase % n];
-    const f = owner?.lines.failures.find((x) => x.invariant === k.kind && x.case === k.firstCase);
+  const failures = failurePicks(kinds, first.shrink).map((k) => {
+    const owner = shards[k.caseIndex % n];
+    const f = owner?.lines.failures.find((x) => x.invariant === k.kind && x.case === k.caseIndex);
     if (owner === undefined || f === undefined)
       throw new MergeError(
-        `${owner?.where ?? 'a shard'}: no failure line for ${k.kind} at case ${k.firstCase}, the campaign's first (were its failures cut from the output?)`,
+        `${owner?.where ?? 'a shard'}: no failure line for ${k.kind} at case ${k.caseIndex}, the case the campaign shrinks (were its failures cut from the output?)`,
       );
     return f;
   });

@@ -107,6 +107,11 @@ export interface ShrinkOptions {
   readonly maxRuns?: number;
   /** Asked before every run; true stops shrinking (the CLI's --time-limit). */
   readonly shouldStop?: () => boolean;
+  /**
+   * Keep the case fix-sensitive: every smaller case must also not show `kind` with these fixes (the
+   * campaign's with the closing switch flipped). Costs a second run per step that fails.
+   */
+  readonly closedWith?: Fixes;
 }
 
 export interface ShrinkOutcome {
@@ -135,7 +140,8 @@ export function shrinkCase(o: ShrinkOptions): ShrinkOutcome {
       return true; // out of budget: no further candidate counts as failing
     }
     runs++;
-    return !showsFailure(runGuarded(s, o.fixes), o.kind);
+    if (!showsFailure(runGuarded(s, o.fixes), o.kind)) return true;
+    return o.closedWith !== undefined && showsFailure(runGuarded(s, o.closedWith), o.kind);
   };
   const details = fc.check(caseProperty(predicate), {
     seed: o.seed,

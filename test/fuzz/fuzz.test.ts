@@ -142,14 +142,21 @@ describe('a campaign against the legacy kubelet', () => {
     const result = runScenario(loaded, { fixes: legacy });
     expect(result.violations.map((v) => v.invariant)).toContain(f.kind);
     // The file records what fired as a claim, so `podrace verify` can keep it as a regression test.
-    expect(loaded.claims).toEqual([
-      {
-        line: loaded.claims[0]?.line ?? 0,
-        fixes: claimFixesOf(legacy),
-        violations: f.scenario.claims[0]?.violations,
-        findings: null,
-      },
-    ]);
+    expect(loaded.claims[0]).toEqual({
+      line: loaded.claims[0]?.line ?? 0,
+      fixes: claimFixesOf(legacy),
+      violations: f.scenario.claims[0]?.violations,
+      findings: null,
+    });
+    // A fix-sensitive find (the legacy kubelet's first is the pod worker race) was shrunk keeping the
+    // switch that closes it, and the file's second claim is that contrast: the switch on, the kind gone.
+    expect(f.closedBy).not.toBeNull();
+    const closedBy = f.closedBy ?? 'pod-worker-lifecycle';
+    expect(loaded.claims).toHaveLength(2);
+    expect(loaded.claims[1]?.fixes).toEqual(claimFixesOf(legacy.with(closedBy, true)));
+    expect(loaded.claims[1]?.violations).not.toContain(f.kind);
+    const contrast = runScenario(loaded, { fixes: legacy.with(closedBy, true) });
+    expect(contrast.violations.map((v) => v.invariant)).not.toContain(f.kind);
     expect(fixFlags(legacy)).toEqual(['--kubelet legacy']);
     // Shrinking made it no bigger than the case it came from.
     const original = scenarioAt(1, String(f.caseIndex));

@@ -1,0 +1,90 @@
+// Re-finding a fix's bug from scratch: with one switch off (every other switch as its base kubelet has
+// it), run the campaign's cases in order until one fires an invariant that turning the switch back on
+// closes. That case is what the differential oracle would report as "closed by: <switch>". The test suite
+// asserts it for every switch a scenario can show; `npm run bench` measures cases and wall time to it.
+// Pure but for the injected clock.
+import { FIX_IDS, FIX_TABLE, type FixDef, Fixes, type FixId } from '../fixes.js';
+import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
+import { runGuarded, scenariosOfCases } from './shrink.js';
+
+/**
+ * The switches no case can show by turning them off alone, and why. Every other switch is re-findable.
+ */
+export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
+  'block-volume-stats':
+    'turning it off removes calls (the stats collector skips Block volumes): it is the change that exposed the nil MetricsProvider, whose fix is block-metrics',
+  'terminal-pod-on-first-sight':
+    'without it a pod first seen terminal goes through SyncPod, which starts nothing for a terminal pod in the simulator: the admission of terminal pods is not modelled',
+  'node-shutdown-failed-phase':
+    'its absence shows as a finding (node-shutdown-marked-failed), not a violation: upstream chose that behaviour for 1.22.0-1.22.4',
+};
+
+export const REFINDABLE_FIXES: readonly FixId[] = FIX_IDS.filter((id) => NOT_REFINDABLE[id] === undefined);
+
+/**
+ * The fix set a switch is re-found from: every fix on, or for a release-1.20 path (a switch that acts
+ * only while pod-worker-lifecycle is off) the 1.20 kubelet with that switch on.
+ */
+export function refindBase(fix: FixId): Fixes {
+  const d: FixDef = FIX_TABLE[fix];
+  return d.needsPodWorkerLifecycle === false ? Fixes.of('1.20').with(fix, true) : Fixes.all();
+}
+
+export interface RefindOptions {
+  readonly fix: FixId;
+  readonly seed: number;
+  /** A bound: give up after this many cases. */
+  readonly casesMax: number;
+  /** The wall clock, for `wallMs` (the CLI's or the bench's); without it wallMs is 0. */
+  readonly now?: () => number;
+}
+
+export interface RefindResult {
+  readonly fix: FixId;
+  readonly seed: number;
+  /** The first case the switch closes, or null when none in casesMax. */
+  readonly caseIndex: number | null;
+  /** Cases run (caseIndex + 1 when found). */
+  readonly cases: number;
+  /** The invariants that fired with the switch off and not with it on, in that case. */
+  readonly closed: readonly InvariantId[];
+  readonly wallMs: number;
+}
+
+/** Cases generated per fast-check sample: generation is lazy, a bounded chunk at a time. */
+const CHUNK_CASES = 25;
+
+export function refind(o: RefindOptions): RefindResult {
+  if (!Number.isInteger(o.casesMax) || o.casesMax < 1) throw new Error('refind: casesMax must be >= 1');
+  const startMs = o.now?.() ?? 0;
+  const on = refindBase(o.fix);
+  const off = on.with(o.fix, false);
+  let cases = 0;
+  for (let first = 0; first < o.casesMax; first += CHUNK_CASES) {
+    const indices: number[] = [];
+    for (let i = first; i < Math.min(o.casesMax, first + CHUNK_CASES); i++) indices.push(i);
+    const scenarios = scenariosOfCases(o.seed, indices);
+    for (let k = 0; k < scenarios.length; k++) {
+      const scenario = scenarios[k];
+      if (scenario === undefined) continue;
+      cases++;
+      const broken = runGuarded(scenario, off);
+      if (!broken.ok || broken.result.violations.length === 0) continue;
+      const fixed = runGuarded(scenario, on);
+      if (!fixed.ok) continue;
+      const firedOff = new Set(broken.result.violations.map((v) => v.invariant));
+      const firedOn = new Set(fixed.result.violations.map((v) => v.invariant));
+      const closed = INVARIANT_IDS.filter((id) => firedOff.has(id) && !firedOn.has(id));
+      if (closed.length === 0) continue;
+      return {
+        fix: o.fix,
+        seed: o.seed,
+        caseIndex: indices[k] ?? -1,
+        cases,
+        closed,
+        wallMs: (o.now?.() ?? 0) - startMs,
+      };
+    }
+  }
+  return { fix: o.fix, seed: o.seed, caseIndex: null, cases, closed: [], wallMs: (o.now?.() ?? 0) - startMs };
+}

@@ -1,0 +1,33 @@
+// Every fix's bug, re-found from scratch: with only that switch off, the campaign of seed 1 reaches a
+// case that turning the switch back on closes, within a bound. The bench measures how fast over 20 seeds;
+// this asserts only that it happens, with a fixed seed.
+import { describe, expect, it } from 'vitest';
+import { FIX_IDS } from '../../src/fixes.js';
+import { closingSwitches } from '../../src/fuzz/oracle.js';
+import { NOT_REFINDABLE, REFINDABLE_FIXES, refind, refindBase } from '../../src/fuzz/refind.js';
+import { scenarioAt } from '../../src/fuzz/shrink.js';
+
+/** Seed 1 finds every switch's bug within 60 cases today; the bound leaves room for generator changes. */
+const CASES_MAX = 300;
+
+describe('re-finding each fix from scratch (seed 1)', () => {
+  it('covers every switch: re-findable, or not with a reason', () => {
+    for (const id of FIX_IDS) {
+      expect(REFINDABLE_FIXES.includes(id) !== (NOT_REFINDABLE[id] !== undefined)).toBe(true);
+    }
+    expect(REFINDABLE_FIXES.length).toBe(12);
+  });
+
+  for (const fix of REFINDABLE_FIXES) {
+    it(`${fix}: a case with it off fires an invariant that turning it on closes`, () => {
+      const r = refind({ fix, seed: 1, casesMax: CASES_MAX });
+      expect(r.caseIndex, `no case in ${CASES_MAX} showed ${fix}`).not.toBeNull();
+      expect(r.closed.length).toBeGreaterThan(0);
+      expect(r.cases).toBe((r.caseIndex ?? 0) + 1);
+      // The differential oracle, run from the broken fix set, says the same: the switch closes it.
+      const off = refindBase(fix).with(fix, false);
+      const { closedBy } = closingSwitches(scenarioAt(1, String(r.caseIndex)), off, r.closed);
+      for (const id of r.closed) expect(closedBy[id]).toContain(fix);
+    });
+  }
+});
