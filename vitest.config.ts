@@ -6,7 +6,6 @@ export default defineConfig({
     setupFiles: ['test/setup.ts'],
     globalSetup: ['test/cli/globalSetup.ts'],
     testTimeout: 60_000,
-    benchmark: { include: ['test/bench/**/*.bench.ts'] },
     coverage: { provider: 'v8', include: ['src/**'], reporter: ['text', 'html', 'lcov'] },
   },
 });

@@ -1,6 +1,6 @@
 // The podrace commands (SPEC section 2). Each handler sets the exit code through `setExit`; bad input
 // throws InputError (exit 2). Output for humans goes through chalk; `--json` prints machine output only.
-import { readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Chalk } from 'chalk';
@@ -20,6 +20,7 @@ import { EXIT, InputError } from './errors.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
 import { fixesOption, fixSelectionOptions, seedOption } from './options.js';
+import { writeOutputFile } from './output.js';
 
 /** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
 export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
@@ -55,16 +56,6 @@ export function scenarioFiles(paths: readonly string[]): string[] {
     } else out.push(p);
   }
   return out;
-}
-
-function writeOut(path: string, text: string): void {
-  try {
-    writeFileSync(path, text);
-  } catch (err) {
-    throw new InputError(
-      `${path}: cannot write file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
-    );
-  }
 }
 
 export function registerCommands(parser: Argv, setExit: (code: number) => void): void {
@@ -107,8 +98,8 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
         const start = wallClockMs();
         const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts });
         const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
-        if (argv.trace !== undefined) writeOut(argv.trace, toChromeTrace(result));
-        if (argv.timeline !== undefined) writeOut(argv.timeline, toTimelineHtml(result));
+        if (argv.trace !== undefined) writeOutputFile(argv.trace, toChromeTrace(result));
+        if (argv.timeline !== undefined) writeOutputFile(argv.timeline, toTimelineHtml(result));
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
         const bisection = argv.bisect ? bisect(scenario, fixes, seed, result) : undefined;
         if (argv.json) {
@@ -146,8 +137,13 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
       (y) =>
         y
           .positional('paths', { type: 'string', array: true, describe: 'scenario files or folders' })
-          .option('json', { type: 'boolean', default: false, describe: 'one JSON object per claim' }),
-      (argv) => {
+          .option('json', { type: 'boolean', default: false, describe: 'one JSON object per claim' })
+          .option('junit', {
+            type: 'string',
+            requiresArg: true,
+            describe: 'also write a JUnit XML report to this file (one test case per claim)',
+          }),
+      async (argv) => {
         const paths =
           argv.paths === undefined || argv.paths.length === 0 ? ['scenarios'] : argv.paths.map(String);
         const files = scenarioFiles(paths);
@@ -173,6 +169,10 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           }
         } else {
           for (const line of formatVerifyTable(rows, color)) process.stdout.write(`${line}\n`);
+        }
+        if (argv.junit !== undefined) {
+          const { junitXml, verifyJUnit } = await import('../report/junit.js');
+          writeOutputFile(argv.junit, junitXml(verifyJUnit(rows)));
         }
         const failed = rows.filter((r) => !r.claim.pass).length;
         setExit(failed === 0 ? EXIT.OK : EXIT.VIOLATION);

@@ -1,7 +1,6 @@
 // `podrace fuzz`, `podrace replay` and `podrace main` (what `npm start` runs). SPEC section 2;
 // docs/fuzzing.md describes the output and the JSON lines. The campaign itself (src/fuzz/) is pure: this
 // file owns the wall clock (--time-limit, progress, wallMs), the terminal and the files.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Chalk } from 'chalk';
@@ -11,6 +10,7 @@ import { type CampaignFailure, type CampaignReport, runCampaign, type Shard } fr
 import {
   type CampaignLines,
   campaignLines,
+  caseLine,
   FAILURE_TIMELINE_LINES,
   type FailureLine,
   fixesOfRecord,
@@ -33,6 +33,7 @@ import {
   seedOption,
   shardOption,
 } from './options.js';
+import { writeOutputFile } from './output.js';
 import { podraceVersion } from './version.js';
 
 export type Out = (line: string) => void;
@@ -90,15 +91,7 @@ function replay(a: ReplayArgs, out: Out): number {
       `--path: no fuzz case at seed ${a.seed} path ${a.path} (${(err as Error).message.split('\n')[0]})`,
     );
   }
-  if (a.save !== undefined) {
-    try {
-      writeFileSync(a.save, scenarioToYaml(scenario));
-    } catch (err) {
-      throw new InputError(
-        `${a.save}: cannot write file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
-      );
-    }
-  }
+  if (a.save !== undefined) writeOutputFile(a.save, scenarioToYaml(scenario));
   const start = wallClockMs();
   const run = runGuarded(scenario, a.fixes, !a.json);
   const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
@@ -141,19 +134,14 @@ interface FuzzArgs {
   readonly shrinkRuns: number;
   readonly strict: boolean;
   readonly oracle: boolean;
+  /** Also write a JUnit report here. */
+  readonly junit: string | undefined;
   readonly color: boolean;
 }
 
 function writeFailure(dir: string, f: CampaignFailure): string {
   const file = join(dir, f.fileName);
-  try {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(file, f.yaml);
-  } catch (err) {
-    throw new InputError(
-      `${file}: cannot write file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
-    );
-  }
+  writeOutputFile(file, f.yaml, { mkdir: true });
   return file;
 }
 
@@ -288,6 +276,11 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     shrinkRuns: a.shrinkRuns,
     strict: a.strict,
   });
+  if (a.junit !== undefined) {
+    const { campaignJUnit, junitXml } = await import('../report/junit.js');
+    const cases = report.results.map((r) => caseLine(r, a.seed, a.fixes));
+    writeOutputFile(a.junit, junitXml([campaignJUnit(lines, cases)]));
+  }
 
   if (a.json) {
     for (const line of jsonLines(lines)) out(line);
@@ -464,6 +457,11 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
             type: 'boolean',
             default: true,
             describe: 're-run each failing case with each fix switch flipped (--no-oracle: skip)',
+          })
+          .option('junit', {
+            type: 'string',
+            requiresArg: true,
+            describe: 'also write a JUnit XML report to this file (one test case per case)',
           }),
       async (argv) => {
         const fixes = fixesOption(argv.kubelet, argv.fix);
@@ -492,6 +490,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
           shrinkRuns: positiveIntOption(argv['shrink-runs'], '--shrink-runs'),
           strict: argv.strict,
           oracle: argv.oracle,
+          junit: argv.junit,
           color,
         };
         setExit(await fuzz(args, stdoutLine));

@@ -136,21 +136,39 @@ export type ActionDraft =
       readonly times: number;
     };
 
-export interface ScenarioDraft {
+/**
+ * A case's draft: one profile (swarm testing), each with only the fields it uses, so that fast-check
+ * never spends shrink steps on parts of a draft the case ignores. mixed: pod churn with actions and
+ * faults; volumeChain: one volume from pod to pod (src/fuzz/profiles.ts); staticChain: versions of one
+ * static pod.
+ */
+export type ScenarioDraft = MixedDraft | VolumeChainCaseDraft | StaticChainCaseDraft;
+
+interface DraftBase {
   readonly seed: number;
   readonly nodeCount: number;
-  /** Which profile the case is (swarm testing): 0-1 mixed pod churn, 2-3 a volume chain, 4 a static pod chain. */
-  readonly profile: number;
+}
+
+export interface MixedDraft extends DraftBase {
+  readonly profile: 'mixed';
   /**
-   * Mixed profile: which action kinds are on (bit i: ACTION_DRAFT_KINDS[i]); a case draws its own mix,
-   * so some cases are all deletions, others all restarts and faults. Shrinks towards none.
+   * Which action kinds are on (bit i: ACTION_DRAFT_KINDS[i]); a case draws its own mix, so some cases
+   * are all deletions, others all restarts and faults. Shrinks towards none.
    */
   readonly mask: number;
   readonly volumes: readonly VolumeDraft[];
   readonly pods: readonly PodDraft[];
   readonly actions: readonly ActionDraft[];
-  readonly volumeChain: VolumeChainDraft;
-  readonly staticChain: StaticChainDraft;
+}
+
+export interface VolumeChainCaseDraft extends DraftBase {
+  readonly profile: 'volumeChain';
+  readonly chain: VolumeChainDraft;
+}
+
+export interface StaticChainCaseDraft extends DraftBase {
+  readonly profile: 'staticChain';
+  readonly chain: StaticChainDraft;
 }
 
 /** The action kinds of the mixed profile, in mask bit order. */
@@ -311,17 +329,41 @@ const actionDraft: fc.Arbitrary<ActionDraft> = fc.oneof(
   },
 );
 
-export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
+const draftBase = {
   seed: fc.nat({ max: 0xffff }),
   nodeCount: fc.integer({ min: 1, max: FUZZ_NODES.length }),
-  profile: fc.nat({ max: 4 }),
-  mask: fc.nat({ max: 2 ** ACTION_DRAFT_KINDS.length - 1 }),
-  volumes: fc.array(volumeDraft, { maxLength: 3 }),
-  pods: fc.array(podDraft, { minLength: 1, maxLength: 12 }),
-  actions: fc.array(actionDraft, { maxLength: 8 }),
-  volumeChain: volumeChainDraft,
-  staticChain: staticChainDraft,
-});
+};
+
+// Mixed 2 : volume chain 2 : static chain 1.
+export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.oneof(
+  {
+    arbitrary: fc.record({
+      profile: fc.constant('mixed' as const),
+      ...draftBase,
+      mask: fc.nat({ max: 2 ** ACTION_DRAFT_KINDS.length - 1 }),
+      volumes: fc.array(volumeDraft, { maxLength: 3 }),
+      pods: fc.array(podDraft, { minLength: 1, maxLength: 12 }),
+      actions: fc.array(actionDraft, { maxLength: 8 }),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      profile: fc.constant('volumeChain' as const),
+      ...draftBase,
+      chain: volumeChainDraft,
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({
+      profile: fc.constant('staticChain' as const),
+      ...draftBase,
+      chain: staticChainDraft,
+    }),
+    weight: 1,
+  },
+);
 
 // ---- the fix-up ------------------------------------------------------------------------------------------
 
@@ -348,8 +390,9 @@ interface Pending {
 /** The draft as a valid normalised Scenario (named FUZZ_SCENARIO_NAME; the campaign renames it). */
 export function scenarioFromDraft(d: ScenarioDraft): Scenario {
   const nodes = FUZZ_NODES.slice(0, Math.max(1, Math.min(FUZZ_NODES.length, d.nodeCount)));
-  if (d.profile === 2 || d.profile === 3) return volumeChainScenario(d, nodes);
-  if (d.profile === 4) return chainScenario(d.seed, nodes, [], placeStaticChain(d.staticChain, nodes), 0);
+  if (d.profile === 'volumeChain') return volumeChainScenario(d, nodes);
+  if (d.profile === 'staticChain')
+    return chainScenario(d.seed, nodes, [], placeStaticChain(d.chain, nodes), 0);
   const nodeOf = (i: number): string => nodes[i % nodes.length] ?? 'node-a';
   const volumes: VolumeDecl[] = d.volumes.map((v, i) => ({
     name: `lun-${i + 1}`,
@@ -460,12 +503,12 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
 }
 
 /** A volume chain case: its one volume `lun-1` and its pods, nothing else. */
-function volumeChainScenario(d: ScenarioDraft, drawnNodes: readonly string[]): Scenario {
+function volumeChainScenario(d: VolumeChainCaseDraft, drawnNodes: readonly string[]): Scenario {
   // The restart and stuck plots are about another node waiting for the LUN: they need two.
-  const nodes = CHAIN_PLOTS_ON_TWO_NODES.has(CHAIN_PLOTS[d.volumeChain.plot] ?? 'free')
+  const nodes = CHAIN_PLOTS_ON_TWO_NODES.has(CHAIN_PLOTS[d.chain.plot] ?? 'free')
     ? FUZZ_NODES.slice(0, Math.max(2, drawnNodes.length))
     : drawnNodes;
-  const placed = placeVolumeChain(d.volumeChain, nodes, 'lun-1');
+  const placed = placeVolumeChain(d.chain, nodes, 'lun-1');
   const v = placed.volume;
   const volume: VolumeDecl = {
     name: 'lun-1',

@@ -8,7 +8,7 @@ import { type CampaignLines, campaignLines, jsonLines } from '../../src/fuzz/cam
 import { MergeError, mergeShards, parseShardOutputs, type ShardSource } from '../../src/fuzz/merge.js';
 
 const VERSION = '0.0.0-test';
-const SEED = 4;
+const SEED = 7;
 const RUNS = 12;
 const SHRINK = 3;
 
@@ -93,7 +93,7 @@ describe('podrace merge', () => {
   it('refuses shards of different seeds, runs, fix sets, shard counts, shrink settings or versions', () => {
     const [a, b, c] = shardTexts as [string, string, string];
     const cases: [(s: Record<string, unknown>) => void, RegExp][] = [
-      [(s) => (s['campaignSeed'] = 5), /differ in campaign seed \(--seed\): 4 \(shard-0.*\), 5 \(shard-1/],
+      [(s) => (s['campaignSeed'] = 8), /differ in campaign seed \(--seed\): 7 \(shard-0.*\), 8 \(shard-1/],
       [(s) => (s['runs'] = 13), /differ in campaign size \(--runs\): 12 .*, 13/],
       [
         (s) => (s['fixes'] = { ...(s['fixes'] as object), 'pod-worker-lifecycle': true }),

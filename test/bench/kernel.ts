@@ -1,7 +1,7 @@
 // Kernel dispatch speed, side by side with a bare binary-heap loop doing the same pushes and pops.
-// Run with `npm run bench`; it measures, it never asserts a time.
+// A section of `npm run bench` (test/bench/main.ts); it measures, it never asserts a time.
 import { type Co, EventQueue, Sim, sleep, type Target } from '../../src/sim/index.js';
-import { measureAll, printTable } from './measure.js';
+import { type BenchSection, measureAll, tableLines } from './measure.js';
 
 const EVENTS = 400_000;
 const PROCESSES = 64;
@@ -74,10 +74,28 @@ function kernelChannels(): number {
   return sim.events;
 }
 
-const [floor, ...rows] = measureAll([
-  { name: 'bare binary heap', body: bareHeap },
-  { name: 'kernel callbacks (sim.at)', body: kernelCallbacks },
-  { name: 'kernel coroutines (sleep)', body: kernelCoroutines },
-  { name: 'kernel channels (send/recv cap 1)', body: kernelChannels },
-]);
-if (floor !== undefined) printTable(floor, rows);
+export function benchKernel(): BenchSection {
+  const [floor, ...rows] = measureAll([
+    { name: 'bare binary heap', body: bareHeap },
+    { name: 'kernel callbacks (sim.at)', body: kernelCallbacks },
+    { name: 'kernel coroutines (sleep)', body: kernelCoroutines },
+    { name: 'kernel channels (send/recv cap 1)', body: kernelChannels },
+  ]);
+  if (floor === undefined) throw new Error('no kernel measurement');
+  const ratio = (name: string): number => {
+    const r = rows.find((x) => x.name.startsWith(name));
+    return r === undefined ? 0 : round2(floor.eventsPerSec / r.eventsPerSec);
+  };
+  return {
+    title: 'kernel: events/s against a bare heap',
+    lines: tableLines(floor, rows),
+    json: {
+      bareHeapEventsPerSec: Math.round(floor.eventsPerSec),
+      callbacksRatio: ratio('kernel callbacks'),
+      ratio: ratio('kernel coroutines'),
+      channelsRatio: ratio('kernel channels'),
+    },
+  };
+}
+
+const round2 = (n: number): number => Math.round(n * 100) / 100;
