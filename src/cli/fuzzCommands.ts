@@ -136,6 +136,7 @@ interface FuzzArgs {
   readonly oracle: boolean;
   /** Also write a JUnit report here. */
   readonly junit: string | undefined;
+  readonly checkDeterminism: boolean;
   readonly color: boolean;
 }
 
@@ -212,7 +213,9 @@ function printSummary(s: SummaryLine, fixes: Fixes, color: boolean, out: Out): v
     const known = k.knownOpen > 0 ? `  (${k.knownOpen} explained by a known-open upstream hazard)` : '';
     out(`  ${kind.padEnd(width)}  ${String(k.cases).padStart(5)}  ${k.firstCase}${known}`);
   }
-  const unexplained = kinds.some(([kind, k]) => kind !== 'simulator-error' && k.cases > k.knownOpen);
+  const unexplained = kinds.some(
+    ([kind, k]) => kind !== 'simulator-error' && kind !== 'nondeterminism' && k.cases > k.knownOpen,
+  );
   if (!unexplained && !s.strict) {
     out(c.green('every find is a known-open upstream hazard (docs/fuzzing.md); --strict fails on them too'));
   }
@@ -235,7 +238,8 @@ export function printCampaignText(
   });
   for (const r of lines.cases.filter((l) => l.error !== undefined).slice(0, 3)) {
     out('');
-    out(`the simulator threw in case ${r.case} (${replayCommand(s.campaignSeed, String(r.case), fixes)}):`);
+    const what = r.outcome === 'nondeterministic' ? 'two runs differed' : 'the simulator threw';
+    out(`${what} in case ${r.case} (${replayCommand(s.campaignSeed, String(r.case), fixes)}):`);
     for (const line of (r.error ?? '').split('\n').slice(0, 12)) out(`  ${line}`);
   }
   if (s.exitCode === EXIT.INTERNAL)
@@ -255,6 +259,7 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     shrink: a.shrink,
     shrinkRuns: a.shrinkRuns,
     oracle: a.oracle,
+    checkDeterminism: a.checkDeterminism,
     now: wallClockMs,
     ...(a.timeLimitMs === undefined
       ? {}
@@ -462,6 +467,11 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
             type: 'string',
             requiresArg: true,
             describe: 'also write a JUnit XML report to this file (one test case per case)',
+          })
+          .option('check-determinism', {
+            type: 'boolean',
+            default: false,
+            describe: 'run every case twice and compare what it published (exit 3 if two runs differ)',
           }),
       async (argv) => {
         const fixes = fixesOption(argv.kubelet, argv.fix);
@@ -491,6 +501,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
           strict: argv.strict,
           oracle: argv.oracle,
           junit: argv.junit,
+          checkDeterminism: argv['check-determinism'],
           color,
         };
         setExit(await fuzz(args, stdoutLine));

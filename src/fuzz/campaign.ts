@@ -11,6 +11,7 @@ import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
 import type { RunResult } from '../scenario/run.js';
 import type { ClaimFixes, Scenario } from '../scenario/types.js';
 import type { StopReason } from '../sim/index.js';
+import { nondeterminismError, runDigest } from './determinism.js';
 import { type ClosedBy, closingSwitches } from './oracle.js';
 import { runPool, type WorkerSetup } from './pool.js';
 import {
@@ -35,8 +36,11 @@ export interface CaseOutcome {
   readonly violations: readonly ViolationJson[];
   readonly events: number;
   readonly virtualTimeMs: number;
-  /** How the run stopped; 'error': the simulator threw (a podrace bug, see `error`). */
-  readonly outcome: StopReason | 'error';
+  /**
+   * How the run stopped; 'error': the simulator threw, 'nondeterministic': two runs of the case differed
+   * (--check-determinism); both are podrace bugs, described in `error`.
+   */
+  readonly outcome: StopReason | 'error' | 'nondeterministic';
   readonly error: string | null;
   /**
    * The differential oracle (with the campaign's `oracle`): per invariant that fired, the switches whose
@@ -115,11 +119,31 @@ function outcomeOf(
   };
 }
 
-/** Runs cases `cases` (ascending) of the campaign: what a worker does with a chunk. */
+/**
+ * Runs cases `cases` (ascending) of the campaign: what a worker does with a chunk. With
+ * checkDeterminism every case runs again after the whole chunk, in reverse order, and a case whose two
+ * runs differ becomes a simulator error (src/fuzz/determinism.ts).
+ */
 export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): CaseOutcome[] {
   const fixes = new Fixes(setup.fixes);
   const scenarios = scenariosOfCases(setup.seed, cases);
-  return scenarios.map((s, k) => outcomeOf(cases[k] ?? -1, s, runGuarded(s, fixes), fixes, setup.oracle));
+  const check = setup.checkDeterminism === true;
+  const runs = scenarios.map((s) => runGuarded(s, fixes, check));
+  const outcomes = scenarios.map((s, k) =>
+    outcomeOf(cases[k] ?? -1, s, runs[k] as GuardedRun, fixes, setup.oracle),
+  );
+  if (!check) return outcomes;
+  const digestOf = (g: GuardedRun): string => (g.ok ? runDigest(g.result) : `threw: ${g.error.split('\n')[0]}`);
+  const first = runs.map(digestOf);
+  const second: string[] = new Array<string>(scenarios.length);
+  for (let k = scenarios.length - 1; k >= 0; k--) {
+    second[k] = digestOf(runGuarded(scenarios[k] as Scenario, fixes, true));
+  }
+  return outcomes.map((o, k) =>
+    first[k] === second[k]
+      ? o
+      : { ...o, outcome: 'nondeterministic', error: nondeterminismError(first[k] ?? '', second[k] ?? '') },
+  );
 }
 
 // ---- replay flags and claims ------------------------------------------------------------------------------
@@ -167,6 +191,8 @@ export interface CampaignOptions {
   readonly now?: () => number;
   /** Run the differential oracle on every failing case (default true). */
   readonly oracle?: boolean;
+  /** Run every case twice and compare digests (--check-determinism). */
+  readonly checkDeterminism?: boolean;
   /** Where the worker script is (null: run in this thread); default: beside pool.js when built. */
   readonly workerUrl?: URL | null;
 }
@@ -225,6 +251,7 @@ export interface CampaignReport {
 /** The kinds of failure of one case, in order: a simulator error, else violations in time order. */
 export function failureKindsOf(r: CaseOutcome): FailureKind[] {
   if (r.outcome === 'error') return ['simulator-error'];
+  if (r.outcome === 'nondeterministic') return ['nondeterminism'];
   const out: FailureKind[] = [];
   for (const v of r.violations) if (!out.includes(v.invariant)) out.push(v.invariant);
   return out;
@@ -251,8 +278,8 @@ export function kindStats(results: readonly CaseOutcome[]): KindStats[] {
         firstFixSensitiveCase: null,
       };
       s.cases++;
-      if (kind !== 'simulator-error' && r.knownOpen.includes(kind)) s.knownOpen++;
-      const closing = kind === 'simulator-error' ? undefined : r.closedBy?.[kind];
+      if (kind !== 'simulator-error' && kind !== 'nondeterminism' && r.knownOpen.includes(kind)) s.knownOpen++;
+      const closing = kind === 'simulator-error' || kind === 'nondeterminism' ? undefined : r.closedBy?.[kind];
       if (closing !== undefined && closing.length > 0) {
         s.fixSensitive++;
         s.firstFixSensitiveCase ??= r.index;
@@ -287,7 +314,9 @@ export function failurePicks(kinds: readonly KindStats[], shrink: number): Failu
     .filter((k) => k.firstFixSensitiveCase !== null)
     .sort((a, b) => (a.firstFixSensitiveCase ?? 0) - (b.firstFixSensitiveCase ?? 0));
   const others = kinds.filter((k) => k.firstFixSensitiveCase === null);
+  // Nondeterminism shows only across two runs: it is reported with both digests, never shrunk.
   return [...sensitive, ...others]
+    .filter((k) => k.kind !== 'nondeterminism')
     .slice(0, Math.max(0, shrink))
     .map((k) => ({ kind: k.kind, caseIndex: k.firstFixSensitiveCase ?? k.firstCase }));
 }
@@ -382,6 +411,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     seed: o.seed,
     fixes: FIX_IDS.filter((id) => o.fixes.on(id)),
     oracle: o.oracle ?? true,
+    checkDeterminism: o.checkDeterminism ?? false,
   };
   const pool = await runPool({
     setup,
@@ -399,7 +429,10 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
   for (const pick of failurePicks(kinds, o.shrink ?? 1)) {
     o.onShrink?.(pick.kind, pick.caseIndex);
     const outcome = pool.results.find((r) => r.index === pick.caseIndex);
-    const closing = pick.kind === 'simulator-error' ? undefined : outcome?.closedBy?.[pick.kind]?.[0];
+    const closing =
+      pick.kind === 'simulator-error' || pick.kind === 'nondeterminism'
+        ? undefined
+        : outcome?.closedBy?.[pick.kind]?.[0];
     failures.push(
       minimalFailure(o.seed, pick.caseIndex, o.fixes, pick.kind, {
         shrinkRuns: o.shrinkRuns,

@@ -33,7 +33,7 @@ export interface CaseLine {
   readonly wallMs: number;
   readonly violations: readonly ViolationJson[];
   readonly claims: null;
-  readonly outcome: StopReason | 'error';
+  readonly outcome: StopReason | 'error' | 'nondeterministic';
   readonly type: 'case';
   readonly campaignSeed: number;
   readonly case: number;

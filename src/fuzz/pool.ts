@@ -21,6 +21,8 @@ export interface WorkerSetup {
   readonly fixes: readonly FixId[];
   /** Run the differential oracle on every failing case (src/fuzz/oracle.ts). */
   readonly oracle: boolean;
+  /** Run every case twice and compare digests (src/fuzz/determinism.ts). */
+  readonly checkDeterminism?: boolean;
 }
 
 export type ToWorker = { readonly type: 'chunk'; readonly id: number; readonly cases: readonly number[] };

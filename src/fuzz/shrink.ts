@@ -18,7 +18,7 @@ export const CASE_MAX_EVENTS = 500_000;
 /** The default shrink budget: runs of the simulator spent on shrinking one failure. */
 export const DEFAULT_SHRINK_RUNS = 400;
 /** What a failure is about: an invariant, or the simulator itself throwing (a podrace bug). */
-export type FailureKind = InvariantId | 'simulator-error';
+export type FailureKind = InvariantId | 'simulator-error' | 'nondeterminism';
 
 /**
  * The property whose runs are the fuzz cases (the predicate only matters to fc.check). fc.sample is given
@@ -94,6 +94,7 @@ export function runGuarded(scenario: Scenario, fixes: Fixes, recordFacts = false
 /** Whether a run shows the failure: the invariant fired, or the simulator threw. */
 export function showsFailure(run: GuardedRun, kind: FailureKind): boolean {
   if (kind === 'simulator-error') return !run.ok;
+  if (kind === 'nondeterminism') return false; // one run cannot show it: never shrunk
   return run.ok && run.result.violations.some((v) => v.invariant === kind);
 }
 

@@ -64,7 +64,11 @@ export function campaignJUnit(lines: CampaignLines, cases: readonly CaseLine[]):
       timeS: c.wallMs / 1000,
     };
     if (c.error !== undefined) {
-      return { ...base, error: { message: 'the simulator threw (a podrace bug)', text: c.error } };
+      const message =
+        c.outcome === 'nondeterministic'
+          ? 'two runs of the case differed (a podrace bug)'
+          : 'the simulator threw (a podrace bug)';
+      return { ...base, error: { message, text: c.error } };
     }
     const unexplained = s.strict ? c.fired : c.fired.filter((id) => !c.knownOpen.includes(id));
     const details = [
