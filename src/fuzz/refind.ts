@@ -14,7 +14,7 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
   'block-volume-stats':
     'turning it off removes calls (the stats collector skips Block volumes): it is the change that exposed the nil MetricsProvider, whose fix is block-metrics',
   'terminal-pod-on-first-sight':
-    'without it a pod first seen terminal goes through SyncPod, which starts nothing for a terminal pod in the simulator: the admission of terminal pods is not modelled',
+    "its absence shows only in admission (upstream's OutOfCpu after a restart), which is not modelled; turning it off closes a violation instead: the known-open hazard terminal-on-first-sight-not-synced (#116954) that it introduced",
   'node-shutdown-failed-phase':
     'its absence shows as a finding (node-shutdown-marked-failed), not a violation: upstream chose that behaviour for 1.22.0-1.22.4',
 };

@@ -66,7 +66,7 @@ export const HAZARDS = {
     summary:
       'a pod first seen terminal after a kubelet restart is recorded finished at once (#105527): SyncTerminatedPod never runs, so its status is not synced and a deleted pod is never removed from the API server',
     open: 'fixed by #117019 in 1.28 (backported to 1.27 as #117433), never to 1.23',
-    scenario: 'terminal-pod-kubelet-restart',
+    scenario: 'terminal-pod-first-sight-not-synced',
     explains: ['termination-stuck'],
   },
   'remove-before-sources-ready': {
@@ -82,7 +82,7 @@ export const HAZARDS = {
     summary:
       "a static pod whose manifest changed while the kubelet was down starts at once: allowStaticPodStart knows only the new pod worker's UIDs, so the old UID's containers (an orphan until housekeeping kills it) run beside it",
     open: 'release-1.23 allowStaticPodStart does not consult the runtime; issue #112814 was closed without a fix found for 1.23',
-    scenario: '',
+    scenario: 'static-pod-orphan-after-restart',
     explains: ['static-pod-overlap'],
   },
 } as const satisfies Record<string, HazardDef>;

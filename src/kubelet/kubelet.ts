@@ -218,6 +218,7 @@ export class Kubelet {
 
   /** Run: the kubelet's goroutines, the config sources, and the first relist. */
   start(): void {
+    this.startedAtMs = this.sim.nowMs;
     this.publish({ kind: 'kubeletStarted', atMs: this.sim.nowMs, node: this.nodeName });
     this.sim.spawn(`${this.nodeName}/pleg`, this.pleg.run(), this.group);
     this.statusManager.start();
@@ -490,13 +491,18 @@ export class Kubelet {
     return { isTerminal: false, err };
   }
 
+  /** When this kubelet process started (virtual ms): containers started earlier are the previous one's. */
+  private startedAtMs = 0;
+
   /** Static pods already reported starting beside an orphan (one fact per UID). */
   private readonly staticOrphanNoted = new Set<UID>();
 
   /**
    * Simulator observation at the start site: allowStaticPodStart admits a static pod by what this
-   * kubelet's pod worker has seen, so an orphan of the previous kubelet (same fullname, another UID,
-   * still running, unknown to the pod worker until housekeeping kills it) is no obstacle (#112814).
+   * kubelet's pod worker has started (startedStaticPodsByFullname), so an orphan of the previous kubelet
+   * (same fullname, another UID, containers it started still running) is no obstacle, whether or not
+   * housekeeping has begun killing it: that kill goes through a runtime-pod worker, which is not a
+   * static pod to the gate (#112814).
    */
   private noteStaticPodBesideOrphan(pod: Pod): void {
     if (!isStaticPod(pod) || this.staticOrphanNoted.has(pod.metadata.uid)) return;
@@ -504,7 +510,13 @@ export class Kubelet {
     for (const uid of this.host.runtime.knownUIDs()) {
       if (uid === pod.metadata.uid || !this.host.runtime.hasRunningContainers(uid)) continue;
       if (this.host.runtime.getPodMeta(uid)?.staticFullname !== fullname) continue;
-      if (this.podWorkers?.podSyncStatuses.has(uid) === true) continue;
+      if (this.podWorkers?.startedStaticPodsByFullname.get(fullname) === uid) continue;
+      const startedBefore = this.host.runtime
+        .getPodStatus(uid)
+        .containerStatuses.some(
+          (c) => c.state === 'running' && c.startedAtMs !== undefined && c.startedAtMs < this.startedAtMs,
+        );
+      if (!startedBefore) continue;
       this.staticOrphanNoted.add(pod.metadata.uid);
       this.publish({
         kind: 'staticPodStartedBesideOrphan',

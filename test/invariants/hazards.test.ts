@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
-import { HAZARD_IDS, HAZARDS, HazardTracker } from '../../src/invariants/hazards.js';
+import { HAZARD_IDS, type HazardDef, HAZARDS, HazardTracker } from '../../src/invariants/hazards.js';
 import type { Violation } from '../../src/invariants/types.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
@@ -124,5 +124,16 @@ describe('bundled scenarios', () => {
     const multi = r.violations.find((v) => v.invariant === 'multi-node-mount');
     expect(multi).toBeDefined();
     expect(multi?.knownOpen).toBeUndefined();
+  });
+
+  it('every known-open hazard has a bundled scenario in which, with every fix on, a violation is tied to it', () => {
+    for (const id of HAZARD_IDS) {
+      const def: HazardDef = HAZARDS[id];
+      const r = runScenario(loadScenarioFile(`scenarios/${def.scenario}.yaml`), { fixes: Fixes.all() });
+      expect(
+        r.violations.filter((v) => v.knownOpen === id).map((v) => v.invariant),
+        `${id} in ${def.scenario}`,
+      ).not.toEqual([]);
+    }
   });
 });
