@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
 import { Fixes, isFixId } from '../fixes.js';
-import { type CampaignFailure, type CampaignReport, runCampaign, type Shard } from '../fuzz/campaign.js';
+import {
+  type CampaignFailure,
+  type CampaignReport,
+  runCampaign,
+  type Shard,
+  shardCases,
+} from '../fuzz/campaign.js';
 import {
   type CampaignLines,
   campaignLines,
@@ -250,6 +256,7 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
   const start = wallClockMs();
   const progress = progressReporter(process.stderr.isTTY === true);
   let failing = 0;
+  const planned = shardCases(a.runs, a.shard).length;
   const report = await runCampaign({
     seed: a.seed,
     runs: a.runs,
@@ -266,7 +273,7 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
       : { shouldStop: () => wallClockMs() - start >= (a.timeLimitMs ?? 0) }),
     onChunk: (done, results) => {
       failing += results.filter((r) => r.fired.length > 0 || r.error !== null).length;
-      progress.update(`fuzz: ${done} case(s) run, ${failing} with violations`);
+      progress.update(`fuzz: ${done}/${planned} cases, ${failing} with violations`);
     },
     onShrink: (kind, index) => progress.update(`fuzz: shrinking case ${index} (${kind}) ...`),
   });

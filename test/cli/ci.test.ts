@@ -1,5 +1,6 @@
-// --junit: the JUnit XML that CI systems read, from the built binary. One test case per claim (verify)
-// and per fuzz case; failures carry the invariants and the replay command; a write failure is exit 2.
+// What CI sees of the built binary: --junit XML (one test case per claim for verify, per case for fuzz;
+// failures carry the invariants and the replay command; a write failure is exit 2) and, on a terminal,
+// the fuzz progress line with its total.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,5 +64,21 @@ describe('--junit', () => {
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^podrace: no\/such\/dir\/v\.xml: cannot write file \(ENOENT\)/);
+  });
+
+  // A terminal is needed for the progress line: util-linux `script` gives the CLI one (skipped without it).
+  const script = spawnSync('script', ['--version'], { encoding: 'utf8' });
+  it.skipIf(script.status !== 0)('fuzz on a terminal shows progress with the total', () => {
+    const r = spawnSync(
+      'script',
+      ['-qec', `${process.execPath} ${cli} fuzz --runs 20 --shrink 0`, '/dev/null'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      },
+    );
+    expect(r.stdout).toMatch(/fuzz: 16\/20 cases, \d+ with violations/);
+    expect(r.stdout).toMatch(/fuzz: 20\/20 cases/);
   });
 });
