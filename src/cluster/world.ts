@@ -31,6 +31,8 @@ export interface WorldOptions {
   readonly scenario: Scenario;
   readonly seed: number;
   readonly fixes: Fixes;
+  /** Skip idle loop rounds (src/sim/elision.ts); off: every round runs (`--no-elide`). */
+  readonly elide?: boolean | undefined;
 }
 
 export class World {
@@ -52,7 +54,9 @@ export class World {
   constructor(o: WorldOptions) {
     this.scenario = o.scenario;
     this.fixes = o.fixes;
-    this.sim = new Sim(o.seed);
+    this.sim = new Sim(o.seed, { elide: o.elide });
+    // A published fact is an effect: a loop round that publishes one was not idle (src/sim/elision.ts).
+    this.bus.subscribe(() => this.sim.noteEffect());
     this.rng = this.sim.rng.fork('world');
     const publish = (fact: Fact): void => this.bus.publish(fact);
     this.api = new APIServer(this.sim, this.sim.rng.fork('apiserver'), publish);

@@ -28,6 +28,7 @@ import {
   type Sim,
   select,
   sleep,
+  Ticker,
 } from '../sim/index.js';
 import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
@@ -142,6 +143,8 @@ export class Kubelet {
   /** kubecontainer.RuntimeCache: GetPods cached for up to 2 s. */
   private runtimeCacheTimeMs = Number.NEGATIVE_INFINITY;
   private runtimeCachePods: RuntimePod[] = [];
+  /** The runtime's version when the cache was filled (src/sim/elision.ts). */
+  private runtimeCacheRuntimeVersion = -1;
 
   constructor(o: KubeletOptions) {
     this.opts = o;
@@ -265,13 +268,20 @@ export class Kubelet {
   // ---- syncLoop ----
 
   private *syncLoop(): Co<void> {
-    const syncCh = this.ticker(syncLoopPeriodMs, 'syncCh');
-    const housekeepingCh = this.ticker(housekeepingPeriodMs, 'housekeepingCh');
+    // time.NewTicker: a tick handled without effect lets elision skip the ticks after it (src/sim/elision.ts).
+    const syncCh = new Ticker(this.sim, `${this.nodeName}/syncCh`, syncLoopPeriodMs, this.group);
+    const housekeepingCh = new Ticker(
+      this.sim,
+      `${this.nodeName}/housekeepingCh`,
+      housekeepingPeriodMs,
+      this.group,
+      (roundMs) => this.housekeepingSkipped(roundMs),
+    );
     const cases: SelectCase[] = [
       { recv: this.updates },
       { recv: this.plegCh },
-      { recv: syncCh },
-      { recv: housekeepingCh },
+      { recv: syncCh.ch },
+      { recv: housekeepingCh.ch },
     ];
     for (;;) {
       const r = yield* select(cases);
@@ -283,30 +293,43 @@ export class Kubelet {
           yield* this.handlePLEGEvent(r.value as PodLifecycleEvent);
           break;
         case 2:
+          syncCh.begin();
           this.handlePodSyncs(this.getPodsToSync());
+          syncCh.handled(r.value as number, this.workQueue.version, this.workQueue.nextDueMs());
           break;
         case 3:
+          housekeepingCh.begin();
           if (this.sourcesReadyAllReady()) yield* this.handlePodCleanups();
+          housekeepingCh.handled(r.value as number, this.housekeepingVersion());
           break;
       }
     }
   }
 
-  /** time.Ticker: a goroutine that offers a tick every period and drops it when the reader is behind. */
-  private ticker(periodMs: number, name: string): Chan<number> {
-    const ch = this.sim.chan<number>(1, name);
-    const sim = this.sim;
-    this.sim.spawn(
-      `${this.nodeName}/${name}`,
-      (function* (): Co {
-        for (;;) {
-          yield* sleep(periodMs);
-          ch.trySend(sim.nowMs);
-        }
-      })(),
-      this.group,
+  /**
+   * What housekeeping can change without an effect (src/sim/elision.ts): it only ever removes pod workers,
+   * pod statuses and cgroups, flips podsSynced once, and refreshes the runtime cache. NaN (never equal)
+   * while the runtime cache lags the runtime: elided rounds could not refresh its content.
+   */
+  private housekeepingVersion(): number {
+    if (this.runtimeCacheRuntimeVersion !== this.host.runtime.version) return Number.NaN;
+    const workers = this.podWorkers?.podSyncStatuses.size ?? this.legacy?.podWorkers.podUpdates.size ?? 0;
+    return (
+      workers +
+      (this.podWorkers?.podsSynced === true ? 1 : 0) +
+      this.statusManager.size +
+      this.host.podCgroups.size +
+      this.runtimeCacheRuntimeVersion
     );
-    return ch;
+  }
+
+  /**
+   * A housekeeping round elided while idle: it would have read the runtime cache, refreshing it if older
+   * than 2 s. The runtime has not changed since the cache was filled (that is why the round was idle), so
+   * only the cache's time moves.
+   */
+  private housekeepingSkipped(roundMs: number): void {
+    if (this.sourcesReadyAllReady() && roundMs - this.runtimeCacheTimeMs > 2000) this.runtimeCacheTimeMs = roundMs;
   }
 
   private handleUpdate(u: PodUpdate): void {
@@ -728,5 +751,6 @@ export class Kubelet {
   forceUpdateRuntimeCache(): void {
     this.runtimeCachePods = this.runtimeManager.getPods(false);
     this.runtimeCacheTimeMs = this.sim.nowMs;
+    this.runtimeCacheRuntimeVersion = this.host.runtime.version;
   }
 }

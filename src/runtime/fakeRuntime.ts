@@ -91,6 +91,11 @@ export interface MountNamespaces {
 export class FakeRuntime {
   private readonly pods = new Map<UID, PodEntry>();
   private readonly startFaults = new Map<UID, ContainerStartFault>();
+  /**
+   * Bumped by every change of what a listing or a status shows: a relist or a runtime-cache refresh
+   * that sees the same version sees the same runtime (elision, src/sim/elision.ts).
+   */
+  version = 0;
 
   constructor(
     private readonly sim: Sim,
@@ -110,6 +115,7 @@ export class FakeRuntime {
     yield* sleep(this.latency(SANDBOX_LATENCY_MS));
     const entry = this.entry(meta);
     entry.sandboxAttempt++;
+    this.version++;
     entry.sandbox = { id: `${meta.uid}/sandbox/${entry.sandboxAttempt}`, ready: true };
     this.publish({
       kind: 'sandboxCreated',
@@ -125,6 +131,7 @@ export class FakeRuntime {
     yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
     const entry = this.pods.get(uid);
     if (entry?.sandbox !== undefined) entry.sandbox.ready = false;
+    this.version++;
     return undefined;
   }
 
@@ -133,6 +140,7 @@ export class FakeRuntime {
     const entry = this.pods.get(uid);
     if (entry === undefined) return undefined;
     entry.sandbox = undefined;
+    this.version++;
     if (entry.containers.size === 0) this.pods.delete(uid);
     return undefined;
   }
@@ -145,6 +153,7 @@ export class FakeRuntime {
     }
     const attempt = (entry.attempts.get(spec.name) ?? 0) + 1;
     entry.attempts.set(spec.name, attempt);
+    this.version++;
     const c: Container = {
       id: `${meta.uid}/${spec.name}/${attempt}`,
       name: spec.name,
@@ -182,6 +191,7 @@ export class FakeRuntime {
     if (c === undefined || c.state !== 'created') {
       return new GoError(`container ${spec.name} of pod ${meta.name} is not in created state`);
     }
+    this.version++;
     if (fault?.error !== undefined) {
       this.startFaults.delete(meta.uid);
       c.state = 'exited';
@@ -239,6 +249,7 @@ export class FakeRuntime {
     if (entry === undefined || c === undefined) return undefined;
     if (c.state === 'running') return new GoError(`cannot remove running container ${c.id}`);
     entry.containers.delete(containerId);
+    this.version++;
     this.namespaces?.destroyNamespace(c.id);
     this.publish({
       kind: 'containerRemoved',
@@ -342,6 +353,7 @@ export class FakeRuntime {
 
   private exit(entry: PodEntry, c: Container, exitCode: number): void {
     const wasRunning = c.state === 'running';
+    this.version++;
     c.state = 'exited';
     c.exitCode = exitCode;
     c.finishedAtMs = this.sim.nowMs;
@@ -368,6 +380,7 @@ export class FakeRuntime {
     if (entry === undefined) {
       entry = { meta, sandbox: undefined, sandboxAttempt: 0, containers: new Map(), attempts: new Map() };
       this.pods.set(meta.uid, entry);
+      this.version++;
     }
     return entry;
   }

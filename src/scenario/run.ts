@@ -21,6 +21,11 @@ export interface RunOptions {
   readonly maxEvents?: number | undefined;
   /** Keep every fact (for timelines and traces); off while fuzzing. */
   readonly recordFacts?: boolean | undefined;
+  /**
+   * Skip the rounds of idle polling loops (default true; src/sim/elision.ts). False runs every round, the
+   * plain way (`--no-elide`): the same violations and facts, more events.
+   */
+  readonly elide?: boolean | undefined;
 }
 
 export interface RunResult {
@@ -40,7 +45,7 @@ export interface RunResult {
 
 export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   const seed = o.seed ?? scenario.seed;
-  const world = new World({ scenario, seed, fixes: o.fixes });
+  const world = new World({ scenario, seed, fixes: o.fixes, elide: o.elide ?? true });
   const monitor = new InvariantMonitor(
     createCheckers({
       volumes: scenario.volumes.map((v) => ({ name: v.name, accessMode: v.accessMode })),

@@ -34,6 +34,10 @@ export class EventQueue {
     return this.timeMs[0] as number;
   }
 
+  peekTie(): number {
+    return this.tie[0] as number;
+  }
+
   push(timeMs: number, tie: number, target: Target, arg: number): void {
     if (this.count === this.timeMs.length) this.grow();
     let i = this.count++;

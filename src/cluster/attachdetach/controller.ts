@@ -106,6 +106,7 @@ export class AttachDetachController {
       nodeLister,
       now,
       publish: o.publish,
+      sim: o.sim,
     });
     const podLister: PodLister = {
       get: (namespace, name) => this.pods.get(`${namespace}/${name}`),

@@ -2,7 +2,7 @@
 // refresh the cache, and emit lifecycle events. The cache therefore lags the runtime by up to a relist.
 import type { RuntimeContainerState, UID } from '../../api/v1.js';
 import type { FakeRuntime } from '../../runtime/fakeRuntime.js';
-import { type Chan, type Co, type Sim, sleep } from '../../sim/index.js';
+import { type Chan, type Co, IdleLoop, type Sim } from '../../sim/index.js';
 import type { Cache } from '../container/cache.js';
 
 /** relistPeriod in pkg/kubelet/kubelet.go (plegRelistPeriod). */
@@ -46,10 +46,23 @@ export class GenericPLEG {
     readonly eventChannel: Chan<PodLifecycleEvent>,
   ) {}
 
+  /**
+   * wait.Until(g.relist, g.relistPeriod). A relist that finds the runtime as the last one left it changes
+   * nothing but the cache's timestamp, so elision may skip the relists after it (src/sim/elision.ts)
+   * until the runtime changes, or until a subscriber of the cache is due.
+   */
   *run(): Co<void> {
+    const loop = new IdleLoop(
+      this.sim,
+      plegRelistPeriodMs,
+      () => this.runtime.version,
+      (roundMs) => this.cache.relistSkipped(roundMs),
+    );
     for (;;) {
+      loop.begin();
       this.relist();
-      yield* sleep(plegRelistPeriodMs);
+      this.sim.noteDeadline(this.cache.nextNotifyMs());
+      yield* loop.end();
     }
   }
 

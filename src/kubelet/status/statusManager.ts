@@ -71,6 +71,11 @@ export class StatusManager {
     }
   }
 
+  /** How many pod statuses are cached (housekeeping only removes them: src/kubelet/kubelet.ts). */
+  get size(): number {
+    return this.podStatuses.size;
+  }
+
   getPodStatus(uid: UID): PodStatus | undefined {
     return this.podStatuses.get(uid)?.status;
   }

@@ -77,6 +77,7 @@ export class VolumeManager {
     );
     this.desiredStateOfWorldPopulator = new DesiredStateOfWorldPopulator({
       clock,
+      sim: o.sim,
       loopSleepDurationMs: desiredStateOfWorldPopulatorLoopSleepPeriodMs,
       getPodStatusRetryDurationMs: desiredStateOfWorldPopulatorGetPodStatusRetryDurationMs,
       podManager: o.podManager,
@@ -99,6 +100,7 @@ export class VolumeManager {
       volumePluginMgr: o.volumePluginMgr,
       host: o.host,
       clock,
+      sim: o.sim,
       podKnown: (uid) => o.podManager.getPodByUID(uid) !== undefined,
       fixes: o.fixes,
     });

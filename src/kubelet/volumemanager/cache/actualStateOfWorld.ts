@@ -88,6 +88,11 @@ export class ActualStateOfWorld
     return this.addVolume(volumeName, volumeSpec, devicePath);
   }
 
+  /** How many volumes are attached (the reconciler's only synchronous change removes one). */
+  get attachedVolumeCount(): number {
+    return this.attachedVolumes.size;
+  }
+
   markVolumeAsDetached(volumeName: UniqueVolumeName, _nodeName: string): void {
     this.deleteVolume(volumeName);
   }

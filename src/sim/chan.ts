@@ -1,0 +1,215 @@
+// Go channels and contexts on top of the kernel: capacity 0 is a rendezvous, a full buffer blocks the
+// sender, receive on a closed channel returns CLOSED, and a context's done channel closes on cancel.
+import { AssertionError } from './assert.js';
+import {
+  type Co,
+  type Effect,
+  EffectIterator,
+  effect,
+  OP_RECV,
+  OP_SEND,
+  SELECT_TIMEOUT,
+  select,
+} from './effects.js';
+import type { Process } from './process.js';
+import type { Sim } from './sim.js';
+
+/** Returned by a receive on a closed channel (Go's `v, ok := <-ch` with ok == false). */
+export const CLOSED: unique symbol = Symbol('closed');
+export type Closed = typeof CLOSED;
+
+export const NOT_READY: unique symbol = Symbol('not-ready');
+
+export interface Waiter {
+  readonly proc: Process;
+  gen: number;
+  /** -1 for a plain send/recv, otherwise the select case index. */
+  caseIndex: number;
+  value: unknown;
+}
+
+/**
+ * A FIFO over a growable ring: push and shift are O(1) and allocate nothing once the ring has grown
+ * (an array's shift moves every element).
+ */
+class Ring<T> {
+  private items: (T | undefined)[] = [undefined, undefined];
+  private head = 0;
+  size = 0;
+
+  push(v: T): void {
+    if (this.size === this.items.length) this.grow();
+    this.items[(this.head + this.size) & (this.items.length - 1)] = v;
+    this.size++;
+  }
+
+  shift(): T {
+    const v = this.items[this.head] as T;
+    this.items[this.head] = undefined;
+    this.head = (this.head + 1) & (this.items.length - 1);
+    this.size--;
+    return v;
+  }
+
+  clear(): void {
+    this.items.fill(undefined);
+    this.head = 0;
+    this.size = 0;
+  }
+
+  /** The items in order (for close, which visits every waiter once). */
+  drain(visit: (v: T) => void): void {
+    while (this.size > 0) visit(this.shift());
+  }
+
+  private grow(): void {
+    const next = new Array<T | undefined>(this.items.length * 2).fill(undefined);
+    for (let i = 0; i < this.size; i++) next[i] = this.items[(this.head + i) & (this.items.length - 1)];
+    this.items = next;
+    this.head = 0;
+  }
+}
+
+/** A Go channel with Go's semantics: capacity 0 is a rendezvous; receive on a closed channel gets CLOSED. */
+export class Chan<T> {
+  private readonly buffer = new Ring<T>();
+  private readonly recvq = new Ring<Waiter>();
+  private readonly sendq = new Ring<Waiter>();
+  private closedFlag = false;
+  private recvOp: EffectIterator<T | Closed> | undefined = undefined;
+  private sendOp: EffectIterator<void> | undefined = undefined;
+  /**
+   * A ticker's channel: what its buffer holds is seen by the ticker's consumer alone, whose handling of
+   * the tick is judged idle or not (src/sim/elision.ts), so a buffered tick is no effect by itself.
+   */
+  quiet = false;
+
+  constructor(
+    private readonly sim: Sim,
+    readonly capacity: number,
+    readonly name = 'chan',
+  ) {
+    if (!(Number.isInteger(capacity) && capacity >= 0))
+      throw new AssertionError(`bad channel capacity ${capacity}`);
+  }
+
+  get closed(): boolean {
+    return this.closedFlag;
+  }
+
+  get length(): number {
+    return this.buffer.size;
+  }
+
+  recv(): Iterable<Effect, T | Closed, unknown> {
+    this.recvOp ??= new EffectIterator<T | Closed>(
+      effect(OP_RECV, 0, this as Chan<unknown>, undefined, undefined, 0),
+    );
+    return this.recvOp;
+  }
+
+  send(value: T): Iterable<Effect, void, unknown> {
+    this.sendOp ??= new EffectIterator<void>(effect(OP_SEND, 0, this as Chan<unknown>, undefined, undefined, 0));
+    this.sendOp.effect.value = value;
+    return this.sendOp;
+  }
+
+  /** A non-blocking send (select with default); true if the value was taken. */
+  trySend(value: T): boolean {
+    if (this.closedFlag) throw new AssertionError(`send on closed channel ${this.name}`);
+    return this.offer(value);
+  }
+
+  close(): void {
+    if (this.closedFlag) throw new AssertionError(`close of closed channel ${this.name}`);
+    this.closedFlag = true;
+    this.sim.noteEffect();
+    this.recvq.drain((w) => this.sim.wake(w, CLOSED));
+    this.sendq.drain((w) => {
+      if (this.sim.isLive(w)) throw new AssertionError(`send on closed channel ${this.name} (panic)`);
+    });
+  }
+
+  /** @internal Tries to receive without blocking; returns NOT_READY if it would block. */
+  poll(): T | Closed | typeof NOT_READY {
+    if (this.buffer.size > 0) {
+      const value = this.buffer.shift();
+      if (!this.quiet) this.sim.noteEffect();
+      // A blocked sender's value moves into the freed slot, and the sender runs on.
+      const sender = this.takeLive(this.sendq);
+      if (sender !== undefined) {
+        this.buffer.push(sender.value as T);
+        this.sim.wake(sender, undefined);
+      }
+      return value;
+    }
+    const sender = this.takeLive(this.sendq);
+    if (sender !== undefined) {
+      this.sim.wake(sender, undefined);
+      return sender.value as T;
+    }
+    if (this.closedFlag) return CLOSED;
+    return NOT_READY;
+  }
+
+  /** @internal Tries to send without blocking. */
+  offer(value: T): boolean {
+    const receiver = this.takeLive(this.recvq);
+    if (receiver !== undefined) {
+      this.sim.wake(receiver, value);
+      return true;
+    }
+    if (this.buffer.size < this.capacity) {
+      this.buffer.push(value);
+      if (!this.quiet) this.sim.noteEffect();
+      return true;
+    }
+    return false;
+  }
+
+  /** @internal */
+  enqueueRecv(w: Waiter): void {
+    this.recvq.push(w);
+  }
+
+  /** @internal */
+  enqueueSend(w: Waiter): void {
+    this.sendq.push(w);
+  }
+
+  private takeLive(queue: Ring<Waiter>): Waiter | undefined {
+    while (queue.size > 0) {
+      const w = queue.shift();
+      if (this.sim.isLive(w)) return w;
+    }
+    return undefined;
+  }
+}
+
+// ---- context (Go's context.Context with cancel) ----
+
+export class Context {
+  readonly done: Chan<never>;
+  private canceledFlag = false;
+
+  constructor(sim: Sim) {
+    this.done = new Chan<never>(sim, 0, 'ctx.Done');
+  }
+
+  get canceled(): boolean {
+    return this.canceledFlag;
+  }
+
+  cancel(): void {
+    if (this.canceledFlag) return;
+    this.canceledFlag = true;
+    this.done.close();
+  }
+}
+
+/** Sleeps `ms` unless `ctx` is cancelled first; returns false if it was cancelled. */
+export function* sleepCtx(ms: number, ctx: Context): Co<boolean> {
+  if (ctx.canceled) return false;
+  const r = yield* select([{ recv: ctx.done as Chan<unknown> }], ms);
+  return r.index === SELECT_TIMEOUT;
+}

@@ -1,0 +1,59 @@
+// Goroutines: a process is a coroutine with a state and a generation, and a process group dies as one
+// (a kubelet restart kills every goroutine of that kubelet wherever it blocks).
+import type { Waiter } from './chan.js';
+import type { Co } from './effects.js';
+import type { Target } from './queue.js';
+import type { Sim } from './sim.js';
+
+export type ProcessState = 'ready' | 'blocked' | 'done' | 'killed';
+
+export class Process implements Target {
+  state: ProcessState = 'ready';
+  /** Bumped each time the process blocks or wakes; stale wake-ups carry an old generation. */
+  gen = 0;
+  resumeValue: unknown = undefined;
+  /**
+   * The waiter of a plain (non-select) send or receive, reused: a process waits in at most one plain
+   * queue, is taken out of it when woken, and a killed process never blocks again.
+   */
+  readonly plainWaiter: Waiter;
+  /** Set while the process is an idle loop parked by elision (src/sim/elision.ts). */
+  parkedAt = -1;
+
+  constructor(
+    readonly sim: Sim,
+    readonly name: string,
+    readonly gen_: Co<unknown>,
+    readonly group: ProcessGroup | undefined,
+    /** Spawn order: names the process's tie-breaks (src/sim/ties.ts). */
+    readonly id: number,
+  ) {
+    this.plainWaiter = { proc: this, gen: -1, caseIndex: -1, value: undefined };
+  }
+
+  fire(arg: number): void {
+    if (arg !== this.gen || this.state !== 'blocked') {
+      this.sim.declareClean(); // a stale wake-up does nothing
+      return;
+    }
+    this.sim.step(this);
+  }
+}
+
+/** Processes that die together (one kubelet's goroutines when the kubelet process is killed). */
+export class ProcessGroup {
+  readonly members = new Set<Process>();
+  alive = true;
+
+  constructor(readonly name: string) {}
+
+  kill(): void {
+    this.alive = false;
+    for (const p of this.members) {
+      p.state = 'killed';
+      p.gen++;
+      p.sim.noteEffect();
+    }
+    this.members.clear();
+  }
+}

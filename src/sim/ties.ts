@@ -1,0 +1,37 @@
+// Same-instant tie-breaks as a pure function of (seed, owner, instant). A drawn stream would give every
+// event the next number of one shared sequence, so an event left out (an idle loop round that elision
+// skips) would move the ties of every later event, and with them every interleaving. A hash of the owner
+// (a process, or one scheduled callback) and the target instant gives the same tie to the same event
+// whether or not any other event was ever scheduled.
+
+/** murmur3's 32-bit finaliser: every input bit flips about half of the output bits. */
+function mix(h: number): number {
+  let x = h;
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
+const TWO_POW_21 = 2 ** 21;
+const TWO_POW_32 = 2 ** 32;
+
+/**
+ * A 53-bit tie in [0, 2^53) for owner `id` at `timeMs`: a collision between two events pending at one
+ * instant (the only case where the queue falls back to insertion order) has odds of 2^-53.
+ */
+export function tieOf(seed: number, id: number, timeMs: number): number {
+  const lo = timeMs % TWO_POW_32;
+  const hi = (timeMs - lo) / TWO_POW_32;
+  const a = mix(seed ^ Math.imul(id, 0x9e3779b1));
+  const b = mix(a ^ lo ^ Math.imul(hi, 0x27d4eb2f));
+  const c = mix(b ^ 0x5bd1e995);
+  return b * TWO_POW_21 + (c >>> 11);
+}
+
+/** Seeds of the three families of owners, so that process 7 and callback 7 do not share ties. */
+export const PROCESS_SALT = 0x3c6ef372;
+export const CALLBACK_SALT = 0xa54ff53a;
+export const SELECT_SALT = 0x510e527f;
