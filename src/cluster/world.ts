@@ -80,7 +80,14 @@ export class World {
         rng: this.sim.rng.fork(`${name}/storage`),
         podNameOf: (uid) => this.podNameOf(uid),
       });
-      const runtime = new FakeRuntime(this.sim, this.sim.rng.fork(`${name}/runtime`), name, publish, storage);
+      const runtime = new FakeRuntime(
+        this.sim,
+        this.sim.rng.fork(`${name}/runtime`),
+        name,
+        publish,
+        storage,
+        this.domainOf(name),
+      );
       this.nodes.set(name, {
         name,
         storage,
@@ -108,6 +115,11 @@ export class World {
     }
   }
 
+  /** A node's elision domain: its changes wake only its own parked loops (src/sim/elision.ts). */
+  private domainOf(nodeName: string): number {
+    return this.scenario.nodes.indexOf(nodeName) + 1;
+  }
+
   podNameOf(uid: UID): string {
     return this.podNames.get(uid) ?? uid;
   }
@@ -131,6 +143,7 @@ export class World {
       sim: this.sim,
       rng: this.sim.rng.fork(`${node.name}/kubelet/${node.kubeletGeneration}`),
       nodeName: node.name,
+      domain: this.domainOf(node.name),
       fixes: this.fixes,
       kubeClient: this.api.client(),
       watch: (handler, onList) => this.api.watchNode(node.name, handler, onList),

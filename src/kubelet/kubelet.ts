@@ -97,6 +97,8 @@ export interface KubeletOptions {
   sim: Sim;
   rng: Rng;
   nodeName: string;
+  /** The node's elision domain (src/sim/process.ts ProcessGroup), 0 if none. */
+  domain?: number | undefined;
   fixes: Fixes;
   kubeClient: KubeClient;
   /** The API server's watch for this node: the LIST (`onList`, once), then every change. */
@@ -156,7 +158,7 @@ export class Kubelet {
     this.mirrorClient = new BasicMirrorClient(o.kubeClient);
     this.host = o.host;
     this.publish = o.publish;
-    this.group = new ProcessGroup(`kubelet/${o.nodeName}`);
+    this.group = new ProcessGroup(`kubelet/${o.nodeName}`, o.domain ?? 0);
     this.podCache = new Cache(o.sim);
     this.workQueue = new WorkQueue(o.sim);
     this.runtimeManager = new KubeGenericRuntimeManager(

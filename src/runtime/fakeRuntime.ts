@@ -103,6 +103,8 @@ export class FakeRuntime {
     readonly nodeName: string,
     private readonly publish: (fact: Fact) => void,
     private readonly namespaces?: MountNamespaces,
+    /** The node's elision domain: a container's exit changes this node alone (src/sim/elision.ts). */
+    private readonly domain = 0,
   ) {}
 
   injectContainerStartFault(uid: UID, fault: ContainerStartFault): void {
@@ -233,7 +235,7 @@ export class FakeRuntime {
       const exitCode = c.sigtermExitMs <= gracePeriodSeconds * 1000 ? 143 : 137;
       this.sim.at(exitAtMs, () => {
         if (c.state === 'running' && c.exitAtMs === exitAtMs) this.exit(entry, c, exitCode);
-      });
+      }, this.domain);
     }
     const self = this.sim.current;
     assert(self !== undefined, 'stopContainer outside a coroutine');

@@ -11,7 +11,10 @@ export const OP_RECV = 1;
 export const OP_SEND = 2;
 export const OP_SELECT = 3;
 export const OP_PARK = 4;
-/** The end of a loop round (src/sim/elision.ts): sleep one period, or park if the round was idle. */
+/**
+ * The end of a loop round (src/sim/elision.ts): sleep `ms` (or, with `cases`, select on them with that
+ * timeout), or park the timeout if the round was idle.
+ */
 export const OP_LOOP = 5;
 
 export type SelectCase =
@@ -27,7 +30,7 @@ export interface Effect {
   ms: number;
   readonly ch: Chan<unknown> | undefined;
   value: unknown;
-  readonly cases: readonly SelectCase[] | undefined;
+  cases: readonly SelectCase[] | undefined;
   readonly timeoutMs: number;
   /** OP_LOOP: the loop whose round ended. */
   readonly loop: LoopRef | undefined;

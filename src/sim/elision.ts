@@ -17,7 +17,17 @@
 // run. docs/architecture.md says what is skipped and why it cannot change an outcome.
 import { assert } from './assert.js';
 import type { Chan } from './chan.js';
-import { type Effect, EffectIterator, effect, type LoopRef, OP_LOOP, sleep } from './effects.js';
+import {
+  type Co,
+  type Effect,
+  EffectIterator,
+  effect,
+  type LoopRef,
+  OP_LOOP,
+  type SelectCase,
+  type SelectResult,
+  sleep,
+} from './effects.js';
 import type { Process, ProcessGroup } from './process.js';
 import type { Sim } from './sim.js';
 
@@ -34,6 +44,8 @@ interface Parked {
   consumer: Process | undefined;
   /** The next virtual round: a loop's wake-up, a ticker's fire. */
   nextMs: number;
+  /** The first round at or after the loop's deadline: it runs for real (Infinity: none). */
+  dueMs: number;
   /** A ticker: 0 before its fire at nextMs, 1 after it (the consumer's handling is still to come). */
   stage: number;
   /** Applied at each skipped round (a timestamp the round would have advanced). */
@@ -47,17 +59,19 @@ export class ParkedLoops {
   count = 0;
   /** No virtual round is due before this time (a lower bound; the fast path of advance). */
   private minMs = Number.POSITIVE_INFINITY;
+  /** No due round comes before this time (a lower bound). */
+  minDueMs = Number.POSITIVE_INFINITY;
 
   constructor(private readonly sim: Sim) {}
 
-  /** @internal Parks loop process `p` (just blocked at the end of an idle round). */
-  parkLoop(p: Process, periodMs: number, loop: LoopRef): void {
+  /** @internal Parks loop process `p` (just blocked at the end of an idle round); it would wake at `firstMs`. */
+  parkLoop(p: Process, firstMs: number, loop: LoopRef): void {
     const e = loop as unknown as Parked;
     e.proc = p;
-    e.nextMs = this.sim.nowMs + periodMs;
+    e.nextMs = firstMs;
     e.stage = 0;
+    e.dueMs = this.roundAtOrAfter(e, loop.deadlineMs);
     this.add(e);
-    this.pushDeadline(e, loop.deadlineMs);
   }
 
   /** @internal Parks a ticker whose last tick was handled idle; its next fire is at `nextMs`. */
@@ -67,11 +81,11 @@ export class ParkedLoops {
     e.consumer = consumer;
     e.nextMs = nextMs;
     e.stage = 0;
+    e.dueMs = this.roundAtOrAfter(e, deadlineMs);
     this.add(e);
-    this.pushDeadline(e, deadlineMs);
   }
 
-  /** @internal A parked process runs for real (its deadline came): it is no longer parked. */
+  /** @internal A parked process runs for real (a channel woke it): it is no longer parked. */
   remove(p: Process): void {
     const i = p.parkedAt;
     p.parkedAt = -1;
@@ -99,20 +113,59 @@ export class ParkedLoops {
     this.minMs = min;
   }
 
-  /** @internal Something changed: every parked loop runs its next round for real. */
-  unparkAll(): void {
+  /**
+   * @internal Turns every due round that comes before the event with key (timeMs, tie) (Infinity: there
+   * is none) into a real event; the run loop then looks at the queue again.
+   */
+  materialiseDue(timeMs: number, tie: number): void {
+    let minDue = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.count; ) {
+      const e = this.entries[i] as Parked;
+      const p = e.proc as Process;
+      if (e.dueMs <= timeMs && (e.dueMs < timeMs || this.sim.processTie(p, e.dueMs) < tie)) {
+        // Its rounds before the due one are skipped (nothing real happens before it), then it runs.
+        const dueTie = this.sim.processTie(p, e.dueMs);
+        if (e.kind === KIND_LOOP) this.advanceLoop(e, e.dueMs, dueTie);
+        else this.advanceTicker(e, e.dueMs, dueTie);
+        this.remove(p);
+        this.sim.pushProcess(p, e.dueMs, p.gen);
+        continue;
+      }
+      if (e.dueMs < minDue) minDue = e.dueMs;
+      i++;
+    }
+    this.minDueMs = minDue;
+  }
+
+  /**
+   * @internal Something changed in `domain` (0: anywhere): every parked loop of that domain runs its next
+   * round for real, as the plain run does. A loop of another node cannot see the change (its inputs are
+   * its node's state, and what reaches it through the API server comes as events of its own).
+   */
+  unpark(domain: number): void {
     const sim = this.sim;
+    let kept = 0;
+    let min = Number.POSITIVE_INFINITY;
+    let minDue = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.count; i++) {
       const e = this.entries[i] as Parked;
       const p = e.proc as Process;
+      if (domain !== 0 && p.domain !== domain && p.state === 'blocked') {
+        p.parkedAt = kept;
+        this.entries[kept++] = e;
+        if (e.nextMs < min) min = e.nextMs;
+        if (e.dueMs < minDue) minDue = e.dueMs;
+        continue;
+      }
       p.parkedAt = -1;
       if (p.state !== 'blocked') continue; // killed with its kubelet
       assert(e.stage === 0, 'unpark of a ticker between its fire and its handling');
-      p.gen++; // a pending deadline wake-up becomes stale
+      // Blocked with no pending event: its next round is the event the plain run has pending.
       sim.pushProcess(p, e.nextMs, p.gen);
     }
-    this.count = 0;
-    this.minMs = Number.POSITIVE_INFINITY;
+    this.count = kept;
+    this.minMs = min;
+    this.minDueMs = minDue;
   }
 
   private add(e: Parked): void {
@@ -121,14 +174,12 @@ export class ParkedLoops {
     p.parkedAt = this.count;
     this.entries[this.count++] = e;
     if (e.nextMs < this.minMs) this.minMs = e.nextMs;
+    if (e.dueMs < this.minDueMs) this.minDueMs = e.dueMs;
   }
 
-  /** A real wake-up at the first round at or after the deadline (it goes stale if the loop is unparked). */
-  private pushDeadline(e: Parked, deadlineMs: number): void {
-    if (deadlineMs === Number.POSITIVE_INFINITY) return;
-    const p = e.proc as Process;
-    const rounds = Math.max(0, Math.ceil((deadlineMs - e.nextMs) / e.periodMs));
-    this.sim.pushProcess(p, e.nextMs + rounds * e.periodMs, p.gen);
+  private roundAtOrAfter(e: Parked, deadlineMs: number): number {
+    if (deadlineMs === Number.POSITIVE_INFINITY) return deadlineMs;
+    return e.nextMs + Math.max(0, Math.ceil((deadlineMs - e.nextMs) / e.periodMs)) * e.periodMs;
   }
 
   private advanceLoop(e: Parked, timeMs: number, tie: number): void {
@@ -180,7 +231,6 @@ export class ParkedLoops {
     this.remove(ticker);
     e.stage = 0;
     sim.nowMs = timeMs;
-    ticker.gen++;
     sim.pushProcess(ticker, timeMs + e.periodMs, ticker.gen);
     (e.ch as Chan<number>).trySend(timeMs);
   }
@@ -197,6 +247,7 @@ export class IdleLoop implements Parked, LoopRef {
   proc: Process | undefined = undefined;
   consumer: Process | undefined = undefined;
   nextMs = 0;
+  dueMs = Number.POSITIVE_INFINITY;
   stage = 0;
   readonly ch = undefined;
   park = false;
@@ -221,17 +272,38 @@ export class IdleLoop implements Parked, LoopRef {
     this.sim.deadlineMs = Number.POSITIVE_INFINITY;
   }
 
-  end(): Iterable<Effect, void, unknown> {
+  /** Ends the round: sleep one period (or `ms`), parked if the round was idle. */
+  end(ms: number = this.periodMs): Iterable<Effect, void, unknown> {
+    this.judge(ms);
+    const e = this.it.effect;
+    e.ms = ms;
+    e.cases = undefined;
+    return this.it;
+  }
+
+  /**
+   * Ends the round with a select on `cases` and a timeout of `ms` (the next round). An idle round parks
+   * the timeout only: a message on a case still wakes the loop at once.
+   */
+  *select(cases: readonly SelectCase[], ms: number): Co<SelectResult> {
+    this.judge(ms);
+    const e = this.it.effect;
+    e.ms = ms;
+    e.cases = cases;
+    return (yield* this.it) as unknown as SelectResult;
+  }
+
+  private judge(ms: number): void {
     const sim = this.sim;
     const v = this.version();
     const idle = sim.events === this.events0 && sim.fx.n === this.fx0 && v === this.lastVersion;
     this.lastVersion = v;
     this.park = false;
+    this.events0 = -1; // a round is judged once
     if (idle && sim.declareIdle()) {
       this.deadlineMs = sim.deadlineMs;
-      this.park = sim.elide && this.deadlineMs > sim.nowMs + this.periodMs;
+      this.park = sim.elide && this.deadlineMs > sim.nowMs + ms;
     }
-    return this.it;
   }
 }
 
@@ -245,6 +317,7 @@ export class Ticker implements Parked {
   proc: Process | undefined;
   consumer: Process | undefined = undefined;
   nextMs = 0;
+  dueMs = Number.POSITIVE_INFINITY;
   stage = 0;
   readonly ch: Chan<number>;
   private fx0 = 0;

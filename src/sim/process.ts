@@ -27,6 +27,8 @@ export class Process implements Target {
     readonly group: ProcessGroup | undefined,
     /** Spawn order: names the process's tie-breaks (src/sim/ties.ts). */
     readonly id: number,
+    /** Where its changes can be seen (src/sim/elision.ts): its node's number, or 0 for anywhere. */
+    readonly domain: number,
   ) {
     this.plainWaiter = { proc: this, gen: -1, caseIndex: -1, value: undefined };
   }
@@ -45,7 +47,15 @@ export class ProcessGroup {
   readonly members = new Set<Process>();
   alive = true;
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    /**
+     * The node whose state its goroutines change (1, 2, ...; src/sim/elision.ts), or 0: anywhere. A
+     * kubelet's goroutines change their node's state and the API server, whose changes reach others
+     * only as events of their own (watch deliveries).
+     */
+    readonly domain = 0,
+  ) {}
 
   kill(): void {
     this.alive = false;

@@ -5,6 +5,8 @@ import { assert } from './assert.js';
 /** Something the run loop can fire. `arg` is a plain number (a generation, an index) to avoid closures. */
 export interface Target {
   fire(arg: number): void;
+  /** The node whose state the event changes (0: anywhere); src/sim/elision.ts. */
+  readonly domain?: number;
 }
 
 export class EventQueue {

@@ -16,7 +16,9 @@ import {
   OP_SLEEP,
   SELECT_DEFAULT,
   SELECT_TIMEOUT,
+  type LoopRef,
   type SelectCase,
+  type SelectResult,
 } from './effects.js';
 import { ParkedLoops } from './elision.js';
 import { Process, ProcessGroup, type ProcessState } from './process.js';
@@ -25,7 +27,10 @@ import { type DrawCounter, Rng } from './rng.js';
 import { CALLBACK_SALT, PROCESS_SALT, SELECT_SALT, tieOf } from './ties.js';
 
 class Callback implements Target {
-  constructor(private readonly fn: () => void) {}
+  constructor(
+    private readonly fn: () => void,
+    readonly domain: number,
+  ) {}
   fire(): void {
     this.fn();
   }
@@ -127,17 +132,20 @@ export class Sim {
 
   // -- scheduling --
 
-  /** A plain callback at `timeMs`; same-instant callbacks are ordered by the seeded tie-break. */
-  at(timeMs: number, fn: () => void): void {
+  /**
+   * A plain callback at `timeMs`; same-instant callbacks are ordered by the seeded tie-break. `domain`:
+   * the node whose state alone it changes (src/sim/elision.ts); 0 (the default) for anywhere.
+   */
+  at(timeMs: number, fn: () => void, domain = 0): void {
     if (!(Number.isInteger(timeMs) && timeMs >= this.nowMs))
       throw new AssertionError(`schedule in the past: ${timeMs} < ${this.nowMs}`);
     this.fx.n++;
     const id = this.nextCallbackId++;
-    this.queue.push(timeMs, tieOf(this.tieSeed ^ CALLBACK_SALT, id, timeMs), new Callback(fn), 0);
+    this.queue.push(timeMs, tieOf(this.tieSeed ^ CALLBACK_SALT, id, timeMs), new Callback(fn, domain), 0);
   }
 
-  after(delayMs: number, fn: () => void): void {
-    this.at(this.nowMs + delayMs, fn);
+  after(delayMs: number, fn: () => void, domain = 0): void {
+    this.at(this.nowMs + delayMs, fn, domain);
   }
 
   /** A callback that runs before every seeded event of its instant, in call order (scenario timelines). */
@@ -145,7 +153,7 @@ export class Sim {
     if (!(Number.isInteger(timeMs) && timeMs >= this.nowMs))
       throw new AssertionError(`schedule in the past: ${timeMs} < ${this.nowMs}`);
     this.fx.n++;
-    this.queue.push(timeMs, -1, new Callback(fn), 0);
+    this.queue.push(timeMs, -1, new Callback(fn, 0), 0);
   }
 
   /** @internal Schedules process `p` (generation `gen`) at `timeMs` with its tie for that instant. */
@@ -159,7 +167,8 @@ export class Sim {
   spawn(name: string, body: Co<unknown>, group?: ProcessGroup): Process {
     if (!(group === undefined || group.alive))
       throw new AssertionError(`spawn ${name} into dead group ${group?.name}`);
-    const p = new Process(this, name, body, group, this.nextProcessId++);
+    const domain = group !== undefined ? group.domain : (this.current?.domain ?? 0);
+    const p = new Process(this, name, body, group, this.nextProcessId++, domain);
     group?.members.add(p);
     p.state = 'blocked';
     this.fx.n++;
@@ -192,6 +201,7 @@ export class Sim {
   wake(w: Waiter, value: unknown): void {
     if (!this.isLive(w)) return;
     const p = w.proc;
+    if (p.parkedAt >= 0) this.parked.remove(p); // a loop parked in a select got a message
     p.gen++;
     p.resumeValue = w.caseIndex < 0 ? value : { index: w.caseIndex, value };
     this.fx.n++;
@@ -254,9 +264,15 @@ export class Sim {
         this.block(p, undefined);
         return BLOCKED;
       case OP_LOOP: {
-        this.block(p, undefined);
-        const loop = e.loop;
-        if (loop !== undefined && loop.park) this.parked.parkLoop(p, e.ms, loop);
+        const loop = e.loop as LoopRef;
+        const cases = e.cases;
+        if (cases === undefined) this.block(p, undefined);
+        else {
+          const r = this.selectReady(p, cases);
+          if (r !== undefined) return r;
+          this.blockOnCases(p, cases);
+        }
+        if (loop.park) this.parked.parkLoop(p, this.nowMs + e.ms, loop);
         else this.pushProcess(p, this.nowMs + e.ms, p.gen);
         return BLOCKED;
       }
@@ -266,7 +282,16 @@ export class Sim {
   }
 
   private performSelect(p: Process, cases: readonly SelectCase[], timeoutMs: number): unknown {
-    // Go picks uniformly among the ready cases: start the scan at a seeded offset.
+    const r = this.selectReady(p, cases);
+    if (r !== undefined) return r;
+    if (timeoutMs === DEFAULT_CASE) return { index: SELECT_DEFAULT, value: undefined };
+    this.blockOnCases(p, cases);
+    if (timeoutMs !== NO_TIMEOUT) this.pushProcess(p, this.nowMs + timeoutMs, p.gen);
+    return BLOCKED;
+  }
+
+  /** The first ready case from a seeded start (Go picks uniformly among the ready ones), or undefined. */
+  private selectReady(p: Process, cases: readonly SelectCase[]): SelectResult | undefined {
     const n = cases.length;
     const start = n > 1 ? tieOf(this.tieSeed ^ SELECT_SALT, p.id, this.nowMs) % n : 0;
     for (let k = 0; k < n; k++) {
@@ -280,15 +305,17 @@ export class Sim {
         if (c.send.offer(c.value)) return { index: i, value: undefined };
       }
     }
-    if (timeoutMs === DEFAULT_CASE) return { index: SELECT_DEFAULT, value: undefined };
+    return undefined;
+  }
+
+  /** Blocks `p` on every case; it resumes with the timeout result unless a case fires first. */
+  private blockOnCases(p: Process, cases: readonly SelectCase[]): void {
     this.block(p, { index: SELECT_TIMEOUT, value: undefined });
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < cases.length; i++) {
       const c = cases[i] as SelectCase;
       if ('recv' in c) c.recv.enqueueRecv({ proc: p, gen: p.gen, caseIndex: i, value: undefined });
       else c.send.enqueueSend({ proc: p, gen: p.gen, caseIndex: i, value: c.value });
     }
-    if (timeoutMs !== NO_TIMEOUT) this.pushProcess(p, this.nowMs + timeoutMs, p.gen);
-    return BLOCKED;
   }
 
   private block(p: Process, timeoutValue: unknown): void {
@@ -313,6 +340,12 @@ export class Sim {
     const parked = this.parked;
     try {
       for (;;) {
+        // A parked loop's round at its deadline is real: it joins the queue before the events after it.
+        if (parked.count > 0 && parked.minDueMs !== Number.POSITIVE_INFINITY) {
+          if (queue.size === 0) parked.materialiseDue(Number.POSITIVE_INFINITY, 0);
+          else if (parked.minDueMs <= queue.peekTimeMs())
+            parked.materialiseDue(queue.peekTimeMs(), queue.peekTie());
+        }
         if (queue.size === 0) {
           // Only parked loops are left: in the plain run they would poll, idle, until the horizon.
           if (parked.count > 0) reason = 'horizon';
@@ -339,8 +372,8 @@ export class Sim {
         this.eventFx = this.fx.n;
         this.cleanFx = -1;
         target.fire(queue.poppedArg);
-        // Something changed: every parked loop polls again at its next round, as the plain run does.
-        if (parked.count > 0 && this.cleanFx !== this.fx.n) parked.unparkAll();
+        // Something changed: the parked loops that can see it poll again at their next round.
+        if (parked.count > 0 && this.cleanFx !== this.fx.n) parked.unpark(target.domain ?? 0);
       }
       if (reason === 'idle' && this.stopRequested) reason = 'stopped';
       if (reason === 'horizon') this.nowMs = bounds.horizonMs;

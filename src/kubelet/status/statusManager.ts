@@ -5,7 +5,15 @@
 import { GoError } from '../../api/errors.js';
 import type { ContainerStatus, Pod, PodStatus, RestartPolicy, UID } from '../../api/v1.js';
 import { isMirrorPod, isPodPhaseTerminal } from '../../api/v1.js';
-import { type Chan, type Co, type ProcessGroup, SELECT_TIMEOUT, type Sim, select } from '../../sim/index.js';
+import {
+  type Chan,
+  type Co,
+  IdleLoop,
+  type ProcessGroup,
+  SELECT_TIMEOUT,
+  type SelectCase,
+  type Sim,
+} from '../../sim/index.js';
 import type { KubeClient } from '../kubeClient.js';
 
 /** syncPeriod in status_manager.go. */
@@ -52,16 +60,21 @@ export class StatusManager {
   }
 
   private *run(): Co<void> {
-    let nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
+    const cases: SelectCase[] = [{ recv: this.podStatusChannel }];
+    // A batch that synced nothing lets elision skip the batches after it until something changes on this
+    // node (src/sim/elision.ts); each skipped batch still moves the next one's time.
+    const loop = new IdleLoop(this.sim, statusSyncPeriodMs, undefined, (roundMs) => {
+      this.nextBatchMs = roundMs + statusSyncPeriodMs;
+    });
+    this.nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
     for (;;) {
       // A select with a zero timeout would be Go's default branch; the batch is simply due.
-      const waitMs = nextBatchMs - this.sim.nowMs;
-      const r =
-        waitMs > 0
-          ? yield* select([{ recv: this.podStatusChannel }], waitMs)
-          : { index: SELECT_TIMEOUT, value: undefined };
+      const waitMs = this.nextBatchMs - this.sim.nowMs;
+      const r = waitMs > 0 ? yield* loop.select(cases, waitMs) : { index: SELECT_TIMEOUT, value: undefined };
       if (r.index === SELECT_TIMEOUT) {
-        nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
+        // Only a batch is judged: it looks at every status (a single status does not).
+        loop.begin();
+        this.nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
         yield* this.syncBatch();
       } else {
         const uid = r.value as UID;
@@ -70,6 +83,9 @@ export class StatusManager {
       }
     }
   }
+
+  /** When the next batch is due (kept across elided batches). */
+  private nextBatchMs = 0;
 
   /** How many pod statuses are cached (housekeeping only removes them: src/kubelet/kubelet.ts). */
   get size(): number {

@@ -4,7 +4,7 @@
 import { GoError } from '../../api/errors.js';
 import type { Pod, UID } from '../../api/v1.js';
 import type { Fixes } from '../../fixes.js';
-import { type Co, type ProcessGroup, type Sim, sleep } from '../../sim/index.js';
+import { type Co, IdleLoop, type ProcessGroup, type Sim, sleep } from '../../sim/index.js';
 import { NestedPendingOperations } from '../../volume/util/nestedPendingOperations.js';
 import type { PodStateProvider } from '../types.js';
 import { ActualStateOfWorld } from './cache/actualStateOfWorld.js';
@@ -222,7 +222,11 @@ export class VolumeManager {
     condition: () => { done: boolean; err: GoError | undefined },
   ): Co<GoError | undefined> {
     const deadline = this.o.sim.nowMs + podAttachAndMountTimeoutMs;
+    // A poll that finds the condition unchanged lets elision skip the polls after it until something
+    // changes on this node, or the last poll before the timeout comes (src/sim/elision.ts).
+    const loop = new IdleLoop(this.o.sim, podAttachAndMountRetryIntervalMs);
     for (;;) {
+      loop.begin();
       const r = condition();
       if (r.err !== undefined) return r.err;
       if (r.done) return undefined;
@@ -230,7 +234,8 @@ export class VolumeManager {
         yield* sleep(Math.max(0, deadline - this.o.sim.nowMs));
         return new GoError('timed out waiting for the condition');
       }
-      yield* sleep(podAttachAndMountRetryIntervalMs);
+      this.o.sim.noteDeadline(deadline - podAttachAndMountRetryIntervalMs);
+      yield* loop.end();
     }
   }
 
