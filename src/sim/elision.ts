@@ -77,7 +77,7 @@ export class ParkedLoops {
   /** @internal Parks a ticker whose last tick was handled idle; its next fire is at `nextMs`. */
   parkTicker(e: Parked, consumer: Process, nextMs: number, deadlineMs: number): void {
     const p = e.proc as Process;
-    p.gen++; // its pending fire at nextMs becomes stale: the fire is virtual now
+    this.sim.unschedule(p); // its pending fire at nextMs is virtual now
     e.consumer = consumer;
     e.nextMs = nextMs;
     e.stage = 0;

@@ -93,6 +93,55 @@ export class EventQueue {
     return top;
   }
 
+  /**
+   * Removes the pending event of `target` with `arg`, if there is one (a linear scan: the queue holds a
+   * few hundred events at most, and this runs when a ticker parks, not per event).
+   */
+  remove(target: Target, arg: number): boolean {
+    let i = -1;
+    for (let k = 0; k < this.count; k++) {
+      if (this.target[k] === target && this.arg[k] === arg) {
+        i = k;
+        break;
+      }
+    }
+    if (i < 0) return false;
+    const last = --this.count;
+    if (i !== last) {
+      const t = this.timeMs[last] as number;
+      const k = this.tie[last] as number;
+      const s = this.seq[last] as number;
+      const a = this.arg[last] as number;
+      const g = this.target[last] as Target;
+      // Sift the moved entry up, or else down, from slot i.
+      let j = i;
+      while (j > 0) {
+        const parent = (j - 1) >> 1;
+        if (!this.less(t, k, s, parent)) break;
+        this.move(parent, j);
+        j = parent;
+      }
+      if (j === i) {
+        for (;;) {
+          const left = 2 * j + 1;
+          if (left >= last) break;
+          const right = left + 1;
+          const child = right < last && this.lessAt(right, left) ? right : left;
+          if (!this.lessThanEntry(child, t, k, s)) break;
+          this.move(child, j);
+          j = child;
+        }
+      }
+      this.timeMs[j] = t;
+      this.tie[j] = k;
+      this.seq[j] = s;
+      this.arg[j] = a;
+      this.target[j] = g;
+    }
+    this.target[last] = undefined;
+    return true;
+  }
+
   clear(): void {
     this.target.fill(undefined, 0, this.count);
     this.count = 0;

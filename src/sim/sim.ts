@@ -156,6 +156,11 @@ export class Sim {
     this.queue.push(timeMs, -1, new Callback(fn, 0), 0);
   }
 
+  /** @internal Takes the pending wake-up of blocked process `p` out of the queue. */
+  unschedule(p: Process): void {
+    this.queue.remove(p, p.gen);
+  }
+
   /** @internal Schedules process `p` (generation `gen`) at `timeMs` with its tie for that instant. */
   pushProcess(p: Process, timeMs: number, gen: number): void {
     this.queue.push(timeMs, this.processTie(p, timeMs), p, gen);
