@@ -45,6 +45,8 @@ const WATCH_DELAY_MS = [10, 60] as const;
 
 interface Watcher {
   lastDeliveryMs: number;
+  /** The elision domain of the watcher (src/sim/elision.ts): a delivery changes the watcher's state alone. */
+  readonly domain: number;
   readonly queue: { atMs: number; deliver: () => void }[];
   /** The kubelets' watches share the server's stream; each controller watch draws from its own. */
   readonly rng: Rng;
@@ -213,9 +215,16 @@ export class APIServer {
    * SET of every pod, which the pod config merges into one ADD), then every change for this node, in one
    * ordered stream.
    */
-  watchNode(nodeName: string, handler: WatchHandler, onList: (pods: Pod[]) => void): void {
+  watchNode(nodeName: string, handler: WatchHandler, onList: (pods: Pod[]) => void, domain = 0): void {
     this.unwatchNode(nodeName);
-    const w: PodWatcher = { handler, lastDeliveryMs: this.sim.nowMs, queue: [], rng: this.rng, live: true };
+    const w: PodWatcher = {
+      handler,
+      lastDeliveryMs: this.sim.nowMs,
+      domain,
+      queue: [],
+      rng: this.rng,
+      live: true,
+    };
     this.watchers.set(nodeName, w);
     // Code-unit order of UIDs, not localeCompare: the same on every machine whatever its locale.
     // (Upstream's order is a cache map's; HandlePodAdditions sorts by creation time anyway.)
@@ -233,10 +242,11 @@ export class APIServer {
    * A controller's pod informer: a LIST of every pod now (ADDED events, then `onSynced`), then every
    * change of any pod, delivered with delays drawn from the watch's own stream `watch/<name>`.
    */
-  watchPods(name: string, handler: WatchHandler, onSynced: () => void): void {
+  watchPods(name: string, handler: WatchHandler, onSynced: () => void, domain = 0): void {
     const w: PodWatcher = {
       handler,
       lastDeliveryMs: this.sim.nowMs,
+      domain,
       queue: [],
       rng: this.rng.fork(`watch/${name}/pods`),
       live: true,
@@ -247,10 +257,11 @@ export class APIServer {
   }
 
   /** A controller's node informer: a LIST of every node, then every change of a node's status. */
-  watchNodes(name: string, handler: NodeWatchHandler, onSynced: () => void): void {
+  watchNodes(name: string, handler: NodeWatchHandler, onSynced: () => void, domain = 0): void {
     const w: NodeWatcher = {
       handler,
       lastDeliveryMs: this.sim.nowMs,
+      domain,
       queue: [],
       rng: this.rng.fork(`watch/${name}/nodes`),
       live: true,
@@ -286,7 +297,7 @@ export class APIServer {
         const next = w.queue.shift();
         if (next !== undefined && w.live) next.deliver();
       }
-    });
+    }, w.domain);
   }
 
   private remove(pod: Pod, by: 'kubelet' | 'user-force'): void {

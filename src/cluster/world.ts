@@ -103,6 +103,7 @@ export class World {
       volumeSpecLister: (name) => volumeSpecOf(this, name),
       fixes: o.fixes,
       publish,
+      domain: o.scenario.nodes.length + 1,
     });
   }
 
@@ -146,7 +147,7 @@ export class World {
       domain: this.domainOf(node.name),
       fixes: this.fixes,
       kubeClient: this.api.client(),
-      watch: (handler, onList) => this.api.watchNode(node.name, handler, onList),
+      watch: (handler, onList) => this.api.watchNode(node.name, handler, onList, this.domainOf(node.name)),
       unwatch: () => this.api.unwatchNode(node.name),
       host: node.host,
       publish: (fact) => this.bus.publish(fact),

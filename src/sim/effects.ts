@@ -42,6 +42,8 @@ export interface LoopRef {
   park: boolean;
   /** The earliest time a time-dependent decision of the idle round may flip (Infinity: none). */
   deadlineMs: number;
+  /** The domain whose changes the loop can see, if not its process's (src/sim/process.ts ProcessGroup). */
+  readonly readsDomain: number | undefined;
 }
 
 export function effect(

@@ -52,6 +52,8 @@ interface Parked {
   readonly hook: ((roundMs: number) => void) | undefined;
   /** A ticker's channel. */
   readonly ch: Chan<number> | undefined;
+  /** The domain whose changes it can see (set when it parks; src/sim/process.ts ProcessGroup). */
+  readDomain: number;
 }
 
 export class ParkedLoops {
@@ -68,6 +70,7 @@ export class ParkedLoops {
   parkLoop(p: Process, firstMs: number, loop: LoopRef): void {
     const e = loop as unknown as Parked;
     e.proc = p;
+    e.readDomain = loop.readsDomain ?? p.domain;
     e.nextMs = firstMs;
     e.stage = 0;
     e.dueMs = this.roundAtOrAfter(e, loop.deadlineMs);
@@ -79,6 +82,7 @@ export class ParkedLoops {
     const p = e.proc as Process;
     this.sim.unschedule(p); // its pending fire at nextMs is virtual now
     e.consumer = consumer;
+    e.readDomain = consumer.domain;
     e.nextMs = nextMs;
     e.stage = 0;
     e.dueMs = this.roundAtOrAfter(e, deadlineMs);
@@ -150,7 +154,7 @@ export class ParkedLoops {
     for (let i = 0; i < this.count; i++) {
       const e = this.entries[i] as Parked;
       const p = e.proc as Process;
-      if (domain !== 0 && p.domain !== domain && p.state === 'blocked') {
+      if (domain !== 0 && e.readDomain !== domain && p.state === 'blocked') {
         p.parkedAt = kept;
         this.entries[kept++] = e;
         if (e.nextMs < min) min = e.nextMs;
@@ -250,6 +254,7 @@ export class IdleLoop implements Parked, LoopRef {
   dueMs = Number.POSITIVE_INFINITY;
   stage = 0;
   readonly ch = undefined;
+  readDomain = 0;
   park = false;
   deadlineMs = Number.POSITIVE_INFINITY;
   private readonly it: EffectIterator<void>;
@@ -262,9 +267,12 @@ export class IdleLoop implements Parked, LoopRef {
     readonly periodMs: number,
     private readonly version: () => number = () => 0,
     readonly hook: ((roundMs: number) => void) | undefined = undefined,
+    /** What the loop reads, if not its process's domain (a controller reads its informers' caches). */
+    readonly readsDomain: number | undefined = undefined,
   ) {
     this.it = new EffectIterator<void>(effect(OP_LOOP, periodMs, undefined, undefined, undefined, 0, this));
   }
+
 
   begin(): void {
     this.fx0 = this.sim.fx.n;
@@ -319,6 +327,7 @@ export class Ticker implements Parked {
   nextMs = 0;
   dueMs = Number.POSITIVE_INFINITY;
   stage = 0;
+  readDomain = 0;
   readonly ch: Chan<number>;
   private fx0 = 0;
   private events0 = -1;
@@ -377,7 +386,8 @@ export function roundLoop(
   periodMs: number,
   version?: () => number,
   hook?: (roundMs: number) => void,
+  readsDomain?: number,
 ): RoundLoop {
-  if (sim !== undefined) return new IdleLoop(sim, periodMs, version, hook);
+  if (sim !== undefined) return new IdleLoop(sim, periodMs, version, hook, readsDomain);
   return { begin: () => {}, end: () => sleep(periodMs) };
 }

@@ -168,12 +168,15 @@ export class Sim {
 
   // -- processes --
 
-  /** Starts a goroutine; it first runs at the current instant, ordered by the seeded tie-break. */
-  spawn(name: string, body: Co<unknown>, group?: ProcessGroup): Process {
+  /**
+   * Starts a goroutine; it first runs at the current instant, ordered by the seeded tie-break. Its elision
+   * domain is its group's, else `domain`, else its spawner's (src/sim/elision.ts).
+   */
+  spawn(name: string, body: Co<unknown>, group?: ProcessGroup, domain?: number): Process {
     if (!(group === undefined || group.alive))
       throw new AssertionError(`spawn ${name} into dead group ${group?.name}`);
-    const domain = group !== undefined ? group.domain : (this.current?.domain ?? 0);
-    const p = new Process(this, name, body, group, this.nextProcessId++, domain);
+    const d = group !== undefined ? group.domain : (domain ?? this.current?.domain ?? 0);
+    const p = new Process(this, name, body, group, this.nextProcessId++, d);
     group?.members.add(p);
     p.state = 'blocked';
     this.fx.n++;

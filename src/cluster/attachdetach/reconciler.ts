@@ -48,6 +48,8 @@ export interface ReconcilerOptions {
   readonly publish: (fact: Fact) => void;
   /** The kernel, for the elision of idle passes (src/sim/elision.ts); without it, plain sleeps. */
   readonly sim?: Sim | undefined;
+  /** The controller's elision domain: a pass reads the controller's caches and the clock only. */
+  readonly domain?: number | undefined;
 }
 
 export class Reconciler {
@@ -55,7 +57,13 @@ export class Reconciler {
 
   /** Run: wait.Until(reconciliationLoopFunc, loopPeriod): the period starts after each pass. */
   *run(): Co<void> {
-    const loop = roundLoop(this.o.sim, this.o.loopPeriodMs, () => this.o.actualStateOfWorld.version);
+    const loop = roundLoop(
+      this.o.sim,
+      this.o.loopPeriodMs,
+      () => this.o.actualStateOfWorld.version,
+      undefined,
+      this.o.domain,
+    );
     for (;;) {
       loop.begin();
       yield* this.reconciliationLoopFunc();
