@@ -16,7 +16,7 @@ import {
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { KubeClient } from '../kubelet/kubeClient.js';
-import { AssertionError, type Co, type Rng, type Sim, sleep } from '../sim/index.js';
+import { AssertionError, type Co, type Rng, type Sim, sleep, WRITES_ALL } from '../sim/index.js';
 
 /** The apiPodCreated fields that describe the pod's spec (shared with the static pods' manifests). */
 export function podCreatedFields(pod: Pod): {
@@ -47,6 +47,8 @@ interface Watcher {
   lastDeliveryMs: number;
   /** The elision domain of the watcher (src/sim/elision.ts): a delivery changes the watcher's state alone. */
   readonly domain: number;
+  /** Which parts of it (src/sim/masks.ts). */
+  readonly writeMask: number;
   readonly queue: { atMs: number; deliver: () => void }[];
   /** The kubelets' watches share the server's stream; each controller watch draws from its own. */
   readonly rng: Rng;
@@ -215,12 +217,19 @@ export class APIServer {
    * SET of every pod, which the pod config merges into one ADD), then every change for this node, in one
    * ordered stream.
    */
-  watchNode(nodeName: string, handler: WatchHandler, onList: (pods: Pod[]) => void, domain = 0): void {
+  watchNode(
+    nodeName: string,
+    handler: WatchHandler,
+    onList: (pods: Pod[]) => void,
+    domain = 0,
+    writeMask = WRITES_ALL,
+  ): void {
     this.unwatchNode(nodeName);
     const w: PodWatcher = {
       handler,
       lastDeliveryMs: this.sim.nowMs,
       domain,
+      writeMask,
       queue: [],
       rng: this.rng,
       live: true,
@@ -247,6 +256,7 @@ export class APIServer {
       handler,
       lastDeliveryMs: this.sim.nowMs,
       domain,
+      writeMask: WRITES_ALL,
       queue: [],
       rng: this.rng.fork(`watch/${name}/pods`),
       live: true,
@@ -262,6 +272,7 @@ export class APIServer {
       handler,
       lastDeliveryMs: this.sim.nowMs,
       domain,
+      writeMask: WRITES_ALL,
       queue: [],
       rng: this.rng.fork(`watch/${name}/nodes`),
       live: true,
@@ -292,12 +303,17 @@ export class APIServer {
     const at = Math.max(w.lastDeliveryMs, this.sim.nowMs + w.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]));
     w.lastDeliveryMs = at;
     w.queue.push({ atMs: at, deliver });
-    this.sim.at(at, () => {
-      while (w.queue.length > 0 && (w.queue[0]?.atMs ?? Number.POSITIVE_INFINITY) <= this.sim.nowMs) {
-        const next = w.queue.shift();
-        if (next !== undefined && w.live) next.deliver();
-      }
-    }, w.domain);
+    this.sim.at(
+      at,
+      () => {
+        while (w.queue.length > 0 && (w.queue[0]?.atMs ?? Number.POSITIVE_INFINITY) <= this.sim.nowMs) {
+          const next = w.queue.shift();
+          if (next !== undefined && w.live) next.deliver();
+        }
+      },
+      w.domain,
+      w.writeMask,
+    );
   }
 
   private remove(pod: Pod, by: 'kubelet' | 'user-force'): void {

@@ -11,6 +11,7 @@ import {
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
+import { WRITES_PODS } from '../kubelet/elisionMasks.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import { FakeRuntime } from '../runtime/fakeRuntime.js';
 import type { Action, Fault, Scenario } from '../scenario/types.js';
@@ -147,7 +148,8 @@ export class World {
       domain: this.domainOf(node.name),
       fixes: this.fixes,
       kubeClient: this.api.client(),
-      watch: (handler, onList) => this.api.watchNode(node.name, handler, onList, this.domainOf(node.name)),
+      watch: (handler, onList) =>
+        this.api.watchNode(node.name, handler, onList, this.domainOf(node.name), WRITES_PODS),
       unwatch: () => this.api.unwatchNode(node.name),
       host: node.host,
       publish: (fact) => this.bus.publish(fact),

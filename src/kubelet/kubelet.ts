@@ -33,6 +33,7 @@ import {
 import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
 import { Cache } from './container/cache.js';
+import { WRITES_NONE, WRITES_PODS, WRITES_RUNTIME, WRITES_STATUS, WRITES_VOLUMES } from './elisionMasks.js';
 import type { KubeClient } from './kubeClient.js';
 import { syncMirrorPod } from './kubeletMirrorPods.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
@@ -73,7 +74,8 @@ export interface KubeletVolumeManager {
   waitForUnmount(pod: Pod): Co<GoError | undefined>;
   podVolumesExist(uid: UID): boolean;
   getVolumesInUse(): string[];
-  markVolumesAsReportedInUse(volumes: readonly string[]): void;
+  /** True if some volume's reportedInUse changed. */
+  markVolumesAsReportedInUse(volumes: readonly string[]): boolean;
   /** Until reconstruction has run, volumesInUse is left as it was (setters.go VolumesInUse). */
   reconcilerStatesHasBeenSynced(): boolean;
   getMountedVolumesForPod(
@@ -225,14 +227,17 @@ export class Kubelet {
   start(): void {
     this.startedAtMs = this.sim.nowMs;
     this.publish({ kind: 'kubeletStarted', atMs: this.sim.nowMs, node: this.nodeName });
-    this.sim.spawn(`${this.nodeName}/pleg`, this.pleg.run(), this.group);
+    this.sim.spawn(`${this.nodeName}/pleg`, this.pleg.run(), this.group).writeMask = WRITES_RUNTIME;
     this.statusManager.start();
     this.volumeManager.run();
     this.resourceAnalyzer.start();
     this.legacy?.start();
     this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group);
-    this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group);
-    this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group);
+    // The heartbeat changes nothing a loop of this node reads (reportedInUse is touched when it changes).
+    this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group).writeMask =
+      WRITES_NONE;
+    this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group).writeMask =
+      WRITES_RUNTIME;
     // The file source lists the manifest directory at start (file name order) as one SET; the API source
     // does the same with its LIST. A source counts as ready once the sync loop has handled its update.
     const manifests: Pod[] = [];
@@ -271,7 +276,15 @@ export class Kubelet {
 
   private *syncLoop(): Co<void> {
     // time.NewTicker: a tick handled without effect lets elision skip the ticks after it (src/sim/elision.ts).
-    const syncCh = new Ticker(this.sim, `${this.nodeName}/syncCh`, syncLoopPeriodMs, this.group);
+    // A syncCh tick reads the work queue; housekeeping reads a little of everything.
+    const syncCh = new Ticker(
+      this.sim,
+      `${this.nodeName}/syncCh`,
+      syncLoopPeriodMs,
+      this.group,
+      undefined,
+      WRITES_PODS,
+    );
     const housekeepingCh = new Ticker(
       this.sim,
       `${this.nodeName}/housekeepingCh`,
@@ -331,7 +344,8 @@ export class Kubelet {
    * only the cache's time moves.
    */
   private housekeepingSkipped(roundMs: number): void {
-    if (this.sourcesReadyAllReady() && roundMs - this.runtimeCacheTimeMs > 2000) this.runtimeCacheTimeMs = roundMs;
+    if (this.sourcesReadyAllReady() && roundMs - this.runtimeCacheTimeMs > 2000)
+      this.runtimeCacheTimeMs = roundMs;
   }
 
   private handleUpdate(u: PodUpdate): void {
@@ -476,7 +490,7 @@ export class Kubelet {
       `${this.nodeName}/podContainerDeletor`,
       this.runtimeManager.removeContainers(uid, ids),
       this.group,
-    );
+    ).writeMask = WRITES_RUNTIME;
   }
 
   // ---- the three sync phases (release-1.23), the PodSyncer of the pod workers ----
@@ -727,7 +741,8 @@ export class Kubelet {
         ? this.volumeManager.getVolumesInUse()
         : undefined;
       const err = yield* this.kubeClient.updateNodeStatus(this.nodeName, inUse);
-      if (err === undefined && inUse !== undefined) this.volumeManager.markVolumesAsReportedInUse(inUse);
+      if (err === undefined && inUse !== undefined && this.volumeManager.markVolumesAsReportedInUse(inUse))
+        this.sim.touch(WRITES_VOLUMES);
       yield* sleep(nodeStatusUpdateFrequencyMs);
     }
   }

@@ -10,6 +10,7 @@
 import { GoError } from '../api/errors.js';
 import type { RuntimeContainerState, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
+import { WRITES_RUNTIME } from '../kubelet/elisionMasks.js';
 import {
   AssertionError,
   assert,
@@ -233,9 +234,14 @@ export class FakeRuntime {
     if (exitAtMs < c.exitAtMs) {
       c.exitAtMs = exitAtMs;
       const exitCode = c.sigtermExitMs <= gracePeriodSeconds * 1000 ? 143 : 137;
-      this.sim.at(exitAtMs, () => {
-        if (c.state === 'running' && c.exitAtMs === exitAtMs) this.exit(entry, c, exitCode);
-      }, this.domain);
+      this.sim.at(
+        exitAtMs,
+        () => {
+          if (c.state === 'running' && c.exitAtMs === exitAtMs) this.exit(entry, c, exitCode);
+        },
+        this.domain,
+        WRITES_RUNTIME,
+      );
     }
     const self = this.sim.current;
     assert(self !== undefined, 'stopContainer outside a coroutine');

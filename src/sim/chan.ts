@@ -109,7 +109,9 @@ export class Chan<T> {
   }
 
   send(value: T): Iterable<Effect, void, unknown> {
-    this.sendOp ??= new EffectIterator<void>(effect(OP_SEND, 0, this as Chan<unknown>, undefined, undefined, 0));
+    this.sendOp ??= new EffectIterator<void>(
+      effect(OP_SEND, 0, this as Chan<unknown>, undefined, undefined, 0),
+    );
     this.sendOp.effect.value = value;
     return this.sendOp;
   }

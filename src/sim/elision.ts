@@ -28,6 +28,7 @@ import {
   type SelectResult,
   sleep,
 } from './effects.js';
+import { WRITES_ALL } from './masks.js';
 import type { Process, ProcessGroup } from './process.js';
 import type { Sim } from './sim.js';
 
@@ -54,6 +55,8 @@ interface Parked {
   readonly ch: Chan<number> | undefined;
   /** The domain whose changes it can see (set when it parks; src/sim/process.ts ProcessGroup). */
   readDomain: number;
+  /** The parts of that domain's state it reads (src/sim/masks.ts). */
+  readonly readMask: number;
 }
 
 export class ParkedLoops {
@@ -118,27 +121,33 @@ export class ParkedLoops {
   }
 
   /**
-   * @internal Turns every due round that comes before the event with key (timeMs, tie) (Infinity: there
-   * is none) into a real event; the run loop then looks at the queue again.
+   * @internal Turns the earliest due round into a real event if it comes before the event with key
+   * (timeMs, tie) (Infinity: there is none). One at a time: what that round does may wake the others.
    */
   materialiseDue(timeMs: number, tie: number): void {
+    const sim = this.sim;
+    let first: Parked | undefined;
+    let firstTie = 0;
     let minDue = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < this.count; ) {
+    for (let i = 0; i < this.count; i++) {
       const e = this.entries[i] as Parked;
-      const p = e.proc as Process;
-      if (e.dueMs <= timeMs && (e.dueMs < timeMs || this.sim.processTie(p, e.dueMs) < tie)) {
-        // Its rounds before the due one are skipped (nothing real happens before it), then it runs.
-        const dueTie = this.sim.processTie(p, e.dueMs);
-        if (e.kind === KIND_LOOP) this.advanceLoop(e, e.dueMs, dueTie);
-        else this.advanceTicker(e, e.dueMs, dueTie);
-        this.remove(p);
-        this.sim.pushProcess(p, e.dueMs, p.gen);
-        continue;
+      if (e.dueMs > minDue || e.dueMs === Number.POSITIVE_INFINITY) continue;
+      const dueTie = sim.processTie(e.proc as Process, e.dueMs);
+      if (e.dueMs < minDue || dueTie < firstTie) {
+        first = e;
+        firstTie = dueTie;
+        minDue = e.dueMs;
       }
-      if (e.dueMs < minDue) minDue = e.dueMs;
-      i++;
     }
     this.minDueMs = minDue;
+    if (first === undefined || minDue > timeMs || (minDue === timeMs && firstTie >= tie)) return;
+    // Its rounds before the due one are skipped (nothing real happens before it), then it runs.
+    const p = first.proc as Process;
+    if (first.kind === KIND_LOOP) this.advanceLoop(first, minDue, firstTie);
+    else this.advanceTicker(first, minDue, firstTie);
+    this.remove(p);
+    sim.pushProcess(p, minDue, p.gen);
+    this.minDueMs = minDue; // a lower bound: the next call finds the next one
   }
 
   /**
@@ -146,7 +155,7 @@ export class ParkedLoops {
    * round for real, as the plain run does. A loop of another node cannot see the change (its inputs are
    * its node's state, and what reaches it through the API server comes as events of its own).
    */
-  unpark(domain: number): void {
+  unpark(domain: number, mask: number): void {
     const sim = this.sim;
     let kept = 0;
     let min = Number.POSITIVE_INFINITY;
@@ -154,7 +163,7 @@ export class ParkedLoops {
     for (let i = 0; i < this.count; i++) {
       const e = this.entries[i] as Parked;
       const p = e.proc as Process;
-      if (domain !== 0 && e.readDomain !== domain && p.state === 'blocked') {
+      if (((domain !== 0 && e.readDomain !== domain) || (e.readMask & mask) === 0) && p.state === 'blocked') {
         p.parkedAt = kept;
         this.entries[kept++] = e;
         if (e.nextMs < min) min = e.nextMs;
@@ -269,10 +278,11 @@ export class IdleLoop implements Parked, LoopRef {
     readonly hook: ((roundMs: number) => void) | undefined = undefined,
     /** What the loop reads, if not its process's domain (a controller reads its informers' caches). */
     readonly readsDomain: number | undefined = undefined,
+    /** The parts of its domain's state a round reads (src/sim/masks.ts). */
+    readonly readMask: number = WRITES_ALL,
   ) {
     this.it = new EffectIterator<void>(effect(OP_LOOP, periodMs, undefined, undefined, undefined, 0, this));
   }
-
 
   begin(): void {
     this.fx0 = this.sim.fx.n;
@@ -339,6 +349,8 @@ export class Ticker implements Parked {
     readonly periodMs: number,
     group: ProcessGroup | undefined,
     readonly hook: ((roundMs: number) => void) | undefined = undefined,
+    /** The parts of its consumer's domain that handling a tick reads (src/sim/masks.ts). */
+    readonly readMask: number = WRITES_ALL,
   ) {
     this.ch = sim.chan<number>(1, name);
     this.ch.quiet = true;
@@ -387,7 +399,8 @@ export function roundLoop(
   version?: () => number,
   hook?: (roundMs: number) => void,
   readsDomain?: number,
+  readMask?: number,
 ): RoundLoop {
-  if (sim !== undefined) return new IdleLoop(sim, periodMs, version, hook, readsDomain);
+  if (sim !== undefined) return new IdleLoop(sim, periodMs, version, hook, readsDomain, readMask);
   return { begin: () => {}, end: () => sleep(periodMs) };
 }

@@ -15,6 +15,7 @@ export {
   sleep,
 } from './effects.js';
 export { IdleLoop, type RoundLoop, roundLoop, Ticker } from './elision.js';
+export { WRITES_ALL } from './masks.js';
 export { Process, ProcessGroup, type ProcessState } from './process.js';
 export { EventQueue, type Target } from './queue.js';
 export { Rng, type RngState } from './rng.js';

@@ -2,6 +2,7 @@
 // (a kubelet restart kills every goroutine of that kubelet wherever it blocks).
 import type { Waiter } from './chan.js';
 import type { Co } from './effects.js';
+import { WRITES_ALL } from './masks.js';
 import type { Target } from './queue.js';
 import type { Sim } from './sim.js';
 
@@ -19,6 +20,11 @@ export class Process implements Target {
   readonly plainWaiter: Waiter;
   /** Set while the process is an idle loop parked by elision (src/sim/elision.ts). */
   parkedAt = -1;
+  /**
+   * Which parts of its node's state its events may change (src/sim/elision.ts): all unless narrowed by
+   * the code that spawns it; `Sim.touch` adds parts within one event.
+   */
+  writeMask = WRITES_ALL;
 
   constructor(
     readonly sim: Sim,
@@ -60,6 +66,7 @@ export class ProcessGroup {
   kill(): void {
     this.alive = false;
     for (const p of this.members) {
+      if (p.parkedAt >= 0) p.sim.parked.remove(p);
       p.state = 'killed';
       p.gen++;
       p.sim.noteEffect();

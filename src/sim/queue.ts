@@ -7,6 +7,8 @@ export interface Target {
   fire(arg: number): void;
   /** The node whose state the event changes (0: anywhere); src/sim/elision.ts. */
   readonly domain?: number;
+  /** Which parts of that node's state it may change (src/sim/elision.ts WRITES_ALL and friends). */
+  readonly writeMask?: number;
 }
 
 export class EventQueue {

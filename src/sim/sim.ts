@@ -7,6 +7,7 @@ import {
   type Co,
   DEFAULT_CASE,
   type Effect,
+  type LoopRef,
   NO_TIMEOUT,
   OP_LOOP,
   OP_PARK,
@@ -16,11 +17,11 @@ import {
   OP_SLEEP,
   SELECT_DEFAULT,
   SELECT_TIMEOUT,
-  type LoopRef,
   type SelectCase,
   type SelectResult,
 } from './effects.js';
 import { ParkedLoops } from './elision.js';
+import { WRITES_ALL } from './masks.js';
 import { Process, ProcessGroup, type ProcessState } from './process.js';
 import { EventQueue, type Target } from './queue.js';
 import { type DrawCounter, Rng } from './rng.js';
@@ -30,6 +31,7 @@ class Callback implements Target {
   constructor(
     private readonly fn: () => void,
     readonly domain: number,
+    readonly writeMask: number,
   ) {}
   fire(): void {
     this.fn();
@@ -82,6 +84,8 @@ export class Sim {
   /** `fx.n` when the current event started, and when it was last declared clean (-1: it was not). */
   private eventFx = 0;
   private cleanFx = -1;
+  /** What the current event may have changed (its target's write mask, plus `touch`). */
+  private eventWrites = WRITES_ALL;
   /** The earliest deadline noted by the current loop round (noteDeadline). */
   deadlineMs = Number.POSITIVE_INFINITY;
   readonly parked: ParkedLoops;
@@ -112,6 +116,11 @@ export class Sim {
     this.fx.n++;
   }
 
+  /** The current event also changed these parts of its node's state (src/sim/masks.ts). */
+  touch(mask: number): void {
+    this.eventWrites |= mask;
+  }
+
   /** A time-dependent decision of the current loop round changes at `timeMs` (a back-off ends, say). */
   noteDeadline(timeMs: number): void {
     // A flip at or before now is already seen by the round; only a future one limits its idleness.
@@ -136,16 +145,17 @@ export class Sim {
    * A plain callback at `timeMs`; same-instant callbacks are ordered by the seeded tie-break. `domain`:
    * the node whose state alone it changes (src/sim/elision.ts); 0 (the default) for anywhere.
    */
-  at(timeMs: number, fn: () => void, domain = 0): void {
+  at(timeMs: number, fn: () => void, domain = 0, writeMask = WRITES_ALL): void {
     if (!(Number.isInteger(timeMs) && timeMs >= this.nowMs))
       throw new AssertionError(`schedule in the past: ${timeMs} < ${this.nowMs}`);
     this.fx.n++;
     const id = this.nextCallbackId++;
-    this.queue.push(timeMs, tieOf(this.tieSeed ^ CALLBACK_SALT, id, timeMs), new Callback(fn, domain), 0);
+    const cb = new Callback(fn, domain, writeMask);
+    this.queue.push(timeMs, tieOf(this.tieSeed ^ CALLBACK_SALT, id, timeMs), cb, 0);
   }
 
-  after(delayMs: number, fn: () => void, domain = 0): void {
-    this.at(this.nowMs + delayMs, fn, domain);
+  after(delayMs: number, fn: () => void, domain = 0, writeMask = WRITES_ALL): void {
+    this.at(this.nowMs + delayMs, fn, domain, writeMask);
   }
 
   /** A callback that runs before every seeded event of its instant, in call order (scenario timelines). */
@@ -153,7 +163,7 @@ export class Sim {
     if (!(Number.isInteger(timeMs) && timeMs >= this.nowMs))
       throw new AssertionError(`schedule in the past: ${timeMs} < ${this.nowMs}`);
     this.fx.n++;
-    this.queue.push(timeMs, -1, new Callback(fn, 0), 0);
+    this.queue.push(timeMs, -1, new Callback(fn, 0, WRITES_ALL), 0);
   }
 
   /** @internal Takes the pending wake-up of blocked process `p` out of the queue. */
@@ -379,9 +389,11 @@ export class Sim {
         this.events++;
         this.eventFx = this.fx.n;
         this.cleanFx = -1;
+        this.eventWrites = target.writeMask ?? WRITES_ALL;
         target.fire(queue.poppedArg);
         // Something changed: the parked loops that can see it poll again at their next round.
-        if (parked.count > 0 && this.cleanFx !== this.fx.n) parked.unpark(target.domain ?? 0);
+        if (parked.count > 0 && this.cleanFx !== this.fx.n && this.eventWrites !== 0)
+          parked.unpark(target.domain ?? 0, this.eventWrites);
       }
       if (reason === 'idle' && this.stopRequested) reason = 'stopped';
       if (reason === 'horizon') this.nowMs = bounds.horizonMs;

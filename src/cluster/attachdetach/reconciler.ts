@@ -119,7 +119,8 @@ export class Reconciler {
       // Check whether timeout has reached the maximum waiting time
       const timeout = elapsed.value > this.o.maxWaitForUnmountDurationMs;
       // The timeout is a deadline of this pass: an idle reconciler must look again when it is reached.
-      if (!timeout) this.o.sim?.noteDeadline(this.o.now() - elapsed.value + this.o.maxWaitForUnmountDurationMs + 1);
+      if (!timeout)
+        this.o.sim?.noteDeadline(this.o.now() - elapsed.value + this.o.maxWaitForUnmountDurationMs + 1);
       if (this.o.fixes.on('no-force-detach-healthy-node')) {
         // PR #110721 (release-1.25; the 1.23 cherry-pick #115353 was closed unmerged): force detach only
         // from an unhealthy node after maxWaitForUnmountDuration; a healthy node keeps a volume it still

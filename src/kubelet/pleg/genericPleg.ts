@@ -4,6 +4,7 @@ import type { RuntimeContainerState, UID } from '../../api/v1.js';
 import type { FakeRuntime } from '../../runtime/fakeRuntime.js';
 import { type Chan, type Co, IdleLoop, type Sim } from '../../sim/index.js';
 import type { Cache } from '../container/cache.js';
+import { WRITES_RUNTIME } from '../elisionMasks.js';
 
 /** relistPeriod in pkg/kubelet/kubelet.go (plegRelistPeriod). */
 export const plegRelistPeriodMs = 1000;
@@ -57,6 +58,8 @@ export class GenericPLEG {
       plegRelistPeriodMs,
       () => this.runtime.version,
       (roundMs) => this.cache.relistSkipped(roundMs),
+      undefined,
+      WRITES_RUNTIME,
     );
     for (;;) {
       loop.begin();

@@ -14,6 +14,7 @@ import {
   type SelectCase,
   type Sim,
 } from '../../sim/index.js';
+import { WRITES_STATUS } from '../elisionMasks.js';
 import type { KubeClient } from '../kubeClient.js';
 
 /** syncPeriod in status_manager.go. */
@@ -56,7 +57,8 @@ export class StatusManager {
   }
 
   start(): void {
-    this.sim.spawn('statusManager', this.run(), this.group);
+    // It changes its own statuses; what it writes to the API server comes back as watch events.
+    this.sim.spawn('statusManager', this.run(), this.group).writeMask = WRITES_STATUS;
   }
 
   private *run(): Co<void> {

@@ -6,6 +6,7 @@ import type { Pod, UID } from '../../api/v1.js';
 import type { Fixes } from '../../fixes.js';
 import { type Co, IdleLoop, type ProcessGroup, type Sim, sleep } from '../../sim/index.js';
 import { NestedPendingOperations } from '../../volume/util/nestedPendingOperations.js';
+import { WRITES_VOLUMES } from '../elisionMasks.js';
 import type { PodStateProvider } from '../types.js';
 import { ActualStateOfWorld } from './cache/actualStateOfWorld.js';
 import { DesiredStateOfWorld } from './cache/desiredStateOfWorld.js';
@@ -159,8 +160,8 @@ export class VolumeManager {
   }
 
   /** MarkVolumesAsReportedInUse: called after node.status.volumesInUse was written. */
-  markVolumesAsReportedInUse(volumesReportedAsInUse: readonly UniqueVolumeName[]): void {
-    this.desiredStateOfWorld.markVolumesReportedInUse(volumesReportedAsInUse);
+  markVolumesAsReportedInUse(volumesReportedAsInUse: readonly UniqueVolumeName[]): boolean {
+    return this.desiredStateOfWorld.markVolumesReportedInUse(volumesReportedAsInUse);
   }
 
   /**
@@ -224,7 +225,14 @@ export class VolumeManager {
     const deadline = this.o.sim.nowMs + podAttachAndMountTimeoutMs;
     // A poll that finds the condition unchanged lets elision skip the polls after it until something
     // changes on this node, or the last poll before the timeout comes (src/sim/elision.ts).
-    const loop = new IdleLoop(this.o.sim, podAttachAndMountRetryIntervalMs);
+    const loop = new IdleLoop(
+      this.o.sim,
+      podAttachAndMountRetryIntervalMs,
+      undefined,
+      undefined,
+      undefined,
+      WRITES_VOLUMES,
+    );
     for (;;) {
       loop.begin();
       const r = condition();

@@ -11,6 +11,7 @@ import {
   EmptyUniquePodName,
   isAlreadyExists,
 } from '../../../volume/util/nestedPendingOperations.js';
+import { WRITES_VOLUMES } from '../../elisionMasks.js';
 import {
   type ActualStateOfWorld,
   deviceMayBeMounted,
@@ -70,7 +71,15 @@ export class Reconciler {
 
   /** Run: wait.Until(reconciliationLoopFunc, loopSleepDuration). */
   *run(): Co {
-    const loop = roundLoop(this.o.sim, this.o.loopSleepDurationMs, () => this.idleVersion());
+    // A pass reads the volume manager's caches and operations and the node's storage, nothing else.
+    const loop = roundLoop(
+      this.o.sim,
+      this.o.loopSleepDurationMs,
+      () => this.idleVersion(),
+      undefined,
+      undefined,
+      WRITES_VOLUMES,
+    );
     for (;;) {
       loop.begin();
       yield* this.reconciliationLoopFunc();
