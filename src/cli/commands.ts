@@ -13,13 +13,13 @@ import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { toTimelineHtml } from '../report/timelineHtml.js';
 import { loadScenarioFile } from '../scenario/load.js';
-import { type ClaimResult, checkClaim, claimLabel, runScenario } from '../scenario/run.js';
+import { type ClaimResult, checkClaim, claimLabel, runScenario, setElisionDefault } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 import { bisect, formatBisection } from './bisect.js';
 import { EXIT, InputError } from './errors.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
-import { fixesOption, fixSelectionOptions, seedOption } from './options.js';
+import { elideOption, fixesOption, fixSelectionOptions, seedOption } from './options.js';
 import { writeOutputFile } from './output.js';
 
 /** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
@@ -59,6 +59,8 @@ export function scenarioFiles(paths: readonly string[]): string[] {
 }
 
 export function registerCommands(parser: Argv, setExit: (code: number) => void): void {
+  // --no-elide (run, verify, fuzz, replay, main): every run of the command goes the plain way.
+  parser.middleware((argv) => setElisionDefault(argv['elide'] !== false));
   parser
     .command(
       'run <file>',
@@ -72,6 +74,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
             describe: "seed (decimal or 0x-hex uint32); default: the file's",
           })
           .options(fixSelectionOptions)
+          .options(elideOption)
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
           .option('trace', {
             type: 'string',
@@ -137,6 +140,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
       (y) =>
         y
           .positional('paths', { type: 'string', array: true, describe: 'scenario files or folders' })
+          .options(elideOption)
           .option('json', { type: 'boolean', default: false, describe: 'one JSON object per claim' })
           .option('junit', {
             type: 'string',

@@ -33,6 +33,7 @@ import { colorEnabled, formatVerifyTable, scenarioFiles, verifyScenarios, wallCl
 import { EXIT, InputError } from './errors.js';
 import {
   durationOption,
+  elideOption,
   fixesOption,
   fixSelectionOptions,
   positiveIntOption,
@@ -418,6 +419,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
             describe: 'campaign seed (decimal or 0x-hex uint32)',
           })
           .options(fixSelectionOptions)
+          .options(elideOption)
           .option('workers', {
             type: 'string',
             requiresArg: true,
@@ -532,6 +534,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
             describe: 'the fast-check path: case index, then shrink steps',
           })
           .options(fixSelectionOptions)
+          .options(elideOption)
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
           .option('save', { type: 'string', describe: 'also write the case as a scenario file' }),
       (argv) => {
@@ -562,6 +565,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
             default: '60',
             describe: 'cases per campaign',
           })
+          .options(elideOption)
           .option('seed', { type: 'string', requiresArg: true, default: '1', describe: 'campaign seed' })
           .option('workers', {
             type: 'string',

@@ -8,7 +8,7 @@ import { FIX_IDS, Fixes, type FixId, KUBELET_NAMES } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { type ViolationJson, violationToJson } from '../report/json.js';
 import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
-import type { RunResult } from '../scenario/run.js';
+import { elisionDefault, type RunResult } from '../scenario/run.js';
 import type { ClaimFixes, Scenario } from '../scenario/types.js';
 import type { StopReason } from '../sim/index.js';
 import { nondeterminismError, runDigest } from './determinism.js';
@@ -415,6 +415,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     fixes: FIX_IDS.filter((id) => o.fixes.on(id)),
     oracle: o.oracle ?? true,
     checkDeterminism: o.checkDeterminism ?? false,
+    elide: elisionDefault(),
   };
   const pool = await runPool({
     setup,

@@ -33,7 +33,7 @@ import {
 import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
 import { Cache } from './container/cache.js';
-import { WRITES_NONE, WRITES_PODS, WRITES_RUNTIME, WRITES_STATUS, WRITES_VOLUMES } from './elisionMasks.js';
+import { WRITES_NONE, WRITES_PODS, WRITES_RUNTIME, WRITES_VOLUMES } from './elisionMasks.js';
 import type { KubeClient } from './kubeClient.js';
 import { syncMirrorPod } from './kubeletMirrorPods.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';

@@ -43,9 +43,24 @@ export interface RunResult {
   readonly facts: readonly Fact[] | undefined;
 }
 
+/**
+ * Whether runs that do not say (`RunOptions.elide` undefined) skip idle loop rounds. The CLI's
+ * `--no-elide` turns it off for the whole process (and a fuzz campaign passes it on to its workers), so
+ * every run of a command, shrinking and the oracle included, goes the plain way.
+ */
+let elideByDefault = true;
+
+export function setElisionDefault(on: boolean): void {
+  elideByDefault = on;
+}
+
+export function elisionDefault(): boolean {
+  return elideByDefault;
+}
+
 export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   const seed = o.seed ?? scenario.seed;
-  const world = new World({ scenario, seed, fixes: o.fixes, elide: o.elide ?? true });
+  const world = new World({ scenario, seed, fixes: o.fixes, elide: o.elide ?? elideByDefault });
   const monitor = new InvariantMonitor(
     createCheckers({
       volumes: scenario.volumes.map((v) => ({ name: v.name, accessMode: v.accessMode })),
