@@ -73,6 +73,8 @@ export interface ControllerClient {
 
 export class APIServer {
   private readonly pods = new Map<UID, Pod>();
+  /** The UIDs of each namespace/name, oldest first (so a GET by name costs no scan of every pod). */
+  private readonly podsByName = new Map<string, UID[]>();
   private readonly watchers = new Map<string, PodWatcher>();
   /** Cluster-wide pod watches of the controllers, in the order they started. */
   private readonly podWatchers: PodWatcher[] = [];
@@ -111,6 +113,10 @@ export class APIServer {
       metadata: { ...input.metadata, creationTimestamp: Math.floor(this.sim.nowMs / 1000) * 1000 },
     };
     this.pods.set(pod.metadata.uid, pod);
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    const uids = this.podsByName.get(key);
+    if (uids === undefined) this.podsByName.set(key, [pod.metadata.uid]);
+    else uids.push(pod.metadata.uid);
     this.publish({
       kind: 'apiPodCreated',
       atMs: this.sim.nowMs,
@@ -318,6 +324,10 @@ export class APIServer {
 
   private remove(pod: Pod, by: 'kubelet' | 'user-force'): void {
     this.pods.delete(pod.metadata.uid);
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    const uids = this.podsByName.get(key) ?? [];
+    uids.splice(uids.indexOf(pod.metadata.uid), 1);
+    if (uids.length === 0) this.podsByName.delete(key);
     this.publish({
       kind: 'apiPodDeleted',
       atMs: this.sim.nowMs,
@@ -454,9 +464,9 @@ export class APIServer {
     return {
       *getPod(namespace: string, name: string): Co<Pod | undefined> {
         yield* latency();
-        for (const p of api.pods.values())
-          if (p.metadata.namespace === namespace && p.metadata.name === name) return p;
-        return undefined;
+        // The oldest pod of that name still stored: what a scan in insertion order finds first.
+        const uid = api.podsByName.get(`${namespace}/${name}`)?.[0];
+        return uid === undefined ? undefined : api.pods.get(uid);
       },
       *patchPodStatus(uid: UID, status: PodStatus): Co<GoError | undefined> {
         yield* latency();

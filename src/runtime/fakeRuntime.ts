@@ -65,6 +65,8 @@ interface PodEntry {
   /** By container ID: several attempts of one container name may coexist (old ones exited). */
   readonly containers: Map<string, Container>;
   readonly attempts: Map<string, number>;
+  /** The runtime's version at this pod's last change (a relist skips a pod whose version it has seen). */
+  version: number;
 }
 
 /** An injected fault for the next container starts of a pod (scenario `fault.containerStart`). */
@@ -97,6 +99,8 @@ export class FakeRuntime {
    * that sees the same version sees the same runtime (elision, src/sim/elision.ts).
    */
   version = 0;
+  /** Every UID the runtime knows, kept sorted (a relist walks it without sorting or copying). */
+  private readonly sortedUIDs: UID[] = [];
 
   constructor(
     private readonly sim: Sim,
@@ -118,7 +122,7 @@ export class FakeRuntime {
     yield* sleep(this.latency(SANDBOX_LATENCY_MS));
     const entry = this.entry(meta);
     entry.sandboxAttempt++;
-    this.version++;
+    this.touched(entry);
     entry.sandbox = { id: `${meta.uid}/sandbox/${entry.sandboxAttempt}`, ready: true };
     this.publish({
       kind: 'sandboxCreated',
@@ -134,7 +138,7 @@ export class FakeRuntime {
     yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
     const entry = this.pods.get(uid);
     if (entry?.sandbox !== undefined) entry.sandbox.ready = false;
-    this.version++;
+    if (entry !== undefined) this.touched(entry);
     return undefined;
   }
 
@@ -143,8 +147,8 @@ export class FakeRuntime {
     const entry = this.pods.get(uid);
     if (entry === undefined) return undefined;
     entry.sandbox = undefined;
-    this.version++;
-    if (entry.containers.size === 0) this.pods.delete(uid);
+    this.touched(entry);
+    if (entry.containers.size === 0) this.forget(uid);
     return undefined;
   }
 
@@ -156,7 +160,7 @@ export class FakeRuntime {
     }
     const attempt = (entry.attempts.get(spec.name) ?? 0) + 1;
     entry.attempts.set(spec.name, attempt);
-    this.version++;
+    this.touched(entry);
     const c: Container = {
       id: `${meta.uid}/${spec.name}/${attempt}`,
       name: spec.name,
@@ -190,11 +194,12 @@ export class FakeRuntime {
     const fault = this.startFaults.get(meta.uid);
     const faultDelayMs = fault?.delayMs ?? 0;
     yield* sleep(this.latency(START_LATENCY_MS) + spec.startDelayMs + faultDelayMs);
-    const c = this.pods.get(meta.uid)?.containers.get(containerId);
-    if (c === undefined || c.state !== 'created') {
+    const started = this.pods.get(meta.uid);
+    const c = started?.containers.get(containerId);
+    if (started === undefined || c === undefined || c.state !== 'created') {
       return new GoError(`container ${spec.name} of pod ${meta.name} is not in created state`);
     }
-    this.version++;
+    this.touched(started);
     if (fault?.error !== undefined) {
       this.startFaults.delete(meta.uid);
       c.state = 'exited';
@@ -257,7 +262,7 @@ export class FakeRuntime {
     if (entry === undefined || c === undefined) return undefined;
     if (c.state === 'running') return new GoError(`cannot remove running container ${c.id}`);
     entry.containers.delete(containerId);
-    this.version++;
+    this.touched(entry);
     this.namespaces?.destroyNamespace(c.id);
     this.publish({
       kind: 'containerRemoved',
@@ -267,7 +272,7 @@ export class FakeRuntime {
       pod: entry.meta.name,
       container: c.name,
     });
-    if (entry.containers.size === 0 && entry.sandbox === undefined) this.pods.delete(uid);
+    if (entry.containers.size === 0 && entry.sandbox === undefined) this.forget(uid);
     return undefined;
   }
 
@@ -356,12 +361,44 @@ export class FakeRuntime {
 
   /** UIDs the runtime knows, sorted so that callers iterate deterministically. */
   knownUIDs(): UID[] {
-    return [...this.pods.keys()].sort();
+    return [...this.sortedUIDs];
+  }
+
+  /** The same, without a copy: for a caller that does not yield while it walks them (a relist). */
+  knownUIDsView(): readonly UID[] {
+    return this.sortedUIDs;
+  }
+
+  /** The runtime's version at the pod's last change, -1 if the runtime does not know it. */
+  podVersion(uid: UID): number {
+    return this.pods.get(uid)?.version ?? -1;
+  }
+
+  private touched(entry: PodEntry): void {
+    this.version++;
+    entry.version = this.version;
+  }
+
+  private forget(uid: UID): void {
+    this.pods.delete(uid);
+    this.sortedUIDs.splice(this.sortedIndex(uid), 1);
+  }
+
+  /** Where `uid` is or would go in sortedUIDs (code-unit order, as Array.prototype.sort's default). */
+  private sortedIndex(uid: UID): number {
+    let lo = 0;
+    let hi = this.sortedUIDs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.sortedUIDs[mid] as UID) < uid) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   private exit(entry: PodEntry, c: Container, exitCode: number): void {
     const wasRunning = c.state === 'running';
-    this.version++;
+    this.touched(entry);
     c.state = 'exited';
     c.exitCode = exitCode;
     c.finishedAtMs = this.sim.nowMs;
@@ -386,9 +423,17 @@ export class FakeRuntime {
   private entry(meta: RuntimePodMeta): PodEntry {
     let entry = this.pods.get(meta.uid);
     if (entry === undefined) {
-      entry = { meta, sandbox: undefined, sandboxAttempt: 0, containers: new Map(), attempts: new Map() };
+      entry = {
+        meta,
+        sandbox: undefined,
+        sandboxAttempt: 0,
+        containers: new Map(),
+        attempts: new Map(),
+        version: 0,
+      };
       this.pods.set(meta.uid, entry);
-      this.version++;
+      this.sortedUIDs.splice(this.sortedIndex(meta.uid), 0, meta.uid);
+      this.touched(entry);
     }
     return entry;
   }
