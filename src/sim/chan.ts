@@ -28,53 +28,12 @@ export interface Waiter {
   value: unknown;
 }
 
-/**
- * A FIFO over a growable ring: push and shift are O(1) and allocate nothing once the ring has grown
- * (an array's shift moves every element).
- */
-class Ring<T> {
-  private items: (T | undefined)[] = [undefined, undefined];
-  private head = 0;
-  size = 0;
-
-  push(v: T): void {
-    if (this.size === this.items.length) this.grow();
-    this.items[(this.head + this.size) & (this.items.length - 1)] = v;
-    this.size++;
-  }
-
-  shift(): T {
-    const v = this.items[this.head] as T;
-    this.items[this.head] = undefined;
-    this.head = (this.head + 1) & (this.items.length - 1);
-    this.size--;
-    return v;
-  }
-
-  clear(): void {
-    this.items.fill(undefined);
-    this.head = 0;
-    this.size = 0;
-  }
-
-  /** The items in order (for close, which visits every waiter once). */
-  drain(visit: (v: T) => void): void {
-    while (this.size > 0) visit(this.shift());
-  }
-
-  private grow(): void {
-    const next = new Array<T | undefined>(this.items.length * 2).fill(undefined);
-    for (let i = 0; i < this.size; i++) next[i] = this.items[(this.head + i) & (this.items.length - 1)];
-    this.items = next;
-    this.head = 0;
-  }
-}
-
 /** A Go channel with Go's semantics: capacity 0 is a rendezvous; receive on a closed channel gets CLOSED. */
 export class Chan<T> {
-  private readonly buffer = new Ring<T>();
-  private readonly recvq = new Ring<Waiter>();
-  private readonly sendq = new Ring<Waiter>();
+  // Plain arrays: V8 shifts a short array in O(1) (it moves the start), and these stay short.
+  private readonly buffer: T[] = [];
+  private readonly recvq: Waiter[] = [];
+  private readonly sendq: Waiter[] = [];
   private closedFlag = false;
   private recvOp: EffectIterator<T | Closed> | undefined = undefined;
   private sendOp: EffectIterator<void> | undefined = undefined;
@@ -98,7 +57,7 @@ export class Chan<T> {
   }
 
   get length(): number {
-    return this.buffer.size;
+    return this.buffer.length;
   }
 
   recv(): Iterable<Effect, T | Closed, unknown> {
@@ -126,28 +85,30 @@ export class Chan<T> {
     if (this.closedFlag) throw new AssertionError(`close of closed channel ${this.name}`);
     this.closedFlag = true;
     this.sim.noteEffect();
-    this.recvq.drain((w) => this.sim.wake(w, CLOSED));
-    this.sendq.drain((w) => {
+    for (const w of this.recvq) this.sim.wake(w, CLOSED);
+    this.recvq.length = 0;
+    for (const w of this.sendq) {
       if (this.sim.isLive(w)) throw new AssertionError(`send on closed channel ${this.name} (panic)`);
-    });
+    }
+    this.sendq.length = 0;
   }
 
   /** @internal Tries to receive without blocking; returns NOT_READY if it would block. */
   poll(): T | Closed | typeof NOT_READY {
-    if (this.buffer.size > 0) {
-      const value = this.buffer.shift();
+    if (this.buffer.length > 0) {
+      const value = this.buffer.shift() as T;
       if (!this.quiet) this.sim.noteEffect();
       // A blocked sender's value moves into the freed slot, and the sender runs on.
       const sender = this.takeLive(this.sendq);
       if (sender !== undefined) {
         this.buffer.push(sender.value as T);
-        this.sim.wake(sender, undefined);
+        this.sim.wakeLive(sender, undefined);
       }
       return value;
     }
     const sender = this.takeLive(this.sendq);
     if (sender !== undefined) {
-      this.sim.wake(sender, undefined);
+      this.sim.wakeLive(sender, undefined);
       return sender.value as T;
     }
     if (this.closedFlag) return CLOSED;
@@ -158,10 +119,10 @@ export class Chan<T> {
   offer(value: T): boolean {
     const receiver = this.takeLive(this.recvq);
     if (receiver !== undefined) {
-      this.sim.wake(receiver, value);
+      this.sim.wakeLive(receiver, value);
       return true;
     }
-    if (this.buffer.size < this.capacity) {
+    if (this.buffer.length < this.capacity) {
       this.buffer.push(value);
       if (!this.quiet) this.sim.noteEffect();
       return true;
@@ -179,10 +140,10 @@ export class Chan<T> {
     this.sendq.push(w);
   }
 
-  private takeLive(queue: Ring<Waiter>): Waiter | undefined {
-    while (queue.size > 0) {
-      const w = queue.shift();
-      if (this.sim.isLive(w)) return w;
+  private takeLive(queue: Waiter[]): Waiter | undefined {
+    while (queue.length > 0) {
+      const w = queue.shift() as Waiter;
+      if (w.proc.state === 'blocked' && w.proc.gen === w.gen) return w;
     }
     return undefined;
   }

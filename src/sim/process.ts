@@ -35,6 +35,8 @@ export class Process implements Target {
     readonly id: number,
     /** Where its changes can be seen (src/sim/elision.ts): its node's number, or 0 for anywhere. */
     readonly domain: number,
+    /** tieKeyOf(seed, id): its ties are tieAt(tieKey, instant) (src/sim/ties.ts). */
+    readonly tieKey: number,
   ) {
     this.plainWaiter = { proc: this, gen: -1, caseIndex: -1, value: undefined };
   }

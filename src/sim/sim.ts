@@ -25,7 +25,7 @@ import { WRITES_ALL } from './masks.js';
 import { Process, ProcessGroup, type ProcessState } from './process.js';
 import { EventQueue, type Target } from './queue.js';
 import { type DrawCounter, Rng } from './rng.js';
-import { CALLBACK_SALT, PROCESS_SALT, SELECT_SALT, tieOf } from './ties.js';
+import { CALLBACK_SALT, PROCESS_SALT, SELECT_SALT, tieAt, tieKeyOf, tieOf } from './ties.js';
 
 class Callback implements Target {
   constructor(
@@ -106,7 +106,7 @@ export class Sim {
 
   /** @internal The tie of process `p`'s wake-up at `timeMs`. */
   processTie(p: Process, timeMs: number): number {
-    return tieOf(this.tieSeed ^ PROCESS_SALT, p.id, timeMs);
+    return tieAt(p.tieKey, timeMs);
   }
 
   // -- effects and clean events --
@@ -173,7 +173,7 @@ export class Sim {
 
   /** @internal Schedules process `p` (generation `gen`) at `timeMs` with its tie for that instant. */
   pushProcess(p: Process, timeMs: number, gen: number): void {
-    this.queue.push(timeMs, this.processTie(p, timeMs), p, gen);
+    this.queue.push(timeMs, tieAt(p.tieKey, timeMs), p, gen);
   }
 
   // -- processes --
@@ -186,7 +186,8 @@ export class Sim {
     if (!(group === undefined || group.alive))
       throw new AssertionError(`spawn ${name} into dead group ${group?.name}`);
     const d = group !== undefined ? group.domain : (domain ?? this.current?.domain ?? 0);
-    const p = new Process(this, name, body, group, this.nextProcessId++, d);
+    const id = this.nextProcessId++;
+    const p = new Process(this, name, body, group, id, d, tieKeyOf(this.tieSeed ^ PROCESS_SALT, id));
     group?.members.add(p);
     p.state = 'blocked';
     this.fx.n++;
@@ -217,7 +218,11 @@ export class Sim {
 
   /** @internal Hands `value` to a blocked waiter and schedules it at the current instant. */
   wake(w: Waiter, value: unknown): void {
-    if (!this.isLive(w)) return;
+    if (this.isLive(w)) this.wakeLive(w, value);
+  }
+
+  /** @internal wake, for a waiter known to be live (just taken from a channel's queue). */
+  wakeLive(w: Waiter, value: unknown): void {
     const p = w.proc;
     if (p.parkedAt >= 0) this.parked.remove(p); // a loop parked in a select got a message
     p.gen++;
@@ -353,54 +358,66 @@ export class Sim {
     assert(bounds.maxEvents > 0 && bounds.horizonMs >= this.nowMs, 'bad run bounds');
     this.running = true;
     this.stopRequested = false;
-    let reason: StopReason = 'idle';
-    const queue = this.queue;
-    const parked = this.parked;
+    let reason: StopReason;
     try {
-      for (;;) {
-        // A parked loop's round at its deadline is real: it joins the queue before the events after it.
-        if (parked.count > 0 && parked.minDueMs !== Number.POSITIVE_INFINITY) {
-          if (queue.size === 0) parked.materialiseDue(Number.POSITIVE_INFINITY, 0);
-          else if (parked.minDueMs <= queue.peekTimeMs())
-            parked.materialiseDue(queue.peekTimeMs(), queue.peekTie());
-        }
-        if (queue.size === 0) {
-          // Only parked loops are left: in the plain run they would poll, idle, until the horizon.
-          if (parked.count > 0) reason = 'horizon';
-          break;
-        }
-        if (this.stopRequested) {
-          reason = 'stopped';
-          break;
-        }
-        if (queue.peekTimeMs() > bounds.horizonMs) {
-          reason = 'horizon';
-          break;
-        }
-        if (this.events >= bounds.maxEvents) {
-          reason = 'max-events';
-          break;
-        }
-        // The idle rounds that the plain run would fire before this event are skipped here.
-        if (parked.count > 0) parked.advance(queue.peekTimeMs(), queue.peekTie());
-        const target = queue.pop();
-        assert(queue.poppedTimeMs >= this.nowMs, 'time went backwards');
-        this.nowMs = queue.poppedTimeMs;
-        this.events++;
-        this.eventFx = this.fx.n;
-        this.cleanFx = -1;
-        this.eventWrites = target.writeMask ?? WRITES_ALL;
-        target.fire(queue.poppedArg);
-        // Something changed: the parked loops that can see it poll again at their next round.
-        if (parked.count > 0 && this.cleanFx !== this.fx.n && this.eventWrites !== 0)
-          parked.unpark(target.domain ?? 0, this.eventWrites);
-      }
+      reason = this.elide ? this.runElided(bounds) : this.runPlain(bounds);
       if (reason === 'idle' && this.stopRequested) reason = 'stopped';
       if (reason === 'horizon') this.nowMs = bounds.horizonMs;
     } finally {
       this.running = false;
     }
     return { reason, events: this.events, nowMs: this.nowMs };
+  }
+
+  /** Every event fires: the loop that elision's own one reduces to when nothing is parked. */
+  private runPlain(bounds: RunBounds): StopReason {
+    const queue = this.queue;
+    const horizonMs = bounds.horizonMs;
+    const maxEvents = bounds.maxEvents;
+    for (;;) {
+      if (queue.size === 0) return 'idle';
+      if (this.stopRequested) return 'stopped';
+      const timeMs = queue.peekTimeMs();
+      if (timeMs > horizonMs) return 'horizon';
+      if (this.events >= maxEvents) return 'max-events';
+      const target = queue.pop();
+      if (timeMs < this.nowMs) throw new AssertionError('time went backwards');
+      this.nowMs = timeMs;
+      this.events++;
+      target.fire(queue.poppedArg);
+    }
+  }
+
+  private runElided(bounds: RunBounds): StopReason {
+    const queue = this.queue;
+    const parked = this.parked;
+    for (;;) {
+      // A parked loop's round at its deadline is real: it joins the queue before the events after it.
+      if (parked.count > 0 && parked.minDueMs !== Number.POSITIVE_INFINITY) {
+        if (queue.size === 0) parked.materialiseDue(Number.POSITIVE_INFINITY, 0);
+        else if (parked.minDueMs <= queue.peekTimeMs())
+          parked.materialiseDue(queue.peekTimeMs(), queue.peekTie());
+      }
+      // Only parked loops left: in the plain run they would poll, idle, until the horizon.
+      if (queue.size === 0) return parked.count > 0 ? 'horizon' : 'idle';
+      if (this.stopRequested) return 'stopped';
+      const timeMs = queue.peekTimeMs();
+      if (timeMs > bounds.horizonMs) return 'horizon';
+      if (this.events >= bounds.maxEvents) return 'max-events';
+      // The idle rounds that the plain run would fire before this event are skipped here.
+      if (parked.count > 0) parked.advance(timeMs, queue.peekTie());
+      const target = queue.pop();
+      if (timeMs < this.nowMs) throw new AssertionError('time went backwards');
+      this.nowMs = timeMs;
+      this.events++;
+      this.eventFx = this.fx.n;
+      this.cleanFx = -1;
+      this.eventWrites = target.writeMask ?? WRITES_ALL;
+      target.fire(queue.poppedArg);
+      // Something changed: the parked loops that can see it poll again at their next round.
+      if (parked.count > 0 && this.cleanFx !== this.fx.n && this.eventWrites !== 0)
+        parked.unpark(target.domain ?? 0, this.eventWrites);
+    }
   }
 }
 

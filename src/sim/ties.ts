@@ -18,17 +18,25 @@ function mix(h: number): number {
 const TWO_POW_21 = 2 ** 21;
 const TWO_POW_32 = 2 ** 32;
 
+/** The part of an owner's ties that depends on the owner alone: computed once, when it is created. */
+export function tieKeyOf(seed: number, id: number): number {
+  return mix(seed ^ Math.imul(id, 0x9e3779b1));
+}
+
 /**
- * A 53-bit tie in [0, 2^53) for owner `id` at `timeMs`: a collision between two events pending at one
- * instant (the only case where the queue falls back to insertion order) has odds of 2^-53.
+ * A 53-bit tie in [0, 2^53) for the owner with key `key` (tieKeyOf) at `timeMs`: 32 bits that mix the
+ * owner and the instant, then 21 bits of the owner's key, so two events pending at one instant tie only
+ * if their owners' keys collide too (odds of 2^-53; then insertion order decides).
  */
-export function tieOf(seed: number, id: number, timeMs: number): number {
+export function tieAt(key: number, timeMs: number): number {
   const lo = timeMs % TWO_POW_32;
   const hi = (timeMs - lo) / TWO_POW_32;
-  const a = mix(seed ^ Math.imul(id, 0x9e3779b1));
-  const b = mix(a ^ lo ^ Math.imul(hi, 0x27d4eb2f));
-  const c = mix(b ^ 0x5bd1e995);
-  return b * TWO_POW_21 + (c >>> 11);
+  return mix(key ^ lo ^ Math.imul(hi, 0x27d4eb2f)) * TWO_POW_21 + (key >>> 11);
+}
+
+/** tieAt(tieKeyOf(seed, id), timeMs). */
+export function tieOf(seed: number, id: number, timeMs: number): number {
+  return tieAt(tieKeyOf(seed, id), timeMs);
 }
 
 /** Seeds of the three families of owners, so that process 7 and callback 7 do not share ties. */

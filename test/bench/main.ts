@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     write(`== ${s.title}`);
     for (const line of s.lines) write(line);
   };
-  if (only.has('kernel')) show('kernel', benchKernel());
+  if (only.has('kernel')) show('kernel', await benchKernel());
   if (only.has('scenarios')) show('scenarios', benchScenarios());
   if (only.has('fuzz')) show('fuzz', await benchFuzz());
   if (only.has('timeToBug')) {
