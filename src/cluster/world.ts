@@ -15,7 +15,7 @@ import { WRITES_PODS } from '../kubelet/elisionMasks.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import { FakeRuntime } from '../runtime/fakeRuntime.js';
 import type { Action, Fault, Scenario } from '../scenario/types.js';
-import { AssertionError, Bus, type Co, type Rng, Sim, unreachable } from '../sim/index.js';
+import { AssertionError, Bus, type Co, type Rng, Sim, unreachable, VersionedSet } from '../sim/index.js';
 import { Host } from '../storage/host.js';
 import { San } from '../storage/san.js';
 import { APIServer, podCreatedFields } from './apiServer.js';
@@ -92,7 +92,7 @@ export class World {
       this.nodes.set(name, {
         name,
         storage,
-        host: { runtime, podCgroups: new Set(), staticManifests: new Map() },
+        host: { runtime, podCgroups: new VersionedSet(), staticManifests: new Map() },
         kubelet: undefined,
         kubeletGeneration: 0,
       });

@@ -29,11 +29,12 @@ import {
   select,
   sleep,
   Ticker,
+  type VersionedSet,
 } from '../sim/index.js';
 import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
 import { Cache } from './container/cache.js';
-import { WRITES_NONE, WRITES_PODS, WRITES_RUNTIME, WRITES_VOLUMES } from './elisionMasks.js';
+import { WRITES_NONE, WRITES_QUEUE, WRITES_RUNTIME, WRITES_VOLUMES } from './elisionMasks.js';
 import type { KubeClient } from './kubeClient.js';
 import { syncMirrorPod } from './kubeletMirrorPods.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
@@ -89,8 +90,11 @@ export interface KubeletVolumeManager {
 /** The node's persistent state a kubelet restart does not lose: runtime, pod cgroups, manifests. */
 export interface NodeHostState {
   readonly runtime: FakeRuntime;
-  /** Pod cgroups (pcm.Exists / EnsureExists / Destroy): kernel state, survives the kubelet. */
-  readonly podCgroups: Set<UID>;
+  /**
+   * Pod cgroups (pcm.Exists / EnsureExists / Destroy): kernel state, survives the kubelet. Versioned:
+   * housekeeping's idle check counts its changes (src/sim/versioned.ts).
+   */
+  readonly podCgroups: VersionedSet<UID>;
   /** The static pod manifest directory: fullname -> pod. */
   readonly staticManifests: Map<string, Pod>;
 }
@@ -283,7 +287,7 @@ export class Kubelet {
       syncLoopPeriodMs,
       this.group,
       undefined,
-      WRITES_PODS,
+      WRITES_QUEUE,
     );
     const housekeepingCh = new Ticker(
       this.sim,
@@ -322,18 +326,20 @@ export class Kubelet {
   }
 
   /**
-   * What housekeeping can change without an effect (src/sim/elision.ts): it only ever removes pod workers,
-   * pod statuses and cgroups, flips podsSynced once, and refreshes the runtime cache. NaN (never equal)
-   * while the runtime cache lags the runtime: elided rounds could not refresh its content.
+   * What housekeeping can change without an effect (src/sim/elision.ts): it removes pod workers, pod
+   * statuses and cgroups, flips podsSynced once, and refreshes the runtime cache. NaN (never equal) while
+   * the runtime cache lags the runtime: elided rounds could not refresh its content.
    */
   private housekeepingVersion(): number {
     if (this.runtimeCacheRuntimeVersion !== this.host.runtime.version) return Number.NaN;
-    const workers = this.podWorkers?.podSyncStatuses.size ?? this.legacy?.podWorkers.podUpdates.size ?? 0;
+    // Change counters only grow, so their sum moves whenever one of them does.
+    const workers =
+      this.podWorkers?.podSyncStatuses.version ?? this.legacy?.podWorkers.podUpdates.version ?? 0;
     return (
       workers +
       (this.podWorkers?.podsSynced === true ? 1 : 0) +
-      this.statusManager.size +
-      this.host.podCgroups.size +
+      this.statusManager.version +
+      this.host.podCgroups.version +
       this.runtimeCacheRuntimeVersion
     );
   }

@@ -32,6 +32,7 @@ import {
   type Rng,
   type Sim,
 } from '../sim/index.js';
+import { WRITES_POD_WORKER } from './elisionMasks.js';
 import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
 import {
   calculateEffectiveGracePeriod,
@@ -253,7 +254,9 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
         this.waitingToStartStaticPodsByFullname.set(status.fullname, waiting);
       }
       const outCh = this.workerChannelFn !== undefined ? this.workerChannelFn(uid, podUpdates) : podUpdates;
-      this.sim.spawn(`${this.nodeName}/podWorker/${uid}`, this.managePodLoop(outCh), this.group);
+      // What it changes besides its lifecycle (touched where it changes): src/kubelet/elisionMasks.ts.
+      this.sim.spawn(`${this.nodeName}/podWorker/${uid}`, this.managePodLoop(outCh), this.group).writeMask =
+        WRITES_POD_WORKER;
     }
 
     // Dispatch at once if the worker is idle; the early return means no cancellation on this path.

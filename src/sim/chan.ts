@@ -119,7 +119,7 @@ export class Chan<T> {
   offer(value: T): boolean {
     const receiver = this.takeLive(this.recvq);
     if (receiver !== undefined) {
-      this.sim.wakeLive(receiver, value);
+      this.sim.wakeLive(receiver, value, this.quiet);
       return true;
     }
     if (this.buffer.length < this.capacity) {

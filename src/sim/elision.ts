@@ -318,7 +318,8 @@ export class IdleLoop implements Parked, LoopRef {
     this.lastVersion = v;
     this.park = false;
     this.events0 = -1; // a round is judged once
-    if (idle && sim.declareIdle()) {
+    if (!idle) sim.taint();
+    else if (sim.declareIdle()) {
       this.deadlineMs = sim.deadlineMs;
       this.park = sim.elide && this.deadlineMs > sim.nowMs + ms;
     }
@@ -376,7 +377,11 @@ export class Ticker implements Parked {
     const sim = this.sim;
     const idle = sim.events === this.events0 && sim.fx.n === this.fx0 && version === this.lastVersion;
     this.lastVersion = version;
-    if (!idle || !sim.declareIdle() || !sim.elide) return;
+    if (!idle) {
+      sim.taint();
+      return;
+    }
+    if (!sim.declareIdle() || !sim.elide) return;
     const p = this.proc as Process;
     const next = tickMs + this.periodMs;
     // Park only from the plain state: the tick was handled at its instant, the ticker sleeps to the next.

@@ -21,3 +21,4 @@ export { EventQueue, type Target } from './queue.js';
 export { Rng, type RngState } from './rng.js';
 export { type Outcome, type RunBounds, Sim, type SimOptions, type StopReason } from './sim.js';
 export { formatDurationMs, type ParseResult, parseDurationMs, parseSeed, parseSizeBytes } from './units.js';
+export { VersionedMap, VersionedSet } from './versioned.js';

@@ -21,6 +21,11 @@ export class Process implements Target {
   /** Set while the process is an idle loop parked by elision (src/sim/elision.ts). */
   parkedAt = -1;
   /**
+   * Its next resume is a sleep's end or a tick (a quiet channel): what it then does starts from nothing
+   * that another event handed it, so a loop round or a tick's handling in that step can be judged idle.
+   */
+  pureWake = false;
+  /**
    * Which parts of its node's state its events may change (src/sim/elision.ts): all unless narrowed by
    * the code that spawns it; `Sim.touch` adds parts within one event.
    */

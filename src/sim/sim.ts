@@ -86,6 +86,8 @@ export class Sim {
   private cleanFx = -1;
   /** What the current event may have changed (its target's write mask, plus `touch`). */
   private eventWrites = WRITES_ALL;
+  /** The current event is a process resumed by a sleep's end or a tick, and nothing in it was busy. */
+  private eventPure = false;
   /** The earliest deadline noted by the current loop round (noteDeadline). */
   deadlineMs = Number.POSITIVE_INFINITY;
   readonly parked: ParkedLoops;
@@ -132,11 +134,20 @@ export class Sim {
     this.cleanFx = this.fx.n;
   }
 
-  /** @internal True (and the event declared clean) if the current event has had no effect so far. */
+  /**
+   * @internal True (and the event declared clean) if the current event is a loop's round or a tick's
+   * handling that has had no effect and changed nothing so far (see taint).
+   */
   declareIdle(): boolean {
-    if (this.fx.n !== this.eventFx) return false;
+    if (!this.eventPure || this.fx.n !== this.eventFx) return false;
     this.cleanFx = this.fx.n;
     return true;
+  }
+
+  /** @internal Something in the current event was not idle: it cannot be declared clean any more. */
+  taint(): void {
+    this.eventPure = false;
+    this.cleanFx = -1;
   }
 
   // -- scheduling --
@@ -222,8 +233,9 @@ export class Sim {
   }
 
   /** @internal wake, for a waiter known to be live (just taken from a channel's queue). */
-  wakeLive(w: Waiter, value: unknown): void {
+  wakeLive(w: Waiter, value: unknown, quiet = false): void {
     const p = w.proc;
+    p.pureWake = quiet;
     if (p.parkedAt >= 0) this.parked.remove(p); // a loop parked in a select got a message
     p.gen++;
     p.resumeValue = w.caseIndex < 0 ? value : { index: w.caseIndex, value };
@@ -236,6 +248,7 @@ export class Sim {
     if (p.state !== 'blocked') throw new AssertionError(`step of ${p.name} in state ${p.state}`);
     if (p.parkedAt >= 0) this.parked.remove(p);
     p.state = 'ready';
+    this.eventPure = p.pureWake;
     let input = p.resumeValue;
     p.resumeValue = undefined;
     // Steps never nest (wake-ups are scheduled, not run inline), so no save/restore of `current` is needed;
@@ -345,6 +358,7 @@ export class Sim {
     p.state = 'blocked';
     p.gen++;
     p.resumeValue = timeoutValue;
+    p.pureWake = true; // a timed wake-up; a wake by a message says otherwise (wakeLive)
   }
 
   // -- the run loop --
@@ -412,6 +426,7 @@ export class Sim {
       this.events++;
       this.eventFx = this.fx.n;
       this.cleanFx = -1;
+      this.eventPure = false;
       this.eventWrites = target.writeMask ?? WRITES_ALL;
       target.fire(queue.poppedArg);
       // Something changed: the parked loops that can see it poll again at their next round.

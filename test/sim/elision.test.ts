@@ -210,4 +210,50 @@ describe('elision of idle loop rounds', () => {
     expect(plain.log.some((l) => l.startsWith('5100 consumer0 tick 5100'))).toBe(true);
     expect(elided.events * 5).toBeLessThan(plain.events);
   });
+
+  it('a tick handled idle after a message in the same step does not hide what the message changed', () => {
+    // The consumer gets a message (it changes state, no effect) and, in the same step, a buffered tick
+    // that it handles idle: the step changed something, so the parked loop must still see it at once.
+    const runOnce = (elide: boolean, seed: number): string[] => {
+      const sim = new Sim(seed, { elide });
+      const log: string[] = [];
+      let state = 0;
+      const loop = new IdleLoop(sim, 10);
+      let seen = -1;
+      sim.spawn(
+        'loop',
+        (function* (): Co {
+          for (;;) {
+            loop.begin();
+            if (state !== seen) {
+              log.push(`${sim.nowMs} loop saw ${state}`);
+              seen = state;
+              sim.noteEffect();
+            }
+            yield* loop.end();
+          }
+        })(),
+      ).writeMask = 0;
+      const ticker = new Ticker(sim, 'ticker', 100, undefined);
+      const msgs = sim.chan<number>(4, 'msgs');
+      sim.spawn(
+        'consumer',
+        (function* (): Co {
+          for (;;) {
+            const r = yield* select([{ recv: ticker.ch }, { recv: msgs }]);
+            if (r.index === 1) {
+              state++; // a change with no effect: only the step's judgement can tell
+              continue;
+            }
+            ticker.begin();
+            ticker.handled(r.value as number, 0);
+          }
+        })(),
+      );
+      for (const t of [1000, 2000, 3000, 4000, 5000]) sim.at(t, () => msgs.trySend(t));
+      sim.run({ horizonMs: 6000, maxEvents: 100_000 });
+      return log;
+    };
+    for (let seed = 0; seed < 40; seed++) expect(runOnce(true, seed)).toEqual(runOnce(false, seed));
+  });
 });

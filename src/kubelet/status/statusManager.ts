@@ -13,6 +13,7 @@ import {
   SELECT_TIMEOUT,
   type SelectCase,
   type Sim,
+  VersionedMap,
 } from '../../sim/index.js';
 import { WRITES_STATUS } from '../elisionMasks.js';
 import type { KubeClient } from '../kubeClient.js';
@@ -42,7 +43,8 @@ interface VersionedPodStatus {
 }
 
 export class StatusManager {
-  private readonly podStatuses = new Map<UID, VersionedPodStatus>();
+  /** Versioned: housekeeping's idle check counts its changes (src/sim/versioned.ts). */
+  private readonly podStatuses = new VersionedMap<UID, VersionedPodStatus>();
   private readonly apiStatusVersions = new Map<UID, number>();
   private readonly podStatusChannel: Chan<UID>;
 
@@ -89,9 +91,9 @@ export class StatusManager {
   /** When the next batch is due (kept across elided batches). */
   private nextBatchMs = 0;
 
-  /** How many pod statuses are cached (housekeeping only removes them: src/kubelet/kubelet.ts). */
-  get size(): number {
-    return this.podStatuses.size;
+  /** Counts every change of the cached statuses (src/sim/versioned.ts). */
+  get version(): number {
+    return this.podStatuses.version;
   }
 
   getPodStatus(uid: UID): PodStatus | undefined {

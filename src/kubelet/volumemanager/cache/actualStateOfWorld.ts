@@ -88,10 +88,8 @@ export class ActualStateOfWorld
     return this.addVolume(volumeName, volumeSpec, devicePath);
   }
 
-  /** How many volumes are attached (the reconciler's only synchronous change removes one). */
-  get attachedVolumeCount(): number {
-    return this.attachedVolumes.size;
-  }
+  /** Counts the volumes removed (the reconciler's only synchronous change removes one): it only grows. */
+  removedVolumes = 0;
 
   markVolumeAsDetached(volumeName: UniqueVolumeName, _nodeName: string): void {
     this.deleteVolume(volumeName);
@@ -230,6 +228,7 @@ export class ActualStateOfWorld
       );
     }
     this.attachedVolumes.delete(volumeName);
+    this.removedVolumes++;
     return undefined;
   }
 

@@ -4,7 +4,8 @@
 // removed once the runtime cache lists no running container of it.
 import type { Pod, UID } from '../../../api/v1.js';
 import type { Fixes } from '../../../fixes.js';
-import { type Co, roundLoop, type Sim, sleep } from '../../../sim/index.js';
+import { type Co, roundLoop, type Sim, sleep, WRITES_ALL } from '../../../sim/index.js';
+import { WRITES_PODS, WRITES_VOLUMES } from '../../elisionMasks.js';
 import type { PodStateProvider } from '../../types.js';
 import type { ActualStateOfWorld } from '../cache/actualStateOfWorld.js';
 import type { DesiredStateOfWorld } from '../cache/desiredStateOfWorld.js';
@@ -61,7 +62,17 @@ export class DesiredStateOfWorldPopulator {
       if (done) break;
     }
     this.hasAddedPodsFlag = true;
-    const loop = roundLoop(this.o.sim, this.o.loopSleepDurationMs, () => this.version);
+    // A round reads pods, their workers' lifecycle and the volume manager's caches (and, release-1.20,
+    // statuses and the runtime cache): src/kubelet/elisionMasks.ts.
+    const reads = this.legacy ? WRITES_ALL : WRITES_PODS | WRITES_VOLUMES;
+    const loop = roundLoop(
+      this.o.sim,
+      this.o.loopSleepDurationMs,
+      () => this.version,
+      undefined,
+      undefined,
+      reads,
+    );
     for (;;) {
       loop.begin();
       this.populatorLoop();
@@ -72,6 +83,7 @@ export class DesiredStateOfWorldPopulator {
   /** ReprocessPod: forces the pod's volumes to be processed again (WaitForAttachAndMount). */
   reprocessPod(podName: UniquePodName): void {
     this.processedPods.set(podName, false);
+    this.o.sim?.touch(WRITES_VOLUMES); // elision: the next populator round has work
   }
 
   /** HasAddedPods: the populator has looped through all pods once after the sources were ready. */

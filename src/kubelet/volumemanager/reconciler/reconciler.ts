@@ -93,7 +93,7 @@ export class Reconciler {
    */
   private idleVersion(): number {
     if (this.skippedDuringReconstruction.size > 0) return Number.NaN;
-    return this.o.actualStateOfWorld.attachedVolumeCount + (this.statesHasBeenSynced() ? 1 : 0);
+    return this.o.actualStateOfWorld.removedVolumes + (this.statesHasBeenSynced() ? 1 : 0);
   }
 
   *reconciliationLoopFunc(): Co {
