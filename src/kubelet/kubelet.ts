@@ -30,6 +30,7 @@ import {
   sleep,
   Ticker,
   type VersionedSet,
+  WRITES_ALL,
 } from '../sim/index.js';
 import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
@@ -221,6 +222,7 @@ export class Kubelet {
   /** A Go panic in any kubelet goroutine ends the whole process. */
   crash(): void {
     if (!this.alive) return;
+    this.sim.touch(WRITES_ALL); // whatever the crashing goroutine could change, its process is gone
     this.stop();
     this.opts.onCrash();
   }

@@ -48,7 +48,9 @@ export class DesiredStateOfWorldPopulator {
    */
   private version = 0;
 
-  constructor(private readonly o: DesiredStateOfWorldPopulatorOptions) {}
+  constructor(private readonly o: DesiredStateOfWorldPopulatorOptions) {
+    this.legacy = !o.fixes.on('pod-worker-lifecycle');
+  }
 
   /**
    * Run: wait.PollUntil(loopSleepDuration, populatorLoop until sources are ready), then hasAddedPods =
@@ -104,9 +106,8 @@ export class DesiredStateOfWorldPopulator {
     this.findAndRemoveDeletedPods();
   }
 
-  private get legacy(): boolean {
-    return !this.o.fixes.on('pod-worker-lifecycle');
-  }
+  /** Fix `pod-worker-lifecycle` off: the release-1.20 rules (read once: a round asks it per pod). */
+  private readonly legacy: boolean;
 
   /** Iterate through all pods and add to desired state of world if they don't exist but should. */
   findAndAddNewPods(): void {
