@@ -442,7 +442,19 @@ export class Kubelet {
 
   private getPodsToSync(): Pod[] {
     const uids = new Set(this.workQueue.getWork());
-    return this.podManager.getPods().filter((p) => uids.has(p.metadata.uid));
+    // Upstream walks every pod; with few due UIDs, looking them up and sorting them gives the same list
+    // (the pod manager's UID order) at a cost that does not grow with the pod count.
+    if (uids.size === 0) return [];
+    const pods = this.podManager.getPods();
+    if (uids.size * 16 < pods.length) {
+      const out: Pod[] = [];
+      for (const uid of uids) {
+        const pod = this.podManager.getPodByUID(uid);
+        if (pod !== undefined) out.push(pod);
+      }
+      return out.sort((a, b) => (a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0));
+    }
+    return pods.filter((p) => uids.has(p.metadata.uid));
   }
 
   /** dispatchWork: release-1.23 hands everything to the pod worker; 1.20 had terminal shortcuts. */

@@ -67,6 +67,8 @@ interface PodEntry {
   readonly attempts: Map<string, number>;
   /** The runtime's version at this pod's last change (a relist skips a pod whose version it has seen). */
   version: number;
+  /** GetPods(false)'s entry for the pod at `version` (null: not running), reused until the pod changes. */
+  running: { version: number; pod: RuntimePod | null } | undefined;
 }
 
 /** An injected fault for the next container starts of a pod (scenario `fault.containerStart`). */
@@ -297,6 +299,11 @@ export class FakeRuntime {
   getPods(all: boolean): RuntimePod[] {
     const out: RuntimePod[] = [];
     for (const entry of this.pods.values()) {
+      // The runtime cache lists running pods every few seconds: an unchanged pod's listing is reused.
+      if (!all && entry.running?.version === entry.version) {
+        if (entry.running.pod !== null) out.push(entry.running.pod);
+        continue;
+      }
       const containers = [...entry.containers.values()]
         .filter((c) => all || c.state === 'running')
         .map((c) => ({ id: c.id, name: c.name, state: c.state }));
@@ -304,14 +311,19 @@ export class FakeRuntime {
         entry.sandbox !== undefined && (all || entry.sandbox.ready)
           ? [{ id: entry.sandbox.id, ready: entry.sandbox.ready }]
           : [];
-      if (!all && containers.length === 0 && sandboxes.length === 0) continue;
-      out.push({
+      if (!all && containers.length === 0 && sandboxes.length === 0) {
+        entry.running = { version: entry.version, pod: null };
+        continue;
+      }
+      const pod: RuntimePod = {
         id: entry.meta.uid,
         name: entry.meta.name,
         namespace: entry.meta.namespace,
         containers,
         sandboxes,
-      });
+      };
+      if (!all) entry.running = { version: entry.version, pod };
+      out.push(pod);
     }
     return out;
   }
@@ -430,6 +442,7 @@ export class FakeRuntime {
         containers: new Map(),
         attempts: new Map(),
         version: 0,
+        running: undefined,
       };
       this.pods.set(meta.uid, entry);
       this.sortedUIDs.splice(this.sortedIndex(meta.uid), 0, meta.uid);
