@@ -11,7 +11,7 @@ import {
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
-import { WRITES_PODS } from '../kubelet/elisionMasks.js';
+import { WRITES_NONE } from '../kubelet/elisionMasks.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import { FakeRuntime } from '../runtime/fakeRuntime.js';
 import type { Action, Fault, Scenario } from '../scenario/types.js';
@@ -148,8 +148,10 @@ export class World {
       domain: this.domainOf(node.name),
       fixes: this.fixes,
       kubeClient: this.api.client(),
+      // A delivery feeds the pod config, which only syncLoop reads (woken by its channel, an event of
+      // its own): it changes nothing a parked loop reads (src/kubelet/elisionMasks.ts).
       watch: (handler, onList) =>
-        this.api.watchNode(node.name, handler, onList, this.domainOf(node.name), WRITES_PODS),
+        this.api.watchNode(node.name, handler, onList, this.domainOf(node.name), WRITES_NONE),
       unwatch: () => this.api.unwatchNode(node.name),
       host: node.host,
       publish: (fact) => this.bus.publish(fact),

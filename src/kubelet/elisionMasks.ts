@@ -22,5 +22,11 @@ export const WRITES_QUEUE = 16;
  * queue, statuses, the runtime (its sync and kill), pod cgroups and the pod cache's waiters.
  */
 export const WRITES_POD_WORKER = WRITES_QUEUE | WRITES_STATUS | WRITES_RUNTIME;
+/**
+ * What syncLoop's handling of an update, a PLEG event or a tick writes besides the pod set (the pod
+ * manager touches WRITES_PODS when a pod comes or goes) and the pod workers' lifecycle (touched where it
+ * changes): the pod workers' work (QUEUE), statuses (housekeeping), the runtime and cgroups.
+ */
+export const WRITES_SYNC_LOOP = WRITES_QUEUE | WRITES_STATUS | WRITES_RUNTIME;
 /** Nothing a loop of the node reads: the API node object's heartbeat and volumesInUse. */
 export const WRITES_NONE = 0;

@@ -35,7 +35,14 @@ import {
 import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
 import { Cache } from './container/cache.js';
-import { WRITES_NONE, WRITES_QUEUE, WRITES_RUNTIME, WRITES_VOLUMES } from './elisionMasks.js';
+import {
+  WRITES_NONE,
+  WRITES_PODS,
+  WRITES_QUEUE,
+  WRITES_RUNTIME,
+  WRITES_SYNC_LOOP,
+  WRITES_VOLUMES,
+} from './elisionMasks.js';
 import type { KubeClient } from './kubeClient.js';
 import { syncMirrorPod } from './kubeletMirrorPods.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
@@ -158,6 +165,7 @@ export class Kubelet {
   constructor(o: KubeletOptions) {
     this.opts = o;
     this.sim = o.sim;
+    this.podManager.onMembershipChange = () => o.sim.touch(WRITES_PODS);
     this.rng = o.rng;
     this.nodeName = o.nodeName;
     this.fixes = o.fixes;
@@ -238,7 +246,9 @@ export class Kubelet {
     this.volumeManager.run();
     this.resourceAnalyzer.start();
     this.legacy?.start();
-    this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group);
+    // What handling an update, a PLEG event or a tick changes besides the pod set and the pod workers'
+    // lifecycle (both touched where they change): src/kubelet/elisionMasks.ts.
+    this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group).writeMask = WRITES_SYNC_LOOP;
     // The heartbeat changes nothing a loop of this node reads (reportedInUse is touched when it changes).
     this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group).writeMask =
       WRITES_NONE;
@@ -452,7 +462,9 @@ export class Kubelet {
         const pod = this.podManager.getPodByUID(uid);
         if (pod !== undefined) out.push(pod);
       }
-      return out.sort((a, b) => (a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0));
+      return out.sort((a, b) =>
+        a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
+      );
     }
     return pods.filter((p) => uids.has(p.metadata.uid));
   }

@@ -32,7 +32,7 @@ import {
   type Rng,
   type Sim,
 } from '../sim/index.js';
-import { WRITES_POD_WORKER } from './elisionMasks.js';
+import { WRITES_POD_WORKER, WRITES_PODS } from './elisionMasks.js';
 import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
 import {
   calculateEffectiveGracePeriod,
@@ -160,6 +160,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
         }
       }
       this.podSyncStatuses.set(uid, status);
+      this.sim.touch(WRITES_PODS); // elision: a new pod worker (src/kubelet/elisionMasks.ts)
     }
 
     // A create for a UID already terminating means two pods with one UID close together (usually a static
@@ -171,6 +172,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       opts.updateType === 'SyncPodCreate'
     ) {
       status.restartRequested = true;
+      this.sim.touch(WRITES_PODS);
       return;
     }
 
@@ -201,6 +203,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       if (reason !== undefined) {
         status.terminatingAt = now;
         becameTerminating = true;
+        this.sim.touch(WRITES_PODS);
         this.publishPod(pod, { kind: 'podTerminationRequested', reason });
       }
     }

@@ -303,6 +303,7 @@ export class PodWorkerStates implements PodStateProvider {
   syncKnownPods(desiredPods: readonly Pod[]): Map<UID, PodWorkerState> {
     const workers = new Map<UID, PodWorkerState>();
     const known = new Set<UID>(desiredPods.map((p) => p.metadata.uid));
+    if (!this.podsSynced) this.sim.touch(WRITES_PODS); // elision: the predicates' answers flip
     this.podsSynced = true;
     // Before #104847 only UIDs that left the config were purged, so a finished UID still in the config
     // kept its finished status (and ignored every update) until the kubelet restarted (issue #104648).
@@ -326,6 +327,7 @@ export class PodWorkerStates implements PodStateProvider {
     if (status === undefined) return; // already forgotten
     if (!status.finished) return; // still running or terminating: keep it even without config
     this.podSyncStatuses.delete(uid);
+    this.sim.touch(WRITES_PODS);
     this.cleanupPodUpdates(uid);
     if (this.startedStaticPodsByFullname.get(status.fullname) === uid) {
       this.startedStaticPodsByFullname.delete(status.fullname);

@@ -18,6 +18,8 @@ export class BasicPodManager {
    * populator; sorting thousands of pods after each status update would cost more than the rest).
    */
   private readonly sorted: Pod[] = [];
+  /** Called when a pod (not a mirror pod) comes or goes: elision (src/kubelet/elisionMasks.ts). */
+  onMembershipChange: (() => void) | undefined = undefined;
 
   addPod(pod: Pod): void {
     this.updatePod(pod);
@@ -33,7 +35,10 @@ export class BasicPodManager {
     const uid = pod.metadata.uid;
     const i = this.sortedIndex(uid);
     if (this.podByUID.has(uid)) this.sorted[i] = pod;
-    else this.sorted.splice(i, 0, pod);
+    else {
+      this.sorted.splice(i, 0, pod);
+      this.onMembershipChange?.();
+    }
     this.podByUID.set(uid, pod);
     this.podByFullName.set(fullname, pod);
   }
@@ -46,7 +51,10 @@ export class BasicPodManager {
       this.mirrorPodByFullName.delete(fullname);
       return;
     }
-    if (this.podByUID.delete(pod.metadata.uid)) this.sorted.splice(this.sortedIndex(pod.metadata.uid), 1);
+    if (this.podByUID.delete(pod.metadata.uid)) {
+      this.sorted.splice(this.sortedIndex(pod.metadata.uid), 1);
+      this.onMembershipChange?.();
+    }
     // Upstream deletes the fullname entry whatever UID holds it; here a REMOVE of an old UID that comes
     // after the ADD of its successor leaves the successor's entry alone.
     if (this.podByFullName.get(fullname)?.metadata.uid === pod.metadata.uid)
