@@ -110,8 +110,8 @@ function outcomeOf(
     error: null,
     closedBy:
       oracle && fired.length > 0
-        ? closingSwitches(scenario, fixes, fired, (sc, f) => {
-            const g = runGuarded(sc, f);
+        ? closingSwitches(scenario, fixes, fired, (sc, f, stop) => {
+            const g = runGuarded(sc, f, false, stop);
             return g.ok ? g.result : undefined;
           }).closedBy
         : null,

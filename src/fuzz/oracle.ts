@@ -37,14 +37,18 @@ export function closingSwitches(
   scenario: Scenario,
   fixes: Fixes,
   fired: readonly InvariantId[],
-  run?: (s: Scenario, f: Fixes) => RunResult | undefined,
+  run?: (s: Scenario, f: Fixes, stopOnceFired: readonly InvariantId[]) => RunResult | undefined,
   seed: number = scenario.seed,
 ): { closedBy: ClosedBy; flips: FlipRun[] } {
-  const runOnce = run ?? ((s: Scenario, f: Fixes) => runScenario(s, { fixes: f, seed }));
+  // A flipped run only has to tell whether `fired` fire again: it may stop once they all have.
+  const runOnce =
+    run ??
+    ((s: Scenario, f: Fixes, stop: readonly InvariantId[]) =>
+      runScenario(s, { fixes: f, seed, stopOnceFired: stop }));
   const flips: FlipRun[] = [];
   for (const fix of flippableSwitches(fixes)) {
     const flipped = fixes.with(fix, !fixes.on(fix));
-    const r = runOnce(scenario, flipped);
+    const r = runOnce(scenario, flipped, fired);
     if (r === undefined) continue;
     const firedNow = new Set(r.violations.map((v) => v.invariant));
     flips.push({ fix, on: flipped.on(fix), fired: fired.filter((id) => firedNow.has(id)) });

@@ -26,6 +26,11 @@ export interface RunOptions {
    * plain way (`--no-elide`): the same violations and facts, more events.
    */
   readonly elide?: boolean | undefined;
+  /**
+   * Stop the run (outcome `stopped`) once every one of these invariants has fired: a caller that only
+   * asks whether they fire again (the differential oracle) need not run to the horizon.
+   */
+  readonly stopOnceFired?: readonly InvariantId[] | undefined;
 }
 
 export interface RunResult {
@@ -75,6 +80,16 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     monitor.onFact(f);
   });
   if (facts !== undefined) world.bus.subscribe((f) => facts.push(f));
+  const stopSet = o.stopOnceFired;
+  if (stopSet !== undefined && stopSet.length > 0) {
+    let checked = 0;
+    world.bus.subscribe(() => {
+      if (monitor.count === checked) return;
+      checked = monitor.count;
+      const fired = new Set(monitor.violations().map((v) => v.invariant));
+      if (stopSet.every((id) => fired.has(id))) world.sim.stop();
+    });
+  }
   world.start();
   const outcome = world.sim.run({
     horizonMs: scenario.horizonMs,
