@@ -11,7 +11,10 @@ describe('oracle runs that stop once the invariants fired', () => {
   it('close the same invariants as runs to the horizon', () => {
     let failing = 0;
     for (const fixes of [Fixes.all(), Fixes.none()]) {
-      for (const scenario of scenariosOfCases(5, Array.from({ length: 120 }, (_, i) => i))) {
+      for (const scenario of scenariosOfCases(
+        5,
+        Array.from({ length: 120 }, (_, i) => i),
+      )) {
         const r = runScenario(scenario, { fixes });
         const fired = INVARIANT_IDS.filter((id) => r.violations.some((v) => v.invariant === id));
         if (fired.length === 0) continue;
@@ -25,7 +28,10 @@ describe('oracle runs that stop once the invariants fired', () => {
   }, 300_000);
 
   it('stops the run as soon as they have all fired', () => {
-    const scenario = scenariosOfCases(5, Array.from({ length: 60 }, (_, i) => i))
+    const scenario = scenariosOfCases(
+      5,
+      Array.from({ length: 60 }, (_, i) => i),
+    )
       .map((s) => ({ s, r: runScenario(s, { fixes: Fixes.none() }) }))
       .find(({ r }) => r.violations.some((v) => v.invariant !== 'termination-stuck'));
     expect(scenario).toBeDefined();
