@@ -29,8 +29,9 @@ export function tieKeyOf(seed: number, id: number): number {
  * if their owners' keys collide too (odds of 2^-53; then insertion order decides).
  */
 export function tieAt(key: number, timeMs: number): number {
-  const lo = timeMs % TWO_POW_32;
-  const hi = (timeMs - lo) / TWO_POW_32;
+  // ToUint32 is the time modulo 2^32 (no float modulo on the hot path); the high word is 0 for 49 days.
+  const lo = timeMs >>> 0;
+  const hi = timeMs > 0xffffffff ? Math.floor(timeMs / TWO_POW_32) : 0;
   return mix(key ^ lo ^ Math.imul(hi, 0x27d4eb2f)) * TWO_POW_21 + (key >>> 11);
 }
 
