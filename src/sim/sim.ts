@@ -20,8 +20,8 @@ import {
   type SelectCase,
   type SelectResult,
 } from './effects.js';
-import { ParkedLoops } from './elision.js';
 import { WRITES_ALL } from './masks.js';
+import { ParkedLoops } from './parked.js';
 import { Process, ProcessGroup, type ProcessState } from './process.js';
 import { EventQueue, type Target } from './queue.js';
 import { type DrawCounter, Rng } from './rng.js';
