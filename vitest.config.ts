@@ -6,6 +6,7 @@ export default defineConfig({
     setupFiles: ['test/setup.ts'],
     globalSetup: ['test/cli/globalSetup.ts'],
     testTimeout: 60_000,
+    hookTimeout: 60_000,
     coverage: { provider: 'v8', include: ['src/**'], reporter: ['text', 'html', 'lcov'] },
   },
 });

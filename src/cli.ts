@@ -31,11 +31,20 @@ async function main(argv: string[]): Promise<number> {
   return exitCode;
 }
 
-// `podrace ... | head` closes the pipe early: stop quietly, as a Unix tool does.
+// `podrace ... | head` closes the pipe early: stop quietly, as a Unix tool does. Any other write error on
+// standard output or error (a full disk, /dev/full, a closed terminal) is the environment's, not a
+// verdict: one line on standard error if it still works, exit 2, never 0 or 1.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
-    throw err;
+    const which = stream === process.stdout ? 'standard output' : 'standard error';
+    try {
+      if (stream !== process.stderr)
+        process.stderr.write(`podrace: cannot write ${which} (${err.code ?? err.message})\n`);
+    } catch {
+      // standard error is gone too: the exit code says it
+    }
+    process.exit(EXIT.USAGE);
   });
 }
 

@@ -13,13 +13,13 @@ import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { toTimelineHtml } from '../report/timelineHtml.js';
 import { loadScenarioFile } from '../scenario/load.js';
-import { type ClaimResult, checkClaim, claimLabel, runScenario } from '../scenario/run.js';
+import { type ClaimResult, checkClaim, claimLabel, type RunResult, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 import { bisect, formatBisection } from './bisect.js';
 import { EXIT, InputError } from './errors.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
-import { fixesOption, fixSelectionOptions, seedOption } from './options.js';
+import { fixesOption, fixSelectionOptions, positiveIntOption, seedOption } from './options.js';
 import { writeOutputFile } from './output.js';
 
 /** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
@@ -88,15 +88,17 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
             type: 'boolean',
             default: false,
             describe: 'then re-run it with each fix switch flipped: which switches close the violations',
-          }),
+          })
+          .option('max-events', maxEventsFlag),
       (argv) => {
         const scenario = loadScenarioFile(String(argv.file));
         const fixes = fixesOption(argv.kubelet, argv.fix);
         const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
         const wantFacts =
           argv.trace !== undefined || argv.timeline !== undefined || (!argv.json && !argv.quiet);
+        const maxEvents = maxEventsOption(argv['max-events']);
         const start = wallClockMs();
-        const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts });
+        const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts, maxEvents });
         const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
         if (argv.trace !== undefined) writeOutputFile(argv.trace, toChromeTrace(result));
         if (argv.timeline !== undefined) writeOutputFile(argv.timeline, toTimelineHtml(result));
@@ -125,10 +127,13 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           process.stdout.write(
             `${verdict}  (${result.events} events, ${(result.virtualTimeMs / 1000).toFixed(3)}s virtual, ${wallMs}ms wall, ${result.outcome})\n`,
           );
+          if (!result.complete)
+            process.stdout.write(`${c.red(incompleteLine(result, scenario.horizonMs))}\n`);
           if (bisection !== undefined)
             for (const line of formatBisection(bisection, color)) process.stdout.write(`${line}\n`);
         }
-        setExit(result.violations.length === 0 ? EXIT.OK : EXIT.VIOLATION);
+        // A run cut short did not check the rest of its scenario: never a pass.
+        setExit(result.violations.length === 0 && result.complete ? EXIT.OK : EXIT.VIOLATION);
       },
     )
     .command(
@@ -138,6 +143,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
         y
           .positional('paths', { type: 'string', array: true, describe: 'scenario files or folders' })
           .option('json', { type: 'boolean', default: false, describe: 'one JSON object per claim' })
+          .option('max-events', maxEventsFlag)
           .option('junit', {
             type: 'string',
             requiresArg: true,
@@ -150,7 +156,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
         const scenarios = files.map((f) => loadScenarioFile(f));
         checkUniqueNames(scenarios);
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
-        const rows = verifyScenarios(scenarios);
+        const rows = verifyScenarios(scenarios, maxEventsOption(argv['max-events']));
         if (argv.json) {
           for (const r of rows) {
             process.stdout.write(
@@ -164,6 +170,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
                 expectedFindings: r.claim.expectedFindings,
                 findings: r.claim.actualFindings,
                 pass: r.claim.pass,
+                complete: r.claim.result.complete,
               })}\n`,
             );
           }
@@ -201,11 +208,27 @@ export interface VerifyRow {
   readonly claim: ClaimResult;
 }
 
-export function verifyScenarios(scenarios: readonly Scenario[]): VerifyRow[] {
+export function verifyScenarios(scenarios: readonly Scenario[], maxEvents?: number): VerifyRow[] {
   const rows: VerifyRow[] = [];
   for (const scenario of scenarios)
-    for (const claim of scenario.claims) rows.push({ scenario, claim: checkClaim(scenario, claim) });
+    for (const claim of scenario.claims)
+      rows.push({ scenario, claim: checkClaim(scenario, claim, maxEvents) });
   return rows;
+}
+
+/** The line that says a run was cut short by its event budget, and how to give it more. */
+export function incompleteLine(result: RunResult, horizonMs: number): string {
+  return `INCOMPLETE: the event budget (${result.maxEvents} events) ran out at ${(result.virtualTimeMs / 1000).toFixed(3)}s of the ${(horizonMs / 1000).toFixed(0)}s horizon; nothing after that was checked (raise it with --max-events N)`;
+}
+
+const maxEventsFlag = {
+  type: 'string',
+  requiresArg: true,
+  describe: 'event budget of a run (default: sized from the scenario: its horizon, nodes and pods)',
+} as const;
+
+function maxEventsOption(value: unknown): number | undefined {
+  return value === undefined ? undefined : positiveIntOption(value, '--max-events');
 }
 
 function checkUniqueNames(scenarios: readonly Scenario[]): void {
@@ -229,7 +252,9 @@ export function formatVerifyTable(rows: readonly VerifyRow[], color: boolean): s
     const findings = (ids: readonly string[] | null) =>
       ids === null || ids.length === 0 ? '' : ` findings [${ids.join(', ')}]`;
     let detail = `[${r.claim.actual.join(', ')}]${findings(r.claim.expectedFindings === null ? null : r.claim.actualFindings)}`;
-    if (!r.claim.pass)
+    if (!r.claim.result.complete)
+      detail = `${incompleteLine(r.claim.result, r.scenario.horizonMs)}  (${r.scenario.file}:${r.claim.claim.line})`;
+    else if (!r.claim.pass)
       detail = `expected [${r.claim.expected.join(', ')}]${findings(r.claim.expectedFindings)}, got [${r.claim.actual.join(', ')}]${findings(r.claim.actualFindings)}  (${r.scenario.file}:${r.claim.claim.line})`;
     lines.push(`${r.scenario.name.padEnd(nameWidth)}  ${label}  ${verdict}  ${detail}`);
   }

@@ -1,8 +1,10 @@
 // `podrace fuzz`, `podrace replay` and `podrace main` (what `npm start` runs). SPEC section 2;
 // docs/fuzzing.md describes the output and the JSON lines. The campaign itself (src/fuzz/) is pure: this
 // file owns the wall clock (--time-limit, progress, wallMs), the terminal and the files.
+
+import { accessSync, constants, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
 import { Fixes, isFixId } from '../fixes.js';
@@ -11,7 +13,7 @@ import {
   type CampaignReport,
   runCampaign,
   type Shard,
-  shardCases,
+  shardRange,
 } from '../fuzz/campaign.js';
 import {
   type CampaignLines,
@@ -24,7 +26,7 @@ import {
   replayCommand,
   type SummaryLine,
 } from '../fuzz/campaignJson.js';
-import { checkPath, DEFAULT_SHRINK_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
+import { checkPath, DEFAULT_SHRINK_RUNS, MAX_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
@@ -51,6 +53,13 @@ function nonNegativeIntOption(value: unknown, flag: string): number {
     throw new InputError(`${flag}: expected a whole number (0 or more), got "${text}"`);
   }
   return Number(text);
+}
+
+/** --runs: 1 ... MAX_RUNS, so that every case a campaign runs is one `--path` may name. */
+function runsOption(value: unknown): number {
+  const runs = positiveIntOption(value, '--runs');
+  if (runs > MAX_RUNS) throw new InputError(`--runs: at most ${MAX_RUNS} cases, got ${runs}`);
+  return runs;
 }
 
 function pathOption(value: unknown): string {
@@ -146,10 +155,15 @@ interface FuzzArgs {
   readonly color: boolean;
 }
 
-function writeFailure(dir: string, f: CampaignFailure): string {
+/** Writes a shrunk failure; a write error is returned, not thrown: the results are printed first. */
+function writeFailure(dir: string, f: CampaignFailure): { file: string; error: string | undefined } {
   const file = join(dir, f.fileName);
-  writeOutputFile(file, f.yaml, { mkdir: true });
-  return file;
+  try {
+    writeOutputFile(file, f.yaml, { mkdir: true });
+    return { file, error: undefined };
+  } catch (err) {
+    return { file, error: err instanceof Error ? err.message : String(err) };
+  }
 }
 
 // The text output is printed from the campaign's JSON lines, by `fuzz` and `merge` alike (one printer),
@@ -195,9 +209,12 @@ function printSummary(s: SummaryLine, fixes: Fixes, color: boolean, out: Out): v
   out(`${c.bold('podrace fuzz')}  seed ${s.campaignSeed}  ${s.runs} cases${shard}  fixes ${fixes.label()}`);
   const failing = s.failingCases;
   const ran = `ran ${s.ran} of ${s.planned} case(s)`;
-  out(`${ran}: ${failing === 0 ? c.green('no violations') : c.red(`${failing} with violations`)}`);
-  if (s.stoppedByTimeLimit)
-    out(c.yellow(`stopped by --time-limit before cases ${s.ran} ... ${s.planned - 1} of this shard`));
+  if (s.ran === 0) out(c.red(`${ran}: nothing was checked`));
+  else out(`${ran}: ${failing === 0 ? c.green('no violations') : c.red(`${failing} with violations`)}`);
+  if (s.stoppedBy !== null) {
+    const by = s.stoppedBy === 'time-limit' ? '--time-limit' : s.stoppedBy;
+    out(c.yellow(`stopped by ${by} before cases ${s.ran} ... ${s.planned - 1} of this shard`));
+  }
   if (s.maxEventsCases > 0)
     out(c.yellow(`${s.maxEventsCases} case(s) hit the event budget before the horizon (a livelock?)`));
   const kinds = Object.entries(s.invariants);
@@ -256,7 +273,17 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
   const start = wallClockMs();
   const progress = progressReporter(process.stderr.isTTY === true);
   let failing = 0;
-  const planned = shardCases(a.runs, a.shard).length;
+  const planned = shardRange(a.runs, a.shard).size;
+  if (a.shrink > 0) checkOutFolder(a.out);
+  const signals = interruptible();
+  // Standard error only, and not with --json (whose consumers want stderr quiet): a CI log shows at once
+  // what is running; from here a SIGINT / SIGTERM stops with the partial results.
+  if (!a.json) {
+    process.stderr.write(
+      `fuzz: ${planned} case(s), seed ${a.seed}, fixes ${a.fixes.label()}${a.shard === undefined ? '' : `, shard ${a.shard.index}/${a.shard.count}`}\n`,
+    );
+  }
+  const timeUp = (): boolean => a.timeLimitMs !== undefined && wallClockMs() - start >= a.timeLimitMs;
   const report = await runCampaign({
     seed: a.seed,
     runs: a.runs,
@@ -268,9 +295,9 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     oracle: a.oracle,
     checkDeterminism: a.checkDeterminism,
     now: wallClockMs,
-    ...(a.timeLimitMs === undefined
-      ? {}
-      : { shouldStop: () => wallClockMs() - start >= (a.timeLimitMs ?? 0) }),
+    shouldStop: () => signals.received !== null || timeUp(),
+    // Room for the signal handlers between chunks and shrink steps.
+    yieldToHost: () => new Promise<void>((resolve) => setImmediate(resolve)),
     onChunk: (done, results) => {
       failing += results.filter((r) => r.fired.length > 0 || r.error !== null).length;
       progress.update(`fuzz: ${done}/${planned} cases, ${failing} with violations`);
@@ -278,10 +305,12 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     onShrink: (kind, index) => progress.update(`fuzz: shrinking case ${index} (${kind}) ...`),
   });
   progress.clear();
-  const files = report.failures.map((f) => writeFailure(a.out, f));
+  signals.dispose();
+  const written = report.failures.map((f) => writeFailure(a.out, f));
   const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
   const lines = campaignLines(report, {
-    files,
+    files: written.map((w) => w.file),
+    stoppedBy: signals.received ?? (report.stopped ? 'time-limit' : null),
     wallMs,
     version: podraceVersion(),
     shrink: a.shrink,
@@ -308,7 +337,72 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
       `fuzz: ${report.results.length} case(s) in ${(wallMs / 1000).toFixed(1)}s wall (${rate(report.results.length, wallMs)} cases/s, ${threads})\n`,
     );
   }
-  return lines.summary.exitCode;
+  const unwritten = written.filter((w) => w.error !== undefined);
+  for (const w of unwritten) process.stderr.write(`podrace: ${w.error}\n`);
+  // 128 + the signal number, as a shell reports a process the signal ended: after the partial results.
+  if (signals.received !== null) return signals.received === 'SIGINT' ? 130 : 143;
+  return unwritten.length > 0 ? EXIT.USAGE : lines.summary.exitCode;
+}
+
+/**
+ * SIGINT / SIGTERM during a campaign: the first stops starting cases (and shrinks), so the partial
+ * results are printed and the command exits 130 / 143; a second one exits at once.
+ */
+function interruptible(): { readonly received: 'SIGINT' | 'SIGTERM' | null; dispose(): void } {
+  const state: { received: 'SIGINT' | 'SIGTERM' | null } = { received: null };
+  const on = (signal: 'SIGINT' | 'SIGTERM') => () => {
+    if (state.received !== null) process.exit(state.received === 'SIGINT' ? 130 : 143);
+    state.received = signal;
+    process.stderr.write(
+      `\npodrace: ${signal}: stopping after the cases running now (again to quit at once)\n`,
+    );
+  };
+  const onInt = on('SIGINT');
+  const onTerm = on('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    get received() {
+      return state.received;
+    },
+    dispose() {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}
+
+/**
+ * Before a campaign: `--out` must be a folder podrace can write, or the nearest existing folder above it
+ * must be (podrace creates the rest when it writes a failure). A campaign is not run for nothing.
+ */
+function checkOutFolder(out: string): void {
+  let dir = resolve(out);
+  for (;;) {
+    let st: ReturnType<typeof statSync> | undefined;
+    try {
+      st = statSync(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Missing, or a file in the way (ENOTDIR): the folder above says which.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        throw new InputError(`--out ${out}: ${code ?? String(err)} at ${dir}`);
+    }
+    if (st !== undefined) {
+      if (!st.isDirectory()) throw new InputError(`--out ${out}: ${dir} is not a folder`);
+      try {
+        accessSync(dir, constants.W_OK);
+      } catch (err) {
+        throw new InputError(
+          `--out ${out}: cannot write in ${dir} (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+        );
+      }
+      return;
+    }
+    const up = dirname(dir);
+    if (up === dir) return;
+    dir = up;
+  }
 }
 
 function rate(cases: number, wallMs: number): string {
@@ -493,12 +587,19 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
           );
           return;
         }
+        const runs = runsOption(argv.runs);
+        const shard = argv.shard === undefined ? undefined : shardOption(argv.shard, process.env);
+        if (shard !== undefined && shardRange(runs, shard).size === 0) {
+          throw new InputError(
+            `--shard: shard ${shard.index}/${shard.count} of --runs ${runs} has no case (case i is in shard i mod N + 1)`,
+          );
+        }
         const args: FuzzArgs = {
           seed,
-          runs: positiveIntOption(argv.runs, '--runs'),
+          runs,
           fixes,
           workers: positiveIntOption(argv.workers, '--workers'),
-          shard: argv.shard === undefined ? undefined : shardOption(argv.shard, process.env),
+          shard,
           out: String(argv.out),
           timeLimitMs:
             argv['time-limit'] === undefined ? undefined : durationOption(argv['time-limit'], '--time-limit'),
@@ -574,7 +675,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
           await mainJob(
             {
               seed: seedOption(argv.seed),
-              runs: positiveIntOption(argv.runs, '--runs'),
+              runs: runsOption(argv.runs),
               workers:
                 argv.workers === undefined
                   ? Math.min(4, availableParallelism())

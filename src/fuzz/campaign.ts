@@ -18,6 +18,7 @@ import {
   DEFAULT_SHRINK_RUNS,
   type FailureKind,
   type GuardedRun,
+  MAX_RUNS,
   runGuarded,
   type ShrinkOutcome,
   scenariosOfCases,
@@ -60,13 +61,22 @@ export interface Shard {
   readonly count: number;
 }
 
-/** The case indices of a campaign of `runs` cases that belong to `shard` (all of them without one). */
-export function shardCases(runs: number, shard?: Shard): number[] {
-  const out: number[] = [];
+/**
+ * The cases of a campaign of `runs` cases that belong to `shard` (all of them without one), without
+ * listing them: memory must not depend on --runs. Position p of the shard is case first + p * count.
+ */
+export interface CaseRange {
+  /** How many cases the shard has. */
+  readonly size: number;
+  /** The case index at position `p` (0 <= p < size). */
+  caseAt(p: number): number;
+}
+
+export function shardRange(runs: number, shard?: Shard): CaseRange {
   const count = shard?.count ?? 1;
   const first = (shard?.index ?? 1) - 1;
-  for (let i = first; i < runs; i += count) out.push(i);
-  return out;
+  const size = first >= runs ? 0 : Math.floor((runs - 1 - first) / count) + 1;
+  return { size, caseAt: (p) => first + p * count };
 }
 
 function outcomeOf(
@@ -133,7 +143,8 @@ export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): Case
     outcomeOf(cases[k] ?? -1, s, runs[k] as GuardedRun, fixes, setup.oracle),
   );
   if (!check) return outcomes;
-  const digestOf = (g: GuardedRun): string => (g.ok ? runDigest(g.result) : `threw: ${g.error.split('\n')[0]}`);
+  const digestOf = (g: GuardedRun): string =>
+    g.ok ? runDigest(g.result) : `threw: ${g.error.split('\n')[0]}`;
   const first = runs.map(digestOf);
   const second: string[] = new Array<string>(scenarios.length);
   for (let k = scenarios.length - 1; k >= 0; k--) {
@@ -191,6 +202,8 @@ export interface CampaignOptions {
   readonly now?: () => number;
   /** Run the differential oracle on every failing case (default true). */
   readonly oracle?: boolean;
+  /** Lets the host's event loop run between chunks and shrink steps (signals); see PoolOptions. */
+  readonly yieldToHost?: () => Promise<void>;
   /** Run every case twice and compare digests (--check-determinism). */
   readonly checkDeterminism?: boolean;
   /** Where the worker script is (null: run in this thread); default: beside pool.js when built. */
@@ -278,8 +291,10 @@ export function kindStats(results: readonly CaseOutcome[]): KindStats[] {
         firstFixSensitiveCase: null,
       };
       s.cases++;
-      if (kind !== 'simulator-error' && kind !== 'nondeterminism' && r.knownOpen.includes(kind)) s.knownOpen++;
-      const closing = kind === 'simulator-error' || kind === 'nondeterminism' ? undefined : r.closedBy?.[kind];
+      if (kind !== 'simulator-error' && kind !== 'nondeterminism' && r.knownOpen.includes(kind))
+        s.knownOpen++;
+      const closing =
+        kind === 'simulator-error' || kind === 'nondeterminism' ? undefined : r.closedBy?.[kind];
       if (closing !== undefined && closing.length > 0) {
         s.fixSensitive++;
         s.firstFixSensitiveCase ??= r.index;
@@ -330,7 +345,7 @@ export function failureFileName(kind: FailureKind, seed: number, caseIndex: numb
  * `closedBy` (a switch whose flip closed `kind` in that case) every shrink step must keep it closed, and
  * the file gets a second claim: the same run with that switch flipped, without `kind`.
  */
-export function minimalFailure(
+export async function minimalFailure(
   seed: number,
   caseIndex: number,
   fixes: Fixes,
@@ -339,10 +354,11 @@ export function minimalFailure(
     shrinkRuns?: number | undefined;
     shouldStop?: (() => boolean) | undefined;
     closedBy?: FixId | undefined;
+    yieldToHost?: (() => Promise<void>) | undefined;
   } = {},
-): CampaignFailure {
+): Promise<CampaignFailure> {
   const flipped = o.closedBy === undefined ? undefined : fixes.with(o.closedBy, !fixes.on(o.closedBy));
-  const shrink = shrinkCase({
+  const shrink = await shrinkCase({
     seed,
     path: String(caseIndex),
     fixes,
@@ -350,6 +366,7 @@ export function minimalFailure(
     maxRuns: o.shrinkRuns ?? DEFAULT_SHRINK_RUNS,
     ...(o.shouldStop === undefined ? {} : { shouldStop: o.shouldStop }),
     ...(flipped === undefined ? {} : { closedWith: flipped }),
+    ...(o.yieldToHost === undefined ? {} : { yieldToHost: o.yieldToHost }),
   });
   const fileName = failureFileName(kind, seed, caseIndex);
   const firedWith = (f: Fixes): InvariantId[] | undefined => {
@@ -406,7 +423,10 @@ export function minimalFailure(
 }
 
 export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
-  const cases = shardCases(o.runs, o.shard);
+  if (!Number.isSafeInteger(o.runs) || o.runs < 1 || o.runs > MAX_RUNS) {
+    throw new Error(`runCampaign: runs must be 1 ... ${MAX_RUNS}, got ${o.runs}`);
+  }
+  const cases = shardRange(o.runs, o.shard);
   const setup: WorkerSetup = {
     seed: o.seed,
     fixes: FIX_IDS.filter((id) => o.fixes.on(id)),
@@ -423,6 +443,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     ...(o.onChunk === undefined ? {} : { onChunk: o.onChunk }),
     ...(o.now === undefined ? {} : { now: o.now }),
     ...(o.workerUrl === undefined ? {} : { workerUrl: o.workerUrl }),
+    ...(o.yieldToHost === undefined ? {} : { yieldToHost: o.yieldToHost }),
   });
   const kinds = kindStats(pool.results);
   const failures: CampaignFailure[] = [];
@@ -434,10 +455,11 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
         ? undefined
         : outcome?.closedBy?.[pick.kind]?.[0];
     failures.push(
-      minimalFailure(o.seed, pick.caseIndex, o.fixes, pick.kind, {
+      await minimalFailure(o.seed, pick.caseIndex, o.fixes, pick.kind, {
         shrinkRuns: o.shrinkRuns,
         shouldStop: o.shouldStop,
         closedBy: closing,
+        yieldToHost: o.yieldToHost,
       }),
     );
   }
@@ -446,7 +468,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     runs: o.runs,
     shard: o.shard,
     fixes: o.fixes,
-    planned: cases.length,
+    planned: cases.size,
     results: pool.results,
     stopped: pool.stopped,
     threads: pool.threads,

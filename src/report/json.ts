@@ -30,6 +30,10 @@ export interface RunResultJson {
   readonly outcome: StopReason;
   /** Informational invariants that recorded something (not violations; see docs/invariants.md). */
   readonly findings: readonly ViolationJson[];
+  /** False when the event budget stopped the run before its horizon: it did not check the rest. */
+  readonly complete: boolean;
+  /** The event budget it ran with (`--max-events`, else sized from the scenario). */
+  readonly maxEvents: number;
 }
 
 export function violationToJson(v: Violation): ViolationJson {
@@ -58,5 +62,7 @@ export function resultToJson(result: RunResult, wallMs: number): RunResultJson {
     claims: null,
     outcome: result.outcome,
     findings: result.findings.map(violationToJson),
+    complete: result.complete,
+    maxEvents: result.maxEvents,
   };
 }

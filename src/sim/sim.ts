@@ -135,6 +135,14 @@ export class Chan<T> {
   private readonly buffer: T[] = [];
   private readonly recvq: Waiter[] = [];
   private readonly sendq: Waiter[] = [];
+  /**
+   * A select that ends by its timeout or another case leaves its waiter in this channel's queue, dead.
+   * A loop that selects on a quiet channel every period would grow the queue without bound (a day of
+   * virtual time: 10^5 waiters, then an O(n^2) drain at the first send), so a queue is compacted when it
+   * reaches this length, which then doubles past the live waiters: amortised O(1) per enqueue.
+   */
+  private recvCompactAt = WAITQ_COMPACT_MIN;
+  private sendCompactAt = WAITQ_COMPACT_MIN;
   private closedFlag = false;
   private recvOp: EffectIterator<T | Closed> | undefined = undefined;
   private sendOp: EffectIterator<void> | undefined = undefined;
@@ -231,12 +239,30 @@ export class Chan<T> {
 
   /** @internal */
   enqueueRecv(w: Waiter): void {
+    if (this.recvq.length >= this.recvCompactAt) {
+      this.compact(this.recvq);
+      this.recvCompactAt = Math.max(WAITQ_COMPACT_MIN, 2 * this.recvq.length);
+    }
     this.recvq.push(w);
   }
 
   /** @internal */
   enqueueSend(w: Waiter): void {
+    if (this.sendq.length >= this.sendCompactAt) {
+      this.compact(this.sendq);
+      this.sendCompactAt = Math.max(WAITQ_COMPACT_MIN, 2 * this.sendq.length);
+    }
     this.sendq.push(w);
+  }
+
+  /** Drops the dead waiters, keeping the live ones in order (what takeLive would skip anyway). */
+  private compact(queue: Waiter[]): void {
+    let j = 0;
+    for (let i = 0; i < queue.length; i++) {
+      const w = queue[i] as Waiter;
+      if (this.sim.isLive(w)) queue[j++] = w;
+    }
+    queue.length = j;
   }
 
   private takeLive(queue: Waiter[]): Waiter | undefined {
@@ -247,6 +273,9 @@ export class Chan<T> {
     return undefined;
   }
 }
+
+/** The smallest length at which a channel's wait queue is compacted (see Chan.recvCompactAt). */
+const WAITQ_COMPACT_MIN = 64;
 
 const NOT_READY: unique symbol = Symbol('not-ready');
 

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   if (only.has('timeToBug')) {
     const rows = measureTimeToBug();
     show('timeToBug', timeToBugSection(rows));
-    show('shrink', shrinkSection(rows));
+    show('shrink', await shrinkSection(rows));
   }
   if (json) console.log(JSON.stringify(result));
 }

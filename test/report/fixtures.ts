@@ -77,6 +77,8 @@ export function sampleResult(over: Partial<RunResult> = {}): RunResult {
     events: 412,
     virtualTimeMs: 3000.5,
     outcome: 'idle',
+    complete: true,
+    maxEvents: 2_000_000,
     violations: [violation],
     findings: [],
     facts: sampleFacts(),
