@@ -78,7 +78,8 @@ function closingsOf(
     if (fires.length === 0) continue;
     const holds = claims.filter((c) => says(c.claim, id) === 'holds');
     if (holds.length === 0) {
-      always.push(id);
+      // Only when every claim says it fires; a claim without `findings:` says nothing either way.
+      if (fires.length === claims.length) always.push(id);
       continue;
     }
     // Per claim where it fires, the nearest claims where it does not: each such flip closes it there.
