@@ -1,33 +1,15 @@
 #!/usr/bin/env node
-// The podrace command line (SPEC section 2). This shell is the only place that touches the process:
+// The podrace command line (docs/cli.md). This shell is the only place that touches the process:
 // argv, stdout, exit codes and the wall clock for `wallMs`.
-import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { registerCommands } from './cli/commands.js';
 import { EXIT, InputError } from './cli/errors.js';
+import { buildParser } from './cli/parser.js';
 
 async function main(argv: string[]): Promise<number> {
   let exitCode: number = EXIT.OK;
-  const parser = yargs(argv)
-    .scriptName('podrace')
-    .usage('$0 <command> [options]\n\nDeterministic simulator of kubelet pod-lifecycle and volume races.')
-    .option('color', {
-      type: 'boolean',
-      describe: 'colour the output (default: when stdout is a TTY; NO_COLOR is honoured)',
-    })
-    .demandCommand(1, 'Name a command; `podrace --help` lists them.')
-    .strict()
-    .recommendCommands()
-    .exitProcess(false)
-    .wrap(Math.min(110, process.stdout.columns ?? 110))
-    .fail((msg: string | null, err: Error | undefined) => {
-      if (err !== undefined && err !== null && !(err instanceof InputError) && msg === null) throw err;
-      throw new InputError(msg ?? err?.message ?? 'invalid command line');
-    });
-  registerCommands(parser, (code) => {
+  await buildParser(argv, (code) => {
     exitCode = code;
-  });
-  await parser.parseAsync();
+  }).parseAsync();
   return exitCode;
 }
 

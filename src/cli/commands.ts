@@ -1,8 +1,7 @@
-// The podrace commands (SPEC section 2). Each handler sets the exit code through `setExit`; bad input
+// The podrace commands (docs/cli.md). Each handler sets the exit code through `setExit`; bad input
 // throws InputError (exit 2). Output for humans goes through chalk; `--json` prints machine output only.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
 import { FIX_IDS, FIX_TABLE, type FixDef, fixApplies, fixPrs, RELEASE_PRESETS } from '../fixes.js';
@@ -12,15 +11,25 @@ import { toChromeTrace } from '../report/chromeTrace.js';
 import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { toTimelineHtml } from '../report/timelineHtml.js';
+import { bundledScenarioFiles } from '../scenario/bundled.js';
 import { loadScenarioFile } from '../scenario/load.js';
-import { type ClaimResult, checkClaim, claimLabel, type RunResult, runScenario } from '../scenario/run.js';
-import type { Scenario } from '../scenario/types.js';
+import { incompleteLine, runScenario } from '../scenario/run.js';
 import { bisect, formatBisection } from './bisect.js';
 import { EXIT, InputError } from './errors.js';
+import { registerExplainCommand } from './explainCommand.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
 import { fixesOption, fixSelectionOptions, positiveIntOption, seedOption } from './options.js';
 import { writeOutputFile } from './output.js';
+import { defaultScenariosDir, expandScenarioPaths, resolveScenarioArg } from './scenarioArgs.js';
+import {
+  formatVerifyTable,
+  type InvalidRow,
+  type VerifyRow,
+  verifyFiles,
+  verifyJsonLines,
+  verifySummary,
+} from './verify.js';
 
 /** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
 export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
@@ -65,7 +74,11 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
       'Run one scenario once with the given configuration and print the violations (ignores its claims)',
       (y) =>
         y
-          .positional('file', { type: 'string', describe: 'scenario file (YAML)', demandOption: true })
+          .positional('file', {
+            type: 'string',
+            describe: 'scenario file (YAML), or the name of a bundled scenario',
+            demandOption: true,
+          })
           .option('seed', {
             type: 'string',
             requiresArg: true,
@@ -89,9 +102,13 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
             default: false,
             describe: 'then re-run it with each fix switch flipped: which switches close the violations',
           })
-          .option('max-events', maxEventsFlag),
+          .option('max-events', maxEventsFlag)
+          .example(
+            '$0 run pod-deleted-before-start --kubelet legacy',
+            'a bundled race without its fix: exit 1',
+          ),
       (argv) => {
-        const scenario = loadScenarioFile(String(argv.file));
+        const scenario = loadScenarioFile(resolveScenarioArg(String(argv.file)));
         const fixes = fixesOption(argv.kubelet, argv.fix);
         const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
         const wantFacts =
@@ -127,8 +144,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           process.stdout.write(
             `${verdict}  (${result.events} events, ${(result.virtualTimeMs / 1000).toFixed(3)}s virtual, ${wallMs}ms wall, ${result.outcome})\n`,
           );
-          if (!result.complete)
-            process.stdout.write(`${c.red(incompleteLine(result, scenario.horizonMs))}\n`);
+          if (!result.complete) process.stdout.write(`${c.red(incompleteLine(result))}\n`);
           if (bisection !== undefined)
             for (const line of formatBisection(bisection, color)) process.stdout.write(`${line}\n`);
         }
@@ -138,62 +154,56 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
     )
     .command(
       'verify [paths..]',
-      'Check every claim of every scenario (default: scenarios/) and print a table',
+      "Check every claim of every scenario (default: the project's scenarios/) and print a table",
       (y) =>
         y
-          .positional('paths', { type: 'string', array: true, describe: 'scenario files or folders' })
-          .option('json', { type: 'boolean', default: false, describe: 'one JSON object per claim' })
+          .positional('paths', {
+            type: 'string',
+            array: true,
+            describe: 'scenario files, folders or bundled scenario names',
+          })
+          .option('json', {
+            type: 'boolean',
+            default: false,
+            describe: 'JSON lines: one per claim, then a summary',
+          })
           .option('max-events', maxEventsFlag)
           .option('junit', {
             type: 'string',
             requiresArg: true,
             describe: 'also write a JUnit XML report to this file (one test case per claim)',
-          }),
+          })
+          .example('$0 verify scenarios/ my-scenarios/race.yaml', 'check the claims of a folder and a file'),
       async (argv) => {
         const paths =
-          argv.paths === undefined || argv.paths.length === 0 ? ['scenarios'] : argv.paths.map(String);
-        const files = scenarioFiles(paths);
-        const scenarios = files.map((f) => loadScenarioFile(f));
-        checkUniqueNames(scenarios);
+          argv.paths === undefined || argv.paths.length === 0
+            ? [defaultScenariosDir()]
+            : argv.paths.map(String);
+        const { files, invalid } = expandScenarioPaths(paths);
+        const entries = verifyFiles(files, invalid, maxEventsOption(argv['max-events']));
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
-        const rows = verifyScenarios(scenarios, maxEventsOption(argv['max-events']));
-        if (argv.json) {
-          for (const r of rows) {
-            process.stdout.write(
-              `${JSON.stringify({
-                scenario: r.scenario.name,
-                file: r.scenario.file,
-                line: r.claim.claim.line,
-                claim: claimLabel(r.claim.claim),
-                expected: r.claim.expected,
-                actual: r.claim.actual,
-                expectedFindings: r.claim.expectedFindings,
-                findings: r.claim.actualFindings,
-                pass: r.claim.pass,
-                complete: r.claim.result.complete,
-              })}\n`,
-            );
-          }
-        } else {
-          for (const line of formatVerifyTable(rows, color)) process.stdout.write(`${line}\n`);
-        }
+        const out = argv.json ? verifyJsonLines(entries) : formatVerifyTable(entries, color);
+        for (const line of out) process.stdout.write(`${line}\n`);
         if (argv.junit !== undefined) {
           const { junitXml, verifyJUnit } = await import('../report/junit.js');
-          writeOutputFile(argv.junit, junitXml(verifyJUnit(rows)));
+          const rows = entries.filter((e): e is VerifyRow => 'claim' in e);
+          const bad = entries.filter((e): e is InvalidRow => 'message' in e);
+          writeOutputFile(argv.junit, junitXml(verifyJUnit(rows, bad)));
         }
-        const failed = rows.filter((r) => !r.claim.pass).length;
-        setExit(failed === 0 ? EXIT.OK : EXIT.VIOLATION);
+        setExit(verifySummary(entries).exitCode);
       },
     )
     .command(
       'list [what]',
       'List the invariants, fixes or bundled scenarios, one line each',
       (y) =>
-        y.positional('what', {
-          type: 'string',
-          choices: ['invariants', 'fixes', 'scenarios'],
-          default: 'invariants',
-        }),
+        y
+          .positional('what', {
+            type: 'string',
+            choices: ['invariants', 'fixes', 'scenarios'],
+            default: 'invariants',
+          })
+          .example('$0 list fixes', 'the fix switches, their upstream PRs and release presets'),
       (argv) => {
         for (const line of listLines(String(argv.what))) process.stdout.write(`${line}\n`);
         setExit(EXIT.OK);
@@ -201,25 +211,10 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
     );
   registerFuzzCommands(parser, setExit);
   registerMergeCommand(parser, setExit);
+  registerExplainCommand(parser, setExit);
 }
 
-export interface VerifyRow {
-  readonly scenario: Scenario;
-  readonly claim: ClaimResult;
-}
-
-export function verifyScenarios(scenarios: readonly Scenario[], maxEvents?: number): VerifyRow[] {
-  const rows: VerifyRow[] = [];
-  for (const scenario of scenarios)
-    for (const claim of scenario.claims)
-      rows.push({ scenario, claim: checkClaim(scenario, claim, maxEvents) });
-  return rows;
-}
-
-/** The line that says a run was cut short by its event budget, and how to give it more. */
-export function incompleteLine(result: RunResult, horizonMs: number): string {
-  return `INCOMPLETE: the event budget (${result.maxEvents} events) ran out at ${(result.virtualTimeMs / 1000).toFixed(3)}s of the ${(horizonMs / 1000).toFixed(0)}s horizon; nothing after that was checked (raise it with --max-events N)`;
-}
+export { formatVerifyTable, type VerifyRow, verifyScenarios } from './verify.js';
 
 const maxEventsFlag = {
   type: 'string',
@@ -231,49 +226,12 @@ function maxEventsOption(value: unknown): number | undefined {
   return value === undefined ? undefined : positiveIntOption(value, '--max-events');
 }
 
-function checkUniqueNames(scenarios: readonly Scenario[]): void {
-  const seen = new Map<string, string>();
-  for (const s of scenarios) {
-    const other = seen.get(s.name);
-    if (other !== undefined) throw new InputError(`${s.file}: name: "${s.name}" is already used by ${other}`);
-    seen.set(s.name, s.file);
-  }
-}
-
-export function formatVerifyTable(rows: readonly VerifyRow[], color: boolean): string[] {
-  const c = new Chalk({ level: color ? 1 : 0 });
-  const lines: string[] = [];
-  const nameWidth = Math.max(8, ...rows.map((r) => r.scenario.name.length));
-  const claimWidth = Math.max(5, ...rows.map((r) => claimLabel(r.claim.claim).length));
-  lines.push(`${'scenario'.padEnd(nameWidth)}  ${'claim'.padEnd(claimWidth)}  result`);
-  for (const r of rows) {
-    const label = claimLabel(r.claim.claim).padEnd(claimWidth);
-    const verdict = r.claim.pass ? c.green('pass') : c.red('FAIL');
-    const findings = (ids: readonly string[] | null) =>
-      ids === null || ids.length === 0 ? '' : ` findings [${ids.join(', ')}]`;
-    let detail = `[${r.claim.actual.join(', ')}]${findings(r.claim.expectedFindings === null ? null : r.claim.actualFindings)}`;
-    if (!r.claim.result.complete)
-      detail = `${incompleteLine(r.claim.result, r.scenario.horizonMs)}  (${r.scenario.file}:${r.claim.claim.line})`;
-    else if (!r.claim.pass)
-      detail = `expected [${r.claim.expected.join(', ')}]${findings(r.claim.expectedFindings)}, got [${r.claim.actual.join(', ')}]${findings(r.claim.actualFindings)}  (${r.scenario.file}:${r.claim.claim.line})`;
-    lines.push(`${r.scenario.name.padEnd(nameWidth)}  ${label}  ${verdict}  ${detail}`);
-  }
-  const failed = rows.filter((r) => !r.claim.pass).length;
-  lines.push(
-    failed === 0
-      ? c.green(`${rows.length} claims, all hold`)
-      : c.red(`${failed} of ${rows.length} claims failed`),
-  );
-  return lines;
-}
-
 export function listLines(what: string): string[] {
   switch (what) {
     case 'fixes':
       return fixesTable();
     case 'scenarios': {
-      // The bundled scenarios ship beside the code (dist/cli/ or src/cli/ -> ../../scenarios).
-      const files = scenarioFiles([fileURLToPath(new URL('../../scenarios', import.meta.url))]);
+      const files = bundledScenarioFiles();
       const names = files.map((f) => loadScenarioFile(f).name);
       const width = Math.max(...names.map((n) => n.length)) + 2;
       return files.map((f) => {

@@ -1,4 +1,4 @@
-// Exit codes of every podrace command (SPEC section 2) and the error for bad user input.
+// Exit codes of every podrace command (docs/cli.md) and the error for bad user input.
 
 export const EXIT = { OK: 0, VIOLATION: 1, USAGE: 2, INTERNAL: 3 } as const;
 

@@ -1,4 +1,4 @@
-// `podrace fuzz`, `podrace replay` and `podrace main` (what `npm start` runs). SPEC section 2;
+// `podrace fuzz`, `podrace replay` and `podrace main` (what `npm start` runs). docs/cli.md lists the flags;
 // docs/fuzzing.md describes the output and the JSON lines. The campaign itself (src/fuzz/) is pure: this
 // file owns the wall clock (--time-limit, progress, wallMs), the terminal and the files.
 
@@ -42,6 +42,7 @@ import {
   shardOption,
 } from './options.js';
 import { writeOutputFile } from './output.js';
+import { defaultScenariosDir } from './scenarioArgs.js';
 import { podraceVersion } from './version.js';
 
 export type Out = (line: string) => void;
@@ -421,7 +422,7 @@ interface MainArgs {
 async function mainJob(a: MainArgs, out: Out): Promise<number> {
   const c = new Chalk({ level: a.color ? 1 : 0 });
   out(c.bold('1. bundled scenarios (podrace verify scenarios/)'));
-  const scenarios = scenarioFiles(['scenarios']).map((f) => loadScenarioFile(f));
+  const scenarios = scenarioFiles([defaultScenariosDir()]).map((f) => loadScenarioFile(f));
   const rows = verifyScenarios(scenarios);
   for (const line of formatVerifyTable(rows, a.color)) out(line);
   const claimsFailed = rows.filter((r) => !r.claim.pass).length;
@@ -573,7 +574,8 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
             type: 'boolean',
             default: false,
             describe: 'run every case twice and compare what it published (exit 3 if two runs differ)',
-          }),
+          })
+          .example('$0 fuzz --runs 500 --kubelet legacy', 'find the races the fixes close'),
       async (argv) => {
         const fixes = fixesOption(argv.kubelet, argv.fix);
         const seed = seedOption(argv.seed);
@@ -634,7 +636,11 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
           })
           .options(fixSelectionOptions)
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
-          .option('save', { type: 'string', describe: 'also write the case as a scenario file' }),
+          .option('save', { type: 'string', describe: 'also write the case as a scenario file' })
+          .example(
+            '$0 replay --seed 1 --path 0:0:0:1:6 --kubelet legacy',
+            'a fuzz case and its whole timeline',
+          ),
       (argv) => {
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
         setExit(
@@ -668,7 +674,8 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
             type: 'string',
             requiresArg: true,
             describe: 'worker threads (default: up to 4 CPUs)',
-          }),
+          })
+          .example('$0 main --runs 20 --workers 1', 'a shorter npm start'),
       async (argv) => {
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
         setExit(

@@ -95,7 +95,8 @@ export function registerMergeCommand(parser: Argv, setExit: (code: number) => vo
           type: 'boolean',
           default: false,
           describe: 'print the JSON lines of the whole campaign',
-        }),
+        })
+        .example('$0 merge shards/', "every shard's output (*.jsonl) in a folder"),
     async (argv) => {
       const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
       // yargs drops a lone `-` from positionals: look for it in the raw arguments.

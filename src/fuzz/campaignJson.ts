@@ -120,14 +120,20 @@ export interface CampaignLines {
   readonly summary: SummaryLine;
 }
 
-/** `podrace fuzz|replay --seed S --path P` plus the fix flags, as one command line. */
+/**
+ * How a printed hint invokes podrace: `npx podrace` works in a clone (where `podrace` is not on PATH),
+ * in a project that depends on podrace, and where it is installed globally.
+ */
+export const PODRACE_COMMAND = 'npx podrace';
+
+/** `npx podrace fuzz|replay --seed S --path P` plus the fix flags, as one command line. */
 export function replayCommand(
   seed: number,
   path: string,
   fixes: Fixes,
   command: 'fuzz' | 'replay' = 'replay',
 ): string {
-  return [`podrace ${command}`, `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
+  return [`${PODRACE_COMMAND} ${command}`, `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
 }
 
 /** `"I/N"`, or null without a shard. */
@@ -192,7 +198,10 @@ export function failureLine(f: CampaignFailure, file: string, seed: number, fixe
     shrinkRuns: f.shrink.runs,
     minimal: !f.shrink.cutShort,
     violations: f.run.ok ? f.run.result.violations.map(violationToJson) : [],
-    replay: [['podrace run', file, ...fixFlags(fixes)].join(' '), replayCommand(seed, f.shrink.path, fixes)],
+    replay: [
+      [`${PODRACE_COMMAND} run`, file, ...fixFlags(fixes)].join(' '),
+      replayCommand(seed, f.shrink.path, fixes),
+    ],
     timeline: f.run.ok ? formatTimeline(f.run.result, { color: false, limit: FAILURE_TIMELINE_LINES }) : [],
     ...(f.run.ok ? {} : { error: f.run.error }),
   };

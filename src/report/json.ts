@@ -1,4 +1,4 @@
-// The JSON result (SPEC section 6): `run --json` prints one, `fuzz --json` one per line. Key order is
+// The JSON result (docs/cli.md, "The JSON result"): `run --json` prints one, `fuzz --json` one per line. Key order is
 // part of the contract's look and stays as written here; fields may be added at the end, never renamed.
 import type { FixId } from '../fixes.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
@@ -49,7 +49,7 @@ export function violationToJson(v: Violation): ViolationJson {
   };
 }
 
-/** The SPEC section 6 object of one run; `wallMs` is measured by the caller (the CLI). */
+/** The JSON result of one run; `wallMs` is measured by the caller (the CLI). */
 export function resultToJson(result: RunResult, wallMs: number): RunResultJson {
   return {
     scenario: result.scenario,

@@ -39,6 +39,11 @@ export function runComplete(outcome: StopReason): boolean {
   return outcome === 'horizon' || outcome === 'idle';
 }
 
+/** The line that says a run was cut short by its event budget, and how to give it more. */
+export function incompleteLine(result: RunResult): string {
+  return `INCOMPLETE: the event budget (${result.maxEvents} events) ran out at ${(result.virtualTimeMs / 1000).toFixed(3)}s of the ${(result.horizonMs / 1000).toFixed(0)}s horizon; nothing after that was checked (raise it with --max-events N)`;
+}
+
 export interface RunOptions {
   readonly fixes: Fixes;
   /** Overrides the scenario's seed. */
@@ -59,6 +64,8 @@ export interface RunResult {
   readonly complete: boolean;
   /** The event budget it ran with. */
   readonly maxEvents: number;
+  /** The scenario's horizon (virtual ms). */
+  readonly horizonMs: number;
   /** Violations of safety and liveness invariants, in the order they were found. */
   readonly violations: readonly Violation[];
   /** What the informational invariants (FINDING_IDS) recorded; never a failure. */
@@ -101,6 +108,7 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     outcome: outcome.reason,
     complete: runComplete(outcome.reason),
     maxEvents,
+    horizonMs: scenario.horizonMs,
     violations: all.filter((v) => !isFinding(v.invariant)),
     findings: all.filter((v) => isFinding(v.invariant)),
     facts,

@@ -1,5 +1,5 @@
-// The storage faults a scenario can inject into one node (SPEC section 4 `fault`). Each fault maps to a
-// real fallible call site of the upstream plugin code it perturbs (volumes.md H "Fault hooks"); each
+// The storage faults a scenario can inject into one node (docs/scenario-format.md, `fault`). Each fault maps to a
+// real fallible call site of the upstream plugin code it perturbs; each
 // firing counts `times` down by one and is published as a faultInjected fact.
 
 /**

@@ -1,4 +1,4 @@
-// The CLI as users run it: the built binary, spawned, checked for output and exit codes (SPEC section 2).
+// The CLI as users run it: the built binary, spawned, checked for output and exit codes (docs/cli.md).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +41,7 @@ describe('podrace CLI', () => {
     expect(oneOff.code).toBe(1);
   });
 
-  it('run --json prints one SPEC section 6 object, identical across runs but for wallMs', () => {
+  it('run --json prints one JSON result (docs/cli.md), identical across runs but for wallMs', () => {
     const a = podrace(['run', r1, '--kubelet', 'legacy', '--json']);
     const b = podrace(['run', r1, '--kubelet', 'legacy', '--json']);
     expect(a.code).toBe(1);
@@ -80,8 +80,13 @@ describe('podrace CLI', () => {
     expect(JSON.parse(readFileSync(a.trace, 'utf8')).traceEvents.length).toBeGreaterThan(5);
   });
 
-  it('verify: every bundled claim holds (exit 0)', () => {
-    const r = podrace(['verify']);
+  it('verify: every bundled claim holds (exit 0), run from another folder of the project', () => {
+    const v = spawnSync(process.execPath, [cli, 'verify'], {
+      cwd: join(root, 'docs'),
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    const r = { code: v.status, stdout: v.stdout, stderr: v.stderr };
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\d+ claims, all hold/);
@@ -162,7 +167,7 @@ describe('podrace CLI', () => {
     for (const line of lines) expect(line).toMatch(/^[a-z0-9-]+ {2,}\S/);
   });
 
-  it('runs as a user without a home directory or passwd entry (SPEC section 7)', () => {
+  it('runs as a user without a home directory or passwd entry', () => {
     const r = podrace(['run', r1, '--quiet'], { HOME: '/nonexistent', USER: '' });
     expect(r.code).toBe(0);
     // As root, also run as a UID that has no passwd entry at all (upstream #99881 panicked there).

@@ -1,6 +1,6 @@
 // Builds dist/ once before the CLI tests spawn the real binary, so they never run a stale build. It calls
 // tsc through node directly, not npm: npm needs a home directory, and the suite must pass as a user
-// without one (SPEC section 7).
+// without one.
 import { execFileSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
 import { createRequire } from 'node:module';

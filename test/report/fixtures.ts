@@ -79,6 +79,7 @@ export function sampleResult(over: Partial<RunResult> = {}): RunResult {
     outcome: 'idle',
     complete: true,
     maxEvents: 2_000_000,
+    horizonMs: 3000,
     violations: [violation],
     findings: [],
     facts: sampleFacts(),
