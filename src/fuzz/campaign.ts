@@ -168,6 +168,22 @@ export function fixFlags(fixes: Fixes): string[] {
   return flags;
 }
 
+/**
+ * How a printed hint invokes podrace: `npx podrace` works in a clone (where `podrace` is not on PATH),
+ * in a project that depends on podrace, and where it is installed globally.
+ */
+export const PODRACE_COMMAND = 'npx podrace';
+
+/** `npx podrace fuzz|replay --seed S --path P` plus the fix flags, as one command line. */
+export function replayCommand(
+  seed: number,
+  path: string,
+  fixes: Fixes,
+  command: 'fuzz' | 'replay' = 'replay',
+): string {
+  return [`${PODRACE_COMMAND} ${command}`, `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
+}
+
 /** A claim's fix set for `fixes`: the kubelet (fixed, legacy or a release) with the fewest toggles. */
 export function claimFixesOf(fixes: Fixes): ClaimFixes {
   let best: ClaimFixes | undefined;
@@ -388,7 +404,7 @@ export async function minimalFailure(
     description: [
       `Found by podrace fuzz --seed ${seed} ${fixFlags(fixes).join(' ')} (case ${caseIndex}), shrunk by fast-check`,
       `to path ${shrink.path}: with fixes ${fixes.label()}, ${what}.${closing}`,
-      `Replay: podrace replay --seed ${seed} --path ${shrink.path} ${fixFlags(fixes).join(' ')}`,
+      `Replay: ${replayCommand(seed, shrink.path, fixes)}`,
     ]
       .join(' ')
       .replace(/ {2,}/g, ' ')

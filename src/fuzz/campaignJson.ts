@@ -15,6 +15,8 @@ import {
   type CaseOutcome,
   fixFlags,
   type KindStats,
+  PODRACE_COMMAND,
+  replayCommand,
   type Shard,
 } from './campaign.js';
 import type { ClosedBy } from './oracle.js';
@@ -23,7 +25,7 @@ import { caseName, type FailureKind } from './shrink.js';
 /** At most this many lines of a shrunk failure's timeline are shown (the window around the violation). */
 export const FAILURE_TIMELINE_LINES = 80;
 
-/** One case in which an invariant fired (or the simulator threw): SPEC section 6 plus the case fields. */
+/** One case in which an invariant fired (or the simulator threw): the `run --json` object plus the case fields. */
 export interface CaseLine {
   readonly scenario: string;
   readonly seed: number;
@@ -120,21 +122,7 @@ export interface CampaignLines {
   readonly summary: SummaryLine;
 }
 
-/**
- * How a printed hint invokes podrace: `npx podrace` works in a clone (where `podrace` is not on PATH),
- * in a project that depends on podrace, and where it is installed globally.
- */
-export const PODRACE_COMMAND = 'npx podrace';
-
-/** `npx podrace fuzz|replay --seed S --path P` plus the fix flags, as one command line. */
-export function replayCommand(
-  seed: number,
-  path: string,
-  fixes: Fixes,
-  command: 'fuzz' | 'replay' = 'replay',
-): string {
-  return [`${PODRACE_COMMAND} ${command}`, `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
-}
+export { PODRACE_COMMAND, replayCommand } from './campaign.js';
 
 /** `"I/N"`, or null without a shard. */
 export function shardLabel(shard: Shard | undefined): string | null {
