@@ -8,10 +8,8 @@ import type { Argv } from 'yargs';
 import { FIX_IDS, FIX_TABLE, type FixDef, fixApplies, fixPrs, RELEASE_PRESETS } from '../fixes.js';
 import { INVARIANT_DESCRIPTIONS } from '../invariants/descriptions.js';
 import { INVARIANT_IDS } from '../invariants/types.js';
-import { toChromeTrace } from '../report/chromeTrace.js';
 import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
-import { toTimelineHtml } from '../report/timelineHtml.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { type ClaimResult, checkClaim, claimLabel, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
@@ -21,6 +19,7 @@ import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
 import { fixesOption, fixSelectionOptions, seedOption } from './options.js';
 import { writeOutputFile } from './output.js';
+import { runFileOptions, writeRunFiles } from './runFiles.js';
 
 /** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
 export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
@@ -73,16 +72,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           })
           .options(fixSelectionOptions)
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
-          .option('trace', {
-            type: 'string',
-            requiresArg: true,
-            describe: 'write a Chrome trace (Perfetto) to this file',
-          })
-          .option('timeline', {
-            type: 'string',
-            requiresArg: true,
-            describe: 'write a self-contained HTML timeline to this file',
-          })
+          .options(runFileOptions)
           .option('quiet', { type: 'boolean', default: false, describe: 'print only the summary line' })
           .option('bisect', {
             type: 'boolean',
@@ -98,8 +88,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
         const start = wallClockMs();
         const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts });
         const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
-        if (argv.trace !== undefined) writeOutputFile(argv.trace, toChromeTrace(result));
-        if (argv.timeline !== undefined) writeOutputFile(argv.timeline, toTimelineHtml(result));
+        writeRunFiles(result, argv);
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
         const bisection = argv.bisect ? bisect(scenario, fixes, seed, result) : undefined;
         if (argv.json) {
