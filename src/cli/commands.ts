@@ -15,6 +15,7 @@ import { type ClaimResult, checkClaim, claimLabel, runScenario } from '../scenar
 import type { Scenario } from '../scenario/types.js';
 import { bisect, formatBisection } from './bisect.js';
 import { EXIT, InputError } from './errors.js';
+import { eventFilterOf, eventLines, eventsOptions } from './eventsOption.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
 import { fixesOption, fixSelectionOptions, seedOption } from './options.js';
@@ -73,6 +74,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           .options(fixSelectionOptions)
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
           .options(runFileOptions)
+          .options(eventsOptions)
           .option('quiet', { type: 'boolean', default: false, describe: 'print only the summary line' })
           .option('bisect', {
             type: 'boolean',
@@ -83,15 +85,21 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
         const scenario = loadScenarioFile(String(argv.file));
         const fixes = fixesOption(argv.kubelet, argv.fix);
         const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
+        const events = eventFilterOf(argv, scenario);
         const wantFacts =
-          argv.trace !== undefined || argv.timeline !== undefined || (!argv.json && !argv.quiet);
+          argv.trace !== undefined ||
+          argv.timeline !== undefined ||
+          events !== undefined ||
+          (!argv.json && !argv.quiet);
         const start = wallClockMs();
         const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts });
         const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
         writeRunFiles(result, argv);
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
         const bisection = argv.bisect ? bisect(scenario, fixes, seed, result) : undefined;
-        if (argv.json) {
+        if (argv.json && events !== undefined) {
+          for (const line of eventLines(result, events, true, false)) process.stdout.write(`${line}\n`);
+        } else if (argv.json) {
           const json = resultToJson(result, wallMs);
           process.stdout.write(
             `${JSON.stringify(bisection === undefined ? json : { ...json, bisect: bisection })}\n`,
@@ -100,6 +108,10 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           const c = new Chalk({ level: color ? 1 : 0 });
           if (!argv.quiet) {
             process.stdout.write(`${c.bold(scenario.name)}  seed ${seed}  fixes ${fixes.label()}\n`);
+          }
+          if (!argv.quiet && events !== undefined) {
+            for (const line of eventLines(result, events, false, color)) process.stdout.write(`${line}\n`);
+          } else if (!argv.quiet) {
             for (const line of formatTimeline(result, { color, limit: 200 }))
               process.stdout.write(`${line}\n`);
             for (const v of result.violations) process.stdout.write(`${formatViolation(v, color)}\n`);
