@@ -21,6 +21,7 @@ import { registerMergeCommand } from './mergeCommand.js';
 import { fixesOption, fixSelectionOptions, seedOption } from './options.js';
 import { writeOutputFile } from './output.js';
 import { runFileOptions, writeRunFiles } from './runFiles.js';
+import { runSweep } from './seedSweep.js';
 
 /** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
 export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
@@ -75,6 +76,12 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
           .options(runFileOptions)
           .options(eventsOptions)
+          .option('seeds', {
+            type: 'string',
+            requiresArg: true,
+            describe:
+              'run it once per seed (1..200, or a comma list) and count the seeds that fire each invariant',
+          })
           .option('quiet', { type: 'boolean', default: false, describe: 'print only the summary line' })
           .option('bisect', {
             type: 'boolean',
@@ -84,6 +91,27 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
       (argv) => {
         const scenario = loadScenarioFile(String(argv.file));
         const fixes = fixesOption(argv.kubelet, argv.fix);
+        if (argv.seeds !== undefined) {
+          const conflicts = [
+            'seed',
+            'trace',
+            'timeline',
+            'events',
+            'node',
+            'pod',
+            'volume',
+            'kind',
+            'since',
+            'until',
+          ]
+            .filter((k) => argv[k] !== undefined)
+            .concat(argv.bisect ? ['bisect'] : [])
+            .map((k) => `--${k}`);
+          const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+          const sweep = { seeds: argv.seeds, json: argv.json, color, conflicts };
+          setExit(runSweep(scenario, fixes, sweep, wallClockMs, (l) => process.stdout.write(`${l}\n`)));
+          return;
+        }
         const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
         const events = eventFilterOf(argv, scenario);
         const wantFacts =
