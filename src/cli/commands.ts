@@ -14,6 +14,7 @@ import { loadScenarioFile } from '../scenario/load.js';
 import { type ClaimResult, checkClaim, claimLabel, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 import { bisect, formatBisection } from './bisect.js';
+import { registerDiffCommand } from './diffCommand.js';
 import { EXIT, InputError } from './errors.js';
 import { eventFilterOf, eventLines, eventsOptions } from './eventsOption.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
@@ -223,6 +224,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
     );
   registerFuzzCommands(parser, setExit);
   registerMergeCommand(parser, setExit);
+  registerDiffCommand(parser, setExit);
 }
 
 export interface VerifyRow {

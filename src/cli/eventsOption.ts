@@ -65,8 +65,11 @@ function isUidOf(text: string, podNames: readonly string[]): boolean {
   return podNames.some((n) => text.startsWith(`${n}-`) || text.startsWith(`static-${n}-`));
 }
 
-/** The filter the flags ask for, or undefined when neither --events nor a filter flag was given. */
-export function eventFilterOf(argv: EventsArgv, scenario: Scenario): EventFilter | undefined {
+/**
+ * The filter the flags ask for, or undefined when neither --events nor a filter flag was given. With a
+ * scenario, node, pod and volume names are checked against it (events files have none to check).
+ */
+export function eventFilterOf(argv: EventsArgv, scenario: Scenario | undefined): EventFilter | undefined {
   const nodes = values(argv.node);
   const pods = values(argv.pod);
   const volumes = values(argv.volume);
@@ -76,14 +79,24 @@ export function eventFilterOf(argv: EventsArgv, scenario: Scenario): EventFilter
     argv.since !== undefined ||
     argv.until !== undefined;
   if (argv.events !== true && !any) return undefined;
-  const podNames = [
-    ...new Set(scenario.timeline.flatMap((e) => (e.action.kind === 'createPod' ? [e.action.pod] : []))),
-  ];
   const sinceMs = argv.since === undefined ? undefined : durationOption(argv.since, '--since');
   const untilMs = argv.until === undefined ? undefined : durationOption(argv.until, '--until');
   if (sinceMs !== undefined && untilMs !== undefined && untilMs < sinceMs)
     throw new InputError(`--until: ${argv.until} is before --since ${argv.since}`);
+  const filter = {
+    nodes,
+    pods,
+    volumes,
+    kinds: checked('--kind', kinds, EVENT_KINDS, 'kind'),
+    sinceMs,
+    untilMs,
+  };
+  if (scenario === undefined) return filter;
+  const podNames = [
+    ...new Set(scenario.timeline.flatMap((e) => (e.action.kind === 'createPod' ? [e.action.pod] : []))),
+  ];
   return {
+    ...filter,
     nodes: checked('--node', nodes, [...scenario.nodes, 'cluster'], 'node'),
     pods: pods.map((p) => (isUidOf(p, podNames) ? p : (checked('--pod', [p], podNames, 'pod')[0] ?? p))),
     volumes: checked(
@@ -92,9 +105,6 @@ export function eventFilterOf(argv: EventsArgv, scenario: Scenario): EventFilter
       scenario.volumes.map((v) => v.name),
       'volume',
     ),
-    kinds: checked('--kind', kinds, EVENT_KINDS, 'kind'),
-    sinceMs,
-    untilMs,
   };
 }
 
