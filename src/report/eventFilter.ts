@@ -57,6 +57,8 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   volumeDetachStarted: true,
   volumeDetachFailed: true,
   faultInjected: true,
+  actionNoop: true,
+  podCreateWaiting: true,
 };
 
 /** `violation` selects the violations (and findings) with --kind, beside the fact kinds. */
@@ -89,7 +91,7 @@ export const NO_FILTER: EventFilter = {
 function podsOf(f: Fact): string[] {
   const out: string[] = [];
   const r = f as unknown as Record<string, unknown>;
-  for (const key of ['pod', 'uid', 'staticUid', 'orphanUid']) {
+  for (const key of ['pod', 'uid', 'staticUid', 'orphanUid', 'heldBy']) {
     const v = r[key];
     if (typeof v === 'string') out.push(v);
   }

@@ -60,6 +60,8 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     horizonMs: scenario.horizonMs,
     maxEvents: o.maxEvents ?? DEFAULT_MAX_EVENTS,
   });
+  // Entries that never took effect (faults still armed, creates still waiting) are facts of the end.
+  world.finish();
   monitor.onEnd(outcome.nowMs);
   const all = monitor.violations().map((v) => {
     const hazard = hazards.explain(v);
