@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
+import { scenariosOfCases } from '../../src/fuzz/shrink.js';
 import { formatTimeline } from '../../src/report/terminalTimeline.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
@@ -176,5 +177,28 @@ describe('entries that change nothing', () => {
     );
     expect(ofKind(r.facts, 'faultInjected').some((f) => f.fault === 'tearDown')).toBe(true);
     expect(ofKind(r.facts, 'actionNoop')).toEqual([]);
+  });
+});
+
+describe('generated cases that reuse a pod name', () => {
+  it('run without a simulator error; replacements of API pods wait for the old object', () => {
+    let waited = 0;
+    for (const s of scenariosOfCases(
+      1,
+      Array.from({ length: 40 }, (_, i) => i),
+    )) {
+      const r = runScenario(s, { fixes: Fixes.none(), recordFacts: true });
+      const waits = ofKind(r.facts, 'podCreateWaiting');
+      waited += waits.length;
+      // Every wait ends in a create of that name after its holder left, or is reported at the end.
+      for (const w of waits) {
+        const created = ofKind(r.facts, 'apiPodCreated').some((f) => f.pod === w.pod && f.atMs > w.atMs);
+        const reported = ofKind(r.facts, 'actionNoop').some(
+          (f) => f.action === 'createPod' && f.pod === w.pod,
+        );
+        expect(created || reported).toBe(true);
+      }
+    }
+    expect(waited).toBeGreaterThan(0);
   });
 });
