@@ -12,12 +12,13 @@ import {
   getPodFullName,
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
-import type { ContainerStartFault } from '../runtime/fakeRuntime.js';
-import type { Action, Fault } from '../scenario/types.js';
+import type { Action } from '../scenario/types.js';
 import { type Bus, type Co, type Rng, type Sim, unreachable } from '../sim/index.js';
+import { type NoopSubject, publishNoop } from './actionNoop.js';
 import { type APIServer, podCreatedFields } from './apiServer.js';
 import type { NodeWorld } from './nodeWorld.js';
 import { PodNameWaiters } from './podNameWaiters.js';
+import { ScenarioFaults } from './scenarioFaults.js';
 
 /** A kubelet restart without `downFor` stays down 2-10 s (drawn from the seeded RNG). */
 const RESTART_DOWN_MS = [2000, 10_000] as const;
@@ -42,18 +43,16 @@ export class ScenarioActions {
   /** Creates of a name still held by an earlier object (AlreadyExists): they wait for it. */
   private readonly waiters: PodNameWaiters<Extract<Action, { kind: 'createPod' }>>;
   private listeningForNames = false;
-  /** containerStart faults injected, to report at the end those that never fired. */
-  private readonly startFaults: {
-    readonly line: number;
-    readonly pod: string;
-    readonly uid: UID;
-    readonly node: string;
-    readonly fault: ContainerStartFault;
-  }[] = [];
+  private readonly faults: ScenarioFaults;
 
   constructor(private readonly world: ActionWorld) {
     // The stream the world's own draws always came from (a restart's down time).
     this.rng = world.sim.rng.fork('world');
+    this.faults = new ScenarioFaults(world, (name) => {
+      const uid = this.podUIDs.get(name);
+      const node = uid === undefined ? undefined : this.podNodes.get(uid);
+      return uid === undefined || node === undefined ? undefined : { uid, node };
+    });
     this.waiters = new PodNameWaiters(
       world.sim,
       () => world.sim.rng.fork('world/podCreator'),
@@ -70,24 +69,7 @@ export class ScenarioActions {
    * waiting for its name), as actionNoop facts at the final time.
    */
   finish(): void {
-    for (const node of this.world.nodes.values()) {
-      for (const f of node.storage.faults.unfired()) {
-        const reason =
-          f.remaining === null
-            ? 'armed until the end of the run, it never fired'
-            : f.fired === 0
-              ? `it never fired before the run ended (${f.remaining} firing(s) armed)`
-              : `it fired ${f.fired} of ${f.fired + f.remaining} time(s) before the run ended`;
-        this.noop(node.name, 'fault', f.line, reason, { fault: f.label, volume: f.volume });
-      }
-    }
-    for (const s of this.startFaults) {
-      if (this.world.nodeOf(s.node).host.runtime.pendingStartFault(s.uid) !== s.fault) continue;
-      this.noop(s.node, 'fault', s.line, `no container of pod ${s.pod} (uid ${s.uid}) started after it`, {
-        fault: 'containerStart',
-        pod: s.pod,
-      });
-    }
+    this.faults.finish();
     for (const w of this.waiters.pending()) {
       const holder = this.world.api.podByName('default', w.name);
       this.noop(
@@ -100,22 +82,8 @@ export class ScenarioActions {
     }
   }
 
-  private noop(
-    node: string,
-    action: string,
-    line: number,
-    reason: string,
-    about: { pod?: string | undefined; volume?: string | undefined; fault?: string | undefined } = {},
-  ): void {
-    this.world.bus.publish({
-      kind: 'actionNoop',
-      atMs: this.world.sim.nowMs,
-      node,
-      action,
-      line,
-      ...about,
-      reason,
-    });
+  private noop(node: string, action: string, line: number, reason: string, about: NoopSubject = {}): void {
+    publishNoop(this.world, node, action, line, reason, about);
   }
 
   apply(action: Action, line: number): void {
@@ -178,7 +146,7 @@ export class ScenarioActions {
         return;
       }
       case 'fault':
-        this.injectFault(action.fault, line);
+        this.faults.inject(action.fault, line);
         return;
       default:
         unreachable(action, 'scenario action');
@@ -372,75 +340,6 @@ export class ScenarioActions {
       })(),
       kubelet.group,
     );
-  }
-
-  private injectFault(f: Fault, line: number): void {
-    switch (f.kind) {
-      case 'containerStart': {
-        const uid = this.podUIDs.get(f.pod);
-        const nodeName = uid === undefined ? undefined : this.podNodes.get(uid);
-        if (uid === undefined || nodeName === undefined) {
-          this.noop('', 'fault', line, `no pod ${f.pod} has been created yet (its createPod waits)`, {
-            fault: 'containerStart',
-            pod: f.pod,
-          });
-          return;
-        }
-        const runtime = this.world.nodeOf(nodeName).host.runtime;
-        const replaced = this.startFaults.find(
-          (s) => s.uid === uid && runtime.pendingStartFault(uid) === s.fault,
-        );
-        if (replaced !== undefined)
-          this.noop(
-            nodeName,
-            'fault',
-            replaced.line,
-            `replaced by a later containerStart fault of pod ${f.pod} before it fired`,
-            { fault: 'containerStart', pod: f.pod },
-          );
-        const fault: ContainerStartFault = { delayMs: f.delayMs ?? 0, error: f.error ?? undefined };
-        runtime.injectContainerStartFault(uid, fault);
-        this.startFaults.push({ line, pod: f.pod, uid, node: nodeName, fault });
-        this.world.bus.publish({
-          kind: 'faultInjected',
-          atMs: this.world.sim.nowMs,
-          node: nodeName,
-          fault: 'containerStart',
-          pod: f.pod,
-          delayMs: f.delayMs ?? 0,
-          error: f.error ?? undefined,
-        });
-        return;
-      }
-      case 'unmountDevice':
-        this.world.nodeOf(f.node).storage.injectFault({
-          kind: 'unmountDevice',
-          volume: f.volume,
-          stage: f.stage,
-          times: f.times,
-          line,
-        });
-        return;
-      case 'procMounts':
-        this.world.nodeOf(f.node).storage.injectFault({
-          kind: 'procMounts',
-          inconsistentReads: f.inconsistentReads,
-          line,
-        });
-        return;
-      case 'constructVolumeSpec':
-        this.world
-          .nodeOf(f.node)
-          .storage.injectFault({ kind: 'constructVolumeSpec', volume: f.volume, line });
-        return;
-      case 'tearDown':
-        this.world
-          .nodeOf(f.node)
-          .storage.injectFault({ kind: 'tearDown', volume: f.volume, times: f.times, line });
-        return;
-      default:
-        unreachable(f, 'fault');
-    }
   }
 }
 
