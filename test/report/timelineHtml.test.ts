@@ -60,7 +60,9 @@ describe('toTimelineHtml', () => {
     expect(html.match(/<circle [^>]*data-v="0" data-home=""/g)).toHaveLength(1);
     expect(html.match(/<circle [^>]*data-v="0"/g)).toHaveLength(2);
     expect(html).toContain('<div class="toolbar"><button type="button" id="zoom-in"');
-    expect(html).toContain('<span id="range" data-a="0" data-b="3000.5">0.000s &#8211; 3.001s of 3.001s</span>');
+    expect(html).toContain(
+      '<span id="range" data-a="0" data-b="3000.5">0.000s &#8211; 3.001s of 3.001s</span>',
+    );
     expect(html.match(/<script>/g)).toHaveLength(1);
   });
 
