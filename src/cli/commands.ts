@@ -7,21 +7,23 @@ import type { Argv } from 'yargs';
 import { FIX_IDS, FIX_TABLE, type FixDef, fixApplies, fixPrs, RELEASE_PRESETS } from '../fixes.js';
 import { INVARIANT_DESCRIPTIONS } from '../invariants/descriptions.js';
 import { INVARIANT_IDS } from '../invariants/types.js';
-import { toChromeTrace } from '../report/chromeTrace.js';
 import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
-import { toTimelineHtml } from '../report/timelineHtml.js';
 import { bundledScenarioFiles } from '../scenario/bundled.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { incompleteLine, runScenario } from '../scenario/run.js';
 import { bisect, formatBisection } from './bisect.js';
+import { registerDiffCommand } from './diffCommand.js';
 import { EXIT, InputError } from './errors.js';
+import { eventFilterOf, eventLines, eventsOptions } from './eventsOption.js';
 import { registerExplainCommand } from './explainCommand.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
 import { fixesOption, fixSelectionOptions, positiveIntOption, seedOption } from './options.js';
 import { writeOutputFile } from './output.js';
+import { runFileOptions, writeRunFiles } from './runFiles.js';
 import { defaultScenariosDir, expandScenarioPaths, resolveScenarioArg } from './scenarioArgs.js';
+import { runSweep } from './seedSweep.js';
 import {
   formatVerifyTable,
   type InvalidRow,
@@ -86,15 +88,13 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           })
           .options(fixSelectionOptions)
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
-          .option('trace', {
+          .options(runFileOptions)
+          .options(eventsOptions)
+          .option('seeds', {
             type: 'string',
             requiresArg: true,
-            describe: 'write a Chrome trace (Perfetto) to this file',
-          })
-          .option('timeline', {
-            type: 'string',
-            requiresArg: true,
-            describe: 'write a self-contained HTML timeline to this file',
+            describe:
+              'run it once per seed (1..200, or a comma list) and count the seeds that fire each invariant',
           })
           .option('quiet', { type: 'boolean', default: false, describe: 'print only the summary line' })
           .option('bisect', {
@@ -110,18 +110,44 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
       (argv) => {
         const scenario = loadScenarioFile(resolveScenarioArg(String(argv.file)));
         const fixes = fixesOption(argv.kubelet, argv.fix);
+        if (argv.seeds !== undefined) {
+          const conflicts = [
+            'seed',
+            'trace',
+            'timeline',
+            'events',
+            'node',
+            'pod',
+            'volume',
+            'kind',
+            'since',
+            'until',
+          ]
+            .filter((k) => argv[k] !== undefined)
+            .concat(argv.bisect ? ['bisect'] : [])
+            .map((k) => `--${k}`);
+          const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+          const sweep = { seeds: argv.seeds, json: argv.json, color, conflicts };
+          setExit(runSweep(scenario, fixes, sweep, wallClockMs, (l) => process.stdout.write(`${l}\n`)));
+          return;
+        }
         const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
+        const events = eventFilterOf(argv, scenario);
         const wantFacts =
-          argv.trace !== undefined || argv.timeline !== undefined || (!argv.json && !argv.quiet);
+          argv.trace !== undefined ||
+          argv.timeline !== undefined ||
+          events !== undefined ||
+          (!argv.json && !argv.quiet);
         const maxEvents = maxEventsOption(argv['max-events']);
         const start = wallClockMs();
         const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts, maxEvents });
         const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
-        if (argv.trace !== undefined) writeOutputFile(argv.trace, toChromeTrace(result));
-        if (argv.timeline !== undefined) writeOutputFile(argv.timeline, toTimelineHtml(result));
+        writeRunFiles(result, argv);
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
         const bisection = argv.bisect ? bisect(scenario, fixes, seed, result) : undefined;
-        if (argv.json) {
+        if (argv.json && events !== undefined) {
+          for (const line of eventLines(result, events, true, false)) process.stdout.write(`${line}\n`);
+        } else if (argv.json) {
           const json = resultToJson(result, wallMs);
           process.stdout.write(
             `${JSON.stringify(bisection === undefined ? json : { ...json, bisect: bisection })}\n`,
@@ -130,6 +156,10 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
           const c = new Chalk({ level: color ? 1 : 0 });
           if (!argv.quiet) {
             process.stdout.write(`${c.bold(scenario.name)}  seed ${seed}  fixes ${fixes.label()}\n`);
+          }
+          if (!argv.quiet && events !== undefined) {
+            for (const line of eventLines(result, events, false, color)) process.stdout.write(`${line}\n`);
+          } else if (!argv.quiet) {
             for (const line of formatTimeline(result, { color, limit: 200 }))
               process.stdout.write(`${line}\n`);
             for (const v of result.violations) process.stdout.write(`${formatViolation(v, color)}\n`);
@@ -212,6 +242,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
   registerFuzzCommands(parser, setExit);
   registerMergeCommand(parser, setExit);
   registerExplainCommand(parser, setExit);
+  registerDiffCommand(parser, setExit);
 }
 
 export { formatVerifyTable, type VerifyRow, verifyScenarios } from './verify.js';

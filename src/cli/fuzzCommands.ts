@@ -33,6 +33,7 @@ import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { loadScenarioFile, scenarioToYaml } from '../scenario/load.js';
 import { colorEnabled, formatVerifyTable, scenarioFiles, verifyScenarios, wallClockMs } from './commands.js';
 import { EXIT, InputError } from './errors.js';
+import { failureCompanions, writeFailureFiles } from './failureFiles.js';
 import {
   durationOption,
   fixesOption,
@@ -42,6 +43,7 @@ import {
   shardOption,
 } from './options.js';
 import { writeOutputFile } from './output.js';
+import { runFileOptions, wantsRunFiles, writeRunFiles } from './runFiles.js';
 import { defaultScenariosDir } from './scenarioArgs.js';
 import { podraceVersion } from './version.js';
 
@@ -94,6 +96,9 @@ interface ReplayArgs {
   readonly fixes: Fixes;
   readonly json: boolean;
   readonly save: string | undefined;
+  /** Write the run as a Chrome trace / an HTML timeline here. */
+  readonly trace?: string | undefined;
+  readonly timeline?: string | undefined;
   readonly color: boolean;
 }
 
@@ -109,11 +114,12 @@ function replay(a: ReplayArgs, out: Out): number {
   }
   if (a.save !== undefined) writeOutputFile(a.save, scenarioToYaml(scenario));
   const start = wallClockMs();
-  const run = runGuarded(scenario, a.fixes, !a.json);
+  const run = runGuarded(scenario, a.fixes, !a.json || wantsRunFiles(a));
   const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
   if (!run.ok)
     throw new Error(`the simulator failed on fuzz case --seed ${a.seed} --path ${a.path}:\n${run.error}`);
   const result = run.result;
+  writeRunFiles(result, a);
   if (a.json) {
     out(JSON.stringify({ ...resultToJson(result, wallMs), campaignSeed: a.seed, path: a.path }));
   } else {
@@ -160,8 +166,7 @@ interface FuzzArgs {
 function writeFailure(dir: string, f: CampaignFailure): { file: string; error: string | undefined } {
   const file = join(dir, f.fileName);
   try {
-    writeOutputFile(file, f.yaml, { mkdir: true });
-    return { file, error: undefined };
+    return { file: writeFailureFiles(file, f, podraceVersion()), error: undefined };
   } catch (err) {
     return { file, error: err instanceof Error ? err.message : String(err) };
   }
@@ -198,6 +203,10 @@ function printFailure(
     out(c.red(`  the written file does NOT reproduce it when loaded again: a podrace bug, please report it`));
   }
   out(`  wrote ${f.file}`);
+  if (f.error === undefined) {
+    const c = failureCompanions(f.file);
+    out(`  and its trace ${c.trace} (Perfetto) and timeline ${c.timeline} (a browser)`);
+  }
   out('  replay it with either of:');
   out(`    ${f.replay[0]}`);
   out(`    ${replayCommand(seed, f.path, fixes, 'fuzz')}`);
@@ -637,6 +646,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
           .options(fixSelectionOptions)
           .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
           .option('save', { type: 'string', describe: 'also write the case as a scenario file' })
+          .options(runFileOptions)
           .example(
             '$0 replay --seed 1 --path 0:0:0:1:6 --kubelet legacy',
             'a fuzz case and its whole timeline',
@@ -651,6 +661,8 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
               fixes: fixesOption(argv.kubelet, argv.fix),
               json: argv.json,
               save: argv.save,
+              trace: argv.trace,
+              timeline: argv.timeline,
               color,
             },
             stdoutLine,

@@ -94,6 +94,8 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   world.start();
   const maxEvents = o.maxEvents ?? defaultMaxEvents(scenario);
   const outcome = world.sim.run({ horizonMs: scenario.horizonMs, maxEvents });
+  // Entries that never took effect (faults still armed, creates still waiting) are facts of the end.
+  world.finish();
   monitor.onEnd(outcome.nowMs);
   const all = monitor.violations().map((v) => {
     const hazard = hazards.explain(v);
