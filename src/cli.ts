@@ -5,6 +5,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { registerCommands } from './cli/commands.js';
 import { EXIT, InputError } from './cli/errors.js';
+import { refuseRepeatedFlags } from './cli/repeatedFlags.js';
 
 async function main(argv: string[]): Promise<number> {
   let exitCode: number = EXIT.OK;
@@ -21,9 +22,10 @@ async function main(argv: string[]): Promise<number> {
     .exitProcess(false)
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((msg: string | null, err: Error | undefined) => {
-      if (err !== undefined && err !== null && !(err instanceof InputError) && msg === null) throw err;
+      if (err !== undefined && err !== null && msg === null) throw err; // an InputError keeps its location
       throw new InputError(msg ?? err?.message ?? 'invalid command line');
     });
+  refuseRepeatedFlags(parser, argv);
   registerCommands(parser, (code) => {
     exitCode = code;
   });
@@ -43,7 +45,8 @@ try {
   process.exitCode = await main(hideBin(process.argv));
 } catch (err) {
   if (err instanceof InputError) {
-    process.stderr.write(`podrace: ${err.message}\n`);
+    // `file:line:col: field: ...` as editors and CI parse it: the location first, no prefix before it.
+    process.stderr.write(err.located ? `${err.message}\n` : `podrace: ${err.message}\n`);
     process.exitCode = EXIT.USAGE;
   } else {
     const stack = err instanceof Error ? (err.stack ?? err.message) : String(err);

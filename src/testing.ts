@@ -4,9 +4,9 @@
 // seed and path fast-check reports then replay with `podrace replay --seed S --path P`).
 import type fc from 'fast-check';
 import { Fixes, type FixId, isFixId, KUBELET_NAMES, type KubeletName } from './fixes.js';
+import { scenarioArbitrary } from './fuzz/arbitraries.js';
 import { fixFlags, runCampaign } from './fuzz/campaign.js';
 import { campaignLines, replayCommand } from './fuzz/campaignJson.js';
-import { scenarioArbitrary } from './fuzz/arbitraries.js';
 import type { InvariantId } from './invariants/types.js';
 import { loadScenarioFile, parseScenarioText } from './scenario/load.js';
 import { type RunResult, runScenario } from './scenario/run.js';

@@ -1,7 +1,5 @@
 // The podrace commands (SPEC section 2). Each handler sets the exit code through `setExit`; bad input
 // throws InputError (exit 2). Output for humans goes through chalk; `--json` prints machine output only.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
@@ -12,6 +10,7 @@ import { toChromeTrace } from '../report/chromeTrace.js';
 import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { toTimelineHtml } from '../report/timelineHtml.js';
+import { scenarioFiles } from '../scenario/files.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { type ClaimResult, checkClaim, claimLabel, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
@@ -20,7 +19,9 @@ import { EXIT, InputError } from './errors.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
 import { fixesOption, fixSelectionOptions, seedOption } from './options.js';
-import { writeOutputFile } from './output.js';
+import { refuseInputsAsOutputs, writeOutputFile } from './output.js';
+
+export { scenarioFiles };
 
 /** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
 export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
@@ -34,28 +35,6 @@ export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessE
 
 export function wallClockMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
-}
-
-/** The scenario files of a folder (sorted), or the file itself. */
-export function scenarioFiles(paths: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const p of paths) {
-    let st: ReturnType<typeof statSync>;
-    try {
-      st = statSync(p);
-    } catch {
-      throw new InputError(`${p}: no such file or directory`);
-    }
-    if (st.isDirectory()) {
-      const files = readdirSync(p)
-        .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
-        .sort()
-        .map((f) => join(p, f));
-      if (files.length === 0) throw new InputError(`${p}: no scenario files (*.yaml) in this folder`);
-      out.push(...files);
-    } else out.push(p);
-  }
-  return out;
 }
 
 export function registerCommands(parser: Argv, setExit: (code: number) => void): void {
@@ -90,6 +69,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
             describe: 'then re-run it with each fix switch flipped: which switches close the violations',
           }),
       (argv) => {
+        refuseInputsAsOutputs([String(argv.file)], { '--trace': argv.trace, '--timeline': argv.timeline });
         const scenario = loadScenarioFile(String(argv.file));
         const fixes = fixesOption(argv.kubelet, argv.fix);
         const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
@@ -147,6 +127,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
         const paths =
           argv.paths === undefined || argv.paths.length === 0 ? ['scenarios'] : argv.paths.map(String);
         const files = scenarioFiles(paths);
+        refuseInputsAsOutputs(files, { '--junit': argv.junit });
         const scenarios = files.map((f) => loadScenarioFile(f));
         checkUniqueNames(scenarios);
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
@@ -212,7 +193,8 @@ function checkUniqueNames(scenarios: readonly Scenario[]): void {
   const seen = new Map<string, string>();
   for (const s of scenarios) {
     const other = seen.get(s.name);
-    if (other !== undefined) throw new InputError(`${s.file}: name: "${s.name}" is already used by ${other}`);
+    if (other !== undefined)
+      throw new InputError(`${s.file}: name: "${s.name}" is already used by ${other}`, { located: true });
     seen.set(s.name, s.file);
   }
 }

@@ -133,7 +133,8 @@ export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): Case
     outcomeOf(cases[k] ?? -1, s, runs[k] as GuardedRun, fixes, setup.oracle),
   );
   if (!check) return outcomes;
-  const digestOf = (g: GuardedRun): string => (g.ok ? runDigest(g.result) : `threw: ${g.error.split('\n')[0]}`);
+  const digestOf = (g: GuardedRun): string =>
+    g.ok ? runDigest(g.result) : `threw: ${g.error.split('\n')[0]}`;
   const first = runs.map(digestOf);
   const second: string[] = new Array<string>(scenarios.length);
   for (let k = scenarios.length - 1; k >= 0; k--) {
@@ -278,8 +279,10 @@ export function kindStats(results: readonly CaseOutcome[]): KindStats[] {
         firstFixSensitiveCase: null,
       };
       s.cases++;
-      if (kind !== 'simulator-error' && kind !== 'nondeterminism' && r.knownOpen.includes(kind)) s.knownOpen++;
-      const closing = kind === 'simulator-error' || kind === 'nondeterminism' ? undefined : r.closedBy?.[kind];
+      if (kind !== 'simulator-error' && kind !== 'nondeterminism' && r.knownOpen.includes(kind))
+        s.knownOpen++;
+      const closing =
+        kind === 'simulator-error' || kind === 'nondeterminism' ? undefined : r.closedBy?.[kind];
       if (closing !== undefined && closing.length > 0) {
         s.fixSensitive++;
         s.firstFixSensitiveCase ??= r.index;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
-import { HAZARD_IDS, type HazardDef, HAZARDS, HazardTracker } from '../../src/invariants/hazards.js';
+import { HAZARD_IDS, HAZARDS, type HazardDef, HazardTracker } from '../../src/invariants/hazards.js';
 import type { Violation } from '../../src/invariants/types.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
