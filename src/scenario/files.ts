@@ -25,7 +25,7 @@ import { FILE_BYTES_TEXT, LIMITS } from './limits.js';
 export interface ReadLimit {
   /** Refuse a file or pipe holding more than this many bytes (without reading past it). */
   readonly maxBytes: number;
-  /** The limit as the message prints it: `4 MiB`. */
+  /** The limit as the message prints it: `2 MiB`. */
   readonly maxText: string;
 }
 
@@ -45,13 +45,6 @@ function kindOf(st: Stats): string {
   if (st.isBlockDevice()) return 'a block device';
   if (st.isSocket()) return 'a socket';
   return 'not a regular file';
-}
-
-/** `5.2 MiB`, `900 KiB`, `12 bytes`. */
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MiB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${n} bytes`;
 }
 
 function tooLarge(path: string, bytes: string, limit: ReadLimit) {
@@ -84,7 +77,7 @@ export function readInputText(path: string, limit: ReadLimit, what: string): str
   if (!before.isFile() && !before.isFIFO()) {
     throw fileError(path, `${kindOf(before)}, not ${what}; podrace reads regular files and pipes`);
   }
-  if (before.isFile() && before.size > limit.maxBytes) throw tooLarge(path, formatBytes(before.size), limit);
+  if (before.isFile() && before.size > limit.maxBytes) throw tooLarge(path, `${before.size} bytes`, limit);
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO without a writer would otherwise wait for one for ever.
@@ -115,7 +108,7 @@ export function readInputText(path: string, limit: ReadLimit, what: string): str
       if (n === 0) break;
       chunks.push(buffer.subarray(0, n));
       total += n;
-      if (total > limit.maxBytes) throw tooLarge(path, `more than ${limit.maxText}`, limit);
+      if (total > limit.maxBytes) throw tooLarge(path, `more than ${limit.maxBytes} bytes`, limit);
     }
     if (total === 0 && st.isFIFO()) {
       throw fileError(

@@ -14,7 +14,7 @@ import { FIX_IDS, type KubeletName } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { formatDurationMs, parseDurationMs, parseSizeBytes } from '../sim/units.js';
 import { InputError } from './errors.js';
-import { formatBytes, readScenarioText } from './files.js';
+import { readScenarioText } from './files.js';
 import { FILE_BYTES_TEXT, LIMITS, tooMany } from './limits.js';
 import {
   type ClaimFile,
@@ -46,7 +46,7 @@ export const MAX_ERRORS = 10;
 
 /**
  * Only the first this many meaning problems get a "did you mean" and a list of the names there are: each
- * costs time in the number of names, and a file may name 50,000 unknown pods.
+ * costs time in the number of names, and a file may name 25,000 unknown pods.
  */
 const HINTED_PROBLEMS = 100;
 
@@ -76,7 +76,7 @@ export function loadScenarioFile(path: string): Scenario {
 export function parseScenarioText(text: string, fileName: string): Scenario {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > LIMITS.fileBytes) {
-    throw new InputError(`${fileName}: too large: ${formatBytes(bytes)} (at most ${FILE_BYTES_TEXT})`, {
+    throw new InputError(`${fileName}: too large: ${bytes} bytes (at most ${FILE_BYTES_TEXT})`, {
       located: true,
     });
   }

@@ -34,7 +34,7 @@ export function show(value: unknown): string {
  * The optimal string alignment distance (insertions, deletions, substitutions, adjacent swaps) of `a` and
  * `b`, ignoring case, when it is at most `limit`; otherwise more than `limit`. Only the diagonal band
  * |i - j| <= limit can hold such a distance, so only it is computed: linear in the names' length, as a
- * "did you mean" runs over up to 50,000 names of up to 253 characters.
+ * "did you mean" runs over up to 25,000 names of up to 253 characters.
  */
 export function boundedDistance(a: string, b: string, limit: number): number {
   const x = a.toLowerCase();
@@ -552,18 +552,22 @@ const ClaimSchema = mapping(
 
 /**
  * The pods and the containers of a whole timeline: each createPod is small, so only their sum can ask for
- * too much (50,000 pods of `containers: 100`). Reported at the entry that passes the bound.
+ * too much (25,000 pods of `containers: 100`). Reported at the entry that passes the bound. It runs even
+ * when entries have mistakes of their own (as zod runs checks after issues that do not abort), so it reads
+ * them as unknown and skips a pod whose own count is wrong (reported there).
  */
-const podAndContainerTotals = z.superRefine((entries: readonly TimelineEntryFile[], ctx) => {
+const podAndContainerTotals = z.superRefine((entries: readonly unknown[], ctx) => {
   let pods = 0;
   let containers = 0;
   for (const [index, entry] of entries.entries()) {
-    const pod = entry.createPod;
-    if (pod === undefined) continue;
+    if (typeof entry !== 'object' || entry === null) continue;
+    const pod: unknown = (entry as { createPod?: unknown }).createPod;
+    if (typeof pod !== 'object' || pod === null) continue;
     pods++;
-    containers += typeof pod.containers === 'number' ? pod.containers : pod.containers.length;
     if (pods > LIMITS.pods) {
-      const total = entries.filter((e) => e.createPod !== undefined).length;
+      const total = entries.filter(
+        (e) => typeof e === 'object' && e !== null && (e as { createPod?: unknown }).createPod !== undefined,
+      ).length;
       ctx.addIssue({
         code: 'custom',
         path: [index, 'createPod'],
@@ -571,6 +575,10 @@ const podAndContainerTotals = z.superRefine((entries: readonly TimelineEntryFile
       });
       return;
     }
+    const declared: unknown = (pod as { containers?: unknown }).containers;
+    const count = typeof declared === 'number' ? declared : Array.isArray(declared) ? declared.length : 0;
+    if (!Number.isSafeInteger(count) || count > LIMITS.containersPerPod) continue;
+    containers += count;
     if (containers > LIMITS.containers) {
       ctx.addIssue({
         code: 'custom',
