@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { FIX_IDS, KUBELET_NAMES, RELEASE_PRESETS } from '../fixes.js';
 import { FINDING_IDS, INVARIANT_IDS } from '../invariants/types.js';
 import { parseDurationMs, parseSizeBytes } from '../sim/units.js';
-import { DURATION_TEXT, LIMITS, tooLong, tooMany } from './limits.js';
+import { DURATION_TEXT, FILE_BYTES_TEXT, LIMITS, tooLong, tooMany } from './limits.js';
 import {
   ACCESS_MODES,
   ACTION_KINDS,
@@ -638,7 +638,10 @@ export const ScenarioFileSchema = mapping(
       .meta({ description: 'what `podrace verify` checks' }),
   },
   'a scenario mapping {name, cluster, timeline, ...}',
-).meta({ title: 'podrace scenario', description: 'A podrace scenario file (SPEC section 4)' });
+).meta({
+  title: 'podrace scenario',
+  description: `A podrace scenario file (SPEC section 4), at most ${FILE_BYTES_TEXT}; every limit is in docs/scenario-format.md`,
+});
 
 export type ScenarioFile = z.output<typeof ScenarioFileSchema>;
 export type TimelineEntryFile = z.output<typeof TimelineEntrySchema>;
