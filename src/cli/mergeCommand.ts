@@ -58,7 +58,11 @@ async function merge(paths: readonly string[], json: boolean, color: boolean, ou
       { version: podraceVersion() },
     );
   } catch (err) {
-    if (err instanceof MergeError) throw new InputError(`merge: ${err.message}`);
+    if (err instanceof MergeError) {
+      // `shard.jsonl:12: ...` starts with its location, as editors and CI parse it; others say who speaks.
+      const located = sources.some((src) => err.message.startsWith(`${src.name}:`));
+      throw new InputError(located ? err.message : `merge: ${err.message}`, { located });
+    }
     throw err;
   }
   if (json) {

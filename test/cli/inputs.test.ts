@@ -203,5 +203,11 @@ describe('error lines', () => {
       podrace(['run', scenario, '--seed', 'x']),
       'podrace: --seed: expected a 32-bit integer seed (decimal or 0x-hex), got "x"',
     );
+    const shard = join(dir, 'shard.jsonl');
+    writeFileSync(shard, '{"type":"x"}\n');
+    refused(
+      podrace(['merge', shard]),
+      `${shard}:1: not a line of podrace fuzz --json: ${JSON.stringify('{"type":"x"}')}`,
+    );
   });
 });
