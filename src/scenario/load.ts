@@ -2,7 +2,7 @@
 //
 // Three passes, each reporting every mistake it finds as `file:line:col: field.path: message` (one line
 // each, sorted by position, at most MAX_ERRORS), thrown together as one InputError:
-//   1. YAML syntax (the yaml package, duplicate keys included);
+//   1. YAML syntax (the yaml package; duplicate keys and the aliases bound: yamlTree.ts);
 //   2. shape (schema.ts: types, enums, unknown and missing keys, duration and size syntax, one action);
 //   3. meaning (below: unknown nodes / volumes / pods / containers, duplicates, pod lifetimes, horizon).
 // Positions come from the YAML syntax tree (yamlTree.ts): the node at the issue's path, its key for an

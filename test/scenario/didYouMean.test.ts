@@ -2,7 +2,7 @@
 // distance wherever it matters (at most the limit), and a hint over many long names returns promptly.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { boundedDistance, didYouMean } from '../../src/scenario/schema.js';
+import { boundedDistance, didYouMean } from '../../src/scenario/didYouMean.js';
 
 /** The full table, as a reference. */
 function osa(a: string, b: string): number {
