@@ -34,7 +34,8 @@ try {
   process.exitCode = await main(hideBin(process.argv));
 } catch (err) {
   if (err instanceof InputError) {
-    process.stderr.write(`podrace: ${err.message}\n`);
+    // `file:line:col: field: ...` as editors and CI parse it: the location first, no prefix before it.
+    process.stderr.write(err.located ? `${err.message}\n` : `podrace: ${err.message}\n`);
     process.exitCode = EXIT.USAGE;
   } else {
     const stack = err instanceof Error ? (err.stack ?? err.message) : String(err);

@@ -1,7 +1,5 @@
 // The podrace commands (docs/cli.md). Each handler sets the exit code through `setExit`; bad input
 // throws InputError (exit 2). Output for humans goes through chalk; `--json` prints machine output only.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { Chalk } from 'chalk';
 import type { Argv } from 'yargs';
 import { FIX_IDS, FIX_TABLE, type FixDef, fixApplies, fixPrs, RELEASE_PRESETS } from '../fixes.js';
@@ -10,6 +8,7 @@ import { INVARIANT_IDS } from '../invariants/types.js';
 import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { bundledScenarioFiles } from '../scenario/bundled.js';
+import { scenarioFiles } from '../scenario/files.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { incompleteLine, runScenario } from '../scenario/run.js';
 import { bisect, formatBisection } from './bisect.js';
@@ -20,7 +19,7 @@ import { registerExplainCommand } from './explainCommand.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
 import { fixesOption, fixSelectionOptions, positiveIntOption, seedOption } from './options.js';
-import { writeOutputFile } from './output.js';
+import { refuseInputsAsOutputs, writeOutputFile } from './output.js';
 import { runFileOptions, writeRunFiles } from './runFiles.js';
 import { defaultScenariosDir, expandScenarioPaths, resolveScenarioArg } from './scenarioArgs.js';
 import { runSweep } from './seedSweep.js';
@@ -32,6 +31,8 @@ import {
   verifyJsonLines,
   verifySummary,
 } from './verify.js';
+
+export { scenarioFiles };
 
 /** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
 export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
@@ -45,28 +46,6 @@ export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessE
 
 export function wallClockMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
-}
-
-/** The scenario files of a folder (sorted), or the file itself. */
-export function scenarioFiles(paths: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const p of paths) {
-    let st: ReturnType<typeof statSync>;
-    try {
-      st = statSync(p);
-    } catch {
-      throw new InputError(`${p}: no such file or directory`);
-    }
-    if (st.isDirectory()) {
-      const files = readdirSync(p)
-        .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
-        .sort()
-        .map((f) => join(p, f));
-      if (files.length === 0) throw new InputError(`${p}: no scenario files (*.yaml) in this folder`);
-      out.push(...files);
-    } else out.push(p);
-  }
-  return out;
 }
 
 export function registerCommands(parser: Argv, setExit: (code: number) => void): void {
@@ -108,7 +87,9 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
             'a bundled race without its fix: exit 1',
           ),
       (argv) => {
-        const scenario = loadScenarioFile(resolveScenarioArg(String(argv.file)));
+        const file = resolveScenarioArg(String(argv.file));
+        refuseInputsAsOutputs([file], { '--trace': argv.trace, '--timeline': argv.timeline });
+        const scenario = loadScenarioFile(file);
         const fixes = fixesOption(argv.kubelet, argv.fix);
         if (argv.seeds !== undefined) {
           const conflicts = [
@@ -210,6 +191,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
             ? [defaultScenariosDir()]
             : argv.paths.map(String);
         const { files, invalid } = expandScenarioPaths(paths);
+        refuseInputsAsOutputs(files, { '--junit': argv.junit });
         const entries = verifyFiles(files, invalid, maxEventsOption(argv['max-events']));
         const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
         const out = argv.json ? verifyJsonLines(entries) : formatVerifyTable(entries, color);

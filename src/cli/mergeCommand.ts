@@ -1,28 +1,35 @@
 // `podrace merge SHARD.jsonl... | DIR | -`: the `fuzz --shard I/N --json` outputs of every shard of a
 // campaign become the campaign's own output, printed by the same printer as `podrace fuzz` (docs/fuzzing.md,
 // "Many machines"). This file reads the inputs and prints; src/fuzz/merge.ts does the merging.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Argv } from 'yargs';
 import { jsonLines } from '../fuzz/campaignJson.js';
 import { MergeError, mergeShards, parseShardOutputs, type ShardSource } from '../fuzz/merge.js';
+import { inputFiles, type ReadLimit, readInputText } from '../scenario/files.js';
 import { colorEnabled } from './commands.js';
 import { InputError } from './errors.js';
 import { type Out, printCampaignText } from './fuzzCommands.js';
 import { podraceVersion } from './version.js';
 
-function readText(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new InputError(`${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-  }
-}
+/** A shard's JSON lines; V8 cannot hold a string much longer than 512 MiB anyway. */
+const SHARD_LIMIT: ReadLimit = { maxBytes: 256 * 1024 * 1024, maxText: '256 MiB' };
+const readText = (path: string): string => readInputText(path, SHARD_LIMIT, 'a shard output (*.jsonl)');
 
 /** All of standard input (read as a stream: readFileSync(0) fails with EAGAIN on some pipes). */
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let total = 0;
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    total += (chunk as Buffer).length;
+    if (total > SHARD_LIMIT.maxBytes) {
+      throw new InputError(
+        `-: too large: more than ${SHARD_LIMIT.maxText} (at most ${SHARD_LIMIT.maxText})`,
+        {
+          located: true,
+        },
+      );
+    }
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -34,22 +41,8 @@ export async function shardSources(paths: readonly string[]): Promise<ShardSourc
       out.push({ name: '-', text: await readStdin() });
       continue;
     }
-    let dir = false;
-    try {
-      dir = statSync(p).isDirectory();
-    } catch {
-      throw new InputError(`${p}: no such file or directory`);
-    }
-    if (!dir) {
-      out.push({ name: p, text: readText(p) });
-      continue;
-    }
-    const files = readdirSync(p)
-      .filter((f) => f.endsWith('.jsonl'))
-      .sort()
-      .map((f) => join(p, f));
-    if (files.length === 0) throw new InputError(`${p}: no shard outputs (*.jsonl) in this folder`);
-    for (const f of files) out.push({ name: f, text: readText(f) });
+    for (const f of inputFiles([p], ['.jsonl'], 'shard outputs (*.jsonl)'))
+      out.push({ name: f, text: readText(f) });
   }
   return out;
 }
@@ -65,7 +58,11 @@ async function merge(paths: readonly string[], json: boolean, color: boolean, ou
       { version: podraceVersion() },
     );
   } catch (err) {
-    if (err instanceof MergeError) throw new InputError(`merge: ${err.message}`);
+    if (err instanceof MergeError) {
+      // `shard.jsonl:12: ...` starts with its location, as editors and CI parse it; others say who speaks.
+      const located = sources.some((src) => err.message.startsWith(`${src.name}:`));
+      throw new InputError(located ? err.message : `merge: ${err.message}`, { located });
+    }
     throw err;
   }
   if (json) {

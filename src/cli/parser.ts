@@ -5,9 +5,11 @@ import { didYouMean } from '../scenario/schema.js';
 import { registerCommands } from './commands.js';
 import { InputError } from './errors.js';
 import { commandNames } from './introspect.js';
+import { refuseRepeatedFlags } from './repeatedFlags.js';
 
 export function buildParser(argv: readonly string[], setExit: (code: number) => void): Argv {
   const parser = configureGlobal(yargs([...argv]));
+  refuseRepeatedFlags(parser, argv);
   registerAllCommands(parser, setExit);
   return parser;
 }
@@ -31,7 +33,7 @@ export function configureGlobal(parser: Argv): Argv {
     .exitProcess(false)
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((msg: string | null, err: Error | undefined) => {
-      if (err !== undefined && err !== null && !(err instanceof InputError) && msg === null) throw err;
+      if (err !== undefined && err !== null && msg === null) throw err; // an InputError keeps its location
       throw new InputError(msg ?? err?.message ?? 'invalid command line');
     });
 }

@@ -1,9 +1,10 @@
 // What `run` and `verify` accept where a scenario is expected: a file, a folder of *.yaml files, or the
 // name of a bundled scenario (as `podrace list scenarios` prints it); and which folder `verify` checks
 // when it is given none.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { bundledScenarioFiles, bundledScenariosDir } from '../scenario/bundled.js';
+import { pathFiles, SCENARIO_EXTENSIONS } from '../scenario/files.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { didYouMean } from '../scenario/schema.js';
 import { InputError } from './errors.js';
@@ -75,35 +76,26 @@ export interface ExpandedPaths {
   readonly invalid: readonly { readonly file: string; readonly message: string }[];
 }
 
-/** Files, folders (their *.yaml / *.yml files, sorted) and bundled names; what cannot be found is reported, not thrown. */
+/**
+ * Files, folders (their *.yaml / *.yml files, sorted) and bundled names; what cannot be found or read (a
+ * missing path, a folder without permission, a FIFO or a link to a device among a folder's files) is
+ * reported, not thrown, and never opened.
+ */
 export function expandScenarioPaths(paths: readonly string[]): ExpandedPaths {
   const files: string[] = [];
   const invalid: { file: string; message: string }[] = [];
   for (const p of paths) {
-    let isDir: boolean;
-    try {
-      isDir = statSync(p).isDirectory();
-    } catch {
-      if (looksLikeName(p)) {
-        try {
-          files.push(bundledScenarioFile(p));
-        } catch (err) {
-          invalid.push({ file: p, message: (err as Error).message });
-        }
-      } else invalid.push({ file: p, message: `${p}: no such file or directory` });
+    if (!existsSync(p) && looksLikeName(p)) {
+      try {
+        files.push(bundledScenarioFile(p));
+      } catch (err) {
+        invalid.push({ file: p, message: (err as Error).message });
+      }
       continue;
     }
-    if (!isDir) {
-      files.push(p);
-      continue;
-    }
-    const inDir = readdirSync(p)
-      .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
-      .sort()
-      .map((f) => join(p, f));
-    if (inDir.length === 0)
-      invalid.push({ file: p, message: `${p}: no scenario files (*.yaml) in this folder` });
-    files.push(...inDir);
+    const found = pathFiles(p, SCENARIO_EXTENSIONS, 'scenario files (*.yaml)');
+    files.push(...found.files);
+    invalid.push(...found.invalid);
   }
   return { files, invalid };
 }

@@ -1,9 +1,9 @@
 // The CLI as users run it: the built binary, spawned, checked for output and exit codes (docs/cli.md).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { FIX_IDS } from '../../src/fixes.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -22,6 +22,10 @@ function podrace(
 }
 
 const r1 = 'scenarios/pod-deleted-before-start.yaml';
+
+// Each test's files in a folder of this one, removed at the end.
+const temp = mkdtempSync(join(tmpdir(), 'podrace-cli-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 describe('podrace CLI', () => {
   it('--help lists the commands', () => {
@@ -70,7 +74,7 @@ describe('podrace CLI', () => {
   });
 
   it('run --trace and --timeline write byte-identical files for the same seed', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'podrace-'));
+    const dir = mkdtempSync(join(temp, 'case-'));
     const paths = [0, 1].map((i) => ({ trace: join(dir, `t${i}.json`), html: join(dir, `t${i}.html`) }));
     for (const p of paths)
       podrace(['run', r1, '--kubelet', 'legacy', '--quiet', '--trace', p.trace, '--timeline', p.html]);
@@ -93,7 +97,7 @@ describe('podrace CLI', () => {
   });
 
   it('verify: a failing claim is exit 1 with file and line', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'podrace-'));
+    const dir = mkdtempSync(join(temp, 'case-'));
     const text = readFileSync(join(root, r1), 'utf8').replace(
       'violations: [container-started-after-terminated]',
       'violations: []',
@@ -106,7 +110,7 @@ describe('podrace CLI', () => {
   });
 
   it('bad input is exit 2 with one clear line, never a stack trace', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'podrace-'));
+    const dir = mkdtempSync(join(temp, 'case-'));
     writeFileSync(
       join(dir, 'bad.yaml'),
       'name: x\ncluster:\n  nodes: [a]\ntimeline:\n  - at: soon\n    shutdownNode: {node: a}\n',

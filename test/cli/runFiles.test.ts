@@ -80,7 +80,7 @@ describe('fuzz failure files', () => {
     expect(resolve(found, m?.[1] ?? '')).toBe(join(root, 'docs', 'scenario.schema.json'));
     expect(existsSync(resolve(found, m?.[1] ?? ''))).toBe(true);
     expect(second).toBe(
-      `# Written by podrace ${version} (podrace fuzz); \`podrace verify\` of this file checks its claims.`,
+      `# Written by podrace ${version} (podrace fuzz); \`npx podrace verify\` of this file checks its claims.`,
     );
     // The header is a comment: the file still verifies.
     expect(podrace(['verify', join(found, yaml)]).code).toBe(0);

@@ -71,7 +71,9 @@ describe('podrace verify', () => {
     const dir = folder({ 'good.yaml': good, 'twin.yaml': good });
     const r = podrace(['verify', join(dir, 'missing.yaml'), dir]);
     expect(r.code).toBe(2);
-    expect(r.stdout).toMatch(/missing\.yaml\s+-\s+INVALID\s+\S*missing\.yaml: no such file or directory/);
+    expect(r.stdout).toMatch(
+      /missing\.yaml\s+-\s+INVALID\s+\S*missing\.yaml: cannot read \(ENOENT: no such file or directory\)/,
+    );
     expect(r.stdout).toMatch(
       /twin\.yaml\s+-\s+INVALID\s+\S*twin\.yaml: name: "pod-deleted-before-start" is already used by/,
     );
