@@ -13,7 +13,7 @@ import { loadScenarioFile } from '../scenario/load.js';
 import { incompleteLine, runScenario } from '../scenario/run.js';
 import { bisect, formatBisection } from './bisect.js';
 import { registerDiffCommand } from './diffCommand.js';
-import { EXIT, InputError } from './errors.js';
+import { EXIT } from './errors.js';
 import { eventFilterOf, eventLines, eventsOptions } from './eventsOption.js';
 import { registerExplainCommand } from './explainCommand.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
