@@ -1,4 +1,4 @@
-// Reads scenario files (SPEC section 4) into the normalised Scenario, and writes them back.
+// Reads scenario files (docs/scenario-format.md) into the normalised Scenario, and writes them back.
 //
 // Three passes, each reporting every mistake it finds as `file:line:col: field.path: message` (one line
 // each, sorted by position, at most MAX_ERRORS), thrown together as one InputError:

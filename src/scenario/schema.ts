@@ -1,4 +1,4 @@
-// The shape of a scenario file (SPEC section 4) as a zod schema: types, enums, required and unknown keys,
+// The shape of a scenario file (docs/scenario-format.md) as a zod schema: types, enums, required and unknown keys,
 // duration / size syntax and "exactly one action". Every leaf carries its own message ("expected X, got Y")
 // so that the loader can print one line per mistake. Cross-references (unknown nodes, volumes, pods) and
 // defaults are the loader's job (load.ts). The JSON Schema for editors is generated from this file.
@@ -589,7 +589,7 @@ export const ScenarioFileSchema = mapping(
   'a scenario mapping {name, cluster, timeline, ...}',
 ).meta({
   title: 'podrace scenario',
-  description: `A podrace scenario file (SPEC section 4), at most ${FILE_BYTES_TEXT}; every limit is in docs/scenario-format.md`,
+  description: `A podrace scenario file, at most ${FILE_BYTES_TEXT}; the format and every limit are in docs/scenario-format.md`,
 });
 
 export type ScenarioFile = z.output<typeof ScenarioFileSchema>;

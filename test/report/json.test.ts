@@ -41,7 +41,7 @@ describe('resultToJson', () => {
     expect(resultToJson(sampleResult({ fixes: Fixes.all() }), 0).fixes['pod-worker-lifecycle']).toBe(true);
   });
 
-  it('writes violations with the SPEC fields only (no causes)', () => {
+  it('writes violations with the documented fields only (no causes)', () => {
     const v = violationToJson({
       ...violation,
       causes: [{ kind: 'kubeletStarted', atMs: 0, node: 'node-a' }],
