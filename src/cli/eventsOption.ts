@@ -15,23 +15,7 @@ import type { Scenario } from '../scenario/types.js';
 import { InputError } from './errors.js';
 import { durationOption } from './options.js';
 
-const list = { type: 'string', requiresArg: true, array: true } as const;
-
-export const eventsOptions = {
-  events: {
-    type: 'boolean',
-    describe: 'print every fact of the run (filtered by the flags below) instead of the timeline',
-  },
-  node: {
-    ...list,
-    describe: 'events: only this node (repeatable or a,b; `cluster`: API server, controllers)',
-  },
-  pod: { ...list, describe: 'events: only this pod (a name or a UID)' },
-  volume: { ...list, describe: 'events: only this volume' },
-  kind: { ...list, describe: 'events: only this fact kind (or `violation`)' },
-  since: { type: 'string', requiresArg: true, describe: 'events: from this virtual time on (e.g. 80s)' },
-  until: { type: 'string', requiresArg: true, describe: 'events: up to this virtual time (e.g. 110s)' },
-} as const;
+export { eventsOptions } from './flags.js';
 
 export interface EventsArgv {
   readonly events?: boolean | undefined;

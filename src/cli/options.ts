@@ -9,7 +9,7 @@ import {
   KUBELET_NAMES,
   type KubeletName,
 } from '../fixes.js';
-import { parseDurationMs, parseSeed } from '../sim/index.js';
+import { parseDurationMs, parseSeed } from '../sim/units.js';
 import { InputError } from './errors.js';
 
 export function seedOption(value: unknown, flag = '--seed'): number {
@@ -102,3 +102,8 @@ export const fixSelectionOptions = {
     describe: 'toggle one fix after --kubelet: ID=on|off (repeatable; `podrace list fixes` lists the IDs)',
   },
 } as const;
+
+/** `--max-events N`: undefined when not given (the budget is then sized from the scenario). */
+export function maxEventsOption(value: unknown): number | undefined {
+  return value === undefined ? undefined : positiveIntOption(value, '--max-events');
+}

@@ -1,7 +1,7 @@
 // The podrace command line as a yargs parser: the global options, every command, `-h` and `help COMMAND`.
 // src/cli.ts runs it; the tests parse documented command lines with it without running them.
 import yargs, { type Argv } from 'yargs';
-import { didYouMean } from '../scenario/schema.js';
+import { didYouMean } from '../scenario/didYouMean.js';
 import { registerCommands } from './commands.js';
 import { InputError } from './errors.js';
 import { commandNames } from './introspect.js';

@@ -6,18 +6,7 @@ import { toTimelineHtml } from '../report/timelineHtml.js';
 import type { RunResult } from '../scenario/run.js';
 import { writeOutputFile } from './output.js';
 
-export const runFileOptions = {
-  trace: {
-    type: 'string',
-    requiresArg: true,
-    describe: 'write a Chrome trace (Perfetto) to this file',
-  },
-  timeline: {
-    type: 'string',
-    requiresArg: true,
-    describe: 'write a self-contained HTML timeline to this file',
-  },
-} as const;
+export { runFileOptions } from './flags.js';
 
 export interface RunFiles {
   readonly trace?: string | undefined;

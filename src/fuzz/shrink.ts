@@ -12,11 +12,10 @@ import type { InvariantId } from '../invariants/types.js';
 import { type RunResult, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 import { scenarioArbitrary } from './arbitraries.js';
+import { CASE_MAX_EVENTS, DEFAULT_SHRINK_RUNS, MAX_CASE_INDEX } from './limits.js';
 
-/** A fuzz case may not use more events than this (a normal case uses 10 000 to 30 000). */
-export const CASE_MAX_EVENTS = 500_000;
-/** The default shrink budget: runs of the simulator spent on shrinking one failure. */
-export const DEFAULT_SHRINK_RUNS = 400;
+export { CASE_MAX_EVENTS, DEFAULT_SHRINK_RUNS, MAX_CASE_INDEX, MAX_RUNS } from './limits.js';
+
 /** What a failure is about: an invariant, or the simulator itself throwing (a podrace bug). */
 export type FailureKind = InvariantId | 'simulator-error' | 'nondeterminism';
 
@@ -39,14 +38,6 @@ export function caseName(seed: number, path: string): string {
 }
 
 /** What is wrong with a path that is not `i` or `i:a:b...` (non-negative integers); undefined if nothing. */
-/**
- * The largest campaign (`--runs`): generating case i costs i cheap RNG jumps (about 0.3 us each), so
- * case indices are bounded, and one bound holds everywhere: every case a campaign runs is one a path
- * may name.
- */
-export const MAX_RUNS = 10_000_000;
-/** The largest case index a path may name (the last case of the largest campaign). */
-export const MAX_CASE_INDEX = MAX_RUNS - 1;
 
 export function checkPath(path: string): string | undefined {
   if (!/^\d+(:\d+)*$/.test(path)) {

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/cli/errors.js';
-import { explainLines } from '../../src/cli/explainCommand.js';
+import { explainLines } from '../../src/cli/explainRun.js';
 import { FIX_IDS } from '../../src/fixes.js';
 import { HAZARD_IDS, HAZARDS } from '../../src/invariants/hazards.js';
 import { INVARIANT_IDS } from '../../src/invariants/types.js';

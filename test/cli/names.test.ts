@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allCommandSpecs } from '../../src/cli/cliReference.js';
-import { listLines } from '../../src/cli/commands.js';
 import { InputError } from '../../src/cli/errors.js';
+import { listLines } from '../../src/cli/listCommand.js';
 import { fixesOption } from '../../src/cli/options.js';
 import { bundledScenarioFile, resolveScenarioArg } from '../../src/cli/scenarioArgs.js';
 import { Fixes } from '../../src/fixes.js';
@@ -27,8 +27,8 @@ function podrace(args: string[], cwd = root) {
 }
 
 describe('scenario names', () => {
-  it('every name `list scenarios` prints is one `run` takes', () => {
-    const names = listLines('scenarios').map((l) => l.split(/\s+/)[0] ?? '');
+  it('every name `list scenarios` prints is one `run` takes', async () => {
+    const names = (await listLines('scenarios')).map((l) => l.split(/\s+/)[0] ?? '');
     expect(names.length).toBeGreaterThanOrEqual(20);
     for (const name of names) expect(loadScenarioFile(resolveScenarioArg(name)).name).toBe(name);
   });

@@ -3,7 +3,7 @@
 // docs/races.md has: one source, no second copy.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { explainSections } from '../../src/cli/explainCommand.js';
+import { explainSections } from '../../src/cli/explainRun.js';
 import { generatedDocs } from '../../src/cli/genDocs.js';
 import { glossaryNames } from '../../src/reference/entries.js';
 import { bundledGlossary } from '../../src/reference/glossary.js';

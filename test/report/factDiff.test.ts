@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffRuns, formatRunDiff, parseEventLines, runDiffToJson } from '../../src/cli/diffCommand.js';
+import { diffRuns, formatRunDiff, parseEventLines, runDiffToJson } from '../../src/cli/diffRun.js';
 import { Fixes } from '../../src/fixes.js';
 import { eventsToJsonLines, filterEvents, NO_FILTER } from '../../src/report/eventFilter.js';
 import { diffFacts, factKey, subjectOf } from '../../src/report/factDiff.js';

@@ -22,7 +22,7 @@ describe('valid scenario files', () => {
     expect(loadScenarioFile(`${dir}/minimal.yaml`)).toStrictEqual(expected);
   });
 
-  it("loads the reference example of the format", () => {
+  it('loads the reference example of the format', () => {
     const expected: Scenario = {
       file: `${dir}/spec-example.yaml`,
       name: 'pod-deleted-before-start',
