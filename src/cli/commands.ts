@@ -83,7 +83,7 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
       'run <file>',
       'Run one scenario once with the given configuration and print the violations (ignores its claims)',
       runBuilder,
-      async (argv) => setExit((await import('./runCommand.js')).runCommand(argv)),
+      async (argv) => setExit(await (await import('./runCommand.js')).runCommand(argv)),
     )
     .command(
       'verify [paths..]',

@@ -5,7 +5,6 @@ import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { incompleteLine, runScenario } from '../scenario/run.js';
-import { bisect, formatBisection } from './bisect.js';
 import type { ArgvOf, runBuilder } from './commands.js';
 import { EXIT } from './errors.js';
 import { eventFilterOf, eventLines } from './eventsOption.js';
@@ -13,10 +12,9 @@ import { fixesOption, maxEventsOption, seedOption } from './options.js';
 import { refuseInputsAsOutputs } from './output.js';
 import { writeRunFiles } from './runFiles.js';
 import { resolveScenarioArg } from './scenarioArgs.js';
-import { runSweep } from './seedSweep.js';
 import { colorEnabled, wallClockMs } from './terminal.js';
 
-export function runCommand(argv: ArgvOf<typeof runBuilder>): number {
+export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<number> {
   const file = resolveScenarioArg(String(argv.file));
   refuseInputsAsOutputs([file], { '--trace': argv.trace, '--timeline': argv.timeline });
   const scenario = loadScenarioFile(file);
@@ -39,6 +37,7 @@ export function runCommand(argv: ArgvOf<typeof runBuilder>): number {
       .map((k) => `--${k}`);
     const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
     const sweep = { seeds: argv.seeds, json: argv.json, color, conflicts };
+    const { runSweep } = await import('./seedSweep.js');
     return runSweep(scenario, fixes, sweep, wallClockMs, (l) => process.stdout.write(`${l}\n`));
   }
   const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
@@ -54,7 +53,9 @@ export function runCommand(argv: ArgvOf<typeof runBuilder>): number {
   const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
   writeRunFiles(result, argv);
   const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
-  const bisection = argv.bisect ? bisect(scenario, fixes, seed, result) : undefined;
+  // The oracle (and the fuzzer it belongs to) only for --bisect.
+  const bisector = argv.bisect ? await import('./bisect.js') : undefined;
+  const bisection = bisector?.bisect(scenario, fixes, seed, result);
   if (argv.json && events !== undefined) {
     for (const line of eventLines(result, events, true, false)) process.stdout.write(`${line}\n`);
   } else if (argv.json) {
@@ -84,7 +85,7 @@ export function runCommand(argv: ArgvOf<typeof runBuilder>): number {
     );
     if (!result.complete) process.stdout.write(`${c.red(incompleteLine(result))}\n`);
     if (bisection !== undefined)
-      for (const line of formatBisection(bisection, color)) process.stdout.write(`${line}\n`);
+      for (const line of bisector?.formatBisection(bisection, color) ?? []) process.stdout.write(`${line}\n`);
   }
   // A run cut short did not check the rest of its scenario: never a pass.
   return result.violations.length === 0 && result.complete ? EXIT.OK : EXIT.VIOLATION;

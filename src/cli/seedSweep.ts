@@ -4,7 +4,7 @@
 // no facts (as fuzzing does), so a sweep costs what the runs cost.
 import { Chalk } from 'chalk';
 import type { Fixes } from '../fixes.js';
-import { fixFlags } from '../fuzz/campaign.js';
+import { fixFlags } from '../fuzz/fixFlags.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { type RunResult, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';

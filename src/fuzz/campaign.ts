@@ -4,14 +4,15 @@
 // of failure (in case order) is shrunk with fast-check, written back as YAML, loaded again and re-run to
 // prove the file reproduces it. Pure with respect to the outside world (no clock, no files): the CLI
 // injects the clock (time limit, progress) and writes the files.
-import { FIX_IDS, Fixes, type FixId, KUBELET_NAMES } from '../fixes.js';
+import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { type ViolationJson, violationToJson } from '../report/json.js';
 import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
 import type { RunResult } from '../scenario/run.js';
-import type { ClaimFixes, Scenario } from '../scenario/types.js';
+import type { Scenario } from '../scenario/types.js';
 import type { StopReason } from '../sim/index.js';
 import { nondeterminismError, runDigest } from './determinism.js';
+import { claimFixesOf, fixFlags, replayCommand } from './fixFlags.js';
 import { type ClosedBy, closingSwitches } from './oracle.js';
 import { runPool, type WorkerSetup } from './pool.js';
 import {
@@ -159,43 +160,7 @@ export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): Case
 
 // ---- replay flags and claims ------------------------------------------------------------------------------
 
-/** The shortest `--kubelet` / `--fix` flags that select `fixes` (none for the default, all fixes on). */
-export function fixFlags(fixes: Fixes): string[] {
-  const c = claimFixesOf(fixes);
-  const flags = c.kubelet === 'fixed' ? [] : [`--kubelet ${c.kubelet}`];
-  for (const id of c.off) flags.push(`--fix ${id}=off`);
-  for (const id of c.on) flags.push(`--fix ${id}=on`);
-  return flags;
-}
-
-/**
- * How a printed hint invokes podrace: `npx podrace` works in a clone (where `podrace` is not on PATH),
- * in a project that depends on podrace, and where it is installed globally.
- */
-export const PODRACE_COMMAND = 'npx podrace';
-
-/** `npx podrace fuzz|replay --seed S --path P` plus the fix flags, as one command line. */
-export function replayCommand(
-  seed: number,
-  path: string,
-  fixes: Fixes,
-  command: 'fuzz' | 'replay' = 'replay',
-): string {
-  return [`${PODRACE_COMMAND} ${command}`, `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
-}
-
-/** A claim's fix set for `fixes`: the kubelet (fixed, legacy or a release) with the fewest toggles. */
-export function claimFixesOf(fixes: Fixes): ClaimFixes {
-  let best: ClaimFixes | undefined;
-  for (const kubelet of KUBELET_NAMES) {
-    const base = Fixes.of(kubelet);
-    const off = FIX_IDS.filter((id) => base.on(id) && !fixes.on(id));
-    const on = FIX_IDS.filter((id) => !base.on(id) && fixes.on(id));
-    if (best === undefined || off.length + on.length < best.off.length + best.on.length)
-      best = { kubelet, off, on };
-  }
-  return best ?? { kubelet: 'fixed', off: [], on: [] };
-}
+export { claimFixesOf, fixFlags, PODRACE_COMMAND, replayCommand } from './fixFlags.js';
 
 // ---- the campaign -----------------------------------------------------------------------------------------
 

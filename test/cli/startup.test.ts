@@ -51,8 +51,13 @@ describe('CLI start', () => {
     });
   }
 
-  it('run loads the simulator (the check above would catch nothing if it never did)', () => {
+  it('run loads the simulator but not the fuzzer (the oracle only for --bisect, sweeps only for --seeds)', () => {
     const modules = loaded(['run', 'scenarios/pod-deleted-before-start.yaml', '--quiet']);
     expect(modules.some((m) => /\/dist\/sim\//.test(m))).toBe(true);
+    expect(modules.filter((m) => /node_modules\/fast-check\/|\/dist\/fuzz\/(?!limits\.js)/.test(m))).toEqual(
+      [],
+    );
+    const bisect = loaded(['run', 'scenarios/pod-deleted-before-start.yaml', '--quiet', '--bisect']);
+    expect(bisect.some((m) => /\/dist\/fuzz\/oracle\.js/.test(m))).toBe(true);
   });
 });
