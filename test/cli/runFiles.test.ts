@@ -1,11 +1,15 @@
 // --trace / --timeline on replay, and the files fuzz leaves beside each minimal failure: the YAML with
 // its editor schema line and podrace version, its Chrome trace and its HTML timeline (the built CLI).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { failureCompanions, failureFileHeader } from '../../src/cli/failureFiles.js';
+
+/** This file's temporary folders, removed when it ends (the suite checks that nothing is left). */
+const temp = mkdtempSync(join(tmpdir(), 'podrace-run-files-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 const root = join(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -22,7 +26,7 @@ function podrace(args: string[], cwd = root): { code: number | null; stdout: str
 
 describe('replay --trace --timeline', () => {
   it('writes the fuzz case as a Chrome trace and an HTML page, with --json too', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'podrace-replay-'));
+    const dir = mkdtempSync(join(temp, 'replay-'));
     const trace = join(dir, 'r.json');
     const html = join(dir, 'r.html');
     const r = podrace([
@@ -49,7 +53,7 @@ describe('replay --trace --timeline', () => {
 });
 
 describe('fuzz failure files', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'podrace-fuzz-files-'));
+  const dir = mkdtempSync(join(temp, 'fuzz-files-'));
   const r = podrace(
     ['fuzz', '--runs', '2', '--kubelet', 'legacy', '--shrink-runs', '10', '--out', 'found'],
     dir,

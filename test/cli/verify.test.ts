@@ -2,12 +2,16 @@
 // does not load is reported in the table while the others still run (exit 2 at the end), `--json` ends
 // with a summary, bundled names are accepted, and without arguments it finds the project's scenarios.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { defaultScenariosDir } from '../../src/cli/scenarioArgs.js';
 import { bundledScenariosDir } from '../../src/scenario/bundled.js';
+
+/** This file's temporary folders, removed when it ends (the suite checks that nothing is left). */
+const temp = mkdtempSync(join(tmpdir(), 'podrace-verify-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 const root = join(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -33,7 +37,7 @@ const firing = readFileSync(join(root, 'scenarios', 'reconstruct-fails-other-err
 const bad = 'name: bad\ncluster:\n  nodes: [a]\ntimeline:\n  - at: soon\n    shutdownNode: {node: a}\n';
 
 function folder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'podrace-verify-'));
+  const dir = mkdtempSync(join(temp, 'verify-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }
@@ -113,7 +117,7 @@ describe('verify without arguments', () => {
     expect(defaultScenariosDir(root)).toBe(join(root, 'scenarios'));
     expect(defaultScenariosDir(join(root, 'docs'))).toBe(join(root, 'scenarios'));
     expect(defaultScenariosDir(join(root, 'test', 'cli'))).toBe(join(root, 'scenarios'));
-    const project = realpathSync(mkdtempSync(join(tmpdir(), 'podrace-project-')));
+    const project = realpathSync(mkdtempSync(join(temp, 'project-')));
     writeFileSync(join(project, 'package.json'), '{}');
     mkdirSync(join(project, 'scenarios'));
     mkdirSync(join(project, 'sub', 'deeper'), { recursive: true });
@@ -121,7 +125,7 @@ describe('verify without arguments', () => {
   });
 
   it("falls back to podrace's bundled scenarios outside a project, or in one without scenarios/", () => {
-    const bare = realpathSync(mkdtempSync(join(tmpdir(), 'podrace-bare-')));
+    const bare = realpathSync(mkdtempSync(join(temp, 'bare-')));
     writeFileSync(join(bare, 'package.json'), '{}');
     expect(defaultScenariosDir(bare)).toBe(bundledScenariosDir());
     expect(defaultScenariosDir('/')).toBe(bundledScenariosDir());

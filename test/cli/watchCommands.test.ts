@@ -1,9 +1,13 @@
 // run --events, run --seeds and diff as users run them: the built binary, its output and exit codes.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** This file's temporary folders, removed when it ends (the suite checks that nothing is left). */
+const temp = mkdtempSync(join(tmpdir(), 'podrace-watch-commands-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 const root = join(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
@@ -80,7 +84,7 @@ describe('diff', () => {
   });
 
   it('of two events files: exit 0 when alike, 1 when they diverge', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'podrace-diff-'));
+    const dir = mkdtempSync(join(temp, 'diff-'));
     const write = (name: string, args: string[]) => {
       const file = join(dir, name);
       writeFileSync(file, podrace(['run', r1, '--events', '--json', ...args]).stdout);

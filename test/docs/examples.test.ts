@@ -2,10 +2,10 @@
 // claims hold; a fragment loads inside a small scenario), each `podrace ...` command line parses with the
 // real parser and flag checks, the cheap ones run with the exit code their comment states, and the
 // TypeScript examples import names that exist.
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { buildParser } from '../../src/cli/parser.js';
 import { bundledScenarioFile } from '../../src/cli/scenarioArgs.js';
@@ -13,6 +13,10 @@ import { parseScenarioText } from '../../src/scenario/load.js';
 import { checkClaim, claimLabel } from '../../src/scenario/run.js';
 import { codeBlocks, docFiles, root, type ShellExample, shellExamples } from './docText.js';
 import { dryParse } from './dryParse.js';
+
+/** This file's temporary folders, removed when it ends (the suite checks that nothing is left). */
+const temp = mkdtempSync(join(tmpdir(), 'podrace-doc-examples-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 const blocks = docFiles().flatMap(codeBlocks);
 const where = (b: { file: string; line: number }) => `${b.file}:${b.line}`;
@@ -114,7 +118,7 @@ describe('shell examples', () => {
   }
 
   describe('the cheap ones run as documented', () => {
-    const out = mkdtempSync(join(tmpdir(), 'podrace-doc-examples-'));
+    const out = mkdtempSync(join(temp, 'doc-examples-'));
     const writes = new Set(['--trace', '--timeline', '--save', '--junit']);
     const isScenario = (arg: string) => {
       if (existsSync(join(root, arg))) return statSync(join(root, arg)).isFile();

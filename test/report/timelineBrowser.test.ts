@@ -3,7 +3,7 @@
 // violation in the table brings its mark into view, and the page logs no error and requests nothing.
 // Skipped, with a line saying so, where /usr/bin/chromium is missing (.ci/run installs it with apt-get).
 // PODRACE_SCREENSHOTS=DIR also saves the fitted page as DIR/timeline-360s.png.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +13,10 @@ import { Fixes } from '../../src/fixes.js';
 import { toTimelineHtml } from '../../src/report/timelineHtml.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
+
+/** This file's temporary folders, removed when it ends (the suite checks that nothing is left). */
+const temp = mkdtempSync(join(tmpdir(), 'podrace-html-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -36,7 +40,7 @@ describe.skipIf(!haveChromium)('the HTML timeline in Chromium', () => {
     fixes: Fixes.none(),
     recordFacts: true,
   });
-  const dir = mkdtempSync(join(tmpdir(), 'podrace-html-'));
+  const dir = mkdtempSync(join(temp, 'html-'));
   const file = join(dir, 'timeline.html');
   writeFileSync(file, toTimelineHtml(result));
   const url = pathToFileURL(file).href;
