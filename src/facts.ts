@@ -163,6 +163,29 @@ export type Fact =
   | (Base & { kind: 'volumeDetachStarted'; volume: string; forced: boolean; verifySafeToDetach: boolean })
   /** A detach operation failed; the volume is reported attached again and retried after a backoff. */
   | (Base & { kind: 'volumeDetachFailed'; volume: string; error: string })
+  // ---- scenario actions (src/cluster/world.ts) ----
+  /**
+   * A timeline entry that changed nothing (a delete of a pod already gone, a crashContainer of a pod with
+   * no running container, an eviction or node shutdown without a kubelet to carry it out) or, published
+   * at the end of the run, one whose effect never came: a fault still armed (it never fired, or fewer
+   * times than asked) or a createPod still waiting for its name. `line`: the entry's line in the scenario
+   * file (0 for a generated case); `action`: the entry's action kind; `fault`: a fault's kind.
+   */
+  | (Base & {
+      kind: 'actionNoop';
+      action: string;
+      line: number;
+      pod?: string | undefined;
+      volume?: string | undefined;
+      fault?: string | undefined;
+      reason: string;
+    })
+  /**
+   * createPod of a name whose earlier object still exists (the API server answers AlreadyExists, "object
+   * is being deleted" while it terminates): like a StatefulSet controller, the create waits until the
+   * name is free and then happens (apiPodCreated). `heldBy`: the UID that holds the name.
+   */
+  | (Base & { kind: 'podCreateWaiting'; pod: string; heldBy: UID; line: number; reason: string })
   // ---- faults ----
   | (Base & {
       kind: 'faultInjected';

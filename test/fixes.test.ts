@@ -1,9 +1,9 @@
 // The fix registry: release presets, labels, the --kubelet flag, and claims that name a kubelet.
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../src/cli/errors.js';
 import { fixesOption } from '../src/cli/options.js';
 import { FIX_IDS, FIX_TABLE, Fixes, fixApplies, KUBELET_NAMES, RELEASE_PRESETS } from '../src/fixes.js';
 import { claimFixesOf, fixFlags } from '../src/fuzz/campaign.js';
+import { InputError } from '../src/scenario/errors.js';
 import { parseScenarioText, scenarioToYaml } from '../src/scenario/load.js';
 import { fixesOfClaim } from '../src/scenario/types.js';
 

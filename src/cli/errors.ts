@@ -1,8 +1,6 @@
-// Exit codes of every podrace command (SPEC section 2) and the error for bad user input.
+// Exit codes of every podrace command (docs/cli.md). InputError belongs to the scenario layer
+// (src/scenario/errors.ts); it is re-exported here for the CLI's modules.
 
 export const EXIT = { OK: 0, VIOLATION: 1, USAGE: 2, INTERNAL: 3 } as const;
 
-/** Bad input from the user: printed as one or a few lines, exit code 2, never a stack trace. */
-export class InputError extends Error {
-  override readonly name = 'InputError';
-}
+export { InputError } from '../scenario/errors.js';

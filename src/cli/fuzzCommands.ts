@@ -1,593 +1,149 @@
-// `podrace fuzz`, `podrace replay` and `podrace main` (what `npm start` runs). SPEC section 2;
-// docs/fuzzing.md describes the output and the JSON lines. The campaign itself (src/fuzz/) is pure: this
-// file owns the wall clock (--time-limit, progress, wallMs), the terminal and the files.
-import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
-import { Chalk } from 'chalk';
+// `podrace fuzz`, `podrace replay` and `podrace main` (what `npm start` runs): their flags and help. The
+// work is in src/cli/fuzzRun.ts, imported only when one of them runs (docs/fuzzing.md).
 import type { Argv } from 'yargs';
-import { Fixes, isFixId } from '../fixes.js';
-import {
-  type CampaignFailure,
-  type CampaignReport,
-  runCampaign,
-  type Shard,
-  shardCases,
-} from '../fuzz/campaign.js';
-import {
-  type CampaignLines,
-  campaignLines,
-  caseLine,
-  FAILURE_TIMELINE_LINES,
-  type FailureLine,
-  fixesOfRecord,
-  jsonLines,
-  replayCommand,
-  type SummaryLine,
-} from '../fuzz/campaignJson.js';
-import { checkPath, DEFAULT_SHRINK_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
-import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
-import { resultToJson } from '../report/json.js';
-import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
-import { loadScenarioFile, scenarioToYaml } from '../scenario/load.js';
-import { colorEnabled, formatVerifyTable, scenarioFiles, verifyScenarios, wallClockMs } from './commands.js';
-import { EXIT, InputError } from './errors.js';
-import {
-  durationOption,
-  elideOption,
-  fixesOption,
-  fixSelectionOptions,
-  positiveIntOption,
-  seedOption,
-  shardOption,
-} from './options.js';
-import { writeOutputFile } from './output.js';
-import { podraceVersion } from './version.js';
+import { DEFAULT_SHRINK_RUNS } from '../fuzz/limits.js';
+import { runFileOptions } from './flags.js';
+import { elideOption, fixSelectionOptions } from './options.js';
 
-export type Out = (line: string) => void;
-const stdoutLine: Out = (line) => process.stdout.write(`${line}\n`);
-
-function nonNegativeIntOption(value: unknown, flag: string): number {
-  const text = String(value);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw new InputError(`${flag}: expected a whole number (0 or more), got "${text}"`);
-  }
-  return Number(text);
+export function fuzzBuilder(y: Argv) {
+  return y
+    .option('runs', {
+      type: 'string',
+      requiresArg: true,
+      default: '200',
+      describe: 'cases in the campaign (all shards together)',
+    })
+    .option('seed', {
+      type: 'string',
+      requiresArg: true,
+      default: '1',
+      describe: 'campaign seed (decimal or 0x-hex uint32)',
+    })
+    .options(fixSelectionOptions)
+    .options(elideOption)
+    .option('workers', {
+      type: 'string',
+      requiresArg: true,
+      default: '1',
+      describe: 'worker threads (built code only; see docs/fuzzing.md)',
+    })
+    .option('shard', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'run only shard I/N (1-based; /N takes I from JOB_COMPLETION_INDEX)',
+    })
+    .option('out', {
+      type: 'string',
+      requiresArg: true,
+      default: 'podrace-failures',
+      describe: 'folder for the minimal failing scenarios',
+    })
+    .option('time-limit', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'stop starting new cases after this wall time (e.g. 60s)',
+    })
+    .option('json', {
+      type: 'boolean',
+      default: false,
+      describe: 'JSON lines: failing cases, failures, a summary',
+    })
+    .option('path', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'replay one case (as podrace replay) instead of a campaign',
+    })
+    .option('shrink', {
+      type: 'string',
+      default: '1',
+      describe: 'shrink and save the first failing case of this many invariants',
+    })
+    .option('shrink-runs', {
+      type: 'string',
+      default: String(DEFAULT_SHRINK_RUNS),
+      describe: 'simulator runs per shrink',
+    })
+    .option('strict', {
+      type: 'boolean',
+      default: false,
+      describe: 'fail (exit 1) on known-open upstream hazards too',
+    })
+    .option('oracle', {
+      type: 'boolean',
+      default: true,
+      describe: 're-run each failing case with each fix switch flipped (--no-oracle: skip)',
+    })
+    .option('junit', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'also write a JUnit XML report to this file (one test case per case)',
+    })
+    .option('check-determinism', {
+      type: 'boolean',
+      default: false,
+      describe: 'run every case twice and compare what it published (exit 3 if two runs differ)',
+    })
+    .example('$0 fuzz --runs 500 --kubelet legacy', 'find the races the fixes close');
 }
 
-function pathOption(value: unknown): string {
-  const text = String(value);
-  const problem = checkPath(text);
-  if (problem !== undefined) throw new InputError(`--path: ${problem}`);
-  return text;
+export function replayBuilder(y: Argv) {
+  return y
+    .option('seed', {
+      type: 'string',
+      requiresArg: true,
+      demandOption: true,
+      describe: 'the campaign seed the fuzzer printed',
+    })
+    .option('path', {
+      type: 'string',
+      requiresArg: true,
+      default: '0',
+      describe: 'the fast-check path: case index, then shrink steps',
+    })
+    .options(fixSelectionOptions)
+    .options(elideOption)
+    .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
+    .option('save', { type: 'string', describe: 'also write the case as a scenario file' })
+    .options(runFileOptions)
+    .example('$0 replay --seed 1 --path 0:0:0:1:6 --kubelet legacy', 'a fuzz case and its whole timeline');
 }
 
-/** A progress line on stderr, only when stderr is a terminal; `clear` wipes it. */
-function progressReporter(enabled: boolean): { update(text: string): void; clear(): void } {
-  let shown = false;
-  return {
-    update(text) {
-      if (!enabled) return;
-      process.stderr.write(`\r\x1b[2K${text}`);
-      shown = true;
-    },
-    clear() {
-      if (shown) process.stderr.write('\r\x1b[2K');
-      shown = false;
-    },
-  };
+export function mainBuilder(y: Argv) {
+  return y
+    .option('runs', {
+      type: 'string',
+      requiresArg: true,
+      default: '60',
+      describe: 'cases per campaign',
+    })
+    .option('seed', { type: 'string', requiresArg: true, default: '1', describe: 'campaign seed' })
+    .option('workers', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'worker threads (default: up to 4 CPUs)',
+    })
+    .options(elideOption)
+    .example('$0 main --runs 20 --workers 1', 'a shorter npm start');
 }
-
-// ---- replay -------------------------------------------------------------------------------------------
-
-interface ReplayArgs {
-  readonly seed: number;
-  readonly path: string;
-  readonly fixes: Fixes;
-  readonly json: boolean;
-  readonly save: string | undefined;
-  readonly color: boolean;
-}
-
-function replay(a: ReplayArgs, out: Out): number {
-  let scenario: ReturnType<typeof scenarioAt>;
-  try {
-    scenario = scenarioAt(a.seed, a.path);
-  } catch (err) {
-    // fast-check rejects a path its shrink tree does not have ("Unable to replay, got wrong path").
-    throw new InputError(
-      `--path: no fuzz case at seed ${a.seed} path ${a.path} (${(err as Error).message.split('\n')[0]})`,
-    );
-  }
-  if (a.save !== undefined) writeOutputFile(a.save, scenarioToYaml(scenario));
-  const start = wallClockMs();
-  const run = runGuarded(scenario, a.fixes, !a.json);
-  const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
-  if (!run.ok)
-    throw new Error(`the simulator failed on fuzz case --seed ${a.seed} --path ${a.path}:\n${run.error}`);
-  const result = run.result;
-  if (a.json) {
-    out(JSON.stringify({ ...resultToJson(result, wallMs), campaignSeed: a.seed, path: a.path }));
-  } else {
-    const c = new Chalk({ level: a.color ? 1 : 0 });
-    out(
-      `${c.bold(scenario.name)}  fuzz case --seed ${a.seed} --path ${a.path}  seed ${scenario.seed}  fixes ${a.fixes.label()}`,
-    );
-    for (const line of formatTimeline(result, { color: a.color })) out(line);
-    for (const v of result.violations) out(formatViolation(v, a.color));
-    const verdict =
-      result.violations.length === 0
-        ? c.green('no violations')
-        : c.red(`${result.violations.length} violation(s)`);
-    out(
-      `${verdict}  (${result.events} events, ${(result.virtualTimeMs / 1000).toFixed(3)}s virtual, ${wallMs}ms wall, ${result.outcome})`,
-    );
-    if (a.save !== undefined) out(`wrote ${a.save}`);
-  }
-  return result.violations.length === 0 ? EXIT.OK : EXIT.VIOLATION;
-}
-
-// ---- fuzz ---------------------------------------------------------------------------------------------
-
-interface FuzzArgs {
-  readonly seed: number;
-  readonly runs: number;
-  readonly fixes: Fixes;
-  readonly workers: number;
-  readonly shard: Shard | undefined;
-  readonly out: string;
-  readonly timeLimitMs: number | undefined;
-  readonly json: boolean;
-  readonly shrink: number;
-  readonly shrinkRuns: number;
-  readonly strict: boolean;
-  readonly oracle: boolean;
-  /** Also write a JUnit report here. */
-  readonly junit: string | undefined;
-  readonly checkDeterminism: boolean;
-  readonly color: boolean;
-}
-
-function writeFailure(dir: string, f: CampaignFailure): string {
-  const file = join(dir, f.fileName);
-  writeOutputFile(file, f.yaml, { mkdir: true });
-  return file;
-}
-
-// The text output is printed from the campaign's JSON lines, by `fuzz` and `merge` alike (one printer),
-// so a merge of shards prints what one machine prints.
-
-function printFailure(
-  f: FailureLine,
-  timeline: readonly string[],
-  seed: number,
-  fixes: Fixes,
-  color: boolean,
-  out: Out,
-): void {
-  const c = new Chalk({ level: color ? 1 : 0 });
-  const shrunk = f.minimal
-    ? `shrunk in ${f.shrinkRuns} runs to a minimal scenario`
-    : `shrunk in ${f.shrinkRuns} runs (budget or time limit reached: small, maybe not minimal)`;
-  const which =
-    f.closedBy === null
-      ? `first in case ${f.case}`
-      : `fix-sensitive (closed by ${f.closedBy} ${fixes.on(f.closedBy) ? 'off' : 'on'}), first in case ${f.case}`;
-  out('');
-  out(`${c.red.bold(f.invariant)}: ${which}, ${shrunk}:`);
-  if (f.error === undefined) {
-    for (const line of timeline) out(`  ${line}`);
-  } else {
-    out(`  the simulator threw:`);
-    for (const line of f.error.split('\n').slice(0, 12)) out(`    ${line}`);
-  }
-  if (!f.reproduces) {
-    out(c.red(`  the written file does NOT reproduce it when loaded again: a podrace bug, please report it`));
-  }
-  out(`  wrote ${f.file}`);
-  out('  replay it with either of:');
-  out(`    ${f.replay[0]}`);
-  out(`    ${replayCommand(seed, f.path, fixes, 'fuzz')}`);
-  out(`  (or print its whole timeline: ${f.replay[1]})`);
-}
-
-function printSummary(s: SummaryLine, fixes: Fixes, color: boolean, out: Out): void {
-  const c = new Chalk({ level: color ? 1 : 0 });
-  const shard = s.shard === null ? '' : `, shard ${s.shard}`;
-  out(`${c.bold('podrace fuzz')}  seed ${s.campaignSeed}  ${s.runs} cases${shard}  fixes ${fixes.label()}`);
-  const failing = s.failingCases;
-  const ran = `ran ${s.ran} of ${s.planned} case(s)`;
-  out(`${ran}: ${failing === 0 ? c.green('no violations') : c.red(`${failing} with violations`)}`);
-  if (s.stoppedByTimeLimit)
-    out(c.yellow(`stopped by --time-limit before cases ${s.ran} ... ${s.planned - 1} of this shard`));
-  if (s.maxEventsCases > 0)
-    out(c.yellow(`${s.maxEventsCases} case(s) hit the event budget before the horizon (a livelock?)`));
-  const kinds = Object.entries(s.invariants);
-  if (kinds.length === 0) return;
-  // Fix-sensitive finds first: what a switch decides is what the campaign is for.
-  const sensitive = kinds.filter(([, k]) => k.fixSensitive > 0);
-  if (sensitive.length > 0) {
-    out(c.bold('fix-sensitive (flipping one switch closes it: +id turned on, -id turned off):'));
-    for (const [kind, k] of sensitive) {
-      const by = Object.entries(k.closedBy)
-        .map(([id, n]) => `${isFixId(id) && fixes.on(id) ? '-' : '+'}${id} (${n})`)
-        .join(', ');
-      out(`  ${kind}: ${k.fixSensitive} case(s), first ${k.firstFixSensitiveCase}; closed by: ${by}`);
-    }
-  }
-  const width = Math.max(...kinds.map(([kind]) => kind.length), 9);
-  out(`  ${'invariant'.padEnd(width)}  cases  first case`);
-  for (const [kind, k] of kinds) {
-    const known = k.knownOpen > 0 ? `  (${k.knownOpen} explained by a known-open upstream hazard)` : '';
-    out(`  ${kind.padEnd(width)}  ${String(k.cases).padStart(5)}  ${k.firstCase}${known}`);
-  }
-  const unexplained = kinds.some(
-    ([kind, k]) => kind !== 'simulator-error' && kind !== 'nondeterminism' && k.cases > k.knownOpen,
-  );
-  if (!unexplained && !s.strict) {
-    out(c.green('every find is a known-open upstream hazard (docs/fuzzing.md); --strict fails on them too'));
-  }
-}
-
-/**
- * What `fuzz` prints without --json, and `merge`: the summary, each shrunk failure, the first simulator
- * errors. `timelines` replaces the failures' plain timelines (fuzz passes them in colour on a terminal).
- */
-export function printCampaignText(
-  lines: CampaignLines,
-  o: { readonly color: boolean; readonly timelines?: readonly (readonly string[])[] },
-  out: Out,
-): void {
-  const s = lines.summary;
-  const fixes = fixesOfRecord(s.fixes);
-  printSummary(s, fixes, o.color, out);
-  lines.failures.forEach((f, i) => {
-    printFailure(f, o.timelines?.[i] ?? f.timeline, s.campaignSeed, fixes, o.color, out);
-  });
-  for (const r of lines.cases.filter((l) => l.error !== undefined).slice(0, 3)) {
-    out('');
-    const what = r.outcome === 'nondeterministic' ? 'two runs differed' : 'the simulator threw';
-    out(`${what} in case ${r.case} (${replayCommand(s.campaignSeed, String(r.case), fixes)}):`);
-    for (const line of (r.error ?? '').split('\n').slice(0, 12)) out(`  ${line}`);
-  }
-  if (s.exitCode === EXIT.INTERNAL)
-    out('This is a bug in podrace. Please report it with the replay command above.');
-}
-
-async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
-  const start = wallClockMs();
-  const progress = progressReporter(process.stderr.isTTY === true);
-  let failing = 0;
-  const planned = shardCases(a.runs, a.shard).length;
-  const report = await runCampaign({
-    seed: a.seed,
-    runs: a.runs,
-    fixes: a.fixes,
-    shard: a.shard,
-    workers: a.workers,
-    shrink: a.shrink,
-    shrinkRuns: a.shrinkRuns,
-    oracle: a.oracle,
-    checkDeterminism: a.checkDeterminism,
-    now: wallClockMs,
-    ...(a.timeLimitMs === undefined
-      ? {}
-      : { shouldStop: () => wallClockMs() - start >= (a.timeLimitMs ?? 0) }),
-    onChunk: (done, results) => {
-      failing += results.filter((r) => r.fired.length > 0 || r.error !== null).length;
-      progress.update(`fuzz: ${done}/${planned} cases, ${failing} with violations`);
-    },
-    onShrink: (kind, index) => progress.update(`fuzz: shrinking case ${index} (${kind}) ...`),
-  });
-  progress.clear();
-  const files = report.failures.map((f) => writeFailure(a.out, f));
-  const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
-  const lines = campaignLines(report, {
-    files,
-    wallMs,
-    version: podraceVersion(),
-    shrink: a.shrink,
-    shrinkRuns: a.shrinkRuns,
-    strict: a.strict,
-  });
-  if (a.junit !== undefined) {
-    const { campaignJUnit, junitXml } = await import('../report/junit.js');
-    const cases = report.results.map((r) => caseLine(r, a.seed, a.fixes));
-    writeOutputFile(a.junit, junitXml([campaignJUnit(lines, cases)]));
-  }
-
-  if (a.json) {
-    for (const line of jsonLines(lines)) out(line);
-  } else {
-    const timelines = a.color
-      ? report.failures.map((f) =>
-          f.run.ok ? formatTimeline(f.run.result, { color: true, limit: FAILURE_TIMELINE_LINES }) : [],
-        )
-      : undefined;
-    printCampaignText(lines, { color: a.color, ...(timelines === undefined ? {} : { timelines }) }, out);
-    const threads = report.threads === 0 ? 'in-process' : `${report.threads} worker threads`;
-    process.stderr.write(
-      `fuzz: ${report.results.length} case(s) in ${(wallMs / 1000).toFixed(1)}s wall (${rate(report.results.length, wallMs)} cases/s, ${threads})\n`,
-    );
-  }
-  return lines.summary.exitCode;
-}
-
-function rate(cases: number, wallMs: number): string {
-  return wallMs <= 0 ? '-' : (cases / (wallMs / 1000)).toFixed(1);
-}
-
-// ---- main (npm start) ---------------------------------------------------------------------------------
-
-interface MainArgs {
-  readonly seed: number;
-  readonly runs: number;
-  readonly workers: number;
-  readonly color: boolean;
-}
-
-async function mainJob(a: MainArgs, out: Out): Promise<number> {
-  const c = new Chalk({ level: a.color ? 1 : 0 });
-  out(c.bold('1. bundled scenarios (podrace verify scenarios/)'));
-  const scenarios = scenarioFiles(['scenarios']).map((f) => loadScenarioFile(f));
-  const rows = verifyScenarios(scenarios);
-  for (const line of formatVerifyTable(rows, a.color)) out(line);
-  const claimsFailed = rows.filter((r) => !r.claim.pass).length;
-
-  out('');
-  out(c.bold(`2. fuzz: ${a.runs} generated cases (seed ${a.seed}) against the legacy and the fixed kubelet`));
-  const progress = progressReporter(process.stderr.isTTY === true);
-  const campaign = async (label: string, fixes: Fixes) => {
-    const start = wallClockMs();
-    const rep = await runCampaign({
-      seed: a.seed,
-      runs: a.runs,
-      fixes,
-      workers: a.workers,
-      shrink: 0,
-      now: wallClockMs,
-      onChunk: (done) => progress.update(`fuzz ${label}: ${done}/${a.runs} cases`),
-    });
-    progress.clear();
-    process.stderr.write(
-      `fuzz ${label}: ${rep.results.length} cases in ${((wallClockMs() - start) / 1000).toFixed(1)}s wall\n`,
-    );
-    return rep;
-  };
-  const legacy = await campaign('legacy', Fixes.none());
-  const fixed = await campaign('fixed', Fixes.all());
-
-  const count = (rep: CampaignReport, id: InvariantId) =>
-    rep.results.filter((r) => r.fired.includes(id)).length;
-  const unexplained = (rep: CampaignReport, id: InvariantId) =>
-    rep.results.filter((r) => r.fired.includes(id) && !r.knownOpen.includes(id));
-  const width = Math.max(...INVARIANT_IDS.map((id) => id.length));
-  out(`${'invariant'.padEnd(width)}  legacy  fixed  verdict`);
-  let fixedViolations = 0;
-  for (const id of INVARIANT_IDS) {
-    const l = count(legacy, id);
-    const f = count(fixed, id);
-    const bad = unexplained(fixed, id);
-    let verdict: string;
-    if (bad.length > 0) {
-      fixedViolations += bad.length;
-      const first = bad[0]?.index ?? 0;
-      verdict = c.red(
-        `VIOLATED with every fix on (first: ${replayCommand(a.seed, String(first), fixed.fixes)})`,
-      );
-    } else if (f > 0) verdict = c.yellow('fires with every fix on, only as a known-open upstream hazard');
-    else if (l > 0) verdict = c.green('reproduces without fixes, prevented with them');
-    else verdict = c.dim('not reached by this campaign');
-    out(
-      `${id.padEnd(width)}  ${`${l}/${legacy.results.length}`.padStart(6)}  ${`${f}/${fixed.results.length}`.padStart(5)}  ${verdict}`,
-    );
-  }
-  const errors = [...legacy.results, ...fixed.results].filter((r) => r.error !== null).length;
-  out('');
-  const problems: string[] = [];
-  if (claimsFailed > 0) problems.push(`${claimsFailed} scenario claim(s) failed`);
-  if (fixedViolations > 0)
-    problems.push(`${fixedViolations} violation(s) with every fix on that no known-open hazard explains`);
-  if (errors > 0) problems.push(`the simulator threw in ${errors} case(s)`);
-  out(
-    problems.length === 0
-      ? c.green('all claims hold; the fixed kubelet violates nothing unexpected')
-      : c.red(problems.join('; ')),
-  );
-  if (errors > 0) return EXIT.INTERNAL;
-  return problems.length === 0 ? EXIT.OK : EXIT.VIOLATION;
-}
-
-// ---- registration -------------------------------------------------------------------------------------
 
 export function registerFuzzCommands(parser: Argv, setExit: (code: number) => void): void {
   parser
     .command(
       'fuzz',
       'Generate scenarios with fast-check, run them, shrink and save the first failure',
-      (y) =>
-        y
-          .option('runs', {
-            type: 'string',
-            requiresArg: true,
-            default: '200',
-            describe: 'cases in the campaign (all shards together)',
-          })
-          .option('seed', {
-            type: 'string',
-            requiresArg: true,
-            default: '1',
-            describe: 'campaign seed (decimal or 0x-hex uint32)',
-          })
-          .options(fixSelectionOptions)
-          .options(elideOption)
-          .option('workers', {
-            type: 'string',
-            requiresArg: true,
-            default: '1',
-            describe: 'worker threads (built code only; see docs/fuzzing.md)',
-          })
-          .option('shard', {
-            type: 'string',
-            requiresArg: true,
-            describe: 'run only shard I/N (1-based; /N takes I from JOB_COMPLETION_INDEX)',
-          })
-          .option('out', {
-            type: 'string',
-            requiresArg: true,
-            default: 'podrace-failures',
-            describe: 'folder for the minimal failing scenarios',
-          })
-          .option('time-limit', {
-            type: 'string',
-            requiresArg: true,
-            describe: 'stop starting new cases after this wall time (e.g. 60s)',
-          })
-          .option('json', {
-            type: 'boolean',
-            default: false,
-            describe: 'JSON lines: failing cases, failures, a summary',
-          })
-          .option('path', {
-            type: 'string',
-            requiresArg: true,
-            describe: 'replay one case (as podrace replay) instead of a campaign',
-          })
-          .option('shrink', {
-            type: 'string',
-            default: '1',
-            describe: 'shrink and save the first failing case of this many invariants',
-          })
-          .option('shrink-runs', {
-            type: 'string',
-            default: String(DEFAULT_SHRINK_RUNS),
-            describe: 'simulator runs per shrink',
-          })
-          .option('strict', {
-            type: 'boolean',
-            default: false,
-            describe: 'fail (exit 1) on known-open upstream hazards too',
-          })
-          .option('oracle', {
-            type: 'boolean',
-            default: true,
-            describe: 're-run each failing case with each fix switch flipped (--no-oracle: skip)',
-          })
-          .option('junit', {
-            type: 'string',
-            requiresArg: true,
-            describe: 'also write a JUnit XML report to this file (one test case per case)',
-          })
-          .option('check-determinism', {
-            type: 'boolean',
-            default: false,
-            describe: 'run every case twice and compare what it published (exit 3 if two runs differ)',
-          }),
-      async (argv) => {
-        const fixes = fixesOption(argv.kubelet, argv.fix);
-        const seed = seedOption(argv.seed);
-        const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
-        if (argv.path !== undefined) {
-          setExit(
-            replay(
-              { seed, path: pathOption(argv.path), fixes, json: argv.json, save: undefined, color },
-              stdoutLine,
-            ),
-          );
-          return;
-        }
-        const args: FuzzArgs = {
-          seed,
-          runs: positiveIntOption(argv.runs, '--runs'),
-          fixes,
-          workers: positiveIntOption(argv.workers, '--workers'),
-          shard: argv.shard === undefined ? undefined : shardOption(argv.shard, process.env),
-          out: String(argv.out),
-          timeLimitMs:
-            argv['time-limit'] === undefined ? undefined : durationOption(argv['time-limit'], '--time-limit'),
-          json: argv.json,
-          shrink: nonNegativeIntOption(argv.shrink, '--shrink'),
-          shrinkRuns: positiveIntOption(argv['shrink-runs'], '--shrink-runs'),
-          strict: argv.strict,
-          oracle: argv.oracle,
-          junit: argv.junit,
-          checkDeterminism: argv['check-determinism'],
-          color,
-        };
-        setExit(await fuzz(args, stdoutLine));
-      },
+      fuzzBuilder,
+      async (argv) => setExit(await (await import('./fuzzRun.js')).fuzzCommand(argv)),
     )
     .command(
       'replay',
       'Re-create one fuzz case from its seed and path, run it and print its full timeline',
-      (y) =>
-        y
-          .option('seed', {
-            type: 'string',
-            requiresArg: true,
-            demandOption: true,
-            describe: 'the campaign seed the fuzzer printed',
-          })
-          .option('path', {
-            type: 'string',
-            requiresArg: true,
-            default: '0',
-            describe: 'the fast-check path: case index, then shrink steps',
-          })
-          .options(fixSelectionOptions)
-          .options(elideOption)
-          .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
-          .option('save', { type: 'string', describe: 'also write the case as a scenario file' }),
-      (argv) => {
-        const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
-        setExit(
-          replay(
-            {
-              seed: seedOption(argv.seed),
-              path: pathOption(argv.path),
-              fixes: fixesOption(argv.kubelet, argv.fix),
-              json: argv.json,
-              save: argv.save,
-              color,
-            },
-            stdoutLine,
-          ),
-        );
-      },
+      replayBuilder,
+      async (argv) => setExit((await import('./fuzzRun.js')).replayCli(argv)),
     )
     .command(
       'main',
       'What `npm start` runs: verify the bundled scenarios, fuzz the legacy and the fixed kubelet, compare',
-      (y) =>
-        y
-          .option('runs', {
-            type: 'string',
-            requiresArg: true,
-            default: '60',
-            describe: 'cases per campaign',
-          })
-          .options(elideOption)
-          .option('seed', { type: 'string', requiresArg: true, default: '1', describe: 'campaign seed' })
-          .option('workers', {
-            type: 'string',
-            requiresArg: true,
-            describe: 'worker threads (default: up to 4 CPUs)',
-          }),
-      async (argv) => {
-        const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
-        setExit(
-          await mainJob(
-            {
-              seed: seedOption(argv.seed),
-              runs: positiveIntOption(argv.runs, '--runs'),
-              workers:
-                argv.workers === undefined
-                  ? Math.min(4, availableParallelism())
-                  : positiveIntOption(argv.workers, '--workers'),
-              color,
-            },
-            stdoutLine,
-          ),
-        );
-      },
+      mainBuilder,
+      async (argv) => setExit(await (await import('./fuzzRun.js')).mainCommand(argv)),
     );
 }

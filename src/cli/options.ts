@@ -1,7 +1,15 @@
 // Parsing and validation of the flags shared by several commands. Every bad value is an InputError
 // (exit 2) naming the flag and what was expected; nothing here touches the simulation.
-import { FIX_IDS, Fixes, type FixId, isFixId, isKubeletName, KUBELET_NAMES } from '../fixes.js';
-import { parseDurationMs, parseSeed } from '../sim/index.js';
+import {
+  FIX_IDS,
+  Fixes,
+  type FixId,
+  isFixId,
+  isKubeletName,
+  KUBELET_NAMES,
+  type KubeletName,
+} from '../fixes.js';
+import { parseDurationMs, parseSeed } from '../sim/units.js';
 import { InputError } from './errors.js';
 
 export function seedOption(value: unknown, flag = '--seed'): number {
@@ -24,11 +32,25 @@ export function durationOption(value: unknown, flag: string): number {
   return r.value;
 }
 
-/** `--kubelet fixed|legacy|<release>` then each `--fix ID=on|off` in order. */
+/**
+ * `all` and `none` are what output headers and claims (`fixes: all`, `fixes: none`) call `fixed` and
+ * `legacy`, so the CLI takes those words too.
+ */
+export const KUBELET_ALIASES = { all: 'fixed', none: 'legacy' } as const satisfies Record<
+  string,
+  KubeletName
+>;
+
+/** `--kubelet fixed|legacy|all|none|<release>` then each `--fix ID=on|off` in order. */
 export function fixesOption(kubelet: unknown, fix: unknown): Fixes {
-  const name = kubelet === undefined ? 'fixed' : String(kubelet);
+  const given = kubelet === undefined ? 'fixed' : String(kubelet);
+  const name = Object.hasOwn(KUBELET_ALIASES, given)
+    ? KUBELET_ALIASES[given as keyof typeof KUBELET_ALIASES]
+    : given;
   if (!isKubeletName(name))
-    throw new InputError(`--kubelet: expected one of ${KUBELET_NAMES.join(', ')}, got "${name}"`);
+    throw new InputError(
+      `--kubelet: expected one of ${[...KUBELET_NAMES, ...Object.keys(KUBELET_ALIASES)].join(', ')}, got "${name}"`,
+    );
   let fixes = Fixes.of(name);
   const items = fix === undefined ? [] : Array.isArray(fix) ? fix : [fix];
   for (const item of items) {
@@ -64,7 +86,6 @@ export function shardOption(value: unknown, env: NodeJS.ProcessEnv): { index: nu
   return { index, count };
 }
 
-/** `--kubelet fixed|legacy` and repeatable `--fix ID=on|off`, shared by run, fuzz and replay (see fixesOption). */
 /** `--no-elide`: run every round of the polling loops, the plain way (same results, more events). */
 export const elideOption = {
   elide: {
@@ -74,17 +95,24 @@ export const elideOption = {
   },
 } as const;
 
+/** `--kubelet fixed|legacy` and repeatable `--fix ID=on|off`, shared by run, fuzz and replay (see fixesOption). */
 export const fixSelectionOptions = {
   kubelet: {
     type: 'string',
     requiresArg: true,
-    choices: KUBELET_NAMES,
-    describe: 'all fixes on (fixed), all off (legacy), or a release: every fix as its last patch shipped it',
+    choices: [...KUBELET_NAMES, ...Object.keys(KUBELET_ALIASES)],
+    describe:
+      'every fix on (fixed, also all; the default), every fix off (legacy, also none), or a release: every fix as its last patch shipped it',
   },
   fix: {
     type: 'string',
     requiresArg: true,
     array: true,
-    describe: 'toggle one fix: ID=on|off (repeatable)',
+    describe: 'toggle one fix after --kubelet: ID=on|off (repeatable; `podrace list fixes` lists the IDs)',
   },
 } as const;
+
+/** `--max-events N`: undefined when not given (the budget is then sized from the scenario). */
+export function maxEventsOption(value: unknown): number | undefined {
+  return value === undefined ? undefined : positiveIntOption(value, '--max-events');
+}

@@ -35,6 +35,12 @@ export function podCreatedFields(pod: Pod): {
   };
 }
 
+/**
+ * What a DELETE did: removed the object, set or shortened its graceful deletion, changed nothing (a
+ * graceful deletion with at most this grace is already pending), or found no such pod.
+ */
+export type DeleteOutcome = 'deleted' | 'updated' | 'pending' | 'notFound';
+
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export type WatchHandler = (type: WatchEventType, pod: Pod) => void;
 export type NodeWatchHandler = (type: WatchEventType, node: Node) => void;
@@ -105,8 +111,14 @@ export class APIServer {
 
   // ---- user-facing (kubectl) ----
 
+  /**
+   * The world creates a pod only once its name is free (podByName): the registry store's Create would
+   * answer AlreadyExists (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go, Create).
+   */
   createPod(input: Pod): void {
     if (this.pods.has(input.metadata.uid)) throw new AssertionError(`pod uid ${input.metadata.uid} exists`);
+    if (this.byName(input.metadata.namespace, input.metadata.name) !== undefined)
+      throw new AssertionError(`pods "${input.metadata.name}" already exists`);
     // rest.FillObjectMetaSystemFields sets CreationTimestamp = now; stored and watched in whole seconds.
     const pod: Pod = {
       ...input,
@@ -129,7 +141,7 @@ export class APIServer {
   }
 
   /** `kubectl delete` (gracePeriodSeconds undefined: the pod's own terminationGracePeriodSeconds). */
-  deletePodGracefully(uid: UID, gracePeriodSeconds?: number): boolean {
+  deletePodGracefully(uid: UID, gracePeriodSeconds?: number): DeleteOutcome {
     return this.deletePod(uid, gracePeriodSeconds, 'user');
   }
 
@@ -138,7 +150,7 @@ export class APIServer {
    * grace 0 the object is first updated with deletionTimestamp and deletionGracePeriodSeconds = 0 (a
    * MODIFIED event), then removed (DELETED), whatever still runs on the node.
    */
-  forceDeletePod(uid: UID): boolean {
+  forceDeletePod(uid: UID): DeleteOutcome {
     return this.deletePod(uid, 0, 'user');
   }
 
@@ -153,12 +165,16 @@ export class APIServer {
    * finalizers and no preconditions are modelled. The simulator's deletionTimestamp is the instant of the
    * first request, not upstream's now + grace; a shortening keeps it, as upstream's `old - old grace + new`
    * keeps the deadline arithmetic consistent. A user's request is published as apiPodDeletionRequested;
-   * the kubelet's final delete is not a new request. Returns false if the pod does not exist.
+   * the kubelet's final delete is not a new request. Returns what the request did (DeleteOutcome).
    */
-  private deletePod(uid: UID, requestedGraceSeconds: number | undefined, by: 'user' | 'kubelet'): boolean {
+  private deletePod(
+    uid: UID,
+    requestedGraceSeconds: number | undefined,
+    by: 'user' | 'kubelet',
+  ): DeleteOutcome {
     const removedBy = by === 'user' ? 'user-force' : 'kubelet';
     const pod = this.pods.get(uid);
-    if (pod === undefined) return false;
+    if (pod === undefined) return 'notFound';
     // Negative values will be treated as the value `1s` on the delete path.
     const requested =
       requestedGraceSeconds !== undefined && requestedGraceSeconds < 0 ? 1 : requestedGraceSeconds;
@@ -169,10 +185,10 @@ export class APIServer {
       if (current === undefined || current === 0) {
         // An earlier update to 0 whose delete did not happen: delete immediately.
         this.remove(pod, removedBy);
-        return true;
+        return 'deleted';
       }
       // Only a shorter grace period may be provided by a user; otherwise graceful deletion is pending.
-      if (requested === undefined || requested >= current) return true;
+      if (requested === undefined || requested >= current) return 'pending';
       grace = requested;
     } else {
       // CheckGracefulDelete: the user's value, else the spec's (0 if unset); a pod that is already
@@ -200,8 +216,19 @@ export class APIServer {
       });
     }
     this.notify('MODIFIED', updated);
-    if (grace === 0) this.remove(updated, removedBy);
-    return true;
+    if (grace === 0) {
+      this.remove(updated, removedBy);
+      return 'deleted';
+    }
+    return 'updated';
+  }
+
+  /**
+   * The pod (or mirror pod) that holds a name: a create of that name fails with AlreadyExists until it is
+   * gone (the registry store's Create, "object is being deleted" while it terminates).
+   */
+  podByName(namespace: string, name: string): Pod | undefined {
+    return this.byName(namespace, name);
   }
 
   getPodByUID(uid: UID): Pod | undefined {

@@ -441,7 +441,9 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
       const previous = name === undefined ? undefined : holderOf.get(name);
       if (name !== undefined && previous !== undefined) {
         // A pod created again under the same name: the same node and kind (a manifest re-added, a
-        // StatefulSet-like replacement), the races of UID reuse and static-pod fullnames.
+        // StatefulSet-like replacement), the races of UID reuse and static-pod fullnames. The case stays
+        // valid whatever the timing: an API pod's replacement waits until the old object is gone
+        // (AlreadyExists, src/cluster/podNameWaiters.ts), as the StatefulSet controller does.
         p.name = name;
         p.node = previous.node;
         p.isStatic = previous.isStatic;

@@ -4,20 +4,23 @@
 // of failure (in case order) is shrunk with fast-check, written back as YAML, loaded again and re-run to
 // prove the file reproduces it. Pure with respect to the outside world (no clock, no files): the CLI
 // injects the clock (time limit, progress) and writes the files.
-import { FIX_IDS, Fixes, type FixId, KUBELET_NAMES } from '../fixes.js';
+import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { type ViolationJson, violationToJson } from '../report/json.js';
+import { elisionDefault } from '../scenario/elisionDefault.js';
 import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
-import { elisionDefault, type RunResult } from '../scenario/run.js';
-import type { ClaimFixes, Scenario } from '../scenario/types.js';
+import type { RunResult } from '../scenario/run.js';
+import type { Scenario } from '../scenario/types.js';
 import type { StopReason } from '../sim/index.js';
 import { nondeterminismError, runDigest } from './determinism.js';
+import { claimFixesOf, fixFlags, replayCommand } from './fixFlags.js';
 import { type ClosedBy, closingSwitches } from './oracle.js';
 import { runPool, type WorkerSetup } from './pool.js';
 import {
   DEFAULT_SHRINK_RUNS,
   type FailureKind,
   type GuardedRun,
+  MAX_RUNS,
   runGuarded,
   type ShrinkOutcome,
   scenariosOfCases,
@@ -60,13 +63,22 @@ export interface Shard {
   readonly count: number;
 }
 
-/** The case indices of a campaign of `runs` cases that belong to `shard` (all of them without one). */
-export function shardCases(runs: number, shard?: Shard): number[] {
-  const out: number[] = [];
+/**
+ * The cases of a campaign of `runs` cases that belong to `shard` (all of them without one), without
+ * listing them: memory must not depend on --runs. Position p of the shard is case first + p * count.
+ */
+export interface CaseRange {
+  /** How many cases the shard has. */
+  readonly size: number;
+  /** The case index at position `p` (0 <= p < size). */
+  caseAt(p: number): number;
+}
+
+export function shardRange(runs: number, shard?: Shard): CaseRange {
   const count = shard?.count ?? 1;
   const first = (shard?.index ?? 1) - 1;
-  for (let i = first; i < runs; i += count) out.push(i);
-  return out;
+  const size = first >= runs ? 0 : Math.floor((runs - 1 - first) / count) + 1;
+  return { size, caseAt: (p) => first + p * count };
 }
 
 function outcomeOf(
@@ -149,27 +161,7 @@ export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): Case
 
 // ---- replay flags and claims ------------------------------------------------------------------------------
 
-/** The shortest `--kubelet` / `--fix` flags that select `fixes` (none for the default, all fixes on). */
-export function fixFlags(fixes: Fixes): string[] {
-  const c = claimFixesOf(fixes);
-  const flags = c.kubelet === 'fixed' ? [] : [`--kubelet ${c.kubelet}`];
-  for (const id of c.off) flags.push(`--fix ${id}=off`);
-  for (const id of c.on) flags.push(`--fix ${id}=on`);
-  return flags;
-}
-
-/** A claim's fix set for `fixes`: the kubelet (fixed, legacy or a release) with the fewest toggles. */
-export function claimFixesOf(fixes: Fixes): ClaimFixes {
-  let best: ClaimFixes | undefined;
-  for (const kubelet of KUBELET_NAMES) {
-    const base = Fixes.of(kubelet);
-    const off = FIX_IDS.filter((id) => base.on(id) && !fixes.on(id));
-    const on = FIX_IDS.filter((id) => !base.on(id) && fixes.on(id));
-    if (best === undefined || off.length + on.length < best.off.length + best.on.length)
-      best = { kubelet, off, on };
-  }
-  return best ?? { kubelet: 'fixed', off: [], on: [] };
-}
+export { claimFixesOf, fixFlags, PODRACE_COMMAND, replayCommand } from './fixFlags.js';
 
 // ---- the campaign -----------------------------------------------------------------------------------------
 
@@ -192,6 +184,8 @@ export interface CampaignOptions {
   readonly now?: () => number;
   /** Run the differential oracle on every failing case (default true). */
   readonly oracle?: boolean;
+  /** Lets the host's event loop run between chunks and shrink steps (signals); see PoolOptions. */
+  readonly yieldToHost?: () => Promise<void>;
   /** Run every case twice and compare digests (--check-determinism). */
   readonly checkDeterminism?: boolean;
   /** Where the worker script is (null: run in this thread); default: beside pool.js when built. */
@@ -333,7 +327,7 @@ export function failureFileName(kind: FailureKind, seed: number, caseIndex: numb
  * `closedBy` (a switch whose flip closed `kind` in that case) every shrink step must keep it closed, and
  * the file gets a second claim: the same run with that switch flipped, without `kind`.
  */
-export function minimalFailure(
+export async function minimalFailure(
   seed: number,
   caseIndex: number,
   fixes: Fixes,
@@ -342,10 +336,11 @@ export function minimalFailure(
     shrinkRuns?: number | undefined;
     shouldStop?: (() => boolean) | undefined;
     closedBy?: FixId | undefined;
+    yieldToHost?: (() => Promise<void>) | undefined;
   } = {},
-): CampaignFailure {
+): Promise<CampaignFailure> {
   const flipped = o.closedBy === undefined ? undefined : fixes.with(o.closedBy, !fixes.on(o.closedBy));
-  const shrink = shrinkCase({
+  const shrink = await shrinkCase({
     seed,
     path: String(caseIndex),
     fixes,
@@ -353,6 +348,7 @@ export function minimalFailure(
     maxRuns: o.shrinkRuns ?? DEFAULT_SHRINK_RUNS,
     ...(o.shouldStop === undefined ? {} : { shouldStop: o.shouldStop }),
     ...(flipped === undefined ? {} : { closedWith: flipped }),
+    ...(o.yieldToHost === undefined ? {} : { yieldToHost: o.yieldToHost }),
   });
   const fileName = failureFileName(kind, seed, caseIndex);
   const firedWith = (f: Fixes): InvariantId[] | undefined => {
@@ -374,7 +370,7 @@ export function minimalFailure(
     description: [
       `Found by podrace fuzz --seed ${seed} ${fixFlags(fixes).join(' ')} (case ${caseIndex}), shrunk by fast-check`,
       `to path ${shrink.path}: with fixes ${fixes.label()}, ${what}.${closing}`,
-      `Replay: podrace replay --seed ${seed} --path ${shrink.path} ${fixFlags(fixes).join(' ')}`,
+      `Replay: ${replayCommand(seed, shrink.path, fixes)}`,
     ]
       .join(' ')
       .replace(/ {2,}/g, ' ')
@@ -409,7 +405,10 @@ export function minimalFailure(
 }
 
 export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
-  const cases = shardCases(o.runs, o.shard);
+  if (!Number.isSafeInteger(o.runs) || o.runs < 1 || o.runs > MAX_RUNS) {
+    throw new Error(`runCampaign: runs must be 1 ... ${MAX_RUNS}, got ${o.runs}`);
+  }
+  const cases = shardRange(o.runs, o.shard);
   const setup: WorkerSetup = {
     seed: o.seed,
     fixes: FIX_IDS.filter((id) => o.fixes.on(id)),
@@ -427,6 +426,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     ...(o.onChunk === undefined ? {} : { onChunk: o.onChunk }),
     ...(o.now === undefined ? {} : { now: o.now }),
     ...(o.workerUrl === undefined ? {} : { workerUrl: o.workerUrl }),
+    ...(o.yieldToHost === undefined ? {} : { yieldToHost: o.yieldToHost }),
   });
   const kinds = kindStats(pool.results);
   const failures: CampaignFailure[] = [];
@@ -438,10 +438,11 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
         ? undefined
         : outcome?.closedBy?.[pick.kind]?.[0];
     failures.push(
-      minimalFailure(o.seed, pick.caseIndex, o.fixes, pick.kind, {
+      await minimalFailure(o.seed, pick.caseIndex, o.fixes, pick.kind, {
         shrinkRuns: o.shrinkRuns,
         shouldStop: o.shouldStop,
         closedBy: closing,
+        yieldToHost: o.yieldToHost,
       }),
     );
   }
@@ -450,7 +451,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     runs: o.runs,
     shard: o.shard,
     fixes: o.fixes,
-    planned: cases.length,
+    planned: cases.size,
     results: pool.results,
     stopped: pool.stopped,
     threads: pool.threads,

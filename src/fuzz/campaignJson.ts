@@ -15,6 +15,8 @@ import {
   type CaseOutcome,
   fixFlags,
   type KindStats,
+  PODRACE_COMMAND,
+  replayCommand,
   type Shard,
 } from './campaign.js';
 import type { ClosedBy } from './oracle.js';
@@ -23,7 +25,7 @@ import { caseName, type FailureKind } from './shrink.js';
 /** At most this many lines of a shrunk failure's timeline are shown (the window around the violation). */
 export const FAILURE_TIMELINE_LINES = 80;
 
-/** One case in which an invariant fired (or the simulator threw): SPEC section 6 plus the case fields. */
+/** One case in which an invariant fired (or the simulator threw): the `run --json` object plus the case fields. */
 export interface CaseLine {
   readonly scenario: string;
   readonly seed: number;
@@ -90,6 +92,7 @@ export interface SummaryLine {
   /** Cases in this shard. */
   readonly planned: number;
   readonly ran: number;
+  /** stoppedBy === 'time-limit' (kept for readers of the first version of these lines). */
   readonly stoppedByTimeLimit: boolean;
   readonly failingCases: number;
   /** Per kind of failure, in order of first appearance (case order). */
@@ -106,7 +109,12 @@ export interface SummaryLine {
   readonly maxEventsCases: number;
   /** --strict: known-open hazards fail the campaign too. */
   readonly strict: boolean;
+  /** What stopped the campaign before every case of the shard ran, or null. */
+  readonly stoppedBy: StopCause | null;
 }
+
+/** Why a campaign stopped starting cases early. */
+export type StopCause = 'time-limit' | 'SIGINT' | 'SIGTERM';
 
 export interface CampaignLines {
   readonly cases: readonly CaseLine[];
@@ -114,15 +122,7 @@ export interface CampaignLines {
   readonly summary: SummaryLine;
 }
 
-/** `podrace fuzz|replay --seed S --path P` plus the fix flags, as one command line. */
-export function replayCommand(
-  seed: number,
-  path: string,
-  fixes: Fixes,
-  command: 'fuzz' | 'replay' = 'replay',
-): string {
-  return [`podrace ${command}`, `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
-}
+export { PODRACE_COMMAND, replayCommand } from './campaign.js';
 
 /** `"I/N"`, or null without a shard. */
 export function shardLabel(shard: Shard | undefined): string | null {
@@ -186,7 +186,10 @@ export function failureLine(f: CampaignFailure, file: string, seed: number, fixe
     shrinkRuns: f.shrink.runs,
     minimal: !f.shrink.cutShort,
     violations: f.run.ok ? f.run.result.violations.map(violationToJson) : [],
-    replay: [['podrace run', file, ...fixFlags(fixes)].join(' '), replayCommand(seed, f.shrink.path, fixes)],
+    replay: [
+      [`${PODRACE_COMMAND} run`, file, ...fixFlags(fixes)].join(' '),
+      replayCommand(seed, f.shrink.path, fixes),
+    ],
     timeline: f.run.ok ? formatTimeline(f.run.result, { color: false, limit: FAILURE_TIMELINE_LINES }) : [],
     ...(f.run.ok ? {} : { error: f.run.error }),
   };
@@ -209,17 +212,22 @@ export function invariantsRecord(kinds: readonly KindStats[]): Record<string, In
 
 /**
  * 3 if the simulator threw or a written file does not reproduce; else 1 if some case fired an invariant
- * that no known-open upstream hazard explains (with `strict`, any invariant at all); else 0, so a CI job
- * can gate on the fixed kubelet while the known-open hazards are listed in its output.
+ * that no known-open upstream hazard explains (with `strict`, any invariant at all), if a case was cut
+ * short by its event budget, or if no case ran at all (nothing was checked); else 0, so a CI job can gate
+ * on the fixed kubelet while the known-open hazards are listed in its output.
  */
 export function campaignExitCode(
   cases: readonly CaseLine[],
   failures: readonly FailureLine[],
   strict: boolean,
+  ran: number,
 ): number {
   if (cases.some((c) => c.error !== undefined) || failures.some((f) => !f.reproduces)) return EXIT.INTERNAL;
+  if (ran === 0) return EXIT.VIOLATION;
   const unexplained = cases.some((c) => c.fired.some((id) => strict || !c.knownOpen.includes(id)));
-  return unexplained ? EXIT.VIOLATION : EXIT.OK;
+  // A case cut short by the event budget checked nothing after that point: never a pass.
+  const cutShort = cases.some((c) => c.outcome === 'max-events');
+  return unexplained || cutShort ? EXIT.VIOLATION : EXIT.OK;
 }
 
 /** Everything a summary line says, whoever counted it (one run, or merge over shards). */
@@ -230,7 +238,7 @@ export interface SummaryFacts {
   readonly fixes: Record<FixId, boolean>;
   readonly planned: number;
   readonly ran: number;
-  readonly stopped: boolean;
+  readonly stoppedBy: StopCause | null;
   readonly maxEventsCases: number;
   readonly kinds: readonly KindStats[];
   readonly wallMs: number;
@@ -254,17 +262,18 @@ export function linesOf(
     fixes: s.fixes,
     planned: s.planned,
     ran: s.ran,
-    stoppedByTimeLimit: s.stopped,
+    stoppedByTimeLimit: s.stoppedBy === 'time-limit',
     failingCases: cases.length,
     invariants: invariantsRecord(s.kinds),
     files: failures.map((f) => f.file),
-    exitCode: campaignExitCode(cases, failures, s.strict),
+    exitCode: campaignExitCode(cases, failures, s.strict, s.ran),
     wallMs: s.wallMs,
     version: s.version,
     shrink: s.shrink,
     shrinkRuns: s.shrinkRuns,
     maxEventsCases: s.maxEventsCases,
     strict: s.strict,
+    stoppedBy: s.stoppedBy,
   };
   return { cases, failures, summary };
 }
@@ -279,10 +288,12 @@ export function campaignLines(
     readonly shrink: number;
     readonly shrinkRuns: number;
     readonly strict: boolean;
+    /** Default: the time limit when the report says it stopped. */
+    readonly stoppedBy?: StopCause | null;
   },
 ): CampaignLines {
   const cases = report.results
-    .filter((r) => r.fired.length > 0 || r.error !== null)
+    .filter((r) => r.fired.length > 0 || r.error !== null || r.outcome === 'max-events')
     .map((r) => caseLine(r, report.seed, report.fixes));
   const failures = report.failures.map((f, i) =>
     failureLine(f, o.files[i] ?? f.fileName, report.seed, report.fixes),
@@ -295,7 +306,7 @@ export function campaignLines(
       fixes: report.fixes.toRecord(),
       planned: report.planned,
       ran: report.results.length,
-      stopped: report.stopped,
+      stoppedBy: o.stoppedBy ?? (report.stopped ? 'time-limit' : null),
       maxEventsCases: report.results.filter((r) => r.outcome === 'max-events').length,
       kinds: report.kinds,
       wallMs: o.wallMs,

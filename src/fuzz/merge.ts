@@ -12,7 +12,7 @@
 // budget is counted in runs), so its failure line is the campaign's.
 import { z } from 'zod';
 import { FIX_IDS } from '../fixes.js';
-import { failurePicks, kindStats, type Shard, shardCases } from './campaign.js';
+import { failurePicks, kindStats, type Shard, shardRange } from './campaign.js';
 import {
   type CampaignLines,
   type CaseLine,
@@ -121,6 +121,7 @@ const summarySchema = z.object({
   shrinkRuns: count,
   maxEventsCases: count,
   strict: z.boolean(),
+  stoppedBy: z.enum(['time-limit', 'SIGINT', 'SIGTERM']).nullable(),
 });
 
 function quote(text: string): string {
@@ -247,10 +248,10 @@ function checkOneCampaign(outputs: readonly ShardOutput[], version: string): voi
     (id) => !(FIX_IDS as readonly string[]).includes(id),
   );
   if (unknown.length > 0) throw new MergeError(`unknown fix IDs in the shards: ${unknown.join(', ')}`);
-  const stopped = outputs.filter((o) => o.lines.summary.stoppedByTimeLimit);
+  const stopped = outputs.filter((o) => o.lines.summary.stoppedBy !== null);
   if (stopped.length > 0)
     throw new MergeError(
-      `stopped by --time-limit, so not every case ran: ${stopped.map((o) => `shard ${o.shard.index}/${o.shard.count} (${o.where}: ran ${o.lines.summary.ran} of ${o.lines.summary.planned})`).join(', ')}; rerun those shards without --time-limit`,
+      `stopped by --time-limit or a signal, so not every case ran: ${stopped.map((o) => `shard ${o.shard.index}/${o.shard.count} (${o.where}: ${o.lines.summary.stoppedBy}, ran ${o.lines.summary.ran} of ${o.lines.summary.planned})`).join(', ')}; rerun those shards without --time-limit`,
     );
 }
 
@@ -274,7 +275,7 @@ function checkCoverage(outputs: readonly ShardOutput[]): void {
 /** What a run of that shard prints: every case its own, and a summary that adds up. */
 function checkShard(o: ShardOutput): void {
   const s = o.lines.summary;
-  const planned = shardCases(s.runs, o.shard).length;
+  const planned = shardRange(s.runs, o.shard).size;
   if (s.planned !== planned || s.ran !== planned)
     throw new MergeError(
       `${o.where}: shard ${o.shard.index}/${o.shard.count} of ${s.runs} cases has ${planned} cases, but its summary says ${s.ran} of ${s.planned} ran`,
@@ -325,7 +326,7 @@ export function mergeShards(outputs: readonly ShardOutput[], o: { readonly versi
       fixes: first.fixes,
       planned: first.runs,
       ran: sum((s) => s.ran),
-      stopped: false,
+      stoppedBy: null,
       maxEventsCases: sum((s) => s.maxEventsCases),
       kinds,
       // The shards' wall times added up: what one machine with one worker would have spent, roughly.

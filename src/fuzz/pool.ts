@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FixId } from '../fixes.js';
-import type { CaseOutcome } from './campaign.js';
+import type { CaseOutcome, CaseRange } from './campaign.js';
 
 /** What a worker needs to run chunks (structured-clone safe). */
 export interface WorkerSetup {
@@ -23,7 +23,7 @@ export interface WorkerSetup {
   readonly oracle: boolean;
   /** Run every case twice and compare digests (src/fuzz/determinism.ts). */
   readonly checkDeterminism?: boolean;
-  /** Skip idle loop rounds (the default); false: `--no-elide` (src/scenario/run.ts setElisionDefault). */
+  /** Skip idle loop rounds (the default); false: `--no-elide` (src/scenario/elisionDefault.ts). */
   readonly elide?: boolean;
 }
 
@@ -34,8 +34,8 @@ export type FromWorker =
 
 export interface PoolOptions {
   readonly setup: WorkerSetup;
-  /** The case indices to run, ascending. */
-  readonly cases: readonly number[];
+  /** The cases to run, in order; cut into chunks as they are started, never listed whole. */
+  readonly cases: CaseRange;
   readonly workers: number;
   /** Cases per chunk (default 16). */
   readonly chunkSize?: number;
@@ -47,6 +47,11 @@ export interface PoolOptions {
   readonly onChunk?: (done: number, results: readonly CaseOutcome[]) => void;
   /** A wall clock in ms (injected by the CLI) to fill CaseOutcome.wallMs; without it wallMs stays 0. */
   readonly now?: () => number;
+  /**
+   * Lets the host's event loop run between chunks in this thread (the CLI passes setImmediate), so that a
+   * signal handler can ask shouldStop to stop; without it the chunks run back to back.
+   */
+  readonly yieldToHost?: () => Promise<void>;
   /** Where the worker script is; default: worker.js beside this file, if it exists. */
   readonly workerUrl?: URL | null;
 }
@@ -68,9 +73,11 @@ export function defaultWorkerUrl(): URL | null {
   return existsSync(fileURLToPath(url)) ? url : null;
 }
 
-export function chunksOf(cases: readonly number[], size: number): number[][] {
-  const out: number[][] = [];
-  for (let i = 0; i < cases.length; i += size) out.push(cases.slice(i, i + size));
+/** The cases of chunk `id` (positions id*size ... of the range). */
+export function chunkOf(cases: CaseRange, size: number, id: number): number[] {
+  const out: number[] = [];
+  const end = Math.min(cases.size, (id + 1) * size);
+  for (let p = id * size; p < end; p++) out.push(cases.caseAt(p));
   return out;
 }
 
@@ -80,46 +87,56 @@ function timed(results: readonly CaseOutcome[], ms: number): CaseOutcome[] {
 }
 
 export async function runPool(o: PoolOptions): Promise<PoolResult> {
-  const chunks = chunksOf(o.cases, Math.max(1, o.chunkSize ?? 16));
+  const size = Math.max(1, o.chunkSize ?? 16);
+  const chunkCount = Math.ceil(o.cases.size / size);
   const url = o.workerUrl === undefined ? defaultWorkerUrl() : o.workerUrl;
-  const threads = url === null || o.workers <= 1 ? 0 : Math.min(o.workers, chunks.length);
-  const byChunk: (CaseOutcome[] | undefined)[] = chunks.map(() => undefined);
+  const threads = url === null || o.workers <= 1 ? 0 : Math.min(o.workers, chunkCount);
+  // Results by chunk id, only of the chunks that ran: a Map, since the range may be far larger.
+  const byChunk = new Map<number, CaseOutcome[]>();
   let done = 0;
   let stopped = false;
 
   if (threads === 0) {
-    for (const [id, cases] of chunks.entries()) {
+    for (let id = 0; id < chunkCount; id++) {
+      if (o.yieldToHost !== undefined) await o.yieldToHost();
       if (o.shouldStop?.() === true) {
         stopped = true;
         break;
       }
+      const cases = chunkOf(o.cases, size, id);
       const start = o.now?.();
       const results = o.runInProcess(o.setup, cases);
-      byChunk[id] = start === undefined || o.now === undefined ? results : timed(results, o.now() - start);
+      const timedResults =
+        start === undefined || o.now === undefined ? results : timed(results, o.now() - start);
+      byChunk.set(id, timedResults);
       done += cases.length;
-      o.onChunk?.(done, byChunk[id] ?? []);
+      o.onChunk?.(done, timedResults);
     }
   } else if (url !== null) {
-    stopped = await runThreads(url, threads, chunks, byChunk, o, (n) => {
-      done += n;
-      return done;
-    });
+    stopped = await runThreads(
+      url,
+      threads,
+      { count: chunkCount, of: (id) => chunkOf(o.cases, size, id) },
+      byChunk,
+      o,
+      (n) => {
+        done += n;
+        return done;
+      },
+    );
   }
 
   // Chunks are started in order and every started chunk finishes, so the ones that ran are a prefix.
   const results: CaseOutcome[] = [];
-  for (const r of byChunk) {
-    if (r === undefined) break;
-    results.push(...r);
-  }
+  for (let id = 0; byChunk.has(id); id++) results.push(...(byChunk.get(id) ?? []));
   return { results, stopped, threads };
 }
 
 function runThreads(
   url: URL,
   threads: number,
-  chunks: readonly (readonly number[])[],
-  byChunk: (CaseOutcome[] | undefined)[],
+  chunks: { readonly count: number; of(id: number): number[] },
+  byChunk: Map<number, CaseOutcome[]>,
   o: PoolOptions,
   addDone: (n: number) => number,
 ): Promise<boolean> {
@@ -139,8 +156,8 @@ function runThreads(
       else resolve(stopped);
     };
     const dispatch = (w: Worker) => {
-      if (next < chunks.length && !stopped && o.shouldStop?.() === true) stopped = true;
-      if (next >= chunks.length || stopped) {
+      if (next < chunks.count && !stopped && o.shouldStop?.() === true) stopped = true;
+      if (next >= chunks.count || stopped) {
         if (running === 0) finish();
         return;
       }
@@ -148,7 +165,7 @@ function runThreads(
       running++;
       const now = o.now?.();
       if (now !== undefined) startedAt.set(id, now);
-      const msg: ToWorker = { type: 'chunk', id, cases: chunks[id] ?? [] };
+      const msg: ToWorker = { type: 'chunk', id, cases: chunks.of(id) };
       w.postMessage(msg);
     };
 
@@ -166,7 +183,7 @@ function runThreads(
         const start = startedAt.get(msg.id);
         const results =
           start === undefined || o.now === undefined ? [...msg.results] : timed(msg.results, o.now() - start);
-        byChunk[msg.id] = results;
+        byChunk.set(msg.id, results);
         o.onChunk?.(addDone(results.length), results);
         dispatch(w);
       });

@@ -12,11 +12,10 @@ import type { InvariantId } from '../invariants/types.js';
 import { type RunResult, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 import { scenarioArbitrary } from './arbitraries.js';
+import { CASE_MAX_EVENTS, DEFAULT_SHRINK_RUNS, MAX_CASE_INDEX } from './limits.js';
 
-/** A fuzz case may not use more events than this (a normal case uses 10 000 to 30 000). */
-export const CASE_MAX_EVENTS = 500_000;
-/** The default shrink budget: runs of the simulator spent on shrinking one failure. */
-export const DEFAULT_SHRINK_RUNS = 400;
+export { CASE_MAX_EVENTS, DEFAULT_SHRINK_RUNS, MAX_CASE_INDEX, MAX_RUNS } from './limits.js';
+
 /** What a failure is about: an invariant, or the simulator itself throwing (a podrace bug). */
 export type FailureKind = InvariantId | 'simulator-error' | 'nondeterminism';
 
@@ -39,8 +38,6 @@ export function caseName(seed: number, path: string): string {
 }
 
 /** What is wrong with a path that is not `i` or `i:a:b...` (non-negative integers); undefined if nothing. */
-/** The largest case index a path may name: generating case i costs i RNG jumps, so bound it. */
-export const MAX_CASE_INDEX = 10_000_000;
 
 export function checkPath(path: string): string | undefined {
   if (!/^\d+(:\d+)*$/.test(path)) {
@@ -121,6 +118,8 @@ export interface ShrinkOptions {
    * campaign's with the closing switch flipped). Costs a second run per step that fails.
    */
   readonly closedWith?: Fixes;
+  /** Lets the host's event loop run before each shrink run (signals; see PoolOptions.yieldToHost). */
+  readonly yieldToHost?: () => Promise<void>;
 }
 
 export interface ShrinkOutcome {
@@ -139,11 +138,12 @@ export interface ShrinkOutcome {
  * showing `kind` (the same invariant, not just any), fast-check's shrinker tries smaller drafts. The
  * budget is counted in runs, so the result is deterministic (unless shouldStop ends it).
  */
-export function shrinkCase(o: ShrinkOptions): ShrinkOutcome {
+export async function shrinkCase(o: ShrinkOptions): Promise<ShrinkOutcome> {
   const maxRuns = o.maxRuns ?? DEFAULT_SHRINK_RUNS;
   let runs = 0;
   let cutShort = false;
-  const predicate = (s: Scenario): boolean => {
+  const predicate = async (s: Scenario): Promise<boolean> => {
+    if (o.yieldToHost !== undefined) await o.yieldToHost();
     if (runs >= maxRuns || (runs > 0 && o.shouldStop?.() === true)) {
       cutShort = true;
       return true; // out of budget: no further candidate counts as failing
@@ -152,7 +152,9 @@ export function shrinkCase(o: ShrinkOptions): ShrinkOutcome {
     if (!showsFailure(runGuarded(s, o.fixes), o.kind)) return true;
     return o.closedWith !== undefined && showsFailure(runGuarded(s, o.closedWith), o.kind);
   };
-  const details = fc.check(caseProperty(predicate), {
+  // An async property: the same values, shrinks and paths as caseProperty's, with room between runs for
+  // the host's event loop.
+  const details = await fc.check(fc.asyncProperty(scenarioArbitrary, predicate), {
     seed: o.seed,
     path: o.path,
     numRuns: 1,

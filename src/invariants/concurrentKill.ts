@@ -1,5 +1,5 @@
 // concurrent-kill: a second kill of the same pod UID starts in the runtime (killPodStarted, any node)
-// before an earlier one returned (killPodFinished). Catches R4 (#40474, #101376, #101524, #98424): the
+// before an earlier one returned (killPodFinished). Catches #40474 (and #101376, #101524, #98424): the
 // pre-#102344 podKiller and HandlePodCleanups killing a pod the worker is already killing.
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';

@@ -1,6 +1,6 @@
 // container-started-after-terminated: the runtime starts a container for a pod UID on a node after
 // the kubelet on that node treated the pod as terminated (podTerminated: no running containers, none
-// coming). Catches R1 / R3 of the pre-#102344 pod worker (dispatchWork's terminal shortcut,
+// coming). Catches two races of the pre-#102344 pod worker (dispatchWork's terminal shortcut,
 // ForgetWorker racing an in-flight syncPod).
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';

@@ -1,4 +1,4 @@
-// One line per invariant for `podrace list invariants` (SPEC section 5; docs/invariants.md has a page each).
+// One line per invariant for `podrace list invariants` (docs/invariants.md has a page each).
 import type { InvariantId } from './types.js';
 
 export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {

@@ -1,7 +1,7 @@
 // device-leaked-after-unmount: the kubelet marked a device unmounted (UnmountDevice succeeded and its
 // isDeviceOpened check saw nothing) while SCSI paths of the LUN remain on the node (deviceResidue with
 // scsiPaths > 0). Another node may then attach the LUN while stale paths linger here. A map left with
-// no paths reaches no LUN and is not reported. Catches volumes.md D / S8
+// no paths reaches no LUN and is not reported. Catches the leak of #101862
 // (FC multipath flush busy; the retry finds nothing mounted and returns success; fixed by #101862's
 // internal retry, still leaking when the flush never succeeds).
 import type { Fact } from '../facts.js';

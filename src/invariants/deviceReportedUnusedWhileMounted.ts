@@ -1,7 +1,7 @@
 // device-reported-unused-while-mounted: a node reports volumesInUse (nodeVolumesInUse) without a volume
 // whose device is still mounted or mapped on it (a lunAccessOpened not yet followed by lunAccessClosed).
 // The attach/detach controller then believes the node is done with the LUN and may detach it or let
-// another node mount it. Catches volumes.md C / S4-S6: FC/iSCSI reconstruction after a kubelet restart
+// another node mount it. Catches #101791 / #102059: FC/iSCSI reconstruction after a kubelet restart
 // fails (#101791; inconsistent /proc/mounts reads fixed by #102059) and only the bind mount is cleaned.
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';

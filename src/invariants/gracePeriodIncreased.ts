@@ -1,5 +1,5 @@
 // grace-period-increased: a kill of a pod starts (killPodStarted) with a longer grace period than an
-// earlier kill of the same UID already used (the smallest earlier gracePeriodSeconds). Catches R4's
+// earlier kill of the same UID already used (the smallest earlier gracePeriodSeconds). Catches #101376's
 // legacy sequence: an eviction's kill at 1 s, then a housekeeping kill with no override at the spec's
 // 30 s. Only kills that started count: upstream #115819 (an override of 0 becomes the spec's value
 // before any kill starts) is reproduced and is not this violation.

@@ -1,4 +1,4 @@
-// The invariant checkers (SPEC section 5) and the monitor that feeds them facts and keeps the first
+// The invariant checkers (docs/invariants.md) and the monitor that feeds them facts and keeps the first
 // violation per (invariant, uid or volume, node). Checkers observe; they never steer.
 import type { AccessMode } from '../api/v1.js';
 import type { Fact } from '../facts.js';
@@ -47,7 +47,7 @@ export {
 };
 
 export interface CheckerConfig {
-  /** The scenario's volumes; a volume not listed is treated as ReadWriteOnce (the SPEC default). */
+  /** The scenario's volumes; a volume not listed is treated as ReadWriteOnce (the scenario format's default). */
   readonly volumes: readonly { readonly name: string; readonly accessMode: AccessMode }[];
   /**
    * Whether an injected fault is still active when the run ends (termination-stuck and pod-never-started

@@ -1,6 +1,6 @@
 // kubelet-panic: a kubelet component failed in a way Go would panic (kubeletPanic): a nil dereference,
-// GetMetrics on a block volume whose mapper embeds an unset MetricsProvider. Catches volumes.md E / S10
-// (#101431, fixed by #97972 + #101587) and any other modelled nil dereference.
+// GetMetrics on a block volume whose mapper embeds an unset MetricsProvider. Catches #101431
+// (fixed by #97972 + #101587) and any other modelled nil dereference.
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';

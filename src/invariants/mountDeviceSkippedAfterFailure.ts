@@ -1,6 +1,6 @@
 // mount-device-skipped-after-failure: a pod's SetUp bind-mounted a global path that is not mounted
 // (bindMountOfUnmountedGlobalPath): the reconciler skipped MountDevice because a failed UnmountDevice
-// left the device GloballyMounted in the actual state. Catches volumes.md B / S1 (#100182, fixed by
+// left the device GloballyMounted in the actual state. Catches #100182 (fixed by
 // #100183: a failed UnmountDevice marks the device uncertain).
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';

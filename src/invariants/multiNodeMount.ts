@@ -1,8 +1,8 @@
 // multi-node-mount: a ReadWriteOnce LUN is open read-write (lunAccessOpened readWrite=true: a global
 // mount or block map) on two nodes at once and neither node's path is fenced (lunFenced fenced=true
 // until fenced=false): both can write, so the filesystem is corrupted. Reported once per volume, at the
-// moment it becomes true (an open, or a fence lifted while both are open). Catches volumes.md C / S4-S6
-// (#101791; FC/iSCSI reconstruction failure fixed by #102059 except for non-retryable errors).
+// moment it becomes true (an open, or a fence lifted while both are open). Catches #101791
+// (FC/iSCSI reconstruction failure, fixed by #102059 except for non-retryable errors).
 import type { AccessMode } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';

@@ -1,8 +1,8 @@
 // pod-deleted-while-running: the kubelet's status manager finalises a pod's deletion in the API server
 // (apiPodDeleted by='kubelet') while the runtime still runs a container of that UID on any node, or a
 // container of the UID starts after that. A user's force delete (by='user-force') is never a violation.
-// Catches R1 (the pre-#102344 dispatchWork shortcut: TerminatePod while containers are Waiting, then
-// canBeDeleted sends DELETE with grace 0 while the worker starts the container).
+// Catches the title race of #102344 (dispatchWork's shortcut before it: TerminatePod while containers
+// are Waiting, then canBeDeleted sends DELETE with grace 0 while the worker starts the container).
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';

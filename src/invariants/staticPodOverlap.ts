@@ -1,6 +1,6 @@
 // static-pod-overlap: two static pods (different UIDs) with the same fullname have running containers
-// at the same time on one node. containerStarted carries staticFullname for static pods. Catches R5
-// (#42061, #97722, #98103; the v1.22.0 regression fixed by #104743 / #106394): a manifest edit adds
+// at the same time on one node. containerStarted carries staticFullname for static pods. Catches
+// #42061, #97722 and #98103 (and the v1.22.0 regression fixed by #104743 / #106394): a manifest edit adds
 // the new UID, which starts while the old one is still in its grace period.
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';

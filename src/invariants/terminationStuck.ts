@@ -2,9 +2,9 @@
 // (apiPodDeletionRequested at T with grace G) must by the end have no running containers, every volume
 // it set up torn down (a volumeSetUp not followed by a volumeTearDown ok=true is not), and, unless it
 // is a static pod, its API object gone (apiPodDeleted). Flagged only when end - T >= G + the
-// termination budget and no fault is still active at the end. Catches R6 (UID reuse: finished worker
-// ignores updates), R8 (API deletion blocked on container GC), #107733 / #113091 (static pods that
-// never finish) and volumes.md J.13 (an abandoned tear-down). Everything is keyed by UID.
+// termination budget and no fault is still active at the end. Catches #104648 (UID reuse: finished worker
+// ignores updates), #50350 (API deletion blocked on container GC), #107733 / #113091 (static pods that
+// never finish) and an abandoned tear-down of an uncertain volume. Everything is keyed by UID.
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';

@@ -1,4 +1,4 @@
-// Invariant identifiers (SPEC section 5) and the violation record every checker reports.
+// Invariant identifiers (docs/invariants.md) and the violation record every checker reports.
 import type { Fact } from '../facts.js';
 
 export const INVARIANT_IDS = [

@@ -1,6 +1,6 @@
 // volume-torn-down-while-running: a pod's volume is torn down on a node while a container of that pod
 // runs there, or a container of the pod starts after one of its volumes was torn down and not set up
-// again (it runs without its volume). Catches R2 (#88766) and volumes.md S11: the pre-#102344 volume
+// again (it runs without its volume). Catches #88766: the pre-#102344 volume
 // populator deciding from the runtime cache and IsPodTerminated instead of asking the pod worker.
 import type { Fact } from '../facts.js';
 import { secs } from './format.js';

@@ -1,4 +1,4 @@
-// The JSON result (SPEC section 6): `run --json` prints one, `fuzz --json` one per line. Key order is
+// The JSON result (docs/cli.md, "The JSON result"): `run --json` prints one, `fuzz --json` one per line. Key order is
 // part of the contract's look and stays as written here; fields may be added at the end, never renamed.
 import type { FixId } from '../fixes.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
@@ -30,6 +30,10 @@ export interface RunResultJson {
   readonly outcome: StopReason;
   /** Informational invariants that recorded something (not violations; see docs/invariants.md). */
   readonly findings: readonly ViolationJson[];
+  /** False when the event budget stopped the run before its horizon: it did not check the rest. */
+  readonly complete: boolean;
+  /** The event budget it ran with (`--max-events`, else sized from the scenario). */
+  readonly maxEvents: number;
 }
 
 export function violationToJson(v: Violation): ViolationJson {
@@ -45,7 +49,7 @@ export function violationToJson(v: Violation): ViolationJson {
   };
 }
 
-/** The SPEC section 6 object of one run; `wallMs` is measured by the caller (the CLI). */
+/** The JSON result of one run; `wallMs` is measured by the caller (the CLI). */
 export function resultToJson(result: RunResult, wallMs: number): RunResultJson {
   return {
     scenario: result.scenario,
@@ -58,5 +62,7 @@ export function resultToJson(result: RunResult, wallMs: number): RunResultJson {
     claims: null,
     outcome: result.outcome,
     findings: result.findings.map(violationToJson),
+    complete: result.complete,
+    maxEvents: result.maxEvents,
   };
 }

@@ -79,6 +79,10 @@ export function campaignJUnit(lines: CampaignLines, cases: readonly CaseLine[]):
     ];
     const f = shrunk.get(c.case);
     if (f !== undefined) details.push(`shrunk to ${f.file}: ${f.replay[0]}`);
+    if (c.outcome === 'max-events') {
+      const message = 'cut short by the event budget before its horizon: not checked (a livelock?)';
+      return { ...base, failure: { message, text: details.join('\n') } };
+    }
     if (unexplained.length > 0) {
       return { ...base, failure: { message: unexplained.join(', '), text: details.join('\n') } };
     }

@@ -12,6 +12,7 @@ export const CLUSTER_PROCESS = 'cluster';
 export type TrackGroup =
   | 'kubelet'
   | 'faults'
+  | 'actions'
   | 'podWorker'
   | 'kill'
   | 'container'
@@ -124,6 +125,7 @@ const GROUP_RANK: Record<TrackGroup, number> = {
   adc: 2,
   kubelet: 0,
   faults: 1,
+  actions: 2,
   podWorker: 0,
   kill: 1,
   container: 2,
@@ -147,6 +149,7 @@ function baseTrack(
   switch (group) {
     case 'kubelet':
     case 'faults':
+    case 'actions':
       sort = [GROUP_RANK[group] ?? 0];
       break;
     case 'podWorker':
@@ -180,6 +183,8 @@ function podLabel(pod: string, uid: string): string {
 const tracks = {
   kubelet: (node: string) => baseTrack(node, 'kubelet', 'kubelet', {}),
   faults: (node: string) => baseTrack(node, 'faults', 'faults', {}),
+  /** Timeline entries that did nothing, and creates waiting for a name (scenario actions, not components). */
+  actions: (node: string) => baseTrack(node, 'actions', 'scenario actions', {}),
   podWorker: (node: string, pod: string, uid: string) =>
     baseTrack(node, 'podWorker', `${podLabel(pod, uid)} worker`, { pod, uid }),
   kill: (node: string, pod: string, uid: string) =>
@@ -671,6 +676,24 @@ function onFact(b: Builder, f: Fact): void {
         volume: f.volume,
         node: f.node,
         error: f.error,
+      });
+      return;
+    // ---- scenario actions ----
+    case 'actionNoop': {
+      const args: Record<string, ArgValue> = { action: f.action, reason: f.reason };
+      if (f.line > 0) args['line'] = f.line;
+      if (f.pod !== undefined) args['pod'] = f.pod;
+      if (f.volume !== undefined) args['volume'] = f.volume;
+      if (f.fault !== undefined) args['fault'] = f.fault;
+      b.instant(tracks.actions(node), `${f.fault ?? f.action} did nothing`, 'event', at, args);
+      return;
+    }
+    case 'podCreateWaiting':
+      b.instant(tracks.actions(node), `createPod ${f.pod} waits`, 'event', at, {
+        pod: f.pod,
+        heldBy: f.heldBy,
+        reason: f.reason,
+        ...(f.line > 0 ? { line: f.line } : {}),
       });
       return;
     // ---- faults ----

@@ -171,6 +171,18 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'volumeDetachFailed':
       return { subject: `volume ${f.volume}`, text: `volumeDetachFailed: ${f.error}` };
+    case 'actionNoop': {
+      const what = f.fault === undefined ? f.action : `fault ${f.fault}`;
+      const at = f.line > 0 ? ` (line ${f.line})` : '';
+      const on =
+        f.pod !== undefined ? `pod ${f.pod}` : f.volume !== undefined ? `volume ${f.volume}` : 'scenario';
+      return { subject: on, text: `actionNoop ${what}${at}: ${f.reason}` };
+    }
+    case 'podCreateWaiting':
+      return {
+        subject: `pod ${f.pod}`,
+        text: `podCreateWaiting${f.line > 0 ? ` (line ${f.line})` : ''}: ${f.reason}`,
+      };
     case 'faultInjected': {
       const on = [
         f.pod !== undefined ? `pod ${f.pod}` : '',
@@ -283,9 +295,12 @@ export function formatTimeline(result: RunResult, opts: TimelineOptions): string
     const time = formatSeconds(e.atMs).padStart(9);
     if (e.kind === 'violation')
       return `${isFinding(e.v.invariant) ? c.cyan(time) : c.red(time)} ${formatViolation(e.v, opts.color)}`;
-    const text = /FAILED|INCONSISTENT|Panic|bindMountOfUnmounted|faultInjected|in no state/.test(e.line.text)
-      ? c.yellow(e.line.text)
-      : e.line.text;
+    const text =
+      /FAILED|INCONSISTENT|Panic|bindMountOfUnmounted|faultInjected|in no state|actionNoop|podCreateWaiting/.test(
+        e.line.text,
+      )
+        ? c.yellow(e.line.text)
+        : e.line.text;
     return `${c.dim(time)} ${e.node.padEnd(nodeWidth)}  ${e.line.subject.padEnd(subjectWidth)}  ${text}`.trimEnd();
   };
 

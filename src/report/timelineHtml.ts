@@ -1,20 +1,21 @@
 // `--timeline OUT.html`: one self-contained page (no network: no external script, style sheet, font or
 // image) with the run drawn as SVG swim lanes, the same tracks, spans and instants as the Chrome trace.
 // Violations are red circles with a red line across every lane; every mark has a <title> tooltip.
-// Every piece of text from the run (pod names come from user files) is escaped.
+// Every piece of text from the run (pod names come from user files) is escaped. The whole run is drawn
+// to a nominal width; the page's inline script (timelineScript.ts) fits it to the window and zooms and
+// pans it, re-placing every mark from the virtual times each carries in data attributes.
 import type { Violation } from '../invariants/types.js';
 import type { RunResult } from '../scenario/run.js';
 import { type Args, buildTimeline, formatSeconds, type Instant, type Span, type Timeline } from './spans.js';
 import { formatTimeline } from './terminalTimeline.js';
+import { TIMELINE_SCRIPT } from './timelineScript.js';
 
 const LABEL_W = 320;
 const LANE_H = 20;
 const PROC_H = 24;
 const AXIS_H = 28;
-const MIN_PLOT_W = 1200;
-const MAX_PLOT_W = 9600;
-/** Horizontal pixels per virtual second before clamping to [MIN_PLOT_W, MAX_PLOT_W]. */
-const PX_PER_S = 60;
+/** The width the page is drawn at before its script fits it to the window (and without script). */
+const NOMINAL_PLOT_W = 1200;
 /** Space left and right of the plot so the first and last tick labels fit. */
 const PAD = 24;
 
@@ -80,7 +81,7 @@ interface Layout {
 
 function layout(t: Timeline): Layout {
   const endMs = Math.max(t.endMs, 1);
-  const plotW = Math.min(MAX_PLOT_W, Math.max(MIN_PLOT_W, Math.ceil((endMs / 1000) * PX_PER_S)));
+  const plotW = NOMINAL_PLOT_W;
   const rowY = new Map<string, number>();
   const headers: { label: string; y: number }[] = [];
   let y = AXIS_H;
@@ -118,38 +119,63 @@ function labelsSvg(t: Timeline, l: Layout): string {
   return out.join('\n');
 }
 
-function instantMark(i: Instant, x: number, y: number): string {
+/**
+ * A mark drawn around x = 0 and moved to its time with a translate, so the script moves it by one
+ * attribute. `v`: the index of the violation it shows (the table's rows carry the same), and whether
+ * this is its mark on its own track (the one a click in the table scrolls to).
+ */
+function instantMark(
+  i: Instant,
+  x: number,
+  y: number,
+  v: { index: number; home: boolean } | undefined,
+): string {
   const cy = y + LANE_H / 2;
   const title = `<title>${escapeHtml(`${i.name} at ${formatSeconds(i.atMs)}\n${argsText(i.args)}`.trimEnd())}</title>`;
+  const at = `data-t="${i.atMs}" transform="translate(${num(x)} 0)"`;
   switch (i.kind) {
-    case 'violation':
-      return `<circle cx="${num(x)}" cy="${num(cy)}" r="6" class="violation">${title}</circle>`;
+    case 'violation': {
+      const ids = v === undefined ? '' : ` data-v="${v.index}"${v.home ? ' data-home=""' : ''}`;
+      return `<circle cx="0" cy="${num(cy)}" r="6" class="violation" ${at}${ids}>${title}</circle>`;
+    }
     case 'fault':
-      return `<path d="M${num(x)} ${num(cy - 6)}L${num(x + 6)} ${num(cy + 5)}L${num(x - 6)} ${num(cy + 5)}Z" class="fault">${title}</path>`;
+      return `<path d="M0 ${num(cy - 6)}L6 ${num(cy + 5)}L-6 ${num(cy + 5)}Z" class="fault" ${at}>${title}</path>`;
     case 'error':
-      return `<path d="M${num(x)} ${num(cy - 6)}L${num(x + 6)} ${num(cy)}L${num(x)} ${num(cy + 6)}L${num(x - 6)} ${num(cy)}Z" class="error">${title}</path>`;
+      return `<path d="M0 ${num(cy - 6)}L6 ${num(cy)}L0 ${num(cy + 6)}L-6 ${num(cy)}Z" class="error" ${at}>${title}</path>`;
     case 'event':
-      return `<path d="M${num(x)} ${num(cy - 4)}L${num(x + 4)} ${num(cy)}L${num(x)} ${num(cy + 4)}L${num(x - 4)} ${num(cy)}Z" class="event">${title}</path>`;
+      return `<path d="M0 ${num(cy - 4)}L4 ${num(cy)}L0 ${num(cy + 4)}L-4 ${num(cy)}Z" class="event" ${at}>${title}</path>`;
   }
+}
+
+/** The index in `violations` of the violation an instant shows (by time, invariant and message). */
+function violationIndex(i: Instant, violations: readonly Violation[]): number | undefined {
+  if (i.kind !== 'violation') return undefined;
+  const k = violations.findIndex(
+    (v) => v.atMs === i.atMs && v.invariant === i.args['invariant'] && v.message === i.args['message'],
+  );
+  return k === -1 ? undefined : k;
 }
 
 function plotSvg(t: Timeline, l: Layout, violations: readonly Violation[]): string {
   const out: string[] = [];
-  out.push(`<svg class="plot" width="${l.plotW}" height="${l.height}" role="img" aria-label="timeline">`);
-  // Row backgrounds and process bands.
+  out.push(
+    `<svg class="plot" id="plot" width="${l.plotW}" height="${l.height}" data-end="${Math.max(t.endMs, 1)}" data-pad="${PAD}" data-axis="${AXIS_H}" role="img" aria-label="timeline">`,
+  );
+  // Row backgrounds and process bands (as wide as the plot, whatever its width).
   for (const h of l.headers) {
-    out.push(`<rect x="0" y="${h.y}" width="${l.plotW}" height="${PROC_H}" class="proc"/>`);
+    out.push(`<rect x="0" y="${h.y}" width="100%" height="${PROC_H}" class="proc"/>`);
   }
   let i = 0;
   for (const tr of t.tracks) {
     const y = l.rowY.get(tr.id) ?? 0;
     out.push(
-      `<rect x="0" y="${y}" width="${l.plotW}" height="${LANE_H}" class="${i++ % 2 === 0 ? 'row0' : 'row1'}"/>`,
+      `<rect x="0" y="${y}" width="100%" height="${LANE_H}" class="${i++ % 2 === 0 ? 'row0' : 'row1'}"/>`,
     );
   }
-  // Time axis in seconds, with grid lines.
+  // Time axis in seconds, with grid lines (the script redraws it for the visible range).
   const step = tickStep(t.endMs, Math.max(4, Math.floor(l.plotW / 110)));
   const decimals = step >= 1000 ? 0 : step >= 100 ? 1 : step >= 10 ? 2 : 3;
+  out.push('<g id="axis">');
   for (let ms = 0; ms <= t.endMs + 1e-9; ms += step) {
     const x = num(l.x(ms));
     out.push(
@@ -157,6 +183,7 @@ function plotSvg(t: Timeline, l: Layout, violations: readonly Violation[]): stri
         `<text x="${x}" y="${AXIS_H - 10}" class="tick">${(ms / 1000).toFixed(decimals)}s</text>`,
     );
   }
+  out.push('</g>');
   // Spans.
   for (const s of t.spans) {
     const y = l.rowY.get(s.track);
@@ -168,19 +195,17 @@ function plotSvg(t: Timeline, l: Layout, violations: readonly Violation[]): stri
         ` (${formatSeconds(s.endMs - s.startMs)})\n${argsText(s.args)}`.trimEnd(),
     );
     out.push(
-      `<g class="span${s.open ? ' open' : ''}"><title>${title}</title>` +
+      `<g class="span${s.open ? ' open' : ''}" data-a="${s.startMs}" data-b="${s.endMs}"><title>${title}</title>` +
         `<rect x="${num(x0)}" y="${y + 3}" width="${num(w)}" height="${LANE_H - 6}" rx="2" fill="${spanFill(s)}"/>` +
-        (w > 28
-          ? `<svg x="${num(x0)}" y="${y}" width="${num(w)}" height="${LANE_H}"><text x="3" y="14" class="span-label">${escapeHtml(s.name)}</text></svg>`
-          : '') +
+        `<svg x="${num(x0)}" y="${y}" width="${num(w)}" height="${LANE_H}"${w > 28 ? '' : ' display="none"'}><text x="3" y="14" class="span-label">${escapeHtml(s.name)}</text></svg>` +
         '</g>',
     );
   }
   // Violation lines across every lane, under the marks.
-  for (const v of violations) {
+  for (const [k, v] of violations.entries()) {
     const x = num(l.x(v.atMs));
     out.push(
-      `<line x1="${x}" y1="${AXIS_H}" x2="${x}" y2="${l.height}" class="violation-line">` +
+      `<line x1="${x}" y1="${AXIS_H}" x2="${x}" y2="${l.height}" class="violation-line" data-t="${v.atMs}" data-v="${k}">` +
         `<title>${escapeHtml(`VIOLATION ${v.invariant} at ${formatSeconds(v.atMs)}: ${v.message}`)}</title></line>`,
     );
   }
@@ -188,7 +213,9 @@ function plotSvg(t: Timeline, l: Layout, violations: readonly Violation[]): stri
   for (const inst of t.instants) {
     const y = l.rowY.get(inst.track);
     if (y === undefined) continue;
-    out.push(instantMark(inst, l.x(inst.atMs), y));
+    const k = violationIndex(inst, violations);
+    const v = k === undefined ? undefined : { index: k, home: inst.scope === 'thread' };
+    out.push(instantMark(inst, l.x(inst.atMs), y, v));
   }
   out.push('</svg>');
   return out.join('\n');
@@ -205,7 +232,19 @@ td.msg { max-width: 900px; }
 .bad { color: #c00; font-weight: 600; }
 .fix-off { color: #c00; }
 .chart { display: flex; border: 1px solid #ccc; }
-.chart .scroll { overflow-x: auto; flex: 1; }
+.chart .plotwrap { overflow-x: auto; flex: 1; min-width: 0; }
+html.js .chart .plotwrap { overflow: hidden; cursor: grab; touch-action: pan-y; }
+html.js .chart .plotwrap.dragging { cursor: grabbing; }
+svg.plot { display: block; user-select: none; }
+.toolbar { margin: 4px 0; display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
+html:not(.js) .toolbar { display: none; }
+.toolbar button { font: inherit; min-width: 30px; padding: 1px 8px; }
+.toolbar #range { font-variant-numeric: tabular-nums; margin-left: 8px; }
+.toolbar .hint { color: #666; margin-left: 8px; }
+tr.bad-row[data-t] { cursor: pointer; }
+tr.bad-row[data-t]:hover td, tr.bad-row.focus td { background: #fde3e3; }
+circle.violation.focus { stroke: #000; stroke-width: 3; }
+.violation-line.focus { opacity: 1; stroke-width: 2.5; }
 svg text { font: 11px system-ui, sans-serif; fill: #222; }
 .proc { fill: #e8e8e8; }
 .proc-label { font-weight: 600; font-size: 12px; }
@@ -276,10 +315,10 @@ function header(result: RunResult, t: Timeline): string {
   if (n > 0) {
     out +=
       '<h2 style="font-size:15px;margin:8px 0 0">Violations</h2>\n<table class="violations"><tr><th>time</th><th>invariant</th><th>node</th><th>pod</th><th>uid</th><th>volume</th><th>message</th></tr>';
-    for (const v of result.violations) {
+    for (const [k, v] of result.violations.entries()) {
       const cell = (s: string | null): string => `<td>${s === null ? '-' : escapeHtml(s)}</td>`;
       out +=
-        `<tr class="bad-row"><td>${escapeHtml(formatSeconds(v.atMs))}</td><td class="bad">${escapeHtml(v.invariant)}</td>` +
+        `<tr class="bad-row" data-t="${v.atMs}" data-v="${k}" tabindex="0" title="show it on the timeline"><td>${escapeHtml(formatSeconds(v.atMs))}</td><td class="bad">${escapeHtml(v.invariant)}</td>` +
         cell(v.node) +
         cell(v.pod) +
         cell(v.uid) +
@@ -289,6 +328,24 @@ function header(result: RunResult, t: Timeline): string {
     out += '</table>\n';
   }
   return out;
+}
+
+/** Zoom and pan buttons and the visible range (shown once the script runs). */
+function toolbar(t: Timeline): string {
+  const end = formatSeconds(Math.max(t.endMs, 1));
+  const b = (id: string, label: string, title: string) =>
+    `<button type="button" id="${id}" title="${title}">${label}</button>`;
+  return (
+    '<div class="toolbar">' +
+    b('zoom-in', '+', 'zoom in (+)') +
+    b('zoom-out', '&#8722;', 'zoom out (-)') +
+    b('pan-left', '&#9664;', 'earlier (left arrow)') +
+    b('pan-right', '&#9654;', 'later (right arrow)') +
+    b('fit', 'fit', 'the whole run (0, or double-click the plot)') +
+    `<span id="range" data-a="0" data-b="${Math.max(t.endMs, 1)}">0.000s &#8211; ${end} of ${end}</span>` +
+    '<span class="hint">Ctrl+wheel: zoom at the pointer; drag or Shift+wheel: pan; click a violation above to jump to it</span>' +
+    '</div>'
+  );
 }
 
 /** The self-contained HTML page of a run; byte-identical for identical input. */
@@ -308,15 +365,17 @@ export function toTimelineHtml(result: RunResult): string {
     '<body>',
     header(result, t),
     legend(),
+    toolbar(t),
     '<div class="chart">',
     labelsSvg(t, l),
-    '<div class="scroll">',
+    '<div class="plotwrap" id="plotwrap">',
     plotSvg(t, l, result.violations),
     '</div>',
     '</div>',
     `<details${lines.length <= 400 ? ' open' : ''}><summary>Timeline (${lines.length} lines)</summary>`,
     `<pre>${escapeHtml(lines.join('\n'))}</pre>`,
     '</details>',
+    `<script>${TIMELINE_SCRIPT}</script>`,
     '</body>',
     '</html>',
     '',

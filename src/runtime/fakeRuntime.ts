@@ -118,6 +118,11 @@ export class FakeRuntime {
     this.startFaults.set(uid, fault);
   }
 
+  /** The containerStart fault waiting for the pod's next container start, if any. */
+  pendingStartFault(uid: UID): ContainerStartFault | undefined {
+    return this.startFaults.get(uid);
+  }
+
   // ---- CRI calls (each takes virtual time) ----
 
   *runPodSandbox(meta: RuntimePodMeta): Co<GoError | undefined> {

@@ -1,30 +1,21 @@
-// Reads scenario files (SPEC section 4) into the normalised Scenario, and writes them back.
+// Reads scenario files (docs/scenario-format.md) into the normalised Scenario, and writes them back.
 //
 // Three passes, each reporting every mistake it finds as `file:line:col: field.path: message` (one line
 // each, sorted by position, at most MAX_ERRORS), thrown together as one InputError:
-//   1. YAML syntax (the yaml package, duplicate keys included);
+//   1. YAML syntax (the yaml package; duplicate keys and the aliases bound: yamlTree.ts);
 //   2. shape (schema.ts: types, enums, unknown and missing keys, duration and size syntax, one action);
 //   3. meaning (below: unknown nodes / volumes / pods / containers, duplicates, pod lifetimes, horizon).
-// Positions come from the YAML syntax tree: the node at the issue's path, its key for an unknown or
-// duplicate key, the nearest existing mapping for a missing key.
-import { readFileSync } from 'node:fs';
-import {
-  Document,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Pair,
-  parseDocument,
-  type YAMLMap,
-  type Node as YamlNode,
-} from 'yaml';
+// Positions come from the YAML syntax tree (yamlTree.ts): the node at the issue's path, its key for an
+// unknown or duplicate key, the nearest existing mapping for a missing key. Every bound of LIMITS is checked
+// before anything proportional to it is built, and every check here is linear in the size of the file.
+import { Document, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { InputError } from '../cli/errors.js';
 import { FIX_IDS, type KubeletName } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { formatDurationMs, parseDurationMs, parseSizeBytes } from '../sim/units.js';
+import { InputError } from './errors.js';
+import { readScenarioText } from './files.js';
+import { FILE_BYTES_TEXT, LIMITS, tooMany } from './limits.js';
 import {
   type ClaimFile,
   didYouMean,
@@ -48,11 +39,16 @@ import {
   type TimelineEntry,
   type VolumeDecl,
 } from './types.js';
+import { type PathSeg, ScenarioTree } from './yamlTree.js';
 
 /** At most this many error lines are printed; a last line counts the rest. */
 export const MAX_ERRORS = 10;
 
-type PathSeg = string | number;
+/**
+ * Only the first this many meaning problems get a "did you mean" and a list of the names there are: each
+ * costs time in the number of names, and a file may name 25,000 unknown pods.
+ */
+const HINTED_PROBLEMS = 100;
 
 interface Problem {
   /** The field the message is about (printed). */
@@ -68,48 +64,74 @@ interface Problem {
 
 // ---- entry points ---------------------------------------------------------------------------------------
 
-/** Reads and loads one scenario file; a missing or invalid file throws InputError (exit code 2). */
+/**
+ * Reads and loads one scenario file (a regular file, or a pipe named explicitly); a missing, unreadable,
+ * too large or invalid file throws InputError (exit code 2).
+ */
 export function loadScenarioFile(path: string): Scenario {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new InputError(`${path}: cannot read file (${code})`);
-  }
-  return parseScenarioText(text, path);
+  return parseScenarioText(readScenarioText(path), path);
 }
 
 /** Parses scenario YAML; `fileName` is used in error messages and as Scenario.file. */
 export function parseScenarioText(text: string, fileName: string): Scenario {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > LIMITS.fileBytes) {
+    throw new InputError(`${fileName}: too large: ${bytes} bytes (at most ${FILE_BYTES_TEXT})`, {
+      located: true,
+    });
+  }
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  // uniqueKeys: false: the yaml package's check is quadratic; ScenarioTree finds duplicates in one walk.
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
+  const tree = new ScenarioTree(doc);
   const report = (problems: readonly Problem[]): never => {
-    throw new InputError(formatProblems(problems, fileName, doc, lineCounter));
+    throw new InputError(formatProblems(problems, fileName, tree, lineCounter), { located: true });
   };
 
-  const syntax = doc.errors.map((e): Problem => yamlErrorProblem(doc, e.code, e.message, e.pos[0]));
-  const fatal = doc.errors.some((e) => e.code !== 'DUPLICATE_KEY');
-  if (fatal) report(syntax);
+  const duplicates = tree.duplicates.map(
+    (d): Problem => ({
+      path: d.path,
+      message: `duplicate key ${JSON.stringify(d.key)}`,
+      offset: d.offset,
+      ...(d.firstOffset !== undefined && d.firstOffset !== d.offset ? { firstOffset: d.firstOffset } : {}),
+    }),
+  );
+  const syntax = doc.errors.map((e): Problem => yamlErrorProblem(e.code, e.message, e.pos[0]));
+  if (syntax.length > 0) report([...syntax, ...duplicates]);
+  const excessAlias = tree.aliases[LIMITS.yamlAliases];
+  if (excessAlias !== undefined) {
+    report([
+      ...duplicates,
+      {
+        path: [],
+        message: tooMany('YAML aliases', tree.aliases.length, LIMITS.yamlAliases),
+        offset: excessAlias.range?.[0] ?? 0,
+      },
+    ]);
+  }
 
   if (doc.contents === null) {
     throw new InputError(
       `${fileName}:1:1: the file is empty; expected a scenario mapping {name, cluster, timeline, ...}`,
+      { located: true },
     );
   }
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: 1000 });
   } catch (err) {
-    report([...syntax, { path: [], message: `cannot read the YAML: ${oneLine(String(err))}`, offset: 0 }]);
+    report([
+      ...duplicates,
+      { path: [], message: `cannot read the YAML: ${oneLine(String(err))}`, offset: 0 },
+    ]);
   }
 
   const parsed = ScenarioFileSchema.safeParse(data, { error: fallbackMessage });
-  if (!parsed.success) report([...syntax, ...parsed.error.issues.flatMap((i) => issueProblems(i, []))]);
-  else if (syntax.length > 0) report(syntax);
+  if (!parsed.success) report([...duplicates, ...parsed.error.issues.flatMap((i) => issueProblems(i, []))]);
+  else if (duplicates.length > 0) report(duplicates);
   const raw = parsed.data as ScenarioFile;
 
-  const lineOf = (path: readonly PathSeg[]) => lineCounter.linePos(offsetOf(doc, path, false)).line;
+  const lineOf = (path: readonly PathSeg[]) => lineCounter.linePos(tree.offsetOf(path, false)).line;
   const { scenario, problems } = normalise(raw, fileName, lineOf);
   if (problems.length > 0) report(problems);
   return scenario;
@@ -127,21 +149,7 @@ function fallbackMessage(issue: { code?: string; input?: unknown; expected?: str
   return undefined;
 }
 
-function yamlErrorProblem(doc: Document, code: string, message: string, offset: number): Problem {
-  if (code === 'DUPLICATE_KEY') {
-    const found = pairAt(doc.contents, offset, []);
-    if (found !== undefined) {
-      const key = keyText(found.pair.key);
-      const first = found.map.items.find((p) => keyText(p.key) === key);
-      const firstOffset = (first?.key as YamlNode | undefined)?.range?.[0];
-      return {
-        path: found.path,
-        message: `duplicate key ${JSON.stringify(key)}`,
-        offset,
-        ...(firstOffset !== undefined && firstOffset !== offset ? { firstOffset } : {}),
-      };
-    }
-  }
+function yamlErrorProblem(code: string, message: string, offset: number): Problem {
   if (code === 'MULTIPLE_DOCS') {
     return {
       path: [],
@@ -198,10 +206,15 @@ export function formatPath(path: readonly PathSeg[]): string {
   return out;
 }
 
-function formatProblems(problems: readonly Problem[], file: string, doc: Document, lc: LineCounter): string {
+function formatProblems(
+  problems: readonly Problem[],
+  file: string,
+  tree: ScenarioTree,
+  lc: LineCounter,
+): string {
   const located = problems.map((p, index) => {
     const offset =
-      p.offset ?? (p.keyAt !== undefined ? offsetOf(doc, p.keyAt, true) : offsetOf(doc, p.path, false));
+      p.offset ?? (p.keyAt !== undefined ? tree.offsetOf(p.keyAt, true) : tree.offsetOf(p.path, false));
     const { line, col } = lc.linePos(offset);
     const first = p.firstOffset === undefined ? undefined : lc.linePos(p.firstOffset);
     const suffix = first === undefined ? '' : ` (first set at ${first.line}:${first.col})`;
@@ -218,85 +231,24 @@ function formatProblems(problems: readonly Problem[], file: string, doc: Documen
   );
 }
 
-function keyText(key: unknown): string {
-  if (isScalar(key)) return String(key.value);
-  return String(key);
-}
-
-function deref(doc: Document, node: unknown): unknown {
-  let current = node;
-  for (let i = 0; i < 100 && isAlias(current); i++) current = current.resolve(doc);
-  return current;
-}
-
-/**
- * The source offset of the node at `path`: of the key itself when `atKey`; for a path that does not
- * exist (a missing key), of the nearest existing ancestor.
- */
-function offsetOf(doc: Document, path: readonly PathSeg[], atKey: boolean): number {
-  let node: unknown = doc.contents;
-  let best = (node as YamlNode | null)?.range?.[0] ?? 0;
-  for (let i = 0; i < path.length; i++) {
-    node = deref(doc, node);
-    const seg = path[i];
-    let keyOffset: number | undefined;
-    let next: unknown;
-    if (isMap(node)) {
-      const pair = node.items.find((p) => keyText(p.key) === String(seg));
-      if (pair === undefined) return best;
-      keyOffset = (pair.key as YamlNode | null)?.range?.[0];
-      if (atKey && i === path.length - 1) return keyOffset ?? best;
-      next = pair.value;
-      const value = next as YamlNode | null;
-      // `key:` with nothing after it: point at the key.
-      if (
-        value === null ||
-        (isScalar(value) && value.value === null && value.range?.[0] === value.range?.[1])
-      ) {
-        return keyOffset ?? best;
-      }
-    } else if (isSeq(node) && typeof seg === 'number') {
-      next = node.items[seg];
-      if (next === undefined) return best;
-    } else {
-      return best;
-    }
-    const range = (next as YamlNode | null)?.range;
-    if (range !== undefined && range !== null) best = range[0];
-    node = next;
+function listNames(names: Iterable<string>, size: number): string {
+  const first: string[] = [];
+  for (const name of names) {
+    if (first.length === 10) break;
+    first.push(name);
   }
-  return best;
+  return size <= 10 ? first.join(', ') : `${first.join(', ')}, ... (${size} in all)`;
 }
 
-/** The mapping pair whose key starts at `offset` (a duplicate key), with the path of its mapping. */
-function pairAt(
-  node: unknown,
-  offset: number,
-  path: readonly PathSeg[],
-): { pair: Pair; map: YAMLMap; path: readonly PathSeg[] } | undefined {
-  const within = (n: unknown) => {
-    const range = (n as YamlNode | null)?.range;
-    return (
-      range !== undefined && range !== null && range[0] <= offset && offset < Math.max(range[2], range[0] + 1)
-    );
-  };
-  if (isMap(node)) {
-    for (const pair of node.items) {
-      if ((pair.key as YamlNode | null)?.range?.[0] === offset) return { pair, map: node, path };
-      if (within(pair.value)) return pairAt(pair.value, offset, [...path, keyText(pair.key)]);
-    }
-  } else if (isSeq(node)) {
-    for (const [index, item] of node.items.entries()) {
-      if (within(item)) return pairAt(item, offset, [...path, index]);
-    }
-  }
-  return undefined;
-}
-
-function listNames(names: readonly string[]): string {
-  return names.length <= 10
-    ? names.join(', ')
-    : `${names.slice(0, 10).join(', ')}, ... (${names.length} in all)`;
+/** The first index of each value; the indexes of the values seen before (duplicates), in order. */
+function repeats<T>(values: readonly T[]): number[] {
+  const seen = new Set<T>();
+  const out: number[] = [];
+  values.forEach((v, i) => {
+    if (seen.has(v)) out.push(i);
+    else seen.add(v);
+  });
+  return out;
 }
 
 // ---- meaning --------------------------------------------------------------------------------------------
@@ -324,16 +276,19 @@ function normalise(
 ): { scenario: Scenario; problems: Problem[] } {
   const problems: Problem[] = [];
   const problem = (path: readonly PathSeg[], message: string) => problems.push({ path, message });
+  /** A did-you-mean and a list of names, while they are cheap enough (HINTED_PROBLEMS). */
+  const hinting = () => problems.length < HINTED_PROBLEMS;
 
   const nodes = raw.cluster.nodes;
-  nodes.forEach((name, i) => {
-    if (nodes.indexOf(name) !== i) problem(['cluster', 'nodes', i], `duplicate node ${JSON.stringify(name)}`);
-  });
+  const nodeSet = new Set(nodes);
+  for (const i of repeats(nodes)) {
+    problem(['cluster', 'nodes', i], `duplicate node ${JSON.stringify(nodes[i])}`);
+  }
   const rawVolumes = raw.cluster.volumes ?? [];
-  const volumes = rawVolumes.map((v, i): VolumeDecl => {
-    if (rawVolumes.findIndex((o) => o.name === v.name) !== i) {
-      problem(['cluster', 'volumes', i, 'name'], `duplicate volume ${JSON.stringify(v.name)}`);
-    }
+  for (const i of repeats(rawVolumes.map((v) => v.name))) {
+    problem(['cluster', 'volumes', i, 'name'], `duplicate volume ${JSON.stringify(rawVolumes[i]?.name)}`);
+  }
+  const volumes = rawVolumes.map((v): VolumeDecl => {
     return {
       name: v.name,
       plugin: v.plugin,
@@ -343,22 +298,23 @@ function normalise(
     };
   });
   const volumeNames = volumes.map((v) => v.name);
+  const volumeSet = new Set(volumeNames);
 
   const checkNode = (path: readonly PathSeg[], name: string) => {
-    if (!nodes.includes(name)) {
-      problem(
-        path,
-        `unknown node ${JSON.stringify(name)}${didYouMean(name, nodes)}; cluster.nodes are ${listNames(nodes)}`,
-      );
-    }
+    if (nodeSet.has(name)) return;
+    const hint = hinting()
+      ? `${didYouMean(name, nodes)}; cluster.nodes are ${listNames(nodes, nodes.length)}`
+      : '';
+    problem(path, `unknown node ${JSON.stringify(name)}${hint}`);
   };
   const checkVolume = (path: readonly PathSeg[], name: string) => {
-    if (volumeNames.includes(name)) return;
-    const known =
-      volumeNames.length === 0
-        ? 'cluster.volumes declares none'
-        : `cluster.volumes are ${listNames(volumeNames)}`;
-    problem(path, `unknown volume ${JSON.stringify(name)}${didYouMean(name, volumeNames)}; ${known}`);
+    if (volumeSet.has(name)) return;
+    let hint = '';
+    if (volumeNames.length === 0) hint = '; cluster.volumes declares none';
+    else if (hinting()) {
+      hint = `${didYouMean(name, volumeNames)}; cluster.volumes are ${listNames(volumeNames, volumeNames.length)}`;
+    }
+    problem(path, `unknown volume ${JSON.stringify(name)}${hint}`);
   };
 
   const horizonMs = raw.horizon === undefined ? DEFAULTS.horizonMs : durationMs(raw.horizon);
@@ -385,12 +341,13 @@ function normalise(
       );
       return undefined;
     }
-    const known = [...pods.keys()];
-    const hint =
-      known.length === 0
-        ? 'no pod is created before this entry'
-        : `pods created before this entry: ${listNames(known)}`;
-    problem(path, `unknown pod ${JSON.stringify(name)}${didYouMean(name, known)}; ${hint}`);
+    let hint = '';
+    if (pods.size === 0) hint = '; no pod is created before this entry';
+    else if (hinting()) {
+      const known = [...pods.keys()];
+      hint = `${didYouMean(name, known)}; pods created before this entry: ${listNames(known, known.length)}`;
+    }
+    problem(path, `unknown pod ${JSON.stringify(name)}${hint}`);
     return undefined;
   };
 
@@ -461,16 +418,18 @@ function normaliseAction(
             name: k.name,
             startDelayMs: k.startDelay === undefined ? null : durationMs(k.startDelay),
           }));
-    containers.forEach((k, i) => {
-      if (containers.findIndex((o) => o.name === k.name) !== i) {
-        c.problem([...path, 'containers', i, 'name'], `duplicate container ${JSON.stringify(k.name)}`);
-      }
-    });
+    for (const i of repeats(containers.map((k) => k.name))) {
+      c.problem(
+        [...path, 'containers', i, 'name'],
+        `duplicate container ${JSON.stringify(containers[i]?.name)}`,
+      );
+    }
     const volumes = a.volumes ?? [];
+    const seenVolumes = new Set<string>();
     volumes.forEach((v, i) => {
-      if (volumes.indexOf(v) !== i)
-        c.problem([...path, 'volumes', i], `duplicate volume ${JSON.stringify(v)}`);
+      if (seenVolumes.has(v)) c.problem([...path, 'volumes', i], `duplicate volume ${JSON.stringify(v)}`);
       else c.checkVolume([...path, 'volumes', i], v);
+      seenVolumes.add(v);
     });
     const previous = c.pods.get(a.pod);
     if (previous?.alive === true) {
@@ -539,7 +498,7 @@ function normaliseAction(
     if (pod !== undefined && a.container !== undefined && !names.includes(a.container)) {
       c.problem(
         [...path, 'container'],
-        `unknown container ${JSON.stringify(a.container)}${didYouMean(a.container, names)}; pod ${JSON.stringify(a.pod)} has ${listNames(names)}`,
+        `unknown container ${JSON.stringify(a.container)}${didYouMean(a.container, names)}; pod ${JSON.stringify(a.pod)} has ${listNames(names, names.length)}`,
       );
     }
     return { kind: 'crashContainer', pod: a.pod, container };
@@ -607,10 +566,9 @@ function uniqueInOrder<T extends string>(
   what: string,
   problem: (path: readonly PathSeg[], message: string) => void,
 ): T[] {
-  values.forEach((v, i) => {
-    if (values.indexOf(v) !== i) problem([...path, i], `duplicate ${what} ${JSON.stringify(v)}`);
-  });
-  return order.filter((v) => values.includes(v));
+  for (const i of repeats(values)) problem([...path, i], `duplicate ${what} ${JSON.stringify(values[i])}`);
+  const present = new Set(values);
+  return order.filter((v) => present.has(v));
 }
 
 function normaliseClaim(

@@ -9,10 +9,41 @@ import { createCheckers, InvariantMonitor } from '../invariants/index.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
 import { INVARIANT_IDS, isFinding } from '../invariants/types.js';
 import type { StopReason } from '../sim/index.js';
+import { elisionDefault } from './elisionDefault.js';
 import { type Claim, claimFixesLabel, fixesOfClaim, type Scenario } from './types.js';
 
 /** The event budget of one run: a run that hits it reports `max-events` instead of hanging. */
 export const DEFAULT_MAX_EVENTS = 2_000_000;
+/**
+ * What a scenario's default budget adds per node per virtual second and per pod. The kubelet's periodic
+ * loops publish some 30 to 40 events per node-second when nothing happens, and a pod's lifecycle a few
+ * hundred: the margins keep every scenario within the format's bounds well inside its budget.
+ */
+const EVENTS_PER_NODE_SECOND = 100;
+const EVENTS_PER_POD = 2_000;
+
+/**
+ * The default event budget of a scenario: enough for its horizon on its nodes and its pods, so that only a
+ * livelock runs out of it. `--max-events` overrides it.
+ */
+export function defaultMaxEvents(scenario: Scenario): number {
+  const pods = scenario.timeline.reduce((n, e) => n + (e.action.kind === 'createPod' ? 1 : 0), 0);
+  const nodeSeconds = Math.max(1, scenario.nodes.length) * Math.ceil(scenario.horizonMs / 1000);
+  return DEFAULT_MAX_EVENTS + EVENTS_PER_NODE_SECOND * nodeSeconds + EVENTS_PER_POD * pods;
+}
+
+/**
+ * Whether a run checked what it was asked to: it reached its horizon, or nothing was left to happen. A run
+ * stopped by the event budget (or a stop request) before that never passes.
+ */
+export function runComplete(outcome: StopReason): boolean {
+  return outcome === 'horizon' || outcome === 'idle';
+}
+
+/** The line that says a run was cut short by its event budget, and how to give it more. */
+export function incompleteLine(result: RunResult): string {
+  return `INCOMPLETE: the event budget (${result.maxEvents} events) ran out at ${(result.virtualTimeMs / 1000).toFixed(3)}s of the ${(result.horizonMs / 1000).toFixed(0)}s horizon; nothing after that was checked (raise it with --max-events N)`;
+}
 
 export interface RunOptions {
   readonly fixes: Fixes;
@@ -40,6 +71,12 @@ export interface RunResult {
   readonly events: number;
   readonly virtualTimeMs: number;
   readonly outcome: StopReason;
+  /** It reached its horizon (or went idle): false when the event budget cut it short (runComplete). */
+  readonly complete: boolean;
+  /** The event budget it ran with. */
+  readonly maxEvents: number;
+  /** The scenario's horizon (virtual ms). */
+  readonly horizonMs: number;
   /** Violations of safety and liveness invariants, in the order they were found. */
   readonly violations: readonly Violation[];
   /** What the informational invariants (FINDING_IDS) recorded; never a failure. */
@@ -48,24 +85,9 @@ export interface RunResult {
   readonly facts: readonly Fact[] | undefined;
 }
 
-/**
- * Whether runs that do not say (`RunOptions.elide` undefined) skip idle loop rounds. The CLI's
- * `--no-elide` turns it off for the whole process (and a fuzz campaign passes it on to its workers), so
- * every run of a command, shrinking and the oracle included, goes the plain way.
- */
-let elideByDefault = true;
-
-export function setElisionDefault(on: boolean): void {
-  elideByDefault = on;
-}
-
-export function elisionDefault(): boolean {
-  return elideByDefault;
-}
-
 export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   const seed = o.seed ?? scenario.seed;
-  const world = new World({ scenario, seed, fixes: o.fixes, elide: o.elide ?? elideByDefault });
+  const world = new World({ scenario, seed, fixes: o.fixes, elide: o.elide ?? elisionDefault() });
   const monitor = new InvariantMonitor(
     createCheckers({
       volumes: scenario.volumes.map((v) => ({ name: v.name, accessMode: v.accessMode })),
@@ -91,10 +113,10 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     });
   }
   world.start();
-  const outcome = world.sim.run({
-    horizonMs: scenario.horizonMs,
-    maxEvents: o.maxEvents ?? DEFAULT_MAX_EVENTS,
-  });
+  const maxEvents = o.maxEvents ?? defaultMaxEvents(scenario);
+  const outcome = world.sim.run({ horizonMs: scenario.horizonMs, maxEvents });
+  // Entries that never took effect (faults still armed, creates still waiting) are facts of the end.
+  world.finish();
   monitor.onEnd(outcome.nowMs);
   const all = monitor.violations().map((v) => {
     const hazard = hazards.explain(v);
@@ -107,6 +129,9 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     events: outcome.events,
     virtualTimeMs: outcome.nowMs,
     outcome: outcome.reason,
+    complete: runComplete(outcome.reason),
+    maxEvents,
+    horizonMs: scenario.horizonMs,
     violations: all.filter((v) => !isFinding(v.invariant)),
     findings: all.filter((v) => isFinding(v.invariant)),
     facts,
@@ -141,8 +166,9 @@ const sameIds = (a: readonly InvariantId[], b: readonly InvariantId[]): boolean 
   a.length === b.length && a.every((id, i) => id === b[i]);
 
 /**
- * Runs a claim: its fix set, the scenario's seed; passes if exactly the claimed invariants fire and, when
- * the claim lists findings, exactly those are recorded.
+ * Runs a claim: its fix set, the scenario's seed; passes if the run completed, exactly the claimed
+ * invariants fire and, when the claim lists findings, exactly those are recorded. A run cut short by its
+ * event budget checked nothing after that point: its claim fails.
  */
 export function checkClaim(scenario: Scenario, claim: Claim, maxEvents?: number): ClaimResult {
   const fixes = fixesOfClaim(claim.fixes);
@@ -153,7 +179,9 @@ export function checkClaim(scenario: Scenario, claim: Claim, maxEvents?: number)
   const expectedFindings =
     claim.findings === null ? null : INVARIANT_IDS.filter((id) => claim.findings?.includes(id) === true);
   const pass =
-    sameIds(actual, expected) && (expectedFindings === null || sameIds(actualFindings, expectedFindings));
+    result.complete &&
+    sameIds(actual, expected) &&
+    (expectedFindings === null || sameIds(actualFindings, expectedFindings));
   return { claim, fixes, expected, actual, expectedFindings, actualFindings, pass, result };
 }
 

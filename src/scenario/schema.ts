@@ -1,4 +1,4 @@
-// The shape of a scenario file (SPEC section 4) as a zod schema: types, enums, required and unknown keys,
+// The shape of a scenario file (docs/scenario-format.md) as a zod schema: types, enums, required and unknown keys,
 // duration / size syntax and "exactly one action". Every leaf carries its own message ("expected X, got Y")
 // so that the loader can print one line per mistake. Cross-references (unknown nodes, volumes, pods) and
 // defaults are the loader's job (load.ts). The JSON Schema for editors is generated from this file.
@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { FIX_IDS, KUBELET_NAMES, RELEASE_PRESETS } from '../fixes.js';
 import { FINDING_IDS, INVARIANT_IDS } from '../invariants/types.js';
 import { parseDurationMs, parseSizeBytes } from '../sim/units.js';
+import { didYouMean } from './didYouMean.js';
+import { DURATION_TEXT, FILE_BYTES_TEXT, LIMITS, tooLong, tooMany } from './limits.js';
 import {
   ACCESS_MODES,
   ACTION_KINDS,
@@ -29,39 +31,7 @@ export function show(value: unknown): string {
   return typeof value;
 }
 
-/** Optimal string alignment distance (insertions, deletions, substitutions, adjacent swaps), ignoring case. */
-function editDistance(a: string, b: string): number {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  const d: number[][] = Array.from({ length: x.length + 1 }, (_, i) =>
-    Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  const at = (i: number, j: number) => d[i]?.[j] ?? 0;
-  for (let i = 1; i <= x.length; i++) {
-    const row = d[i] ?? [];
-    for (let j = 1; j <= y.length; j++) {
-      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
-      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1])
-        best = Math.min(best, at(i - 2, j - 2) + 1);
-      row[j] = best;
-    }
-  }
-  return at(x.length, y.length);
-}
-
-export function didYouMean(word: string, candidates: readonly string[]): string {
-  let best: string | undefined;
-  let bestDistance = Math.max(1, Math.min(3, Math.floor(word.length / 3)));
-  for (const c of candidates) {
-    const d = editDistance(word, c);
-    if (d <= bestDistance && (best === undefined || d < bestDistance)) {
-      best = c;
-      bestDistance = d;
-    }
-  }
-  return best === undefined ? '' : ` (did you mean ${JSON.stringify(best)}?)`;
-}
+export { didYouMean };
 
 type IssueLike = { readonly code?: string; readonly input?: unknown };
 type ErrorFn = (issue: IssueLike) => string;
@@ -72,6 +42,14 @@ export function expected(phrase: string): ErrorFn {
     issue.input === undefined
       ? `missing; expected ${phrase}`
       : `expected ${phrase}, got ${show(issue.input)}`;
+}
+
+/** A list's or string's bound: `too many nodes: 1001 (at most 1000)`, `too long: 300 characters (at most 253)`. */
+function atMost(what: string, max: number): { error: ErrorFn } {
+  return { error: (issue) => tooMany(what, Array.isArray(issue.input) ? issue.input.length : 0, max) };
+}
+function charsAtMost(max: number): { error: ErrorFn } {
+  return { error: (issue) => tooLong(typeof issue.input === 'string' ? issue.input.length : 0, max) };
 }
 
 function oneOf(values: readonly string[]): string {
@@ -113,7 +91,10 @@ function k8sName(kind: string, pattern: RegExp, max: number) {
     pattern === LABEL ? "lower-case letters, digits and '-'" : "lower-case letters, digits, '-' and '.'";
   return z
     .string({ error: expected(what) })
-    .max(max, { error: (i) => `expected ${what} of at most ${max} characters, got ${show(i.input)}` })
+    .max(max, {
+      error: (i) =>
+        `too long for ${what}: ${typeof i.input === 'string' ? i.input.length : 0} characters (at most ${max})`,
+    })
     .regex(pattern, {
       error: (i) =>
         `expected ${what} of ${rule}, starting and ending with a letter or digit, got ${show(i.input)}`,
@@ -121,10 +102,10 @@ function k8sName(kind: string, pattern: RegExp, max: number) {
     .meta({ description: `${kind} name (${pattern === LABEL ? 'DNS-1123 label' : 'DNS-1123 subdomain'})` });
 }
 
-const PodName = k8sName('pod', SUBDOMAIN, 253);
-const NodeName = k8sName('node', SUBDOMAIN, 253);
-const VolumeName = k8sName('volume', SUBDOMAIN, 253);
-const ContainerName = k8sName('container', LABEL, 63);
+const PodName = k8sName('pod', SUBDOMAIN, LIMITS.objectNameChars);
+const NodeName = k8sName('node', SUBDOMAIN, LIMITS.objectNameChars);
+const VolumeName = k8sName('volume', SUBDOMAIN, LIMITS.objectNameChars);
+const ContainerName = k8sName('container', LABEL, LIMITS.containerNameChars);
 
 // ---- durations, sizes, counts ---------------------------------------------------------------------------
 
@@ -148,7 +129,13 @@ function durationSchema(description: string, wholeSeconds: boolean) {
         if (!DURATION_PATTERN.test(text)) return; // reported by the pattern
         const parsed = parseDurationMs(text);
         if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error, input: text });
-        else if (wholeSeconds && parsed.value % 1000 !== 0) {
+        else if (parsed.value > LIMITS.durationMs) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `too long: ${text} (at most ${DURATION_TEXT})`,
+            input: text,
+          });
+        } else if (wholeSeconds && parsed.value % 1000 !== 0) {
           ctx.addIssue({
             code: 'custom',
             message: `expected a whole number of seconds (Kubernetes grace periods are integer seconds), got ${show(text)}`,
@@ -157,7 +144,7 @@ function durationSchema(description: string, wholeSeconds: boolean) {
         }
       }),
     )
-    .meta({ description });
+    .meta({ description: `${description}; at most ${DURATION_TEXT}` });
 }
 
 const Duration = (description: string) => durationSchema(description, false);
@@ -182,10 +169,11 @@ const Size = z
   )
   .meta({ description: 'size in bytes with an optional binary suffix Ki, Mi, Gi or Ti' });
 
-function count(phrase: string, description: string) {
+function count(phrase: string, description: string, what: string, max: number) {
   return z
     .int({ error: expected(phrase) })
     .min(1, { error: expected(phrase) })
+    .max(max, { error: (issue) => tooMany(what, Number(issue.input), max) })
     .meta({ description });
 }
 
@@ -208,8 +196,12 @@ const ClusterSchema = mapping(
   {
     nodes: z
       .array(NodeName, { error: expected('a list of node names') })
-      .min(1, { error: 'expected at least one node' }),
-    volumes: z.array(VolumeSchema, { error: expected('a list of volumes') }).optional(),
+      .min(1, { error: 'expected at least one node' })
+      .max(LIMITS.nodes, atMost('nodes', LIMITS.nodes)),
+    volumes: z
+      .array(VolumeSchema, { error: expected('a list of volumes') })
+      .max(LIMITS.volumes, atMost('volumes', LIMITS.volumes))
+      .optional(),
   },
   'a mapping {nodes, volumes?}',
 );
@@ -227,10 +219,16 @@ const ContainerSchema = mapping(
 const CONTAINERS_PHRASE = 'a number of containers (1 or more) or a list of {name, startDelay?}';
 const Containers = z.union(
   [
-    count('a number of containers (1 or more)', 'that many containers, named c1 ... cN'),
+    count(
+      'a number of containers (1 or more)',
+      'that many containers, named c1 ... cN',
+      'containers in one pod',
+      LIMITS.containersPerPod,
+    ),
     z
       .array(ContainerSchema, { error: expected(CONTAINERS_PHRASE) })
-      .min(1, { error: 'expected at least one container' }),
+      .min(1, { error: 'expected at least one container' })
+      .max(LIMITS.containersPerPod, atMost('containers in one pod', LIMITS.containersPerPod)),
   ],
   { error: expected(CONTAINERS_PHRASE) },
 );
@@ -242,6 +240,7 @@ const CreatePod = mapping(
     containers: Containers,
     volumes: z
       .array(VolumeName, { error: expected('a list of volume names') })
+      .max(LIMITS.volumesPerPod, atMost('volumes in one pod', LIMITS.volumesPerPod))
       .optional()
       .meta({ description: 'names from cluster.volumes' }),
     static: z
@@ -285,7 +284,7 @@ const CrashContainer = mapping(
   'a mapping {pod, container?}',
 );
 
-const Times = count('an integer >= 1', 'how many calls fail, default 1');
+const Times = count('an integer >= 1', 'how many calls fail, default 1', 'failing calls', LIMITS.faultCount);
 
 const UnmountDevice = mapping(
   {
@@ -299,7 +298,12 @@ const UnmountDevice = mapping(
 const ProcMounts = mapping(
   {
     node: NodeName,
-    inconsistentReads: count('an integer >= 1', 'how many reads of /proc/mounts are inconsistent'),
+    inconsistentReads: count(
+      'an integer >= 1',
+      'how many reads of /proc/mounts are inconsistent',
+      'inconsistent reads',
+      LIMITS.faultCount,
+    ),
   },
   'a mapping {node, inconsistentReads}',
 );
@@ -311,6 +315,7 @@ const ContainerStart = mapping(
     error: z
       .string({ error: expected('an error message') })
       .min(1, { error: expected('an error message') })
+      .max(LIMITS.errorChars, charsAtMost(LIMITS.errorChars))
       .optional()
       .meta({ description: 'the container start fails with this error' }),
   },
@@ -397,6 +402,7 @@ const FixList = (description: string) =>
   z
     .array(FixIdSchema, { error: expected('a list of fix IDs') })
     .min(1, { error: 'expected at least one fix ID' })
+    .max(LIMITS.claimListEntries, atMost('fix IDs', LIMITS.claimListEntries))
     .meta({ description });
 
 const FIXES_PHRASE = 'all, none, {off: [fix IDs]} or {on: [fix IDs]}';
@@ -448,11 +454,13 @@ const ClaimSchema = mapping(
       .array(enumOf(INVARIANT_IDS, `an invariant ID (${oneOf(INVARIANT_IDS)})`), {
         error: expected('a list of invariant IDs ([] for none)'),
       })
+      .max(LIMITS.claimListEntries, atMost('invariant IDs', LIMITS.claimListEntries))
       .meta({ description: 'the exact set of invariants that must fire; [] means none' }),
     findings: z
       .array(enumOf(FINDING_IDS, `a finding ID (${oneOf(FINDING_IDS)})`), {
         error: expected('a list of finding IDs ([] for none)'),
       })
+      .max(LIMITS.claimListEntries, atMost('finding IDs', LIMITS.claimListEntries))
       .optional()
       .meta({ description: 'the exact set of findings that must be recorded; not checked when absent' }),
   },
@@ -491,6 +499,46 @@ const ClaimSchema = mapping(
 
 // ---- the file -------------------------------------------------------------------------------------------
 
+/**
+ * The pods and the containers of a whole timeline: each createPod is small, so only their sum can ask for
+ * too much (25,000 pods of `containers: 100`). Reported at the entry that passes the bound. It runs even
+ * when entries have mistakes of their own (as zod runs checks after issues that do not abort), so it reads
+ * them as unknown and skips a pod whose own count is wrong (reported there).
+ */
+const podAndContainerTotals = z.superRefine((entries: readonly unknown[], ctx) => {
+  let pods = 0;
+  let containers = 0;
+  for (const [index, entry] of entries.entries()) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const pod: unknown = (entry as { createPod?: unknown }).createPod;
+    if (typeof pod !== 'object' || pod === null) continue;
+    pods++;
+    if (pods > LIMITS.pods) {
+      const total = entries.filter(
+        (e) => typeof e === 'object' && e !== null && (e as { createPod?: unknown }).createPod !== undefined,
+      ).length;
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'createPod'],
+        message: tooMany('pods', total, LIMITS.pods),
+      });
+      return;
+    }
+    const declared: unknown = (pod as { containers?: unknown }).containers;
+    const count = typeof declared === 'number' ? declared : Array.isArray(declared) ? declared.length : 0;
+    if (!Number.isSafeInteger(count) || count > LIMITS.containersPerPod) continue;
+    containers += count;
+    if (containers > LIMITS.containers) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'createPod', 'containers'],
+        message: `too many containers in all pods: ${containers} by this entry (at most ${LIMITS.containers})`,
+      });
+      return;
+    }
+  }
+});
+
 export const ScenarioFileSchema = mapping(
   {
     name: z
@@ -498,16 +546,24 @@ export const ScenarioFileSchema = mapping(
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, {
         error: expected("a scenario name of letters, digits, '.', '_' and '-'"),
       })
-      .max(100, { error: expected('a scenario name of at most 100 characters') })
+      .max(LIMITS.scenarioNameChars, {
+        error: (i) =>
+          `too long for a scenario name: ${typeof i.input === 'string' ? i.input.length : 0} characters (at most ${LIMITS.scenarioNameChars})`,
+      })
       .meta({ description: 'unique in a folder' }),
     description: z
       .string({ error: expected('a string') })
+      .max(LIMITS.descriptionChars, charsAtMost(LIMITS.descriptionChars))
       .optional()
       .meta({ description: 'what race this shows, in plain words' }),
     upstream: z
-      .array(z.string({ error: expected('a reference like kubernetes/kubernetes#102344') }), {
-        error: expected('a list of references'),
-      })
+      .array(
+        z
+          .string({ error: expected('a reference like kubernetes/kubernetes#102344') })
+          .max(LIMITS.upstreamRefChars, charsAtMost(LIMITS.upstreamRefChars)),
+        { error: expected('a list of references') },
+      )
+      .max(LIMITS.upstreamRefs, atMost('references', LIMITS.upstreamRefs))
       .optional(),
     seed: z
       .int({ error: expected('an integer from 0 to 4294967295') })
@@ -517,14 +573,24 @@ export const ScenarioFileSchema = mapping(
       .meta({ description: 'uint32, default 1' }),
     horizon: Duration('virtual-time bound, default 10m').optional(),
     cluster: ClusterSchema,
-    timeline: z.array(TimelineEntrySchema, { error: expected('a list of timeline entries') }),
+    timeline: z
+      .array(TimelineEntrySchema, { error: expected('a list of timeline entries') })
+      .max(LIMITS.timelineEntries, atMost('timeline entries', LIMITS.timelineEntries))
+      .check(podAndContainerTotals)
+      .meta({
+        description: `at most ${LIMITS.pods} createPod entries, with at most ${LIMITS.containers} containers in all`,
+      }),
     claims: z
       .array(ClaimSchema, { error: expected('a list of claims') })
+      .max(LIMITS.claims, atMost('claims', LIMITS.claims))
       .optional()
       .meta({ description: 'what `podrace verify` checks' }),
   },
   'a scenario mapping {name, cluster, timeline, ...}',
-).meta({ title: 'podrace scenario', description: 'A podrace scenario file (SPEC section 4)' });
+).meta({
+  title: 'podrace scenario',
+  description: `A podrace scenario file, at most ${FILE_BYTES_TEXT}; the format and every limit are in docs/scenario-format.md`,
+});
 
 export type ScenarioFile = z.output<typeof ScenarioFileSchema>;
 export type TimelineEntryFile = z.output<typeof TimelineEntrySchema>;

@@ -1,4 +1,4 @@
-// The normalised scenario (SPEC section 4) as the simulator, `verify` and the fuzzer use it: durations in
+// The normalised scenario (docs/scenario-format.md) as the simulator, `verify` and the fuzzer use it: durations in
 // integer milliseconds, grace periods in integer seconds, sizes in bytes, every default applied, names
 // cross-checked, the timeline sorted stably by time. `src/scenario/load.ts` produces it from YAML and writes it
 // back (`scenarioToYaml`); docs/scenario-format.md describes the file format for users.

@@ -29,11 +29,22 @@ export interface Waiter {
 }
 
 /** A Go channel with Go's semantics: capacity 0 is a rendezvous; receive on a closed channel gets CLOSED. */
+/** The smallest length at which a channel's wait queue is compacted (see Chan.recvCompactAt). */
+const WAITQ_COMPACT_MIN = 64;
+
 export class Chan<T> {
   // Plain arrays: V8 shifts a short array in O(1) (it moves the start), and these stay short.
   private readonly buffer: T[] = [];
   private readonly recvq: Waiter[] = [];
   private readonly sendq: Waiter[] = [];
+  /**
+   * A select that ends by its timeout or another case leaves its waiter in this channel's queue, dead.
+   * A loop that selects on a quiet channel every period would grow the queue without bound (a day of
+   * virtual time: 10^5 waiters, then an O(n^2) drain at the first send), so a queue is compacted when it
+   * reaches this length, which then doubles past the live waiters: amortised O(1) per enqueue.
+   */
+  private recvCompactAt = WAITQ_COMPACT_MIN;
+  private sendCompactAt = WAITQ_COMPACT_MIN;
   private closedFlag = false;
   private recvOp: EffectIterator<T | Closed> | undefined = undefined;
   private sendOp: EffectIterator<void> | undefined = undefined;
@@ -132,12 +143,30 @@ export class Chan<T> {
 
   /** @internal */
   enqueueRecv(w: Waiter): void {
+    if (this.recvq.length >= this.recvCompactAt) {
+      this.compact(this.recvq);
+      this.recvCompactAt = Math.max(WAITQ_COMPACT_MIN, 2 * this.recvq.length);
+    }
     this.recvq.push(w);
   }
 
   /** @internal */
   enqueueSend(w: Waiter): void {
+    if (this.sendq.length >= this.sendCompactAt) {
+      this.compact(this.sendq);
+      this.sendCompactAt = Math.max(WAITQ_COMPACT_MIN, 2 * this.sendq.length);
+    }
     this.sendq.push(w);
+  }
+
+  /** Drops the dead waiters, keeping the live ones in order (what takeLive would skip anyway). */
+  private compact(queue: Waiter[]): void {
+    let j = 0;
+    for (let i = 0; i < queue.length; i++) {
+      const w = queue[i] as Waiter;
+      if (this.sim.isLive(w)) queue[j++] = w;
+    }
+    queue.length = j;
   }
 
   private takeLive(queue: Waiter[]): Waiter | undefined {

@@ -1,5 +1,5 @@
-// The storage faults a scenario can inject into one node (SPEC section 4 `fault`). Each fault maps to a
-// real fallible call site of the upstream plugin code it perturbs (volumes.md H "Fault hooks"); each
+// The storage faults a scenario can inject into one node (docs/scenario-format.md, `fault`). Each fault maps to a
+// real fallible call site of the upstream plugin code it perturbs; each
 // firing counts `times` down by one and is published as a faultInjected fact.
 
 /**
@@ -16,8 +16,11 @@
  */
 export type UnmountDeviceStage = 'beforeUnmount' | 'afterUnmount' | 'multipathFlushBusy' | 'deviceStillOpen';
 
-/** The storage part of the scenario's Fault union; a scenario fault object (with `node`) fits as is. */
-export type StorageFault =
+/**
+ * The storage part of the scenario's Fault union; a scenario fault object (with `node`) fits as is.
+ * `line`: the scenario line that armed it, for the report of faults that never fired (0: none).
+ */
+export type StorageFault = (
   | {
       readonly kind: 'unmountDevice';
       readonly volume: string;
@@ -27,13 +30,27 @@ export type StorageFault =
   | { readonly kind: 'procMounts'; readonly inconsistentReads: number }
   /** Without `times` every ConstructVolumeSpec of the volume on the node fails. */
   | { readonly kind: 'constructVolumeSpec'; readonly volume: string; readonly times?: number | undefined }
-  | { readonly kind: 'tearDown'; readonly volume: string; readonly times: number };
+  | { readonly kind: 'tearDown'; readonly volume: string; readonly times: number }
+) & { readonly line?: number | undefined };
 
 interface Armed {
   readonly kind: 'unmountDevice' | 'constructVolumeSpec' | 'tearDown';
   readonly volume: string;
   readonly stage: UnmountDeviceStage | undefined;
+  readonly line: number;
   remaining: number;
+  fired: number;
+}
+
+/** A fault whose firings did not all happen (at the end of a run: it was armed for nothing). */
+export interface UnfiredFault {
+  /** `unmountDevice/beforeUnmount`, `procMounts`, `constructVolumeSpec`, `tearDown`. */
+  readonly label: string;
+  readonly volume: string | undefined;
+  readonly line: number;
+  /** Firings left (null: unlimited) and done. */
+  readonly remaining: number | null;
+  readonly fired: number;
 }
 
 /** Called on every firing: the fault's label (`unmountDevice/afterUnmount`, `procMounts`, ...) and volume. */
@@ -42,20 +59,31 @@ export type FaultObserver = (fault: string, volume: string | undefined) => void;
 /** The faults armed on one node's host. */
 export class HostFaults {
   private readonly armed: Armed[] = [];
+  /** Every finished Armed entry stays here too, so the end-of-run report can list what was left. */
+  private readonly all: Armed[] = [];
+  /** procMounts faults in injection order; the first with reads left is consumed first. */
+  private readonly procMounts: { readonly line: number; remaining: number; fired: number }[] = [];
   private inconsistentReads = 0;
 
   constructor(private readonly onFire: FaultObserver) {}
 
   inject(f: StorageFault): void {
+    const line = f.line ?? 0;
+    const arm = (a: Omit<Armed, 'line' | 'fired'>): void => {
+      const entry = { ...a, line, fired: 0 };
+      this.armed.push(entry);
+      this.all.push(entry);
+    };
     switch (f.kind) {
       case 'procMounts':
         this.inconsistentReads += Math.max(0, f.inconsistentReads);
+        this.procMounts.push({ line, remaining: Math.max(0, f.inconsistentReads), fired: 0 });
         return;
       case 'unmountDevice':
-        this.armed.push({ kind: f.kind, volume: f.volume, stage: f.stage, remaining: Math.max(0, f.times) });
+        arm({ kind: f.kind, volume: f.volume, stage: f.stage, remaining: Math.max(0, f.times) });
         return;
       case 'constructVolumeSpec':
-        this.armed.push({
+        arm({
           kind: f.kind,
           volume: f.volume,
           stage: undefined,
@@ -63,12 +91,7 @@ export class HostFaults {
         });
         return;
       case 'tearDown':
-        this.armed.push({
-          kind: f.kind,
-          volume: f.volume,
-          stage: undefined,
-          remaining: Math.max(0, f.times),
-        });
+        arm({ kind: f.kind, volume: f.volume, stage: undefined, remaining: Math.max(0, f.times) });
         return;
     }
   }
@@ -95,6 +118,11 @@ export class HostFaults {
   procMountsInconsistent(): boolean {
     if (this.inconsistentReads <= 0) return false;
     this.inconsistentReads--;
+    const p = this.procMounts.find((x) => x.remaining > 0);
+    if (p !== undefined) {
+      p.remaining--;
+      p.fired++;
+    }
     this.onFire('procMounts', undefined);
     return true;
   }
@@ -111,6 +139,35 @@ export class HostFaults {
   active(): boolean {
     if (this.inconsistentReads > 0) return true;
     return this.armed.some((a) => a.remaining > 0 && Number.isFinite(a.remaining));
+  }
+
+  /**
+   * The faults that have firings left, in injection order (an unlimited constructVolumeSpec fault only
+   * if it never fired): what the run's end reports as armed for nothing.
+   */
+  unfired(): UnfiredFault[] {
+    const out: UnfiredFault[] = [];
+    for (const p of this.procMounts)
+      if (p.remaining > 0)
+        out.push({
+          label: 'procMounts',
+          volume: undefined,
+          line: p.line,
+          remaining: p.remaining,
+          fired: p.fired,
+        });
+    for (const a of this.all) {
+      const unlimited = !Number.isFinite(a.remaining);
+      if (a.remaining <= 0 || (unlimited && a.fired > 0)) continue;
+      out.push({
+        label: a.stage === undefined ? a.kind : `${a.kind}/${a.stage}`,
+        volume: a.volume,
+        line: a.line,
+        remaining: unlimited ? null : a.remaining,
+        fired: a.fired,
+      });
+    }
+    return out.sort((x, y) => x.line - y.line);
   }
 
   private find(
@@ -132,6 +189,7 @@ export class HostFaults {
     const a = this.find(kind, volume, stage);
     if (a === undefined) return false;
     a.remaining--;
+    a.fired++;
     if (a.remaining <= 0) this.armed.splice(this.armed.indexOf(a), 1);
     this.onFire(label, volume);
     return true;

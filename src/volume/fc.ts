@@ -254,7 +254,7 @@ class FcDetacher implements Detacher {
     return err;
   }
 
-  /** fcDetacher.UnmountDevice (volumes.md D.1). */
+  /** fcDetacher.UnmountDevice. */
   private *unmountDeviceInternal(deviceMountPath: string, volume: string): Co<GoError | undefined> {
     const host = this.plugin.host;
     openDeviceBehindKubelet(host, volume);

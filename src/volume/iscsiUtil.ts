@@ -1,6 +1,6 @@
 // Ported from kubernetes pkg/volume/iscsi/iscsi_util.go, release-1.23: login + LUN scan (AttachDisk),
 // iscsi.json persisted in the global dir, and DetachDisk, which works from the mount path so that a
-// retried UnmountDevice redoes the whole clean-up (volumes.md D.4).
+// retried UnmountDevice redoes the whole clean-up.
 import { GoError, UncertainProgressError } from '../api/errors.js';
 import type { UID, VolumeMode } from '../api/v1.js';
 import { type Co, sleep } from '../sim/index.js';

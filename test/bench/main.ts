@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   if (only.has('timeToBug')) {
     const rows = measureTimeToBug();
     show('timeToBug', timeToBugSection(rows));
-    show('shrink', shrinkSection(rows));
+    show('shrink', await shrinkSection(rows));
   }
   if (only.has('memory')) show('memory', await benchMemory());
   if (only.has('cli')) show('cli', benchCli());

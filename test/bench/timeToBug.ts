@@ -87,7 +87,7 @@ function handScenarioOf(fix: FixId, scenarios: readonly Scenario[]): Scenario | 
   return showing.sort((a, b) => a.timeline.length - b.timeline.length)[0];
 }
 
-export function shrinkSection(rows: readonly TimeToBug[]): BenchSection {
+export async function shrinkSection(rows: readonly TimeToBug[]): Promise<BenchSection> {
   const dir = join(import.meta.dirname, '..', '..', 'scenarios');
   const scenarios = readdirSync(dir)
     .filter((f) => f.endsWith('.yaml'))
@@ -107,7 +107,7 @@ export function shrinkSection(rows: readonly TimeToBug[]): BenchSection {
       continue;
     }
     const off = refindBase(r.fix).with(r.fix, false);
-    const f = minimalFailure(1, caseIndex, off, kind, { shrinkRuns: SHRINK_RUNS, closedBy: r.fix });
+    const f = await minimalFailure(1, caseIndex, off, kind, { shrinkRuns: SHRINK_RUNS, closedBy: r.fix });
     const unshrunk = scenarioAt(1, String(caseIndex)).timeline.length;
     out[r.fix] = {
       case: caseIndex,

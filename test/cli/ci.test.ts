@@ -50,7 +50,7 @@ describe('--junit', () => {
     const xml = readFileSync(join(dir, 'fuzz.xml'), 'utf8');
     expect(count(xml, /<testcase /g)).toBe(6);
     expect(attr(xml, 'failures')).toBeGreaterThan(0);
-    expect(xml).toContain('replay: podrace replay --seed 1 --path 0 --kubelet legacy');
+    expect(xml).toContain('replay: npx podrace replay --seed 1 --path 0 --kubelet legacy');
     expect(xml).toContain('<property name="fixes" value="none"/>');
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });

@@ -1,9 +1,9 @@
-// The CLI as users run it: the built binary, spawned, checked for output and exit codes (SPEC section 2).
+// The CLI as users run it: the built binary, spawned, checked for output and exit codes (docs/cli.md).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { FIX_IDS } from '../../src/fixes.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -23,6 +23,10 @@ function podrace(
 
 const r1 = 'scenarios/pod-deleted-before-start.yaml';
 
+// Each test's files in a folder of this one, removed at the end.
+const temp = mkdtempSync(join(tmpdir(), 'podrace-cli-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
 describe('podrace CLI', () => {
   it('--help lists the commands', () => {
     const r = podrace(['--help']);
@@ -41,7 +45,7 @@ describe('podrace CLI', () => {
     expect(oneOff.code).toBe(1);
   });
 
-  it('run --json prints one SPEC section 6 object, identical across runs but for wallMs', () => {
+  it('run --json prints one JSON result (docs/cli.md), identical across runs but for wallMs', () => {
     const a = podrace(['run', r1, '--kubelet', 'legacy', '--json']);
     const b = podrace(['run', r1, '--kubelet', 'legacy', '--json']);
     expect(a.code).toBe(1);
@@ -70,7 +74,7 @@ describe('podrace CLI', () => {
   });
 
   it('run --trace and --timeline write byte-identical files for the same seed', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'podrace-'));
+    const dir = mkdtempSync(join(temp, 'case-'));
     const paths = [0, 1].map((i) => ({ trace: join(dir, `t${i}.json`), html: join(dir, `t${i}.html`) }));
     for (const p of paths)
       podrace(['run', r1, '--kubelet', 'legacy', '--quiet', '--trace', p.trace, '--timeline', p.html]);
@@ -80,15 +84,20 @@ describe('podrace CLI', () => {
     expect(JSON.parse(readFileSync(a.trace, 'utf8')).traceEvents.length).toBeGreaterThan(5);
   });
 
-  it('verify: every bundled claim holds (exit 0)', () => {
-    const r = podrace(['verify']);
+  it('verify: every bundled claim holds (exit 0), run from another folder of the project', () => {
+    const v = spawnSync(process.execPath, [cli, 'verify'], {
+      cwd: join(root, 'docs'),
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    const r = { code: v.status, stdout: v.stdout, stderr: v.stderr };
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\d+ claims, all hold/);
   });
 
   it('verify: a failing claim is exit 1 with file and line', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'podrace-'));
+    const dir = mkdtempSync(join(temp, 'case-'));
     const text = readFileSync(join(root, r1), 'utf8').replace(
       'violations: [container-started-after-terminated]',
       'violations: []',
@@ -101,7 +110,7 @@ describe('podrace CLI', () => {
   });
 
   it('bad input is exit 2 with one clear line, never a stack trace', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'podrace-'));
+    const dir = mkdtempSync(join(temp, 'case-'));
     writeFileSync(
       join(dir, 'bad.yaml'),
       'name: x\ncluster:\n  nodes: [a]\ntimeline:\n  - at: soon\n    shutdownNode: {node: a}\n',
@@ -162,7 +171,7 @@ describe('podrace CLI', () => {
     for (const line of lines) expect(line).toMatch(/^[a-z0-9-]+ {2,}\S/);
   });
 
-  it('runs as a user without a home directory or passwd entry (SPEC section 7)', () => {
+  it('runs as a user without a home directory or passwd entry', () => {
     const r = podrace(['run', r1, '--quiet'], { HOME: '/nonexistent', USER: '' });
     expect(r.code).toBe(0);
     // As root, also run as a UID that has no passwd entry at all (upstream #99881 panicked there).

@@ -175,7 +175,8 @@ describe('the Job arguments, given to the built CLI', () => {
       env: { ...process.env, JOB_COMPLETION_INDEX: '0' },
     });
     expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
+    // The arguments are accepted (not 2); no case ran in 0 s, and a campaign that checked nothing is 1.
+    expect(r.status).toBe(1);
     const summary = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
     const n = theJob(render()).spec.completions;
     expect(summary).toMatchObject({ type: 'summary', shard: `1/${n}`, ran: 0, stoppedByTimeLimit: true });

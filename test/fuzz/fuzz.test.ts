@@ -13,9 +13,17 @@ import {
   claimFixesOf,
   fixFlags,
   runCampaign,
-  shardCases,
+  type Shard,
+  shardRange,
 } from '../../src/fuzz/campaign.js';
-import { caseProperty, scenarioAt, scenariosOfCases, shrinkCase } from '../../src/fuzz/shrink.js';
+import {
+  caseProperty,
+  checkPath,
+  MAX_RUNS,
+  scenarioAt,
+  scenariosOfCases,
+  shrinkCase,
+} from '../../src/fuzz/shrink.js';
 import { loadScenarioFile, parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
 import { type Scenario, stripSourcePositions } from '../../src/scenario/types.js';
@@ -110,13 +118,29 @@ describe('cases of a campaign', () => {
       [5, 8],
       [200, 4],
     ] as const) {
-      const all = Array.from({ length: n }, (_, i) => shardCases(runs, { index: i + 1, count: n })).flat();
+      const all = Array.from({ length: n }, (_, i) => listed(runs, { index: i + 1, count: n })).flat();
       expect(all.sort((x, y) => x - y)).toEqual(Array.from({ length: runs }, (_, i) => i));
     }
-    expect(shardCases(10, { index: 2, count: 3 })).toEqual([1, 4, 7]);
-    expect(shardCases(4)).toEqual([0, 1, 2, 3]);
+    expect(listed(10, { index: 2, count: 3 })).toEqual([1, 4, 7]);
+    expect(listed(4)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('are never listed whole: the range of the largest campaign is arithmetic, not an array', () => {
+    const r = shardRange(MAX_RUNS, { index: MAX_RUNS, count: MAX_RUNS });
+    expect(r.size).toBe(1);
+    expect(r.caseAt(0)).toBe(MAX_RUNS - 1);
+    expect(checkPath(String(r.caseAt(0)))).toBeUndefined();
+    expect(checkPath(String(MAX_RUNS))).toMatch(/at most 9999999/);
+    expect(shardRange(MAX_RUNS).size).toBe(MAX_RUNS);
+    expect(shardRange(3, { index: 5, count: 8 }).size).toBe(0);
   });
 });
+
+/** The case indices of a shard, listed (small campaigns only). */
+function listed(runs: number, shard?: Shard): number[] {
+  const r = shardRange(runs, shard);
+  return Array.from({ length: r.size }, (_, p) => r.caseAt(p));
+}
 
 describe('a campaign against the legacy kubelet', () => {
   let report: CampaignReport | undefined;
@@ -171,13 +195,15 @@ describe('a campaign against the legacy kubelet', () => {
     expect({ ...replayed, name: '' }).toEqual({ ...f.shrink.scenario, name: '' });
     const result = runScenario(replayed, { fixes: legacy });
     expect(result.violations.map((v) => v.invariant)).toContain(f.kind);
-    // Shrinking is deterministic: the same case shrinks to the same path again.
-    const again = shrinkCase({
+    // Shrinking is deterministic: the same case shrinks to the same path again (keeping the same switch
+    // closing it, as the campaign did).
+    const again = await shrinkCase({
       seed: 1,
       path: String(f.caseIndex),
       fixes: legacy,
       kind: f.kind,
       maxRuns: 80,
+      ...(f.closedBy === null ? {} : { closedWith: legacy.with(f.closedBy, !legacy.on(f.closedBy)) }),
     });
     expect(again.path).toBe(f.shrink.path);
   });

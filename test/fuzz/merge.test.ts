@@ -120,8 +120,11 @@ describe('podrace merge', () => {
     const [a, b, c] = shardTexts as [string, string, string];
     const stopped = editSummary(b, (s) => {
       s['stoppedByTimeLimit'] = true;
+      s['stoppedBy'] = 'time-limit';
     });
-    expect(refusal([a, stopped, c])).toMatch(/stopped by --time-limit.*shard 2\/3 .*rerun those shards/);
+    expect(refusal([a, stopped, c])).toMatch(
+      /stopped by --time-limit or a signal.*shard 2\/3 .*rerun those shards/,
+    );
     const lines = b.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThan(2);
     const cut = `${lines.slice(0, -1).join('\n')}\n`;

@@ -37,14 +37,22 @@ describe('closingSwitches', () => {
 });
 
 describe('the campaign exit code (the CI gate)', () => {
-  const line = (fired: CaseLine['fired'], knownOpen: CaseLine['knownOpen']): CaseLine =>
-    ({ fired, knownOpen, closedBy: null }) as unknown as CaseLine;
+  const line = (
+    fired: CaseLine['fired'],
+    knownOpen: CaseLine['knownOpen'],
+    outcome: CaseLine['outcome'] = 'horizon',
+  ): CaseLine => ({ fired, knownOpen, closedBy: null, outcome }) as unknown as CaseLine;
   const none: FailureLine[] = [];
   it('0 when every find is a known-open hazard, 1 with --strict or anything unexplained', () => {
     const known = [line(['termination-stuck'], ['termination-stuck'])];
-    expect(campaignExitCode(known, none, false)).toBe(0);
-    expect(campaignExitCode(known, none, true)).toBe(1);
-    expect(campaignExitCode([...known, line(['multi-node-mount'], [])], none, false)).toBe(1);
-    expect(campaignExitCode([], none, true)).toBe(0);
+    expect(campaignExitCode(known, none, false, 10)).toBe(0);
+    expect(campaignExitCode(known, none, true, 10)).toBe(1);
+    expect(campaignExitCode([...known, line(['multi-node-mount'], [])], none, false, 10)).toBe(1);
+    expect(campaignExitCode([], none, true, 10)).toBe(0);
+  });
+
+  it('never 0 for a campaign that checked nothing: no case ran, or a case was cut short by its budget', () => {
+    expect(campaignExitCode([], none, false, 0)).toBe(1);
+    expect(campaignExitCode([line([], [], 'max-events')], none, false, 10)).toBe(1);
   });
 });

@@ -1,9 +1,9 @@
 // Findings: informational invariants are reported apart from violations, never fail a run, and claims
 // check them only when they list them.
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/cli/errors.js';
 import { Fixes } from '../../src/fixes.js';
 import { resultToJson } from '../../src/report/json.js';
+import { InputError } from '../../src/scenario/errors.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
 import { checkClaim, runScenario } from '../../src/scenario/run.js';
 

@@ -4,7 +4,7 @@ import { resultToJson, violationToJson } from '../../src/report/json.js';
 import { sampleResult, violation } from './fixtures.js';
 
 describe('resultToJson', () => {
-  it('has exactly the SPEC section 6 keys, in order', () => {
+  it('has exactly the documented keys, in order (docs/cli.md, "The JSON result")', () => {
     const json = resultToJson(sampleResult(), 3.1);
     expect(Object.keys(json)).toEqual([
       'scenario',
@@ -17,6 +17,8 @@ describe('resultToJson', () => {
       'claims',
       'outcome',
       'findings',
+      'complete',
+      'maxEvents',
     ]);
     expect(json).toMatchObject({
       scenario: 'pod-deleted-before-start',
@@ -39,7 +41,7 @@ describe('resultToJson', () => {
     expect(resultToJson(sampleResult({ fixes: Fixes.all() }), 0).fixes['pod-worker-lifecycle']).toBe(true);
   });
 
-  it('writes violations with the SPEC fields only (no causes)', () => {
+  it('writes violations with the documented fields only (no causes)', () => {
     const v = violationToJson({
       ...violation,
       causes: [{ kind: 'kubeletStarted', atMs: 0, node: 'node-a' }],

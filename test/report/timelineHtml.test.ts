@@ -43,10 +43,27 @@ describe('toTimelineHtml', () => {
         violations: [{ ...violation, pod: evil, message: `pod ${evil} & co` }],
       }),
     );
-    expect(page).not.toContain('<script>');
+    // The page's own inline script is its only script element; the pod's name is text.
+    expect(page.match(/<script\b/g)).toHaveLength(1);
+    expect(page).not.toContain('<script>alert');
     expect(page).not.toContain('<b>bold</b>');
     expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
     expect(page).toContain('&amp; co');
+  });
+
+  it('carries what its script needs: virtual times on every mark, violation ids on rows and marks', () => {
+    expect(html).toContain('<svg class="plot" id="plot" width="1200"');
+    expect(html).toContain('data-end="3000.5"');
+    expect(html).toMatch(/<g class="span[^"]*" data-a="\d+(\.\d+)?" data-b="\d+(\.\d+)?">/);
+    expect(html).toContain('<tr class="bad-row" data-t="1520" data-v="0" tabindex="0"');
+    // The violation's mark on its pod's track is its home; the copy on the violations track is not.
+    expect(html.match(/<circle [^>]*data-v="0" data-home=""/g)).toHaveLength(1);
+    expect(html.match(/<circle [^>]*data-v="0"/g)).toHaveLength(2);
+    expect(html).toContain('<div class="toolbar"><button type="button" id="zoom-in"');
+    expect(html).toContain(
+      '<span id="range" data-a="0" data-b="3000.5">0.000s &#8211; 3.001s of 3.001s</span>',
+    );
+    expect(html.match(/<script>/g)).toHaveLength(1);
   });
 
   it('is deterministic', () => {

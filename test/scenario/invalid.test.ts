@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/cli/errors.js';
 import { FIX_IDS } from '../../src/fixes.js';
+import { InputError } from '../../src/scenario/errors.js';
 import { loadScenarioFile, MAX_ERRORS, parseScenarioText } from '../../src/scenario/load.js';
 
 const dir = 'test/fixtures/invalid';
@@ -156,11 +156,20 @@ describe('invalid scenario files', () => {
     expect(err.message).not.toContain('\n');
   });
 
-  it('reports a file that cannot be read', () => {
-    expect(errorOf(() => loadScenarioFile(`${dir}/does-not-exist.yaml`)).message).toBe(
-      `${dir}/does-not-exist.yaml: cannot read file (ENOENT)`,
+  it('reports a file that cannot be read, located at its path', () => {
+    const missing = errorOf(() => loadScenarioFile(`${dir}/does-not-exist.yaml`));
+    expect(missing.message).toBe(
+      `${dir}/does-not-exist.yaml: cannot read (ENOENT: no such file or directory)`,
     );
-    expect(errorOf(() => loadScenarioFile(dir)).message).toBe(`${dir}: cannot read file (EISDIR)`);
+    expect(missing.located).toBe(true);
+    expect(errorOf(() => loadScenarioFile(dir)).message).toBe(
+      `${dir}: is a directory; expected a scenario file`,
+    );
+  });
+
+  it('marks every loader error as located (the CLI prints it with no prefix)', () => {
+    expect(errorOf(() => loadScenarioFile(`${dir}/unknown-node.yaml`)).located).toBe(true);
+    expect(errorOf(() => parseScenarioText('~\n', 'x.yaml')).located).toBe(true);
   });
 
   it('reports whitespace-only and null documents clearly', () => {

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { InputError } from '../../src/cli/errors.js';
+import { InputError } from '../../src/scenario/errors.js';
 import { MAX_ERRORS, parseScenarioText } from '../../src/scenario/load.js';
 
 const LINE = /^f\.yaml:\d+:\d+: \S.*$/;

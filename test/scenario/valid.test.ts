@@ -22,7 +22,7 @@ describe('valid scenario files', () => {
     expect(loadScenarioFile(`${dir}/minimal.yaml`)).toStrictEqual(expected);
   });
 
-  it("loads SPEC section 4's example", () => {
+  it('loads the reference example of the format', () => {
     const expected: Scenario = {
       file: `${dir}/spec-example.yaml`,
       name: 'pod-deleted-before-start',

@@ -197,6 +197,41 @@ describe('channels', () => {
     expect(results).toEqual([SELECT_DEFAULT, SELECT_TIMEOUT, 250]);
   });
 
+  it('a quiet channel polled by a select with a timeout keeps a bounded wait queue, and a late send still lands', () => {
+    const sim = new Sim(5);
+    const quiet = sim.chan<number>(0);
+    let timeouts = 0;
+    let got: number | undefined;
+    let queuedBeforeSend = -1;
+    sim.spawn(
+      'poller',
+      (function* (): Co {
+        for (;;) {
+          const r = yield* select([{ recv: quiet }], 10);
+          if (r.index === SELECT_TIMEOUT) timeouts++;
+          else {
+            got = r.value as number;
+            return;
+          }
+        }
+      })(),
+    );
+    sim.spawn(
+      'late',
+      (function* (): Co {
+        yield* sleep(1_000_005);
+        queuedBeforeSend = (quiet as unknown as { recvq: unknown[] }).recvq.length;
+        yield* quiet.send(42);
+      })(),
+    );
+    sim.run({ horizonMs: 2_000_000, maxEvents: 1_000_000 });
+    expect(timeouts).toBe(100_000);
+    expect(got).toBe(42);
+    // 10^5 selects ended by their timeout: their dead waiters do not pile up in the channel.
+    expect(queuedBeforeSend).toBeGreaterThan(0);
+    expect(queuedBeforeSend).toBeLessThan(200);
+  });
+
   it('a select that fires on one channel is not woken again by its other cases or its timeout', () => {
     const sim = new Sim(11);
     const a = sim.chan<number>(0);

@@ -30,11 +30,11 @@ describe('podrace/testing', () => {
     expect(out.ran).toBe(6);
     expect(out.exitCode).toBe(1);
     const f = out.failures[0];
-    expect(f?.replay).toMatch(/^podrace replay --seed 1 --path \d+(:\d+)* --kubelet legacy$/);
+    expect(f?.replay).toMatch(/^npx podrace replay --seed 1 --path \d+(:\d+)* --kubelet legacy$/);
     const replayed = t.run(scenarioAt(1, f?.path ?? '0'), { kubelet: 'legacy' });
     expect(t.firedInvariants(replayed)).toContain(f?.invariant);
     await expect(t.expectNoViolations({ runs: 6, kubelet: 'legacy', shrinkRuns: 40 })).rejects.toThrow(
-      /violations in 6 case\(s\) with --kubelet legacy:\n {2}\S+ \(case \d+\): podrace replay --seed 1 --path/,
+      /violations in 6 case\(s\) with --kubelet legacy:\n {2}\S+ \(case \d+\): npx podrace replay --seed 1 --path/,
     );
     await expect(t.fuzz({ runs: 0 })).rejects.toThrow(/runs must be a whole number from 1 to 100000/);
   });

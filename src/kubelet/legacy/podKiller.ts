@@ -2,7 +2,7 @@
 // The pre-PR-#102344 podKiller: HandlePodCleanups and deletePod send runtime pods to kill on a channel;
 // one goroutine reads it and starts a killing goroutine per pod unless one of ITS OWN kills of that
 // runtime pod ID is still in flight. It knows nothing of the pod workers, so a kill through the pod
-// worker (syncPod with SyncPodKill) and a podKiller kill of the same pod can run at once (race R4), and
+// worker (syncPod with SyncPodKill) and a podKiller kill of the same pod can run at once (the concurrent-kill race), and
 // it kills with no grace period override (the spec's value), whatever an eviction already used.
 
 import { getPodFullName, type Pod, type RuntimePod, type UID } from '../../api/v1.js';

@@ -1,0 +1,65 @@
+// The podrace command line as a yargs parser: the global options, every command, `-h` and `help COMMAND`.
+// src/cli.ts runs it; the tests parse documented command lines with it without running them.
+import yargs, { type Argv } from 'yargs';
+import { didYouMean } from '../scenario/didYouMean.js';
+import { registerCommands } from './commands.js';
+import { InputError } from './errors.js';
+import { commandNames } from './introspect.js';
+import { refuseRepeatedFlags } from './repeatedFlags.js';
+
+export function buildParser(argv: readonly string[], setExit: (code: number) => void): Argv {
+  const parser = configureGlobal(yargs([...argv]));
+  refuseRepeatedFlags(parser, argv);
+  registerAllCommands(parser, setExit);
+  return parser;
+}
+
+/** Name, usage, global options and the failure handler (every bad command line is an InputError, exit 2). */
+export function configureGlobal(parser: Argv): Argv {
+  return parser
+    .scriptName('podrace')
+    .usage(
+      '$0 <command> [options]\n\nDeterministic simulator of kubelet pod-lifecycle and volume races. In a clone, run it as `npx podrace`.',
+    )
+    .option('color', {
+      type: 'boolean',
+      describe: 'colour the output (default: when stdout is a TTY; NO_COLOR and FORCE_COLOR are honoured)',
+    })
+    .help('help')
+    .alias('help', 'h')
+    .demandCommand(1, 'Name a command; `npx podrace --help` lists them.')
+    .strict()
+    .recommendCommands()
+    .exitProcess(false)
+    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .fail((msg: string | null, err: Error | undefined) => {
+      if (err !== undefined && err !== null && msg === null) throw err; // an InputError keeps its location
+      throw new InputError(msg ?? err?.message ?? 'invalid command line');
+    });
+}
+
+/** Every command, `help` included (what the docs generator and `help` itself enumerate). */
+export function registerAllCommands(parser: Argv, setExit: (code: number) => void): void {
+  registerCommands(parser, setExit);
+  parser.command(
+    'help [command]',
+    "Show podrace's help, or a command's (as `podrace COMMAND --help`)",
+    (y) =>
+      y
+        .positional('command', { type: 'string', describe: 'a command name' })
+        .example('$0 help run', "the run command's flags"),
+    async (argv) => {
+      const name = argv.command === undefined ? undefined : String(argv.command);
+      if (name !== undefined) {
+        const known = commandNames((p) => registerAllCommands(p, () => {}));
+        if (!known.includes(name)) {
+          throw new InputError(
+            `help: unknown command "${name}"${didYouMean(name, known)}; commands: ${known.join(', ')}`,
+          );
+        }
+      }
+      await buildParser(name === undefined ? ['--help'] : [name, '--help'], setExit).parseAsync();
+      setExit(0);
+    },
+  );
+}

@@ -1,0 +1,92 @@
+// `podrace run`: one scenario once (or a seed sweep), its timeline or events, the JSON result, the trace and
+// timeline files. Loaded only when the command runs (src/cli/commands.ts registers it).
+import { Chalk } from 'chalk';
+import { resultToJson } from '../report/json.js';
+import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
+import { loadScenarioFile } from '../scenario/load.js';
+import { incompleteLine, runScenario } from '../scenario/run.js';
+import type { ArgvOf, runBuilder } from './commands.js';
+import { EXIT } from './errors.js';
+import { eventFilterOf, eventLines } from './eventsOption.js';
+import { fixesOption, maxEventsOption, seedOption } from './options.js';
+import { refuseInputsAsOutputs } from './output.js';
+import { writeRunFiles } from './runFiles.js';
+import { resolveScenarioArg } from './scenarioArgs.js';
+import { colorEnabled, wallClockMs } from './terminal.js';
+
+export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<number> {
+  const file = resolveScenarioArg(String(argv.file));
+  refuseInputsAsOutputs([file], { '--trace': argv.trace, '--timeline': argv.timeline });
+  const scenario = loadScenarioFile(file);
+  const fixes = fixesOption(argv.kubelet, argv.fix);
+  if (argv.seeds !== undefined) {
+    const conflicts = [
+      'seed',
+      'trace',
+      'timeline',
+      'events',
+      'node',
+      'pod',
+      'volume',
+      'kind',
+      'since',
+      'until',
+    ]
+      .filter((k) => argv[k] !== undefined)
+      .concat(argv.bisect ? ['bisect'] : [])
+      .map((k) => `--${k}`);
+    const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+    const sweep = { seeds: argv.seeds, json: argv.json, color, conflicts };
+    const { runSweep } = await import('./seedSweep.js');
+    return runSweep(scenario, fixes, sweep, wallClockMs, (l) => process.stdout.write(`${l}\n`));
+  }
+  const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
+  const events = eventFilterOf(argv, scenario);
+  const wantFacts =
+    argv.trace !== undefined ||
+    argv.timeline !== undefined ||
+    events !== undefined ||
+    (!argv.json && !argv.quiet);
+  const maxEvents = maxEventsOption(argv['max-events']);
+  const start = wallClockMs();
+  const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts, maxEvents });
+  const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
+  writeRunFiles(result, argv);
+  const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+  // The oracle (and the fuzzer it belongs to) only for --bisect.
+  const bisector = argv.bisect ? await import('./bisect.js') : undefined;
+  const bisection = bisector?.bisect(scenario, fixes, seed, result);
+  if (argv.json && events !== undefined) {
+    for (const line of eventLines(result, events, true, false)) process.stdout.write(`${line}\n`);
+  } else if (argv.json) {
+    const json = resultToJson(result, wallMs);
+    process.stdout.write(
+      `${JSON.stringify(bisection === undefined ? json : { ...json, bisect: bisection })}\n`,
+    );
+  } else {
+    const c = new Chalk({ level: color ? 1 : 0 });
+    if (!argv.quiet) {
+      process.stdout.write(`${c.bold(scenario.name)}  seed ${seed}  fixes ${fixes.label()}\n`);
+    }
+    if (!argv.quiet && events !== undefined) {
+      for (const line of eventLines(result, events, false, color)) process.stdout.write(`${line}\n`);
+    } else if (!argv.quiet) {
+      for (const line of formatTimeline(result, { color, limit: 200 })) process.stdout.write(`${line}\n`);
+      for (const v of result.violations) process.stdout.write(`${formatViolation(v, color)}\n`);
+      for (const v of result.findings) process.stdout.write(`${formatViolation(v, color)}\n`);
+    }
+    const findings = result.findings.length === 0 ? '' : c.cyan(`, ${result.findings.length} finding(s)`);
+    const verdict =
+      (result.violations.length === 0
+        ? c.green('no violations')
+        : c.red(`${result.violations.length} violation(s)`)) + findings;
+    process.stdout.write(
+      `${verdict}  (${result.events} events, ${(result.virtualTimeMs / 1000).toFixed(3)}s virtual, ${wallMs}ms wall, ${result.outcome})\n`,
+    );
+    if (!result.complete) process.stdout.write(`${c.red(incompleteLine(result))}\n`);
+    if (bisection !== undefined)
+      for (const line of bisector?.formatBisection(bisection, color) ?? []) process.stdout.write(`${line}\n`);
+  }
+  // A run cut short did not check the rest of its scenario: never a pass.
+  return result.violations.length === 0 && result.complete ? EXIT.OK : EXIT.VIOLATION;
+}

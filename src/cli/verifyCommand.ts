@@ -1,0 +1,33 @@
+// `podrace verify`: the table or JSON lines of every claim, and the JUnit report. Loaded only when the
+// command runs (src/cli/commands.ts registers it; src/cli/verify.ts checks the claims).
+import type { ArgvOf, verifyBuilder } from './commands.js';
+import { maxEventsOption } from './options.js';
+import { refuseInputsAsOutputs, writeOutputFile } from './output.js';
+import { defaultScenariosDir, expandScenarioPaths } from './scenarioArgs.js';
+import { colorEnabled } from './terminal.js';
+import {
+  formatVerifyTable,
+  type InvalidRow,
+  type VerifyRow,
+  verifyFiles,
+  verifyJsonLines,
+  verifySummary,
+} from './verify.js';
+
+export async function verifyCommand(argv: ArgvOf<typeof verifyBuilder>): Promise<number> {
+  const paths =
+    argv.paths === undefined || argv.paths.length === 0 ? [defaultScenariosDir()] : argv.paths.map(String);
+  const { files, invalid } = expandScenarioPaths(paths);
+  refuseInputsAsOutputs(files, { '--junit': argv.junit });
+  const entries = verifyFiles(files, invalid, maxEventsOption(argv['max-events']));
+  const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+  const out = argv.json ? verifyJsonLines(entries) : formatVerifyTable(entries, color);
+  for (const line of out) process.stdout.write(`${line}\n`);
+  if (argv.junit !== undefined) {
+    const { junitXml, verifyJUnit } = await import('../report/junit.js');
+    const rows = entries.filter((e): e is VerifyRow => 'claim' in e);
+    const bad = entries.filter((e): e is InvalidRow => 'message' in e);
+    writeOutputFile(argv.junit, junitXml(verifyJUnit(rows, bad)));
+  }
+  return verifySummary(entries).exitCode;
+}

@@ -1,0 +1,124 @@
+// The scenario's `fault` entries: each handed to the component it perturbs (the node's storage host, or
+// the container runtime for containerStart), and at the end of the run, the faults with firings left
+// reported as entries that never took effect (actionNoop), with the line that armed them.
+import type { UID } from '../api/v1.js';
+import type { ContainerStartFault } from '../runtime/fakeRuntime.js';
+import type { Fault } from '../scenario/types.js';
+import { unreachable } from '../sim/index.js';
+import { publishNoop } from './actionNoop.js';
+import type { ActionWorld } from './scenarioActions.js';
+
+export class ScenarioFaults {
+  /** containerStart faults injected, to report at the end those that never fired. */
+  private readonly startFaults: {
+    readonly line: number;
+    readonly pod: string;
+    readonly uid: UID;
+    readonly node: string;
+    readonly fault: ContainerStartFault;
+  }[] = [];
+
+  constructor(
+    private readonly world: ActionWorld,
+    /** The current holder of a scenario pod name: its UID and node (undefined before its create). */
+    private readonly podOf: (name: string) => { uid: UID; node: string } | undefined,
+  ) {}
+
+  private noop(
+    node: string,
+    line: number,
+    reason: string,
+    about: { fault: string; pod?: string; volume?: string | undefined },
+  ): void {
+    publishNoop(this.world, node, 'fault', line, reason, about);
+  }
+
+  inject(f: Fault, line: number): void {
+    switch (f.kind) {
+      case 'containerStart': {
+        const holder = this.podOf(f.pod);
+        if (holder === undefined) {
+          this.noop('', line, `no pod ${f.pod} has been created yet (its createPod waits)`, {
+            fault: 'containerStart',
+            pod: f.pod,
+          });
+          return;
+        }
+        const { uid, node: nodeName } = holder;
+        const runtime = this.world.nodeOf(nodeName).host.runtime;
+        const replaced = this.startFaults.find(
+          (s) => s.uid === uid && runtime.pendingStartFault(uid) === s.fault,
+        );
+        if (replaced !== undefined)
+          this.noop(
+            nodeName,
+            replaced.line,
+            `replaced by a later containerStart fault of pod ${f.pod} before it fired`,
+            { fault: 'containerStart', pod: f.pod },
+          );
+        const fault: ContainerStartFault = { delayMs: f.delayMs ?? 0, error: f.error ?? undefined };
+        runtime.injectContainerStartFault(uid, fault);
+        this.startFaults.push({ line, pod: f.pod, uid, node: nodeName, fault });
+        this.world.bus.publish({
+          kind: 'faultInjected',
+          atMs: this.world.sim.nowMs,
+          node: nodeName,
+          fault: 'containerStart',
+          pod: f.pod,
+          delayMs: f.delayMs ?? 0,
+          error: f.error ?? undefined,
+        });
+        return;
+      }
+      case 'unmountDevice':
+        this.world.nodeOf(f.node).storage.injectFault({
+          kind: 'unmountDevice',
+          volume: f.volume,
+          stage: f.stage,
+          times: f.times,
+          line,
+        });
+        return;
+      case 'procMounts':
+        this.world.nodeOf(f.node).storage.injectFault({
+          kind: 'procMounts',
+          inconsistentReads: f.inconsistentReads,
+          line,
+        });
+        return;
+      case 'constructVolumeSpec':
+        this.world
+          .nodeOf(f.node)
+          .storage.injectFault({ kind: 'constructVolumeSpec', volume: f.volume, line });
+        return;
+      case 'tearDown':
+        this.world
+          .nodeOf(f.node)
+          .storage.injectFault({ kind: 'tearDown', volume: f.volume, times: f.times, line });
+        return;
+      default:
+        unreachable(f, 'fault');
+    }
+  }
+
+  finish(): void {
+    for (const node of this.world.nodes.values()) {
+      for (const f of node.storage.faults.unfired()) {
+        const reason =
+          f.remaining === null
+            ? 'armed until the end of the run, it never fired'
+            : f.fired === 0
+              ? `it never fired before the run ended (${f.remaining} firing(s) armed)`
+              : `it fired ${f.fired} of ${f.fired + f.remaining} time(s) before the run ended`;
+        this.noop(node.name, f.line, reason, { fault: f.label, volume: f.volume });
+      }
+    }
+    for (const s of this.startFaults) {
+      if (this.world.nodeOf(s.node).host.runtime.pendingStartFault(s.uid) !== s.fault) continue;
+      this.noop(s.node, s.line, `no container of pod ${s.pod} (uid ${s.uid}) started after it`, {
+        fault: 'containerStart',
+        pod: s.pod,
+      });
+    }
+  }
+}
