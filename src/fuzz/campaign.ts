@@ -122,10 +122,17 @@ function outcomeOf(
     error: null,
     closedBy:
       oracle && fired.length > 0
-        ? closingSwitches(scenario, fixes, fired, (sc, f, stop) => {
-            const g = runGuarded(sc, f, false, stop);
-            return g.ok ? g.result : undefined;
-          }).closedBy
+        ? closingSwitches(
+            scenario,
+            fixes,
+            fired,
+            (sc, f, stop) => {
+              const g = runGuarded(sc, f, false, stop);
+              return g.ok ? g.result : undefined;
+            },
+            scenario.seed,
+            r.fixesRead,
+          ).closedBy
         : null,
     wallMs: 0,
   };

@@ -307,11 +307,14 @@ export class PodWorkerStates implements PodStateProvider {
     this.podsSynced = true;
     // Before #104847 only UIDs that left the config were purged, so a finished UID still in the config
     // kept its finished status (and ignored every update) until the kubelet restarted (issue #104648).
-    const uidReuse = this.fixes.on('pod-uid-reuse-restart');
+    // restartRequested is only ever set with the fix on; asked first, the switch is read only when it
+    // decides something (a run that never reads a switch is the same run with it flipped: oracle.ts).
+    const uidReuse = (status: PodSyncStatus): boolean =>
+      status.restartRequested && this.fixes.on('pod-uid-reuse-restart');
     for (const [uid, status] of this.podSyncStatuses) {
-      if (!known.has(uid) || (uidReuse && status.restartRequested)) this.removeTerminatedWorker(uid);
+      if (!known.has(uid) || uidReuse(status)) this.removeTerminatedWorker(uid);
       if (status.terminatedAt !== undefined) {
-        workers.set(uid, uidReuse && status.restartRequested ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
+        workers.set(uid, uidReuse(status) ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
       } else if (status.terminatingAt !== undefined) {
         workers.set(uid, 'TerminatingPod');
       } else {

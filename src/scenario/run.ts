@@ -3,7 +3,7 @@
 // no I/O. The CLI measures wall time around it.
 import { World } from '../cluster/world.js';
 import type { Fact } from '../facts.js';
-import { Fixes } from '../fixes.js';
+import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
 import { HazardTracker } from '../invariants/hazards.js';
 import { createCheckers, InvariantMonitor } from '../invariants/index.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
@@ -83,11 +83,22 @@ export interface RunResult {
   readonly findings: readonly Violation[];
   /** Every fact in order, when `recordFacts` was set. */
   readonly facts: readonly Fact[] | undefined;
+  /**
+   * The fix switches the run read (FIX_IDS order). Flipping any other gives the very same run, since a
+   * run is a function of its scenario, seed and the switches it read.
+   */
+  readonly fixesRead: readonly FixId[];
 }
 
 export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   const seed = o.seed ?? scenario.seed;
-  const world = new World({ scenario, seed, fixes: o.fixes, elide: o.elide ?? elisionDefault() });
+  const reads = new Set<FixId>();
+  const world = new World({
+    scenario,
+    seed,
+    fixes: o.fixes.recording(reads),
+    elide: o.elide ?? elisionDefault(),
+  });
   const monitor = new InvariantMonitor(
     createCheckers({
       volumes: scenario.volumes.map((v) => ({ name: v.name, accessMode: v.accessMode })),
@@ -135,6 +146,7 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     violations: all.filter((v) => !isFinding(v.invariant)),
     findings: all.filter((v) => isFinding(v.invariant)),
     facts,
+    fixesRead: FIX_IDS.filter((id) => reads.has(id)),
   };
 }
 
