@@ -189,9 +189,21 @@ export function fixPrs(id: FixId): string {
 
 export class Fixes {
   private readonly enabled: ReadonlySet<FixId>;
+  /**
+   * Where a recording copy (`recording`) notes every switch the simulation reads. A run is a function
+   * of its scenario, seed and the switches it read: flipping one it never read gives the same run, which
+   * is how the differential oracle (src/fuzz/oracle.ts) skips flips that cannot matter.
+   */
+  private readonly reads: Set<FixId> | undefined;
 
-  constructor(enabled: Iterable<FixId>) {
+  constructor(enabled: Iterable<FixId>, reads?: Set<FixId>) {
     this.enabled = new Set(enabled);
+    this.reads = reads;
+  }
+
+  /** The same switches, noting into `reads` each one read through this object from now on. */
+  recording(reads: Set<FixId>): Fixes {
+    return new Fixes(this.enabled, reads);
   }
 
   static all(): Fixes {
@@ -210,7 +222,13 @@ export class Fixes {
   }
 
   on(id: FixId): boolean {
+    this.reads?.add(id);
     return this.enabled.has(id);
+  }
+
+  /** Every switch counts as read: the caller saw the whole set. */
+  private readAll(): void {
+    if (this.reads !== undefined) for (const id of FIX_IDS) this.reads.add(id);
   }
 
   with(id: FixId, value: boolean): Fixes {
@@ -226,11 +244,13 @@ export class Fixes {
 
   /** The switches that are on, in the table's order. */
   ids(): FixId[] {
+    this.readAll();
     return FIX_IDS.filter((id) => this.enabled.has(id));
   }
 
   /** Every fix ID with its state, in the table's order (for the JSON result). */
   toRecord(): Record<FixId, boolean> {
+    this.readAll();
     const out = {} as Record<FixId, boolean>;
     for (const id of FIX_IDS) out[id] = this.enabled.has(id);
     return out;

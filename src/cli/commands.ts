@@ -2,13 +2,14 @@
 // its own module, imported only when it runs, so that `--help` and `list` start at once. Each handler sets
 // the exit code through `setExit`; bad input throws InputError (exit 2).
 import type { Argv } from 'yargs';
+import { setElisionDefault } from '../scenario/elisionDefault.js';
 import { registerDiffCommand } from './diffCommand.js';
 import { EXIT } from './errors.js';
 import { registerExplainCommand } from './explainCommand.js';
 import { eventsOptions, maxEventsFlag, runFileOptions } from './flags.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
-import { fixSelectionOptions } from './options.js';
+import { elideOption, fixSelectionOptions } from './options.js';
 
 export { colorEnabled, wallClockMs } from './terminal.js';
 
@@ -28,6 +29,7 @@ export function runBuilder(y: Argv) {
       describe: "seed (decimal or 0x-hex uint32); default: the file's",
     })
     .options(fixSelectionOptions)
+    .options(elideOption)
     .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
     .options(runFileOptions)
     .options(eventsOptions)
@@ -53,6 +55,7 @@ export function verifyBuilder(y: Argv) {
       array: true,
       describe: 'scenario files, folders or bundled scenario names',
     })
+    .options(elideOption)
     .option('json', {
       type: 'boolean',
       default: false,
@@ -78,6 +81,8 @@ export function listBuilder(y: Argv) {
 }
 
 export function registerCommands(parser: Argv, setExit: (code: number) => void): void {
+  // --no-elide (run, verify, diff, fuzz, replay, main): every run of the command goes the plain way.
+  parser.middleware((argv) => setElisionDefault(argv['elide'] !== false));
   parser
     .command(
       'run <file>',

@@ -1,7 +1,7 @@
 // `podrace diff`: its flags and help. The work is in src/cli/diffRun.ts, imported only when it runs.
 import type { Argv } from 'yargs';
 import { eventsOptions } from './flags.js';
-import { fixSelectionOptions } from './options.js';
+import { elideOption, fixSelectionOptions } from './options.js';
 
 const { events: _events, ...filters } = eventsOptions;
 
@@ -18,6 +18,7 @@ export function diffBuilder(y: Argv) {
     })
     .option('seed', { type: 'string', requiresArg: true, describe: "run B's seed (default: the file's)" })
     .options(fixSelectionOptions)
+    .options(elideOption)
     .option('base-seed', {
       type: 'string',
       requiresArg: true,

@@ -183,6 +183,7 @@ export function diffCommand(argv: ArgvOf<typeof diffBuilder>): number {
         complete: true,
         maxEvents: facts.length,
         horizonMs: facts[facts.length - 1]?.atMs ?? 0,
+        fixesRead: [],
         violations,
         findings: [],
         facts,

@@ -3,7 +3,7 @@
 import type { Argv } from 'yargs';
 import { DEFAULT_SHRINK_RUNS } from '../fuzz/limits.js';
 import { runFileOptions } from './flags.js';
-import { fixSelectionOptions } from './options.js';
+import { elideOption, fixSelectionOptions } from './options.js';
 
 export function fuzzBuilder(y: Argv) {
   return y
@@ -20,6 +20,7 @@ export function fuzzBuilder(y: Argv) {
       describe: 'campaign seed (decimal or 0x-hex uint32)',
     })
     .options(fixSelectionOptions)
+    .options(elideOption)
     .option('workers', {
       type: 'string',
       requiresArg: true,
@@ -100,6 +101,7 @@ export function replayBuilder(y: Argv) {
       describe: 'the fast-check path: case index, then shrink steps',
     })
     .options(fixSelectionOptions)
+    .options(elideOption)
     .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
     .option('save', { type: 'string', describe: 'also write the case as a scenario file' })
     .options(runFileOptions)
@@ -120,6 +122,7 @@ export function mainBuilder(y: Argv) {
       requiresArg: true,
       describe: 'worker threads (default: up to 4 CPUs)',
     })
+    .options(elideOption)
     .example('$0 main --runs 20 --workers 1', 'a shorter npm start');
 }
 

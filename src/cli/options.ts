@@ -86,6 +86,15 @@ export function shardOption(value: unknown, env: NodeJS.ProcessEnv): { index: nu
   return { index, count };
 }
 
+/** `--no-elide`: run every round of the polling loops, the plain way (same results, more events). */
+export const elideOption = {
+  elide: {
+    type: 'boolean',
+    default: true,
+    describe: 'skip the rounds of idle polling loops (--no-elide: run every round; same results, slower)',
+  },
+} as const;
+
 /** `--kubelet fixed|legacy` and repeatable `--fix ID=on|off`, shared by run, fuzz and replay (see fixesOption). */
 export const fixSelectionOptions = {
   kubelet: {

@@ -16,7 +16,7 @@ import {
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { KubeClient } from '../kubelet/kubeClient.js';
-import { AssertionError, type Co, type Rng, type Sim, sleep } from '../sim/index.js';
+import { AssertionError, type Co, type Rng, type Sim, sleep, WRITES_ALL } from '../sim/index.js';
 
 /** The apiPodCreated fields that describe the pod's spec (shared with the static pods' manifests). */
 export function podCreatedFields(pod: Pod): {
@@ -51,6 +51,10 @@ const WATCH_DELAY_MS = [10, 60] as const;
 
 interface Watcher {
   lastDeliveryMs: number;
+  /** The elision domain of the watcher (src/sim/elision.ts): a delivery changes the watcher's state alone. */
+  readonly domain: number;
+  /** Which parts of it (src/sim/masks.ts). */
+  readonly writeMask: number;
   readonly queue: { atMs: number; deliver: () => void }[];
   /** The kubelets' watches share the server's stream; each controller watch draws from its own. */
   readonly rng: Rng;
@@ -75,6 +79,8 @@ export interface ControllerClient {
 
 export class APIServer {
   private readonly pods = new Map<UID, Pod>();
+  /** The UIDs of each namespace/name, oldest first (so a GET by name costs no scan of every pod). */
+  private readonly podsByName = new Map<string, UID[]>();
   private readonly watchers = new Map<string, PodWatcher>();
   /** Cluster-wide pod watches of the controllers, in the order they started. */
   private readonly podWatchers: PodWatcher[] = [];
@@ -119,6 +125,10 @@ export class APIServer {
       metadata: { ...input.metadata, creationTimestamp: Math.floor(this.sim.nowMs / 1000) * 1000 },
     };
     this.pods.set(pod.metadata.uid, pod);
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    const uids = this.podsByName.get(key);
+    if (uids === undefined) this.podsByName.set(key, [pod.metadata.uid]);
+    else uids.push(pod.metadata.uid);
     this.publish({
       kind: 'apiPodCreated',
       atMs: this.sim.nowMs,
@@ -240,9 +250,23 @@ export class APIServer {
    * SET of every pod, which the pod config merges into one ADD), then every change for this node, in one
    * ordered stream.
    */
-  watchNode(nodeName: string, handler: WatchHandler, onList: (pods: Pod[]) => void): void {
+  watchNode(
+    nodeName: string,
+    handler: WatchHandler,
+    onList: (pods: Pod[]) => void,
+    domain = 0,
+    writeMask = WRITES_ALL,
+  ): void {
     this.unwatchNode(nodeName);
-    const w: PodWatcher = { handler, lastDeliveryMs: this.sim.nowMs, queue: [], rng: this.rng, live: true };
+    const w: PodWatcher = {
+      handler,
+      lastDeliveryMs: this.sim.nowMs,
+      domain,
+      writeMask,
+      queue: [],
+      rng: this.rng,
+      live: true,
+    };
     this.watchers.set(nodeName, w);
     // Code-unit order of UIDs, not localeCompare: the same on every machine whatever its locale.
     // (Upstream's order is a cache map's; HandlePodAdditions sorts by creation time anyway.)
@@ -260,10 +284,12 @@ export class APIServer {
    * A controller's pod informer: a LIST of every pod now (ADDED events, then `onSynced`), then every
    * change of any pod, delivered with delays drawn from the watch's own stream `watch/<name>`.
    */
-  watchPods(name: string, handler: WatchHandler, onSynced: () => void): void {
+  watchPods(name: string, handler: WatchHandler, onSynced: () => void, domain = 0): void {
     const w: PodWatcher = {
       handler,
       lastDeliveryMs: this.sim.nowMs,
+      domain,
+      writeMask: WRITES_ALL,
       queue: [],
       rng: this.rng.fork(`watch/${name}/pods`),
       live: true,
@@ -274,10 +300,12 @@ export class APIServer {
   }
 
   /** A controller's node informer: a LIST of every node, then every change of a node's status. */
-  watchNodes(name: string, handler: NodeWatchHandler, onSynced: () => void): void {
+  watchNodes(name: string, handler: NodeWatchHandler, onSynced: () => void, domain = 0): void {
     const w: NodeWatcher = {
       handler,
       lastDeliveryMs: this.sim.nowMs,
+      domain,
+      writeMask: WRITES_ALL,
       queue: [],
       rng: this.rng.fork(`watch/${name}/nodes`),
       live: true,
@@ -308,16 +336,25 @@ export class APIServer {
     const at = Math.max(w.lastDeliveryMs, this.sim.nowMs + w.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]));
     w.lastDeliveryMs = at;
     w.queue.push({ atMs: at, deliver });
-    this.sim.at(at, () => {
-      while (w.queue.length > 0 && (w.queue[0]?.atMs ?? Number.POSITIVE_INFINITY) <= this.sim.nowMs) {
-        const next = w.queue.shift();
-        if (next !== undefined && w.live) next.deliver();
-      }
-    });
+    this.sim.at(
+      at,
+      () => {
+        while (w.queue.length > 0 && (w.queue[0]?.atMs ?? Number.POSITIVE_INFINITY) <= this.sim.nowMs) {
+          const next = w.queue.shift();
+          if (next !== undefined && w.live) next.deliver();
+        }
+      },
+      w.domain,
+      w.writeMask,
+    );
   }
 
   private remove(pod: Pod, by: 'kubelet' | 'user-force'): void {
     this.pods.delete(pod.metadata.uid);
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    const uids = this.podsByName.get(key) ?? [];
+    uids.splice(uids.indexOf(pod.metadata.uid), 1);
+    if (uids.length === 0) this.podsByName.delete(key);
     this.publish({
       kind: 'apiPodDeleted',
       atMs: this.sim.nowMs,
@@ -454,9 +491,9 @@ export class APIServer {
     return {
       *getPod(namespace: string, name: string): Co<Pod | undefined> {
         yield* latency();
-        for (const p of api.pods.values())
-          if (p.metadata.namespace === namespace && p.metadata.name === name) return p;
-        return undefined;
+        // The oldest pod of that name still stored: what a scan in insertion order finds first.
+        const uid = api.podsByName.get(`${namespace}/${name}`)?.[0];
+        return uid === undefined ? undefined : api.pods.get(uid);
       },
       *patchPodStatus(uid: UID, status: PodStatus): Co<GoError | undefined> {
         yield* latency();

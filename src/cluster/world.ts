@@ -4,10 +4,11 @@
 import type { UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
+import { WRITES_NONE } from '../kubelet/elisionMasks.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import { FakeRuntime } from '../runtime/fakeRuntime.js';
 import type { Scenario } from '../scenario/types.js';
-import { AssertionError, Bus, Sim } from '../sim/index.js';
+import { AssertionError, Bus, Sim, VersionedSet } from '../sim/index.js';
 import { Host } from '../storage/host.js';
 import { San } from '../storage/san.js';
 import { APIServer } from './apiServer.js';
@@ -23,6 +24,8 @@ export interface WorldOptions {
   readonly scenario: Scenario;
   readonly seed: number;
   readonly fixes: Fixes;
+  /** Skip idle loop rounds (src/sim/elision.ts); off: every round runs (`--no-elide`). */
+  readonly elide?: boolean | undefined;
 }
 
 export class World {
@@ -39,7 +42,9 @@ export class World {
   constructor(o: WorldOptions) {
     this.scenario = o.scenario;
     this.fixes = o.fixes;
-    this.sim = new Sim(o.seed);
+    this.sim = new Sim(o.seed, { elide: o.elide });
+    // A published fact is an effect: a loop round that publishes one was not idle (src/sim/elision.ts).
+    this.bus.subscribe(() => this.sim.noteEffect());
     const publish = (fact: Fact): void => this.bus.publish(fact);
     this.api = new APIServer(this.sim, this.sim.rng.fork('apiserver'), publish);
     this.san = new San({ now: () => this.sim.nowMs, publish });
@@ -62,11 +67,18 @@ export class World {
         rng: this.sim.rng.fork(`${name}/storage`),
         podNameOf: (uid) => this.podNameOf(uid),
       });
-      const runtime = new FakeRuntime(this.sim, this.sim.rng.fork(`${name}/runtime`), name, publish, storage);
+      const runtime = new FakeRuntime(
+        this.sim,
+        this.sim.rng.fork(`${name}/runtime`),
+        name,
+        publish,
+        storage,
+        this.domainOf(name),
+      );
       this.nodes.set(name, {
         name,
         storage,
-        host: { runtime, podCgroups: new Set(), staticManifests: new Map() },
+        host: { runtime, podCgroups: new VersionedSet(), staticManifests: new Map() },
         kubelet: undefined,
         kubeletGeneration: 0,
       });
@@ -78,6 +90,7 @@ export class World {
       volumePluginMgr: newControllerVolumePluginMgr(this),
       volumeSpecLister: (name) => volumeSpecOf(this, name),
       fixes: o.fixes,
+      domain: o.scenario.nodes.length + 1,
       publish,
     });
   }
@@ -89,6 +102,11 @@ export class World {
     for (const entry of this.scenario.timeline) {
       this.sim.atOrdered(entry.atMs, () => this.actions.apply(entry.action, entry.line));
     }
+  }
+
+  /** A node's elision domain: its changes wake only its own parked loops (src/sim/elision.ts). */
+  private domainOf(nodeName: string): number {
+    return this.scenario.nodes.indexOf(nodeName) + 1;
   }
 
   podNameOf(uid: UID): string {
@@ -122,9 +140,13 @@ export class World {
       sim: this.sim,
       rng: this.sim.rng.fork(`${node.name}/kubelet/${node.kubeletGeneration}`),
       nodeName: node.name,
+      domain: this.domainOf(node.name),
       fixes: this.fixes,
       kubeClient: this.api.client(),
-      watch: (handler, onList) => this.api.watchNode(node.name, handler, onList),
+      // A delivery feeds the pod config, which only syncLoop reads (woken by its channel, an event of
+      // its own): it changes nothing a parked loop reads (src/kubelet/elisionMasks.ts).
+      watch: (handler, onList) =>
+        this.api.watchNode(node.name, handler, onList, this.domainOf(node.name), WRITES_NONE),
       unwatch: () => this.api.unwatchNode(node.name),
       host: node.host,
       publish: (fact) => this.bus.publish(fact),

@@ -7,6 +7,7 @@
 import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { type ViolationJson, violationToJson } from '../report/json.js';
+import { elisionDefault } from '../scenario/elisionDefault.js';
 import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
 import type { RunResult } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
@@ -121,10 +122,17 @@ function outcomeOf(
     error: null,
     closedBy:
       oracle && fired.length > 0
-        ? closingSwitches(scenario, fixes, fired, (sc, f) => {
-            const g = runGuarded(sc, f);
-            return g.ok ? g.result : undefined;
-          }).closedBy
+        ? closingSwitches(
+            scenario,
+            fixes,
+            fired,
+            (sc, f, stop) => {
+              const g = runGuarded(sc, f, false, stop);
+              return g.ok ? g.result : undefined;
+            },
+            scenario.seed,
+            r.fixesRead,
+          ).closedBy
         : null,
     wallMs: 0,
   };
@@ -413,6 +421,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     fixes: FIX_IDS.filter((id) => o.fixes.on(id)),
     oracle: o.oracle ?? true,
     checkDeterminism: o.checkDeterminism ?? false,
+    elide: elisionDefault(),
   };
   const pool = await runPool({
     setup,

@@ -26,25 +26,38 @@ export interface FlipRun {
   /** The switch's state in the flipped run. */
   readonly on: boolean;
   readonly fired: readonly InvariantId[];
+  /** The first run never read the switch, so the flip was not run: it is the same run (see `read`). */
+  readonly unread?: true;
 }
 
 /**
  * Runs `scenario` once per flippable switch, flipped from `fixes`, and reports for each invariant of
  * `fired` which flips close it. `run` is the runner (the fuzzer passes its guarded, bounded one); a run
- * that throws counts as closing nothing.
+ * that throws counts as closing nothing. `read`, the switches the first run read (RunResult.fixesRead),
+ * spares the flips of the others: a run that never read a switch is the same run with it flipped, so
+ * such a flip closes nothing.
  */
 export function closingSwitches(
   scenario: Scenario,
   fixes: Fixes,
   fired: readonly InvariantId[],
-  run?: (s: Scenario, f: Fixes) => RunResult | undefined,
+  run?: (s: Scenario, f: Fixes, stopOnceFired: readonly InvariantId[]) => RunResult | undefined,
   seed: number = scenario.seed,
+  read?: readonly FixId[],
 ): { closedBy: ClosedBy; flips: FlipRun[] } {
-  const runOnce = run ?? ((s: Scenario, f: Fixes) => runScenario(s, { fixes: f, seed }));
+  // A flipped run only has to tell whether `fired` fire again: it may stop once they all have.
+  const runOnce =
+    run ??
+    ((s: Scenario, f: Fixes, stop: readonly InvariantId[]) =>
+      runScenario(s, { fixes: f, seed, stopOnceFired: stop }));
   const flips: FlipRun[] = [];
   for (const fix of flippableSwitches(fixes)) {
     const flipped = fixes.with(fix, !fixes.on(fix));
-    const r = runOnce(scenario, flipped);
+    if (read !== undefined && !read.includes(fix)) {
+      flips.push({ fix, on: flipped.on(fix), fired, unread: true });
+      continue;
+    }
+    const r = runOnce(scenario, flipped, fired);
     if (r === undefined) continue;
     const firedNow = new Set(r.violations.map((v) => v.invariant));
     flips.push({ fix, on: flipped.on(fix), fired: fired.filter((id) => firedNow.has(id)) });

@@ -23,6 +23,8 @@ export interface WorkerSetup {
   readonly oracle: boolean;
   /** Run every case twice and compare digests (src/fuzz/determinism.ts). */
   readonly checkDeterminism?: boolean;
+  /** Skip idle loop rounds (the default); false: `--no-elide` (src/scenario/elisionDefault.ts). */
+  readonly elide?: boolean;
 }
 
 export type ToWorker = { readonly type: 'chunk'; readonly id: number; readonly cases: readonly number[] };

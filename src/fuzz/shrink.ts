@@ -80,9 +80,17 @@ export type GuardedRun =
   | { readonly ok: false; readonly error: string };
 
 /** Runs a scenario; a throw of the simulator becomes an error value (with its stack) instead of escaping. */
-export function runGuarded(scenario: Scenario, fixes: Fixes, recordFacts = false): GuardedRun {
+export function runGuarded(
+  scenario: Scenario,
+  fixes: Fixes,
+  recordFacts = false,
+  stopOnceFired?: readonly InvariantId[],
+): GuardedRun {
   try {
-    return { ok: true, result: runScenario(scenario, { fixes, recordFacts, maxEvents: CASE_MAX_EVENTS }) };
+    return {
+      ok: true,
+      result: runScenario(scenario, { fixes, recordFacts, maxEvents: CASE_MAX_EVENTS, stopOnceFired }),
+    };
   } catch (err) {
     return { ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
   }

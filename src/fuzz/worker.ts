@@ -2,12 +2,14 @@
 // the campaign's seed and fixes as workerData, then runs the chunks of case indices it is sent and posts
 // their results back. The work is exactly what the pool would do in its own thread (runCaseChunk).
 import { parentPort, workerData } from 'node:worker_threads';
+import { setElisionDefault } from '../scenario/elisionDefault.js';
 import { type CaseOutcome, runCaseChunk } from './campaign.js';
 import type { FromWorker, ToWorker, WorkerSetup } from './pool.js';
 
 const port = parentPort;
 if (port !== null) {
   const setup = workerData as WorkerSetup;
+  if (setup.elide === false) setElisionDefault(false);
   port.on('message', (msg: ToWorker) => {
     let reply: FromWorker;
     try {

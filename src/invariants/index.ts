@@ -109,6 +109,11 @@ export class InvariantMonitor {
     for (const c of this.#checkers) c.onEnd(endMs, this.#report);
   }
 
+  /** How many violations were found so far. */
+  get count(): number {
+    return this.#violations.length;
+  }
+
   /** The violations so far, in the order they were found. */
   violations(): Violation[] {
     return [...this.#violations];

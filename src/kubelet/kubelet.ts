@@ -28,10 +28,21 @@ import {
   type Sim,
   select,
   sleep,
+  Ticker,
+  type VersionedSet,
+  WRITES_ALL,
 } from '../sim/index.js';
 import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
 import { Cache } from './container/cache.js';
+import {
+  WRITES_NONE,
+  WRITES_PODS,
+  WRITES_QUEUE,
+  WRITES_RUNTIME,
+  WRITES_SYNC_LOOP,
+  WRITES_VOLUMES,
+} from './elisionMasks.js';
 import type { KubeClient } from './kubeClient.js';
 import { syncMirrorPod } from './kubeletMirrorPods.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
@@ -72,7 +83,8 @@ export interface KubeletVolumeManager {
   waitForUnmount(pod: Pod): Co<GoError | undefined>;
   podVolumesExist(uid: UID): boolean;
   getVolumesInUse(): string[];
-  markVolumesAsReportedInUse(volumes: readonly string[]): void;
+  /** True if some volume's reportedInUse changed. */
+  markVolumesAsReportedInUse(volumes: readonly string[]): boolean;
   /** Until reconstruction has run, volumesInUse is left as it was (setters.go VolumesInUse). */
   reconcilerStatesHasBeenSynced(): boolean;
   getMountedVolumesForPod(
@@ -86,8 +98,11 @@ export interface KubeletVolumeManager {
 /** The node's persistent state a kubelet restart does not lose: runtime, pod cgroups, manifests. */
 export interface NodeHostState {
   readonly runtime: FakeRuntime;
-  /** Pod cgroups (pcm.Exists / EnsureExists / Destroy): kernel state, survives the kubelet. */
-  readonly podCgroups: Set<UID>;
+  /**
+   * Pod cgroups (pcm.Exists / EnsureExists / Destroy): kernel state, survives the kubelet. Versioned:
+   * housekeeping's idle check counts its changes (src/sim/versioned.ts).
+   */
+  readonly podCgroups: VersionedSet<UID>;
   /** The static pod manifest directory: fullname -> pod. */
   readonly staticManifests: Map<string, Pod>;
 }
@@ -96,6 +111,8 @@ export interface KubeletOptions {
   sim: Sim;
   rng: Rng;
   nodeName: string;
+  /** The node's elision domain (src/sim/process.ts ProcessGroup), 0 if none. */
+  domain?: number | undefined;
   fixes: Fixes;
   kubeClient: KubeClient;
   /** The API server's watch for this node: the LIST (`onList`, once), then every change. */
@@ -142,10 +159,13 @@ export class Kubelet {
   /** kubecontainer.RuntimeCache: GetPods cached for up to 2 s. */
   private runtimeCacheTimeMs = Number.NEGATIVE_INFINITY;
   private runtimeCachePods: RuntimePod[] = [];
+  /** The runtime's version when the cache was filled (src/sim/elision.ts). */
+  private runtimeCacheRuntimeVersion = -1;
 
   constructor(o: KubeletOptions) {
     this.opts = o;
     this.sim = o.sim;
+    this.podManager.onMembershipChange = () => o.sim.touch(WRITES_PODS);
     this.rng = o.rng;
     this.nodeName = o.nodeName;
     this.fixes = o.fixes;
@@ -153,7 +173,7 @@ export class Kubelet {
     this.mirrorClient = new BasicMirrorClient(o.kubeClient);
     this.host = o.host;
     this.publish = o.publish;
-    this.group = new ProcessGroup(`kubelet/${o.nodeName}`);
+    this.group = new ProcessGroup(`kubelet/${o.nodeName}`, o.domain ?? 0);
     this.podCache = new Cache(o.sim);
     this.workQueue = new WorkQueue(o.sim);
     this.runtimeManager = new KubeGenericRuntimeManager(
@@ -210,6 +230,7 @@ export class Kubelet {
   /** A Go panic in any kubelet goroutine ends the whole process. */
   crash(): void {
     if (!this.alive) return;
+    this.sim.touch(WRITES_ALL); // whatever the crashing goroutine could change, its process is gone
     this.stop();
     this.opts.onCrash();
   }
@@ -220,14 +241,19 @@ export class Kubelet {
   start(): void {
     this.startedAtMs = this.sim.nowMs;
     this.publish({ kind: 'kubeletStarted', atMs: this.sim.nowMs, node: this.nodeName });
-    this.sim.spawn(`${this.nodeName}/pleg`, this.pleg.run(), this.group);
+    this.sim.spawn(`${this.nodeName}/pleg`, this.pleg.run(), this.group).writeMask = WRITES_RUNTIME;
     this.statusManager.start();
     this.volumeManager.run();
     this.resourceAnalyzer.start();
     this.legacy?.start();
-    this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group);
-    this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group);
-    this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group);
+    // What handling an update, a PLEG event or a tick changes besides the pod set and the pod workers'
+    // lifecycle (both touched where they change): src/kubelet/elisionMasks.ts.
+    this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group).writeMask = WRITES_SYNC_LOOP;
+    // The heartbeat changes nothing a loop of this node reads (reportedInUse is touched when it changes).
+    this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group).writeMask =
+      WRITES_NONE;
+    this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group).writeMask =
+      WRITES_RUNTIME;
     // The file source lists the manifest directory at start (file name order) as one SET; the API source
     // does the same with its LIST. A source counts as ready once the sync loop has handled its update.
     const manifests: Pod[] = [];
@@ -265,13 +291,28 @@ export class Kubelet {
   // ---- syncLoop ----
 
   private *syncLoop(): Co<void> {
-    const syncCh = this.ticker(syncLoopPeriodMs, 'syncCh');
-    const housekeepingCh = this.ticker(housekeepingPeriodMs, 'housekeepingCh');
+    // time.NewTicker: a tick handled without effect lets elision skip the ticks after it (src/sim/elision.ts).
+    // A syncCh tick reads the work queue; housekeeping reads a little of everything.
+    const syncCh = new Ticker(
+      this.sim,
+      `${this.nodeName}/syncCh`,
+      syncLoopPeriodMs,
+      this.group,
+      undefined,
+      WRITES_QUEUE,
+    );
+    const housekeepingCh = new Ticker(
+      this.sim,
+      `${this.nodeName}/housekeepingCh`,
+      housekeepingPeriodMs,
+      this.group,
+      (roundMs) => this.housekeepingSkipped(roundMs),
+    );
     const cases: SelectCase[] = [
       { recv: this.updates },
       { recv: this.plegCh },
-      { recv: syncCh },
-      { recv: housekeepingCh },
+      { recv: syncCh.ch },
+      { recv: housekeepingCh.ch },
     ];
     for (;;) {
       const r = yield* select(cases);
@@ -283,30 +324,46 @@ export class Kubelet {
           yield* this.handlePLEGEvent(r.value as PodLifecycleEvent);
           break;
         case 2:
+          syncCh.begin();
           this.handlePodSyncs(this.getPodsToSync());
+          syncCh.handled(r.value as number, this.workQueue.version, this.workQueue.nextDueMs());
           break;
         case 3:
+          housekeepingCh.begin();
           if (this.sourcesReadyAllReady()) yield* this.handlePodCleanups();
+          housekeepingCh.handled(r.value as number, this.housekeepingVersion());
           break;
       }
     }
   }
 
-  /** time.Ticker: a goroutine that offers a tick every period and drops it when the reader is behind. */
-  private ticker(periodMs: number, name: string): Chan<number> {
-    const ch = this.sim.chan<number>(1, name);
-    const sim = this.sim;
-    this.sim.spawn(
-      `${this.nodeName}/${name}`,
-      (function* (): Co {
-        for (;;) {
-          yield* sleep(periodMs);
-          ch.trySend(sim.nowMs);
-        }
-      })(),
-      this.group,
+  /**
+   * What housekeeping can change without an effect (src/sim/elision.ts): it removes pod workers, pod
+   * statuses and cgroups, flips podsSynced once, and refreshes the runtime cache. NaN (never equal) while
+   * the runtime cache lags the runtime: elided rounds could not refresh its content.
+   */
+  private housekeepingVersion(): number {
+    if (this.runtimeCacheRuntimeVersion !== this.host.runtime.version) return Number.NaN;
+    // Change counters only grow, so their sum moves whenever one of them does.
+    const workers =
+      this.podWorkers?.podSyncStatuses.version ?? this.legacy?.podWorkers.podUpdates.version ?? 0;
+    return (
+      workers +
+      (this.podWorkers?.podsSynced === true ? 1 : 0) +
+      this.statusManager.version +
+      this.host.podCgroups.version +
+      this.runtimeCacheRuntimeVersion
     );
-    return ch;
+  }
+
+  /**
+   * A housekeeping round elided while idle: it would have read the runtime cache, refreshing it if older
+   * than 2 s. The runtime has not changed since the cache was filled (that is why the round was idle), so
+   * only the cache's time moves.
+   */
+  private housekeepingSkipped(roundMs: number): void {
+    if (this.sourcesReadyAllReady() && roundMs - this.runtimeCacheTimeMs > 2000)
+      this.runtimeCacheTimeMs = roundMs;
   }
 
   private handleUpdate(u: PodUpdate): void {
@@ -395,7 +452,21 @@ export class Kubelet {
 
   private getPodsToSync(): Pod[] {
     const uids = new Set(this.workQueue.getWork());
-    return this.podManager.getPods().filter((p) => uids.has(p.metadata.uid));
+    // Upstream walks every pod; with few due UIDs, looking them up and sorting them gives the same list
+    // (the pod manager's UID order) at a cost that does not grow with the pod count.
+    if (uids.size === 0) return [];
+    const pods = this.podManager.getPods();
+    if (uids.size * 16 < pods.length) {
+      const out: Pod[] = [];
+      for (const uid of uids) {
+        const pod = this.podManager.getPodByUID(uid);
+        if (pod !== undefined) out.push(pod);
+      }
+      return out.sort((a, b) =>
+        a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
+      );
+    }
+    return pods.filter((p) => uids.has(p.metadata.uid));
   }
 
   /** dispatchWork: release-1.23 hands everything to the pod worker; 1.20 had terminal shortcuts. */
@@ -451,7 +522,7 @@ export class Kubelet {
       `${this.nodeName}/podContainerDeletor`,
       this.runtimeManager.removeContainers(uid, ids),
       this.group,
-    );
+    ).writeMask = WRITES_RUNTIME;
   }
 
   // ---- the three sync phases (release-1.23), the PodSyncer of the pod workers ----
@@ -702,7 +773,8 @@ export class Kubelet {
         ? this.volumeManager.getVolumesInUse()
         : undefined;
       const err = yield* this.kubeClient.updateNodeStatus(this.nodeName, inUse);
-      if (err === undefined && inUse !== undefined) this.volumeManager.markVolumesAsReportedInUse(inUse);
+      if (err === undefined && inUse !== undefined && this.volumeManager.markVolumesAsReportedInUse(inUse))
+        this.sim.touch(WRITES_VOLUMES);
       yield* sleep(nodeStatusUpdateFrequencyMs);
     }
   }
@@ -728,5 +800,6 @@ export class Kubelet {
   forceUpdateRuntimeCache(): void {
     this.runtimeCachePods = this.runtimeManager.getPods(false);
     this.runtimeCacheTimeMs = this.sim.nowMs;
+    this.runtimeCacheRuntimeVersion = this.host.runtime.version;
   }
 }

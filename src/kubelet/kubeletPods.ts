@@ -48,9 +48,9 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
   }
   // Restart pods whose UID was reused while they terminated (#104847; before it, no such state existed
   // and nothing restarted them).
-  if (!kl.fixes.on('pod-uid-reuse-restart')) return;
   for (const [uid, state] of workingPods) {
-    if (state !== 'TerminatedAndRecreatedPod') continue;
+    // Only the fix reports this state; the switch is read where it decides (src/fuzz/oracle.ts).
+    if (state !== 'TerminatedAndRecreatedPod' || !kl.fixes.on('pod-uid-reuse-restart')) continue;
     const pod = allPodsByUID.get(uid);
     if (pod === undefined) continue;
     // isAdmittedPodTerminal: a pod already in a terminal phase is not restarted.

@@ -32,6 +32,7 @@ import {
   type Rng,
   type Sim,
 } from '../sim/index.js';
+import { WRITES_POD_WORKER, WRITES_PODS } from './elisionMasks.js';
 import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
 import {
   calculateEffectiveGracePeriod,
@@ -142,9 +143,9 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       // pod got a fresh status and the terminal-phase case below sent it through terminating and
       // terminated again, counting as active in admission meanwhile (issue #105523).
       if (
-        this.fixes.on('terminal-pod-on-first-sight') &&
         !isRuntimePod &&
-        isPodPhaseTerminal(pod.status.phase)
+        isPodPhaseTerminal(pod.status.phase) &&
+        this.fixes.on('terminal-pod-on-first-sight')
       ) {
         if (isPodStatusCacheTerminal(this.podCache.get(uid))) {
           this.publishPod(pod, { kind: 'podFinishedOnFirstSight' });
@@ -159,17 +160,19 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
         }
       }
       this.podSyncStatuses.set(uid, status);
+      this.sim.touch(WRITES_PODS); // elision: a new pod worker (src/kubelet/elisionMasks.ts)
     }
 
     // A create for a UID already terminating means two pods with one UID close together (usually a static
     // pod): remember it so SyncKnownPods resets the UID once terminated and the pod can start again
     // (#104847). Before it, the create fell through and became one more kill of the terminating UID.
     if (
-      this.fixes.on('pod-uid-reuse-restart') &&
+      opts.updateType === 'SyncPodCreate' &&
       status.isTerminationRequested() &&
-      opts.updateType === 'SyncPodCreate'
+      this.fixes.on('pod-uid-reuse-restart')
     ) {
       status.restartRequested = true;
+      this.sim.touch(WRITES_PODS);
       return;
     }
 
@@ -200,6 +203,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       if (reason !== undefined) {
         status.terminatingAt = now;
         becameTerminating = true;
+        this.sim.touch(WRITES_PODS);
         this.publishPod(pod, { kind: 'podTerminationRequested', reason });
       }
     }
@@ -226,7 +230,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       kill.podTerminationGracePeriodSecondsOverride = gracePeriod;
       // 1.22.0: a static pod comes through, start tracking it explicitly (cleared by the worker loop).
       // #104743 replaced this with the started / waiting maps.
-      if (!this.fixes.on('static-pod-start-exclusion') && isStaticPod(pod)) {
+      if (isStaticPod(pod) && !this.fixes.on('static-pod-start-exclusion')) {
         this.terminatingStaticPodFullnames.add(getPodFullName(pod));
       }
     } else {
@@ -247,13 +251,15 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       podUpdates = this.sim.chan<PodWork>(1, `podUpdates/${uid}`);
       this.podUpdates.set(uid, podUpdates);
       // Static pods start in the order UpdatePod first saw them (#104743).
-      if (this.fixes.on('static-pod-start-exclusion') && isStaticPod(pod)) {
+      if (isStaticPod(pod) && this.fixes.on('static-pod-start-exclusion')) {
         const waiting = this.waitingToStartStaticPodsByFullname.get(status.fullname) ?? [];
         waiting.push(uid);
         this.waitingToStartStaticPodsByFullname.set(status.fullname, waiting);
       }
       const outCh = this.workerChannelFn !== undefined ? this.workerChannelFn(uid, podUpdates) : podUpdates;
-      this.sim.spawn(`${this.nodeName}/podWorker/${uid}`, this.managePodLoop(outCh), this.group);
+      // What it changes besides its lifecycle (touched where it changes): src/kubelet/elisionMasks.ts.
+      this.sim.spawn(`${this.nodeName}/podWorker/${uid}`, this.managePodLoop(outCh), this.group).writeMask =
+        WRITES_POD_WORKER;
     }
 
     // Dispatch at once if the worker is idle; the early return means no cancellation on this path.
@@ -326,7 +332,8 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       // #104743 (1.22.0-1.22.4) there was no gate: a new static pod UID started while the old one with
       // the same fullname was still terminating. #107900 only changed this gate, so with #104743 off it
       // has nothing to act on.
-      if (!podStarted && this.fixes.on('static-pod-start-exclusion')) {
+      // (allowPodStart lets every non-static pod start: the gate is asked for static pods alone.)
+      if (!podStarted && isStaticPod(pod) && this.fixes.on('static-pod-start-exclusion')) {
         const { canStart, canEverStart } = this.allowPodStart(pod);
         if (!canEverStart) {
           this.completeUnstartedTerminated(pod);

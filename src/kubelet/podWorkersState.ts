@@ -9,7 +9,8 @@
 import { getPodFullName, type Pod, type UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import { Fixes } from '../fixes.js';
-import { AssertionError, type Chan, type Context, type Sim } from '../sim/index.js';
+import { AssertionError, type Chan, type Context, type Sim, VersionedMap } from '../sim/index.js';
+import { WRITES_PODS } from './elisionMasks.js';
 import type { PodSyncStatus, PodWork } from './podWorkersStatus.js';
 import type { PodStateProvider, PodStatusFunc, PodWorkerState } from './types.js';
 
@@ -32,7 +33,8 @@ export class PodWorkerStates implements PodStateProvider {
   readonly podUpdates = new Map<UID, Chan<PodWork>>();
   /** The newest work that arrived while the worker was busy; at most one per UID. */
   readonly lastUndeliveredWorkUpdate = new Map<UID, PodWork>();
-  readonly podSyncStatuses = new Map<UID, PodSyncStatus>();
+  /** Versioned: housekeeping's idle check counts its changes (src/sim/versioned.ts). */
+  readonly podSyncStatuses = new VersionedMap<UID, PodSyncStatus>();
   /** The one static pod per fullname allowed to run (#104743). */
   readonly startedStaticPodsByFullname = new Map<string, UID>();
   /** Static pods waiting to start, in UpdatePod order. */
@@ -132,6 +134,7 @@ export class PodWorkerStates implements PodStateProvider {
       if (waitingUID !== uid) {
         // Another pod is next in line.
         this.waitingToStartStaticPodsByFullname.set(fullname, waitingPods.slice(i));
+        this.sim.touch(WRITES_PODS);
         return false;
       }
       waitingPods = waitingPods.slice(i + 1); // we are next: remove ourselves
@@ -140,6 +143,7 @@ export class PodWorkerStates implements PodStateProvider {
     if (waitingPods.length !== 0) this.waitingToStartStaticPodsByFullname.set(fullname, waitingPods);
     else this.waitingToStartStaticPodsByFullname.delete(fullname);
     this.startedStaticPodsByFullname.set(fullname, uid);
+    this.sim.touch(WRITES_PODS); // elision: housekeeping reads who started
     return true;
   }
 
@@ -150,13 +154,17 @@ export class PodWorkerStates implements PodStateProvider {
   protected acknowledgeTerminating(pod: Pod): PodStatusFunc | undefined {
     const status = this.podSyncStatuses.get(pod.metadata.uid);
     if (status === undefined) return undefined;
-    if (status.terminatingAt !== undefined && !status.startedTerminating) status.startedTerminating = true;
+    if (status.terminatingAt !== undefined && !status.startedTerminating) {
+      status.startedTerminating = true;
+      this.sim.touch(WRITES_PODS); // elision: the populator and housekeeping read the lifecycle
+    }
     return status.statusPostTerminating[status.statusPostTerminating.length - 1];
   }
 
   /** completeSync: syncPod reported a terminal phase (the natural end of a non-restarting pod). */
   protected completeSync(pod: Pod): void {
     const uid = pod.metadata.uid;
+    this.sim.touch(WRITES_PODS); // elision: a lifecycle change (src/kubelet/elisionMasks.ts)
     const status = this.podSyncStatuses.get(uid);
     if (status !== undefined) {
       if (status.terminatingAt === undefined) {
@@ -181,6 +189,7 @@ export class PodWorkerStates implements PodStateProvider {
    */
   protected completeTerminating(pod: Pod): void {
     const uid = pod.metadata.uid;
+    this.sim.touch(WRITES_PODS);
     // if a static pod is being tracked, forget it (1.22.0; never set once #104743 is on)
     this.terminatingStaticPodFullnames.delete(getPodFullName(pod));
     const status = this.podSyncStatuses.get(uid);
@@ -202,6 +211,7 @@ export class PodWorkerStates implements PodStateProvider {
   /** completeTerminatingRuntimePod: an orphan's containers are stopped; it has no API state to clean. */
   protected completeTerminatingRuntimePod(pod: Pod): void {
     const uid = pod.metadata.uid;
+    this.sim.touch(WRITES_PODS);
     this.terminatingStaticPodFullnames.delete(getPodFullName(pod));
     const status = this.podSyncStatuses.get(uid);
     if (status !== undefined) {
@@ -220,6 +230,7 @@ export class PodWorkerStates implements PodStateProvider {
   /** completeTerminated: syncTerminatedPod succeeded; the pod is finalised and the worker stops. */
   protected completeTerminated(pod: Pod): void {
     const uid = pod.metadata.uid;
+    this.sim.touch(WRITES_PODS);
     this.cleanupPodUpdates(uid);
     this.terminatingStaticPodFullnames.delete(getPodFullName(pod));
     const status = this.podSyncStatuses.get(uid);
@@ -238,6 +249,7 @@ export class PodWorkerStates implements PodStateProvider {
   /** completeUnstartedTerminated: a (static) pod was terminated before it was ever allowed to start. */
   protected completeUnstartedTerminated(pod: Pod): void {
     const uid = pod.metadata.uid;
+    this.sim.touch(WRITES_PODS);
     this.cleanupPodUpdates(uid);
     const status = this.podSyncStatuses.get(uid);
     if (status !== undefined) {
@@ -291,14 +303,18 @@ export class PodWorkerStates implements PodStateProvider {
   syncKnownPods(desiredPods: readonly Pod[]): Map<UID, PodWorkerState> {
     const workers = new Map<UID, PodWorkerState>();
     const known = new Set<UID>(desiredPods.map((p) => p.metadata.uid));
+    if (!this.podsSynced) this.sim.touch(WRITES_PODS); // elision: the predicates' answers flip
     this.podsSynced = true;
     // Before #104847 only UIDs that left the config were purged, so a finished UID still in the config
     // kept its finished status (and ignored every update) until the kubelet restarted (issue #104648).
-    const uidReuse = this.fixes.on('pod-uid-reuse-restart');
+    // restartRequested is only ever set with the fix on; asked first, the switch is read only when it
+    // decides something (a run that never reads a switch is the same run with it flipped: oracle.ts).
+    const uidReuse = (status: PodSyncStatus): boolean =>
+      status.restartRequested && this.fixes.on('pod-uid-reuse-restart');
     for (const [uid, status] of this.podSyncStatuses) {
-      if (!known.has(uid) || (uidReuse && status.restartRequested)) this.removeTerminatedWorker(uid);
+      if (!known.has(uid) || uidReuse(status)) this.removeTerminatedWorker(uid);
       if (status.terminatedAt !== undefined) {
-        workers.set(uid, uidReuse && status.restartRequested ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
+        workers.set(uid, uidReuse(status) ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
       } else if (status.terminatingAt !== undefined) {
         workers.set(uid, 'TerminatingPod');
       } else {
@@ -314,6 +330,7 @@ export class PodWorkerStates implements PodStateProvider {
     if (status === undefined) return; // already forgotten
     if (!status.finished) return; // still running or terminating: keep it even without config
     this.podSyncStatuses.delete(uid);
+    this.sim.touch(WRITES_PODS);
     this.cleanupPodUpdates(uid);
     if (this.startedStaticPodsByFullname.get(status.fullname) === uid) {
       this.startedStaticPodsByFullname.delete(status.fullname);

@@ -4,12 +4,15 @@ import type { UID } from '../api/v1.js';
 
 export class WorkQueue {
   private readonly queue = new Map<UID, number>();
+  /** Bumped by every change: a syncCh tick that left it alone (and did nothing else) was idle. */
+  version = 0;
 
   constructor(private readonly clock: { readonly nowMs: number }) {}
 
   /** Enqueue: the newest delay wins, as upstream's map assignment does. */
   enqueue(uid: UID, delayMs: number): void {
     this.queue.set(uid, this.clock.nowMs + delayMs);
+    this.version++;
   }
 
   /** GetWork: every UID whose time has come, in insertion order (upstream iterates a map; we keep order). */
@@ -22,7 +25,15 @@ export class WorkQueue {
         this.queue.delete(uid);
       }
     }
+    if (items.length > 0) this.version++;
     return items;
+  }
+
+  /** When the next UID becomes due (Infinity if none is queued): GetWork's answer changes then. */
+  nextDueMs(): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const due of this.queue.values()) if (due < next) next = due;
+    return next;
   }
 
   get size(): number {

@@ -10,6 +10,7 @@
 import { GoError } from '../api/errors.js';
 import type { RuntimeContainerState, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
+import { WRITES_RUNTIME } from '../kubelet/elisionMasks.js';
 import {
   AssertionError,
   assert,
@@ -64,6 +65,10 @@ interface PodEntry {
   /** By container ID: several attempts of one container name may coexist (old ones exited). */
   readonly containers: Map<string, Container>;
   readonly attempts: Map<string, number>;
+  /** The runtime's version at this pod's last change (a relist skips a pod whose version it has seen). */
+  version: number;
+  /** GetPods(false)'s entry for the pod at `version` (null: not running), reused until the pod changes. */
+  running: { version: number; pod: RuntimePod | null } | undefined;
 }
 
 /** An injected fault for the next container starts of a pod (scenario `fault.containerStart`). */
@@ -91,6 +96,13 @@ export interface MountNamespaces {
 export class FakeRuntime {
   private readonly pods = new Map<UID, PodEntry>();
   private readonly startFaults = new Map<UID, ContainerStartFault>();
+  /**
+   * Bumped by every change of what a listing or a status shows: a relist or a runtime-cache refresh
+   * that sees the same version sees the same runtime (elision, src/sim/elision.ts).
+   */
+  version = 0;
+  /** Every UID the runtime knows, kept sorted (a relist walks it without sorting or copying). */
+  private readonly sortedUIDs: UID[] = [];
 
   constructor(
     private readonly sim: Sim,
@@ -98,6 +110,8 @@ export class FakeRuntime {
     readonly nodeName: string,
     private readonly publish: (fact: Fact) => void,
     private readonly namespaces?: MountNamespaces,
+    /** The node's elision domain: a container's exit changes this node alone (src/sim/elision.ts). */
+    private readonly domain = 0,
   ) {}
 
   injectContainerStartFault(uid: UID, fault: ContainerStartFault): void {
@@ -115,6 +129,7 @@ export class FakeRuntime {
     yield* sleep(this.latency(SANDBOX_LATENCY_MS));
     const entry = this.entry(meta);
     entry.sandboxAttempt++;
+    this.touched(entry);
     entry.sandbox = { id: `${meta.uid}/sandbox/${entry.sandboxAttempt}`, ready: true };
     this.publish({
       kind: 'sandboxCreated',
@@ -130,6 +145,7 @@ export class FakeRuntime {
     yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
     const entry = this.pods.get(uid);
     if (entry?.sandbox !== undefined) entry.sandbox.ready = false;
+    if (entry !== undefined) this.touched(entry);
     return undefined;
   }
 
@@ -138,7 +154,8 @@ export class FakeRuntime {
     const entry = this.pods.get(uid);
     if (entry === undefined) return undefined;
     entry.sandbox = undefined;
-    if (entry.containers.size === 0) this.pods.delete(uid);
+    this.touched(entry);
+    if (entry.containers.size === 0) this.forget(uid);
     return undefined;
   }
 
@@ -150,6 +167,7 @@ export class FakeRuntime {
     }
     const attempt = (entry.attempts.get(spec.name) ?? 0) + 1;
     entry.attempts.set(spec.name, attempt);
+    this.touched(entry);
     const c: Container = {
       id: `${meta.uid}/${spec.name}/${attempt}`,
       name: spec.name,
@@ -183,10 +201,12 @@ export class FakeRuntime {
     const fault = this.startFaults.get(meta.uid);
     const faultDelayMs = fault?.delayMs ?? 0;
     yield* sleep(this.latency(START_LATENCY_MS) + spec.startDelayMs + faultDelayMs);
-    const c = this.pods.get(meta.uid)?.containers.get(containerId);
-    if (c === undefined || c.state !== 'created') {
+    const started = this.pods.get(meta.uid);
+    const c = started?.containers.get(containerId);
+    if (started === undefined || c === undefined || c.state !== 'created') {
       return new GoError(`container ${spec.name} of pod ${meta.name} is not in created state`);
     }
+    this.touched(started);
     if (fault?.error !== undefined) {
       this.startFaults.delete(meta.uid);
       c.state = 'exited';
@@ -226,9 +246,14 @@ export class FakeRuntime {
     if (exitAtMs < c.exitAtMs) {
       c.exitAtMs = exitAtMs;
       const exitCode = c.sigtermExitMs <= gracePeriodSeconds * 1000 ? 143 : 137;
-      this.sim.at(exitAtMs, () => {
-        if (c.state === 'running' && c.exitAtMs === exitAtMs) this.exit(entry, c, exitCode);
-      });
+      this.sim.at(
+        exitAtMs,
+        () => {
+          if (c.state === 'running' && c.exitAtMs === exitAtMs) this.exit(entry, c, exitCode);
+        },
+        this.domain,
+        WRITES_RUNTIME,
+      );
     }
     const self = this.sim.current;
     assert(self !== undefined, 'stopContainer outside a coroutine');
@@ -244,6 +269,7 @@ export class FakeRuntime {
     if (entry === undefined || c === undefined) return undefined;
     if (c.state === 'running') return new GoError(`cannot remove running container ${c.id}`);
     entry.containers.delete(containerId);
+    this.touched(entry);
     this.namespaces?.destroyNamespace(c.id);
     this.publish({
       kind: 'containerRemoved',
@@ -253,7 +279,7 @@ export class FakeRuntime {
       pod: entry.meta.name,
       container: c.name,
     });
-    if (entry.containers.size === 0 && entry.sandbox === undefined) this.pods.delete(uid);
+    if (entry.containers.size === 0 && entry.sandbox === undefined) this.forget(uid);
     return undefined;
   }
 
@@ -278,6 +304,11 @@ export class FakeRuntime {
   getPods(all: boolean): RuntimePod[] {
     const out: RuntimePod[] = [];
     for (const entry of this.pods.values()) {
+      // The runtime cache lists running pods every few seconds: an unchanged pod's listing is reused.
+      if (!all && entry.running?.version === entry.version) {
+        if (entry.running.pod !== null) out.push(entry.running.pod);
+        continue;
+      }
       const containers = [...entry.containers.values()]
         .filter((c) => all || c.state === 'running')
         .map((c) => ({ id: c.id, name: c.name, state: c.state }));
@@ -285,14 +316,19 @@ export class FakeRuntime {
         entry.sandbox !== undefined && (all || entry.sandbox.ready)
           ? [{ id: entry.sandbox.id, ready: entry.sandbox.ready }]
           : [];
-      if (!all && containers.length === 0 && sandboxes.length === 0) continue;
-      out.push({
+      if (!all && containers.length === 0 && sandboxes.length === 0) {
+        entry.running = { version: entry.version, pod: null };
+        continue;
+      }
+      const pod: RuntimePod = {
         id: entry.meta.uid,
         name: entry.meta.name,
         namespace: entry.meta.namespace,
         containers,
         sandboxes,
-      });
+      };
+      if (!all) entry.running = { version: entry.version, pod };
+      out.push(pod);
     }
     return out;
   }
@@ -342,11 +378,44 @@ export class FakeRuntime {
 
   /** UIDs the runtime knows, sorted so that callers iterate deterministically. */
   knownUIDs(): UID[] {
-    return [...this.pods.keys()].sort();
+    return [...this.sortedUIDs];
+  }
+
+  /** The same, without a copy: for a caller that does not yield while it walks them (a relist). */
+  knownUIDsView(): readonly UID[] {
+    return this.sortedUIDs;
+  }
+
+  /** The runtime's version at the pod's last change, -1 if the runtime does not know it. */
+  podVersion(uid: UID): number {
+    return this.pods.get(uid)?.version ?? -1;
+  }
+
+  private touched(entry: PodEntry): void {
+    this.version++;
+    entry.version = this.version;
+  }
+
+  private forget(uid: UID): void {
+    this.pods.delete(uid);
+    this.sortedUIDs.splice(this.sortedIndex(uid), 1);
+  }
+
+  /** Where `uid` is or would go in sortedUIDs (code-unit order, as Array.prototype.sort's default). */
+  private sortedIndex(uid: UID): number {
+    let lo = 0;
+    let hi = this.sortedUIDs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.sortedUIDs[mid] as UID) < uid) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   private exit(entry: PodEntry, c: Container, exitCode: number): void {
     const wasRunning = c.state === 'running';
+    this.touched(entry);
     c.state = 'exited';
     c.exitCode = exitCode;
     c.finishedAtMs = this.sim.nowMs;
@@ -371,8 +440,18 @@ export class FakeRuntime {
   private entry(meta: RuntimePodMeta): PodEntry {
     let entry = this.pods.get(meta.uid);
     if (entry === undefined) {
-      entry = { meta, sandbox: undefined, sandboxAttempt: 0, containers: new Map(), attempts: new Map() };
+      entry = {
+        meta,
+        sandbox: undefined,
+        sandboxAttempt: 0,
+        containers: new Map(),
+        attempts: new Map(),
+        version: 0,
+        running: undefined,
+      };
       this.pods.set(meta.uid, entry);
+      this.sortedUIDs.splice(this.sortedIndex(meta.uid), 0, meta.uid);
+      this.touched(entry);
     }
     return entry;
   }

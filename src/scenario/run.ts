@@ -3,12 +3,13 @@
 // no I/O. The CLI measures wall time around it.
 import { World } from '../cluster/world.js';
 import type { Fact } from '../facts.js';
-import { Fixes } from '../fixes.js';
+import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
 import { HazardTracker } from '../invariants/hazards.js';
 import { createCheckers, InvariantMonitor } from '../invariants/index.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
 import { INVARIANT_IDS, isFinding } from '../invariants/types.js';
 import type { StopReason } from '../sim/index.js';
+import { elisionDefault } from './elisionDefault.js';
 import { type Claim, claimFixesLabel, fixesOfClaim, type Scenario } from './types.js';
 
 /** The event budget of one run: a run that hits it reports `max-events` instead of hanging. */
@@ -51,6 +52,16 @@ export interface RunOptions {
   readonly maxEvents?: number | undefined;
   /** Keep every fact (for timelines and traces); off while fuzzing. */
   readonly recordFacts?: boolean | undefined;
+  /**
+   * Skip the rounds of idle polling loops (default true; src/sim/elision.ts). False runs every round, the
+   * plain way (`--no-elide`): the same violations and facts, more events.
+   */
+  readonly elide?: boolean | undefined;
+  /**
+   * Stop the run (outcome `stopped`) once every one of these invariants has fired: a caller that only
+   * asks whether they fire again (the differential oracle) need not run to the horizon.
+   */
+  readonly stopOnceFired?: readonly InvariantId[] | undefined;
 }
 
 export interface RunResult {
@@ -72,11 +83,22 @@ export interface RunResult {
   readonly findings: readonly Violation[];
   /** Every fact in order, when `recordFacts` was set. */
   readonly facts: readonly Fact[] | undefined;
+  /**
+   * The fix switches the run read (FIX_IDS order). Flipping any other gives the very same run, since a
+   * run is a function of its scenario, seed and the switches it read.
+   */
+  readonly fixesRead: readonly FixId[];
 }
 
 export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   const seed = o.seed ?? scenario.seed;
-  const world = new World({ scenario, seed, fixes: o.fixes });
+  const reads = new Set<FixId>();
+  const world = new World({
+    scenario,
+    seed,
+    fixes: o.fixes.recording(reads),
+    elide: o.elide ?? elisionDefault(),
+  });
   const monitor = new InvariantMonitor(
     createCheckers({
       volumes: scenario.volumes.map((v) => ({ name: v.name, accessMode: v.accessMode })),
@@ -91,6 +113,16 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     monitor.onFact(f);
   });
   if (facts !== undefined) world.bus.subscribe((f) => facts.push(f));
+  const stopSet = o.stopOnceFired;
+  if (stopSet !== undefined && stopSet.length > 0) {
+    let checked = 0;
+    world.bus.subscribe(() => {
+      if (monitor.count === checked) return;
+      checked = monitor.count;
+      const fired = new Set(monitor.violations().map((v) => v.invariant));
+      if (stopSet.every((id) => fired.has(id))) world.sim.stop();
+    });
+  }
   world.start();
   const maxEvents = o.maxEvents ?? defaultMaxEvents(scenario);
   const outcome = world.sim.run({ horizonMs: scenario.horizonMs, maxEvents });
@@ -114,6 +146,7 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     violations: all.filter((v) => !isFinding(v.invariant)),
     findings: all.filter((v) => isFinding(v.invariant)),
     facts,
+    fixesRead: FIX_IDS.filter((id) => reads.has(id)),
   };
 }
 

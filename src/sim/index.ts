@@ -1,28 +1,24 @@
 // The kernel's public surface.
 export { AssertionError, assert, unreachable } from './assert.js';
 export { Bus, type Subscriber } from './bus.js';
-export { EventQueue, type Target } from './queue.js';
-export { Rng, type RngState } from './rng.js';
+export { Chan, CLOSED, type Closed, Context, sleepCtx } from './chan.js';
 export {
-  Chan,
-  CLOSED,
-  type Closed,
   type Co,
-  Context,
   DEFAULT_CASE,
-  type Outcome,
-  Process,
-  ProcessGroup,
+  type Effect,
   park,
-  type RunBounds,
   SELECT_DEFAULT,
   SELECT_TIMEOUT,
   type SelectCase,
   type SelectResult,
-  Sim,
-  type StopReason,
   select,
   sleep,
-  sleepCtx,
-} from './sim.js';
+} from './effects.js';
+export { IdleLoop, type RoundLoop, roundLoop, Ticker } from './elision.js';
+export { WRITES_ALL } from './masks.js';
+export { Process, ProcessGroup, type ProcessState } from './process.js';
+export { EventQueue, type Target } from './queue.js';
+export { Rng, type RngState } from './rng.js';
+export { type Outcome, type RunBounds, Sim, type SimOptions, type StopReason } from './sim.js';
 export { formatDurationMs, type ParseResult, parseDurationMs, parseSeed, parseSizeBytes } from './units.js';
+export { VersionedMap, VersionedSet } from './versioned.js';

@@ -5,6 +5,10 @@ import { assert } from './assert.js';
 /** Something the run loop can fire. `arg` is a plain number (a generation, an index) to avoid closures. */
 export interface Target {
   fire(arg: number): void;
+  /** The node whose state the event changes (0: anywhere); src/sim/elision.ts. */
+  readonly domain?: number;
+  /** Which parts of that node's state it may change (src/sim/elision.ts WRITES_ALL and friends). */
+  readonly writeMask?: number;
 }
 
 export class EventQueue {
@@ -32,6 +36,10 @@ export class EventQueue {
   peekTimeMs(): number {
     assert(this.count > 0, 'peek on an empty queue');
     return this.timeMs[0] as number;
+  }
+
+  peekTie(): number {
+    return this.tie[0] as number;
   }
 
   push(timeMs: number, tie: number, target: Target, arg: number): void {
@@ -85,6 +93,55 @@ export class EventQueue {
     }
     this.target[last] = undefined;
     return top;
+  }
+
+  /**
+   * Removes the pending event of `target` with `arg`, if there is one (a linear scan: the queue holds a
+   * few hundred events at most, and this runs when a ticker parks, not per event).
+   */
+  remove(target: Target, arg: number): boolean {
+    let i = -1;
+    for (let k = 0; k < this.count; k++) {
+      if (this.target[k] === target && this.arg[k] === arg) {
+        i = k;
+        break;
+      }
+    }
+    if (i < 0) return false;
+    const last = --this.count;
+    if (i !== last) {
+      const t = this.timeMs[last] as number;
+      const k = this.tie[last] as number;
+      const s = this.seq[last] as number;
+      const a = this.arg[last] as number;
+      const g = this.target[last] as Target;
+      // Sift the moved entry up, or else down, from slot i.
+      let j = i;
+      while (j > 0) {
+        const parent = (j - 1) >> 1;
+        if (!this.less(t, k, s, parent)) break;
+        this.move(parent, j);
+        j = parent;
+      }
+      if (j === i) {
+        for (;;) {
+          const left = 2 * j + 1;
+          if (left >= last) break;
+          const right = left + 1;
+          const child = right < last && this.lessAt(right, left) ? right : left;
+          if (!this.lessThanEntry(child, t, k, s)) break;
+          this.move(child, j);
+          j = child;
+        }
+      }
+      this.timeMs[j] = t;
+      this.tie[j] = k;
+      this.seq[j] = s;
+      this.arg[j] = a;
+      this.target[j] = g;
+    }
+    this.target[last] = undefined;
+    return true;
   }
 
   clear(): void {

@@ -6,12 +6,19 @@ import { AssertionError, assert } from './assert.js';
 
 export type RngState = seedrandom.State.Alea;
 
+/** How many numbers the streams of one root have drawn: a loop round that drew one was not idle. */
+export interface DrawCounter {
+  n: number;
+}
+
 export class Rng {
   private readonly prng: seedrandom.StatefulPRNG<seedrandom.State.Alea>;
 
   constructor(
     readonly seedText: string,
     state?: RngState,
+    /** Shared by every stream forked from the same root. */
+    readonly draws: DrawCounter = { n: 0 },
   ) {
     this.prng =
       state === undefined
@@ -27,15 +34,17 @@ export class Rng {
 
   /** An independent stream named `name` under this one (`rng.fork('node-a/runtime')`). */
   fork(name: string): Rng {
-    return new Rng(`${this.seedText}/${name}`);
+    return new Rng(`${this.seedText}/${name}`, undefined, this.draws);
   }
 
   /** A float in [0, 1). */
   next(): number {
+    this.draws.n++;
     return this.prng();
   }
 
   uint32(): number {
+    this.draws.n++;
     return this.prng.int32() >>> 0;
   }
 
@@ -43,15 +52,18 @@ export class Rng {
   int(lo: number, hi: number): number {
     if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo <= hi))
       throw new AssertionError(`bad int range [${lo}, ${hi}]`);
+    this.draws.n++;
     return lo + Math.floor(this.prng() * (hi - lo + 1));
   }
 
   chance(probability: number): boolean {
+    this.draws.n++;
     return this.prng() < probability;
   }
 
   pick<T>(items: readonly T[]): T {
     assert(items.length > 0, 'pick from an empty list');
+    this.draws.n++;
     return items[Math.floor(this.prng() * items.length)] as T;
   }
 
@@ -61,6 +73,7 @@ export class Rng {
    */
   jitterMs(durationMs: number, maxFactor: number): number {
     const factor = maxFactor <= 0 ? 1 : maxFactor;
+    this.draws.n++;
     return durationMs + Math.floor(this.prng() * factor * durationMs);
   }
 

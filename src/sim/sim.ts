@@ -2,360 +2,37 @@
 // It knows nothing of Kubernetes. Coroutines are generator functions that yield effects; between two
 // yields a coroutine runs atomically, so interleavings happen exactly where the Go code would block.
 import { AssertionError, assert } from './assert.js';
+import { Chan, Context, NOT_READY, type Waiter } from './chan.js';
+import {
+  type Co,
+  DEFAULT_CASE,
+  type Effect,
+  type LoopRef,
+  NO_TIMEOUT,
+  OP_LOOP,
+  OP_PARK,
+  OP_RECV,
+  OP_SELECT,
+  OP_SEND,
+  OP_SLEEP,
+  SELECT_DEFAULT,
+  SELECT_TIMEOUT,
+  type SelectCase,
+  type SelectResult,
+} from './effects.js';
+import { WRITES_ALL } from './masks.js';
+import { ParkedLoops } from './parked.js';
+import { Process, ProcessGroup, type ProcessState } from './process.js';
 import { EventQueue, type Target } from './queue.js';
-import { Rng } from './rng.js';
-
-/** What a coroutine is: `function* (): Co<T> { ... yield* sleep(10) ... }`. */
-export type Co<T = void> = Generator<Effect, T, unknown>;
-
-/** Returned by a receive on a closed channel (Go's `v, ok := <-ch` with ok == false). */
-export const CLOSED: unique symbol = Symbol('closed');
-export type Closed = typeof CLOSED;
-
-const OP_SLEEP = 0;
-const OP_RECV = 1;
-const OP_SEND = 2;
-const OP_SELECT = 3;
-const OP_PARK = 4;
-
-type Effect =
-  | { readonly op: typeof OP_SLEEP; readonly ms: number }
-  | { readonly op: typeof OP_RECV; readonly ch: Chan<unknown> }
-  | { readonly op: typeof OP_SEND; readonly ch: Chan<unknown>; readonly value: unknown }
-  | { readonly op: typeof OP_SELECT; readonly cases: readonly SelectCase[]; readonly timeoutMs: number }
-  | { readonly op: typeof OP_PARK };
-
-export type { Effect };
-
-/**
- * Every effect object has the same six fields in the same order, so the run loop's reads of `op` and
- * friends stay monomorphic (one hidden class) whatever the effect.
- */
-function effect(
-  op: Effect['op'],
-  ms: number,
-  ch: Chan<unknown> | undefined,
-  value: unknown,
-  cases: readonly SelectCase[] | undefined,
-  timeoutMs: number,
-): Effect {
-  return { op, ms, ch, value, cases, timeoutMs } as unknown as Effect;
-}
-
-export type SelectCase =
-  | { readonly recv: Chan<unknown> }
-  | { readonly send: Chan<unknown>; readonly value: unknown };
-
-/** `index` is the case that fired, SELECT_TIMEOUT for the timeout, SELECT_DEFAULT for the default. */
-export interface SelectResult {
-  readonly index: number;
-  readonly value: unknown;
-}
-export const SELECT_TIMEOUT = -1;
-export const SELECT_DEFAULT = -2;
-const NO_TIMEOUT = -1;
-/** A select with `timeoutMs: 0` never blocks: Go's `default:` branch. */
-export const DEFAULT_CASE = 0;
-
-// ---- effects (used with yield*) ----
-
-/**
- * Sleep is the hottest effect (every kubelet loop), so it allocates nothing: `sleep(ms)` returns one
- * shared iterator whose single step yields itself as the effect. The run loop reads `ms` synchronously,
- * before any other coroutine can call sleep again, so sharing it is safe.
- */
-/**
- * The hot effects (sleep, channel send and receive) allocate nothing: each returns a reusable iterator
- * whose single step yields a reusable effect, and whose second step returns the resume value. The run
- * loop reads the effect synchronously, before any other coroutine can reuse it; a step sequence is always
- * `[Symbol.iterator]()`, `next()` within one synchronous step, then `next(v)` on resume, so the one bit of
- * state (`stepped`) is right for every coroutine even when several wait on the same iterator.
- */
-class EffectIterator<R> implements Iterator<Effect, R, unknown>, Iterable<Effect, R, unknown> {
-  private stepped = false;
-  private readonly yielded: IteratorYieldResult<Effect>;
-  private readonly returned: { done: true; value: R };
-
-  constructor(readonly effect: Effect & { ms: number; value: unknown }) {
-    this.yielded = { done: false, value: effect };
-    this.returned = { done: true, value: undefined as R };
-  }
-
-  [Symbol.iterator](): this {
-    this.stepped = false;
-    return this;
-  }
-
-  next(resume?: unknown): IteratorResult<Effect, R> {
-    if (this.stepped) {
-      this.returned.value = resume as R;
-      return this.returned;
-    }
-    this.stepped = true;
-    return this.yielded;
-  }
-}
-
-const sharedSleep = new EffectIterator<void>(
-  effect(OP_SLEEP, 0, undefined, undefined, undefined, 0) as Effect & { ms: number; value: unknown },
-);
-
-export function sleep(ms: number): Iterable<Effect, void, unknown> {
-  if (!(Number.isInteger(ms) && ms >= 0))
-    throw new AssertionError(`sleep needs a whole, non-negative ms, got ${ms}`);
-  sharedSleep.effect.ms = ms;
-  return sharedSleep;
-}
-
-/** Go's `select`; `timeoutMs` 0 is the `default:` branch, undefined waits forever. */
-export function* select(cases: readonly SelectCase[], timeoutMs?: number): Co<SelectResult> {
-  const t = timeoutMs === undefined ? NO_TIMEOUT : timeoutMs;
-  if (!(t === NO_TIMEOUT || (Number.isInteger(t) && t >= 0)))
-    throw new AssertionError(`bad select timeout ${String(timeoutMs)}`);
-  return (yield effect(OP_SELECT, 0, undefined, undefined, cases, t)) as SelectResult;
-}
-
-/** Blocks until `sim.unpark(process, value)`; used by kernel-level primitives outside channels. */
-export function* park(): Co<unknown> {
-  return yield effect(OP_PARK, 0, undefined, undefined, undefined, 0);
-}
-
-// ---- channels ----
-
-interface Waiter {
-  readonly proc: Process;
-  gen: number;
-  /** -1 for a plain send/recv, otherwise the select case index. */
-  caseIndex: number;
-  value: unknown;
-}
-
-/** A Go channel with Go's semantics: capacity 0 is a rendezvous; receive on a closed channel gets CLOSED. */
-export class Chan<T> {
-  private readonly buffer: T[] = [];
-  private readonly recvq: Waiter[] = [];
-  private readonly sendq: Waiter[] = [];
-  /**
-   * A select that ends by its timeout or another case leaves its waiter in this channel's queue, dead.
-   * A loop that selects on a quiet channel every period would grow the queue without bound (a day of
-   * virtual time: 10^5 waiters, then an O(n^2) drain at the first send), so a queue is compacted when it
-   * reaches this length, which then doubles past the live waiters: amortised O(1) per enqueue.
-   */
-  private recvCompactAt = WAITQ_COMPACT_MIN;
-  private sendCompactAt = WAITQ_COMPACT_MIN;
-  private closedFlag = false;
-  private recvOp: EffectIterator<T | Closed> | undefined = undefined;
-  private sendOp: EffectIterator<void> | undefined = undefined;
-
-  constructor(
-    private readonly sim: Sim,
-    readonly capacity: number,
-    readonly name = 'chan',
-  ) {
-    if (!(Number.isInteger(capacity) && capacity >= 0))
-      throw new AssertionError(`bad channel capacity ${capacity}`);
-  }
-
-  get closed(): boolean {
-    return this.closedFlag;
-  }
-
-  get length(): number {
-    return this.buffer.length;
-  }
-
-  recv(): Iterable<Effect, T | Closed, unknown> {
-    this.recvOp ??= new EffectIterator<T | Closed>(
-      effect(OP_RECV, 0, this as Chan<unknown>, undefined, undefined, 0) as Effect & {
-        ms: number;
-        value: unknown;
-      },
-    );
-    return this.recvOp;
-  }
-
-  send(value: T): Iterable<Effect, void, unknown> {
-    this.sendOp ??= new EffectIterator<void>(
-      effect(OP_SEND, 0, this as Chan<unknown>, undefined, undefined, 0) as Effect & {
-        ms: number;
-        value: unknown;
-      },
-    );
-    this.sendOp.effect.value = value;
-    return this.sendOp;
-  }
-
-  /** A non-blocking send (select with default); true if the value was taken. */
-  trySend(value: T): boolean {
-    if (this.closedFlag) throw new AssertionError(`send on closed channel ${this.name}`);
-    return this.offer(value);
-  }
-
-  close(): void {
-    if (this.closedFlag) throw new AssertionError(`close of closed channel ${this.name}`);
-    this.closedFlag = true;
-    for (const w of this.recvq) this.sim.wake(w, CLOSED);
-    this.recvq.length = 0;
-    for (const w of this.sendq) {
-      if (this.sim.isLive(w)) throw new AssertionError(`send on closed channel ${this.name} (panic)`);
-    }
-    this.sendq.length = 0;
-  }
-
-  /** @internal Tries to receive without blocking; returns NOT_READY if it would block. */
-  poll(): T | Closed | typeof NOT_READY {
-    if (this.buffer.length > 0) {
-      const value = this.buffer.shift() as T;
-      // A blocked sender's value moves into the freed slot, and the sender runs on.
-      const sender = this.takeLive(this.sendq);
-      if (sender !== undefined) {
-        this.buffer.push(sender.value as T);
-        this.sim.wake(sender, undefined);
-      }
-      return value;
-    }
-    const sender = this.takeLive(this.sendq);
-    if (sender !== undefined) {
-      this.sim.wake(sender, undefined);
-      return sender.value as T;
-    }
-    if (this.closedFlag) return CLOSED;
-    return NOT_READY;
-  }
-
-  /** @internal Tries to send without blocking. */
-  offer(value: T): boolean {
-    const receiver = this.takeLive(this.recvq);
-    if (receiver !== undefined) {
-      this.sim.wake(receiver, value);
-      return true;
-    }
-    if (this.buffer.length < this.capacity) {
-      this.buffer.push(value);
-      return true;
-    }
-    return false;
-  }
-
-  /** @internal */
-  enqueueRecv(w: Waiter): void {
-    if (this.recvq.length >= this.recvCompactAt) {
-      this.compact(this.recvq);
-      this.recvCompactAt = Math.max(WAITQ_COMPACT_MIN, 2 * this.recvq.length);
-    }
-    this.recvq.push(w);
-  }
-
-  /** @internal */
-  enqueueSend(w: Waiter): void {
-    if (this.sendq.length >= this.sendCompactAt) {
-      this.compact(this.sendq);
-      this.sendCompactAt = Math.max(WAITQ_COMPACT_MIN, 2 * this.sendq.length);
-    }
-    this.sendq.push(w);
-  }
-
-  /** Drops the dead waiters, keeping the live ones in order (what takeLive would skip anyway). */
-  private compact(queue: Waiter[]): void {
-    let j = 0;
-    for (let i = 0; i < queue.length; i++) {
-      const w = queue[i] as Waiter;
-      if (this.sim.isLive(w)) queue[j++] = w;
-    }
-    queue.length = j;
-  }
-
-  private takeLive(queue: Waiter[]): Waiter | undefined {
-    while (queue.length > 0) {
-      const w = queue.shift() as Waiter;
-      if (this.sim.isLive(w)) return w;
-    }
-    return undefined;
-  }
-}
-
-/** The smallest length at which a channel's wait queue is compacted (see Chan.recvCompactAt). */
-const WAITQ_COMPACT_MIN = 64;
-
-const NOT_READY: unique symbol = Symbol('not-ready');
-
-// ---- context (Go's context.Context with cancel) ----
-
-export class Context {
-  readonly done: Chan<never>;
-  private canceledFlag = false;
-
-  constructor(sim: Sim) {
-    this.done = new Chan<never>(sim, 0, 'ctx.Done');
-  }
-
-  get canceled(): boolean {
-    return this.canceledFlag;
-  }
-
-  cancel(): void {
-    if (this.canceledFlag) return;
-    this.canceledFlag = true;
-    this.done.close();
-  }
-}
-
-/** Sleeps `ms` unless `ctx` is cancelled first; returns false if it was cancelled. */
-export function* sleepCtx(ms: number, ctx: Context): Co<boolean> {
-  if (ctx.canceled) return false;
-  const r = yield* select([{ recv: ctx.done as Chan<unknown> }], ms);
-  return r.index === SELECT_TIMEOUT;
-}
-
-// ---- processes ----
-
-export type ProcessState = 'ready' | 'blocked' | 'done' | 'killed';
-
-export class Process implements Target {
-  state: ProcessState = 'ready';
-  /** Bumped each time the process blocks or wakes; stale wake-ups carry an old generation. */
-  gen = 0;
-  resumeValue: unknown = undefined;
-  /**
-   * The waiter of a plain (non-select) send or receive, reused: a process waits in at most one plain
-   * queue, is taken out of it when woken, and a killed process never blocks again.
-   */
-  readonly plainWaiter: Waiter;
-
-  constructor(
-    readonly sim: Sim,
-    readonly name: string,
-    readonly gen_: Co<unknown>,
-    readonly group: ProcessGroup | undefined,
-  ) {
-    this.plainWaiter = { proc: this, gen: -1, caseIndex: -1, value: undefined };
-  }
-
-  fire(arg: number): void {
-    if (arg !== this.gen || this.state !== 'blocked') return;
-    this.sim.step(this);
-  }
-}
-
-/** Processes that die together (one kubelet's goroutines when the kubelet process is killed). */
-export class ProcessGroup {
-  readonly members = new Set<Process>();
-  alive = true;
-
-  constructor(readonly name: string) {}
-
-  kill(): void {
-    this.alive = false;
-    for (const p of this.members) {
-      p.state = 'killed';
-      p.gen++;
-    }
-    this.members.clear();
-  }
-}
+import { type DrawCounter, Rng } from './rng.js';
+import { CALLBACK_SALT, PROCESS_SALT, SELECT_SALT, tieAt, tieKeyOf, tieOf } from './ties.js';
 
 class Callback implements Target {
-  constructor(private readonly fn: () => void) {}
+  constructor(
+    private readonly fn: () => void,
+    readonly domain: number,
+    readonly writeMask: number,
+  ) {}
   fire(): void {
     this.fn();
   }
@@ -374,72 +51,158 @@ export interface Outcome {
   readonly nowMs: number;
 }
 
+export interface SimOptions {
+  /**
+   * Skip the rounds of idle loops (src/sim/elision.ts) instead of running them; the outcome is the same
+   * (the differential test in test/sim/elision.test.ts and test/e2e/elision.test.ts proves it).
+   */
+  readonly elide?: boolean | undefined;
+}
+
 /** How many effects a coroutine may perform without blocking before it is declared a livelock. */
 const STEP_OPS_MAX = 100_000;
 
 export class Sim {
   nowMs = 0;
+  /** Events fired so far (elided loop rounds are not events). */
   events = 0;
   readonly rng: Rng;
+  readonly elide: boolean;
   /**
-   * Tie-breaks are drawn on every push, so they come from an inline xorshift32 seeded from the named
-   * stream 'kernel/tie' rather than from alea: same determinism, a fraction of the cost.
+   * Everything that can change what another part of the world sees bumps this one counter: spawns,
+   * wake-ups, scheduled callbacks, channel buffer changes, RNG draws, published facts. A loop round
+   * that leaves it (and its own state versions) unchanged was idle.
    */
-  private tieState: number;
+  readonly fx: DrawCounter;
+  /** The tie-break seed: ties are a hash of (seed, owner, instant), src/sim/ties.ts. */
+  private readonly tieSeed: number;
   private readonly queue = new EventQueue();
   private stopRequested = false;
   private running = false;
+  private nextProcessId = 0;
+  private nextCallbackId = 0;
+  /** `fx.n` when the current event started, and when it was last declared clean (-1: it was not). */
+  private eventFx = 0;
+  private cleanFx = -1;
+  /** What the current event may have changed (its target's write mask, plus `touch`). */
+  private eventWrites = WRITES_ALL;
+  /** The current event is a process resumed by a sleep's end or a tick, and nothing in it was busy. */
+  private eventPure = false;
+  /** The earliest deadline noted by the current loop round (noteDeadline). */
+  deadlineMs = Number.POSITIVE_INFINITY;
+  readonly parked: ParkedLoops;
   current: Process | undefined = undefined;
 
-  constructor(readonly seed: number) {
+  constructor(
+    readonly seed: number,
+    o: SimOptions = {},
+  ) {
     this.rng = Rng.fromSeed(seed);
-    this.tieState = this.rng.fork('kernel/tie').uint32() || 0x9e3779b9;
+    this.fx = this.rng.draws;
+    this.elide = o.elide === true;
+    this.tieSeed = this.rng.fork('kernel/tie').uint32();
+    this.parked = new ParkedLoops(this);
+  }
+
+  // -- ties --
+
+  /** @internal The tie of process `p`'s wake-up at `timeMs`. */
+  processTie(p: Process, timeMs: number): number {
+    return tieAt(p.tieKey, timeMs);
+  }
+
+  // -- effects and clean events --
+
+  /** Something observable happened (a fact was published, say): the current event is not idle. */
+  noteEffect(): void {
+    this.fx.n++;
+  }
+
+  /** The current event also changed these parts of its node's state (src/sim/masks.ts). */
+  touch(mask: number): void {
+    this.eventWrites |= mask;
+  }
+
+  /** A time-dependent decision of the current loop round changes at `timeMs` (a back-off ends, say). */
+  noteDeadline(timeMs: number): void {
+    // A flip at or before now is already seen by the round; only a future one limits its idleness.
+    if (timeMs > this.nowMs && timeMs < this.deadlineMs) this.deadlineMs = timeMs;
+  }
+
+  /** @internal The current event changed nothing another part of the world can see. */
+  declareClean(): void {
+    this.cleanFx = this.fx.n;
+  }
+
+  /**
+   * @internal True (and the event declared clean) if the current event is a loop's round or a tick's
+   * handling that has had no effect and changed nothing so far (see taint).
+   */
+  declareIdle(): boolean {
+    if (!this.eventPure || this.fx.n !== this.eventFx) return false;
+    this.cleanFx = this.fx.n;
+    return true;
+  }
+
+  /** @internal Something in the current event was not idle: it cannot be declared clean any more. */
+  taint(): void {
+    this.eventPure = false;
+    this.cleanFx = -1;
   }
 
   // -- scheduling --
 
-  private nextTie(): number {
-    let x = this.tieState;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.tieState = x >>> 0;
-    return this.tieState;
-  }
-
-  /** A plain callback at `timeMs`; same-instant callbacks are ordered by the seeded tie-break. */
-  at(timeMs: number, fn: () => void): void {
+  /**
+   * A plain callback at `timeMs`; same-instant callbacks are ordered by the seeded tie-break. `domain`:
+   * the node whose state alone it changes (src/sim/elision.ts); 0 (the default) for anywhere.
+   */
+  at(timeMs: number, fn: () => void, domain = 0, writeMask = WRITES_ALL): void {
     if (!(Number.isInteger(timeMs) && timeMs >= this.nowMs))
       throw new AssertionError(`schedule in the past: ${timeMs} < ${this.nowMs}`);
-    this.queue.push(timeMs, this.nextTie(), new Callback(fn), 0);
+    this.fx.n++;
+    const id = this.nextCallbackId++;
+    const cb = new Callback(fn, domain, writeMask);
+    this.queue.push(timeMs, tieOf(this.tieSeed ^ CALLBACK_SALT, id, timeMs), cb, 0);
   }
 
-  after(delayMs: number, fn: () => void): void {
-    this.at(this.nowMs + delayMs, fn);
+  after(delayMs: number, fn: () => void, domain = 0, writeMask = WRITES_ALL): void {
+    this.at(this.nowMs + delayMs, fn, domain, writeMask);
   }
 
   /** A callback that runs before every seeded event of its instant, in call order (scenario timelines). */
   atOrdered(timeMs: number, fn: () => void): void {
     if (!(Number.isInteger(timeMs) && timeMs >= this.nowMs))
       throw new AssertionError(`schedule in the past: ${timeMs} < ${this.nowMs}`);
-    this.queue.push(timeMs, -1, new Callback(fn), 0);
+    this.fx.n++;
+    this.queue.push(timeMs, -1, new Callback(fn, 0, WRITES_ALL), 0);
   }
 
-  /** @internal Low-level push for targets that manage their own generations. */
-  pushTarget(timeMs: number, target: Target, arg: number): void {
-    this.queue.push(timeMs, this.nextTie(), target, arg);
+  /** @internal Takes the pending wake-up of blocked process `p` out of the queue. */
+  unschedule(p: Process): void {
+    this.queue.remove(p, p.gen);
+  }
+
+  /** @internal Schedules process `p` (generation `gen`) at `timeMs` with its tie for that instant. */
+  pushProcess(p: Process, timeMs: number, gen: number): void {
+    this.queue.push(timeMs, tieAt(p.tieKey, timeMs), p, gen);
   }
 
   // -- processes --
 
-  /** Starts a goroutine; it first runs at the current instant, ordered by the seeded tie-break. */
-  spawn(name: string, body: Co<unknown>, group?: ProcessGroup): Process {
+  /**
+   * Starts a goroutine; it first runs at the current instant, ordered by the seeded tie-break. Its elision
+   * domain is its group's, else `domain`, else its spawner's (src/sim/elision.ts).
+   */
+  spawn(name: string, body: Co<unknown>, group?: ProcessGroup, domain?: number): Process {
     if (!(group === undefined || group.alive))
       throw new AssertionError(`spawn ${name} into dead group ${group?.name}`);
-    const p = new Process(this, name, body, group);
+    const d = group !== undefined ? group.domain : (domain ?? this.current?.domain ?? 0);
+    const id = this.nextProcessId++;
+    const p = new Process(this, name, body, group, id, d, tieKeyOf(this.tieSeed ^ PROCESS_SALT, id));
     group?.members.add(p);
     p.state = 'blocked';
-    this.queue.push(this.nowMs, this.nextTie(), p, p.gen);
+    this.fx.n++;
+    this.pushProcess(p, this.nowMs, p.gen);
     return p;
   }
 
@@ -466,17 +229,26 @@ export class Sim {
 
   /** @internal Hands `value` to a blocked waiter and schedules it at the current instant. */
   wake(w: Waiter, value: unknown): void {
-    if (!this.isLive(w)) return;
+    if (this.isLive(w)) this.wakeLive(w, value);
+  }
+
+  /** @internal wake, for a waiter known to be live (just taken from a channel's queue). */
+  wakeLive(w: Waiter, value: unknown, quiet = false): void {
     const p = w.proc;
+    p.pureWake = quiet;
+    if (p.parkedAt >= 0) this.parked.remove(p); // a loop parked in a select got a message
     p.gen++;
     p.resumeValue = w.caseIndex < 0 ? value : { index: w.caseIndex, value };
-    this.queue.push(this.nowMs, this.nextTie(), p, p.gen);
+    this.fx.n++;
+    this.pushProcess(p, this.nowMs, p.gen);
   }
 
   /** @internal Runs a process until it blocks or finishes. */
   step(p: Process): void {
     if (p.state !== 'blocked') throw new AssertionError(`step of ${p.name} in state ${p.state}`);
+    if (p.parkedAt >= 0) this.parked.remove(p);
     p.state = 'ready';
+    this.eventPure = p.pureWake;
     let input = p.resumeValue;
     p.resumeValue = undefined;
     // Steps never nest (wake-ups are scheduled, not run inline), so no save/restore of `current` is needed;
@@ -504,33 +276,60 @@ export class Sim {
     switch (e.op) {
       case OP_SLEEP:
         this.block(p, undefined);
-        this.queue.push(this.nowMs + e.ms, this.nextTie(), p, p.gen);
+        this.pushProcess(p, this.nowMs + e.ms, p.gen);
         return BLOCKED;
       case OP_RECV: {
-        const v = e.ch.poll();
+        const ch = e.ch as Chan<unknown>;
+        const v = ch.poll();
         if (v !== NOT_READY) return v;
         this.block(p, undefined);
-        e.ch.enqueueRecv(plainWaiter(p, undefined));
+        ch.enqueueRecv(plainWaiter(p, undefined));
         return BLOCKED;
       }
-      case OP_SEND:
-        if (e.ch.closed) throw new AssertionError(`send on closed channel ${e.ch.name} (panic)`);
-        if (e.ch.offer(e.value)) return undefined;
+      case OP_SEND: {
+        const ch = e.ch as Chan<unknown>;
+        if (ch.closed) throw new AssertionError(`send on closed channel ${ch.name} (panic)`);
+        if (ch.offer(e.value)) return undefined;
         this.block(p, undefined);
-        e.ch.enqueueSend(plainWaiter(p, e.value));
+        ch.enqueueSend(plainWaiter(p, e.value));
         return BLOCKED;
+      }
       case OP_SELECT:
-        return this.performSelect(p, e.cases, e.timeoutMs);
+        return this.performSelect(p, e.cases as readonly SelectCase[], e.timeoutMs);
       case OP_PARK:
         this.block(p, undefined);
         return BLOCKED;
+      case OP_LOOP: {
+        const loop = e.loop as LoopRef;
+        const cases = e.cases;
+        if (cases === undefined) this.block(p, undefined);
+        else {
+          const r = this.selectReady(p, cases);
+          if (r !== undefined) return r;
+          this.blockOnCases(p, cases);
+        }
+        if (loop.park) this.parked.parkLoop(p, this.nowMs + e.ms, loop);
+        else this.pushProcess(p, this.nowMs + e.ms, p.gen);
+        return BLOCKED;
+      }
+      default:
+        throw new AssertionError(`unknown effect ${e.op}`);
     }
   }
 
   private performSelect(p: Process, cases: readonly SelectCase[], timeoutMs: number): unknown {
-    // Go picks uniformly among the ready cases: start the scan at a seeded offset.
+    const r = this.selectReady(p, cases);
+    if (r !== undefined) return r;
+    if (timeoutMs === DEFAULT_CASE) return { index: SELECT_DEFAULT, value: undefined };
+    this.blockOnCases(p, cases);
+    if (timeoutMs !== NO_TIMEOUT) this.pushProcess(p, this.nowMs + timeoutMs, p.gen);
+    return BLOCKED;
+  }
+
+  /** The first ready case from a seeded start (Go picks uniformly among the ready ones), or undefined. */
+  private selectReady(p: Process, cases: readonly SelectCase[]): SelectResult | undefined {
     const n = cases.length;
-    const start = n > 1 ? this.nextTie() % n : 0;
+    const start = n > 1 ? tieOf(this.tieSeed ^ SELECT_SALT, p.id, this.nowMs) % n : 0;
     for (let k = 0; k < n; k++) {
       const i = (start + k) % n;
       const c = cases[i] as SelectCase;
@@ -542,21 +341,24 @@ export class Sim {
         if (c.send.offer(c.value)) return { index: i, value: undefined };
       }
     }
-    if (timeoutMs === DEFAULT_CASE) return { index: SELECT_DEFAULT, value: undefined };
+    return undefined;
+  }
+
+  /** Blocks `p` on every case; it resumes with the timeout result unless a case fires first. */
+  private blockOnCases(p: Process, cases: readonly SelectCase[]): void {
     this.block(p, { index: SELECT_TIMEOUT, value: undefined });
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < cases.length; i++) {
       const c = cases[i] as SelectCase;
       if ('recv' in c) c.recv.enqueueRecv({ proc: p, gen: p.gen, caseIndex: i, value: undefined });
       else c.send.enqueueSend({ proc: p, gen: p.gen, caseIndex: i, value: c.value });
     }
-    if (timeoutMs !== NO_TIMEOUT) this.queue.push(this.nowMs + timeoutMs, this.nextTie(), p, p.gen);
-    return BLOCKED;
   }
 
   private block(p: Process, timeoutValue: unknown): void {
     p.state = 'blocked';
     p.gen++;
     p.resumeValue = timeoutValue;
+    p.pureWake = true; // a timed wake-up; a wake by a message says otherwise (wakeLive)
   }
 
   // -- the run loop --
@@ -570,34 +372,67 @@ export class Sim {
     assert(bounds.maxEvents > 0 && bounds.horizonMs >= this.nowMs, 'bad run bounds');
     this.running = true;
     this.stopRequested = false;
-    let reason: StopReason = 'idle';
+    let reason: StopReason;
     try {
-      const queue = this.queue;
-      while (queue.size > 0) {
-        if (this.stopRequested) {
-          reason = 'stopped';
-          break;
-        }
-        if (queue.peekTimeMs() > bounds.horizonMs) {
-          reason = 'horizon';
-          break;
-        }
-        if (this.events >= bounds.maxEvents) {
-          reason = 'max-events';
-          break;
-        }
-        const target = queue.pop();
-        assert(queue.poppedTimeMs >= this.nowMs, 'time went backwards');
-        this.nowMs = queue.poppedTimeMs;
-        this.events++;
-        target.fire(queue.poppedArg);
-      }
+      reason = this.elide ? this.runElided(bounds) : this.runPlain(bounds);
       if (reason === 'idle' && this.stopRequested) reason = 'stopped';
       if (reason === 'horizon') this.nowMs = bounds.horizonMs;
     } finally {
       this.running = false;
     }
     return { reason, events: this.events, nowMs: this.nowMs };
+  }
+
+  /** Every event fires: the loop that elision's own one reduces to when nothing is parked. */
+  private runPlain(bounds: RunBounds): StopReason {
+    const queue = this.queue;
+    const horizonMs = bounds.horizonMs;
+    const maxEvents = bounds.maxEvents;
+    for (;;) {
+      if (queue.size === 0) return 'idle';
+      if (this.stopRequested) return 'stopped';
+      const timeMs = queue.peekTimeMs();
+      if (timeMs > horizonMs) return 'horizon';
+      if (this.events >= maxEvents) return 'max-events';
+      const target = queue.pop();
+      if (timeMs < this.nowMs) throw new AssertionError('time went backwards');
+      this.nowMs = timeMs;
+      this.events++;
+      target.fire(queue.poppedArg);
+    }
+  }
+
+  private runElided(bounds: RunBounds): StopReason {
+    const queue = this.queue;
+    const parked = this.parked;
+    for (;;) {
+      // A parked loop's round at its deadline is real: it joins the queue before the events after it.
+      if (parked.count > 0 && parked.minDueMs !== Number.POSITIVE_INFINITY) {
+        if (queue.size === 0) parked.materialiseDue(Number.POSITIVE_INFINITY, 0);
+        else if (parked.minDueMs <= queue.peekTimeMs())
+          parked.materialiseDue(queue.peekTimeMs(), queue.peekTie());
+      }
+      // Only parked loops left: in the plain run they would poll, idle, until the horizon.
+      if (queue.size === 0) return parked.count > 0 ? 'horizon' : 'idle';
+      if (this.stopRequested) return 'stopped';
+      const timeMs = queue.peekTimeMs();
+      if (timeMs > bounds.horizonMs) return 'horizon';
+      if (this.events >= bounds.maxEvents) return 'max-events';
+      // The idle rounds that the plain run would fire before this event are skipped here.
+      if (parked.count > 0) parked.advance(timeMs, queue.peekTie());
+      const target = queue.pop();
+      if (timeMs < this.nowMs) throw new AssertionError('time went backwards');
+      this.nowMs = timeMs;
+      this.events++;
+      this.eventFx = this.fx.n;
+      this.cleanFx = -1;
+      this.eventPure = false;
+      this.eventWrites = target.writeMask ?? WRITES_ALL;
+      target.fire(queue.poppedArg);
+      // Something changed: the parked loops that can see it poll again at their next round.
+      if (parked.count > 0 && this.cleanFx !== this.fx.n && this.eventWrites !== 0)
+        parked.unpark(target.domain ?? 0, this.eventWrites);
+    }
   }
 }
 
@@ -610,3 +445,5 @@ function plainWaiter(p: Process, value: unknown): Waiter {
   w.value = value;
   return w;
 }
+
+export { Chan, Context, Process, ProcessGroup };

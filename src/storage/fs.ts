@@ -20,6 +20,14 @@ export class FsError extends Error {
 }
 
 export function normalize(path: string): string {
+  // Most paths are already clean: absolute, no empty, '.' or '..' segment, no trailing slash.
+  if (
+    path.charCodeAt(0) === 47 &&
+    (path.length === 1 || path.charCodeAt(path.length - 1) !== 47) &&
+    !path.includes('//') &&
+    !path.includes('/.')
+  )
+    return path;
   const parts: string[] = [];
   for (const p of path.split('/')) {
     if (p === '' || p === '.') continue;

@@ -1,6 +1,8 @@
 // Fuzz throughput as users get it: the built campaign (dist/, what `podrace fuzz` runs) on default-size
-// cases against the fixed kubelet, in this thread and with 2 worker threads, and the time compression
-// of those cases. A section of `npm run bench`; it never asserts.
+// cases against the fixed kubelet: in this thread with and without the differential oracle, with 2
+// worker threads, and the machine's own ceiling for two threads (two independent processes at once), so
+// the pool's scaling reads against what the cores can give. A section of `npm run bench`; never asserts.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,9 +10,13 @@ import type * as FixesModule from '../../src/fixes.js';
 import type * as Campaign from '../../src/fuzz/campaign.js';
 import { type BenchSection, nowMs } from './measure.js';
 
-const CASES = 400;
+/** Cases of the in-thread measurements (after a warm-up campaign of the same size). */
+const CASES = 600;
+/** Cases of the two-thread measurements: enough that starting the threads is a small part. */
+const CASES_PARALLEL = 2400;
 const SEED = 1;
 const root = join(import.meta.dirname, '..', '..');
+const cli = join(root, 'dist', 'cli.js');
 
 /** The built modules: `npm run bench` builds first; worker threads need the compiled worker.js. */
 async function built(): Promise<{ campaign: typeof Campaign; fixes: typeof FixesModule }> {
@@ -24,16 +30,38 @@ async function built(): Promise<{ campaign: typeof Campaign; fixes: typeof Fixes
   };
 }
 
+/** Runs `podrace fuzz` processes at once; resolves with the wall ms until the last one exits. */
+function processesAtOnce(runs: readonly { seed: number; cases: number; workers: number }[]): Promise<number> {
+  const start = nowMs();
+  return Promise.all(
+    runs.map(
+      (r) =>
+        new Promise<void>((resolve, reject) => {
+          const args = [cli, 'fuzz', '--runs', String(r.cases), '--seed', String(r.seed), '--shrink', '0'];
+          const child = spawn(process.execPath, [...args, '--workers', String(r.workers), '--json'], {
+            stdio: 'ignore',
+          });
+          child.on('error', reject);
+          // Exit 1 (a known-open hazard under --strict, or a failure) is still a finished campaign.
+          child.on('exit', (code) =>
+            code === 0 || code === 1 ? resolve() : reject(new Error(`fuzz exited ${code}`)),
+          );
+        }),
+    ),
+  ).then(() => nowMs() - start);
+}
+
 export async function benchFuzz(): Promise<BenchSection> {
   const { campaign, fixes } = await built();
-  const run = async (workers: number) => {
+  const run = async (workers: number, cases: number, oracle: boolean) => {
     const start = nowMs();
     const report = await campaign.runCampaign({
       seed: SEED,
-      runs: CASES,
+      runs: cases,
       fixes: fixes.Fixes.all(),
       workers,
       shrink: 0,
+      oracle,
     });
     const wallMs = nowMs() - start;
     const virtualMs = report.results.reduce((t, r) => t + r.virtualTimeMs, 0);
@@ -46,22 +74,40 @@ export async function benchFuzz(): Promise<BenchSection> {
       virtualSPerCase: virtualMs / 1000 / Math.max(1, report.results.length),
     };
   };
-  await run(1); // warm-up
-  const one = await run(1);
-  const two = await run(2);
+  await run(1, CASES, true); // warm-up
+  const one = await run(1, CASES, true);
+  const bare = await run(1, CASES, false);
+  const oneLong = await run(1, CASES_PARALLEL, true);
+  const two = await run(2, CASES_PARALLEL, true);
+  // The machine's ceiling: one process, then two independent ones with half the cases each.
+  const soloMs = await processesAtOnce([{ seed: SEED, cases: CASES_PARALLEL, workers: 1 }]);
+  const pairMs = await processesAtOnce([
+    { seed: SEED, cases: CASES_PARALLEL / 2, workers: 1 },
+    { seed: SEED + 1, cases: CASES_PARALLEL / 2, workers: 1 },
+  ]);
+  const ceiling = soloMs / pairMs;
   const r1 = (n: number): number => Math.round(n * 10) / 10;
+  const r2 = (n: number): number => Math.round(n * 100) / 100;
   return {
-    title: `fuzz: ${CASES} default cases, seed ${SEED}, fixed kubelet (built code)`,
+    title: `fuzz: default cases, seed ${SEED}, fixed kubelet (built code)`,
     lines: [
-      `1 worker (in-process):   ${r1(one.casesPerSec)} cases/s, compression ${Math.round(one.compression)}x`,
-      `2 worker threads:        ${r1(two.casesPerSec)} cases/s (${r1(two.casesPerSec / one.casesPerSec)}x one worker, ${two.threads} threads)`,
+      `1 thread, ${CASES} cases:        ${r1(one.casesPerSec)} cases/s with the oracle, ${r1(bare.casesPerSec)} without; compression ${Math.round(one.compression)}x (${Math.round(bare.compression)}x without)`,
+      `1 thread, ${CASES_PARALLEL} cases:       ${r1(oneLong.casesPerSec)} cases/s`,
+      `2 worker threads, ${CASES_PARALLEL} cases: ${r1(two.casesPerSec)} cases/s (${r2(two.casesPerSec / oneLong.casesPerSec)}x one thread, ${two.threads} threads)`,
+      `machine ceiling for 2:       ${r2(ceiling)}x (two independent podrace fuzz processes at once vs one, same total)`,
       `a case: ${Math.round(one.eventsPerCase)} events, ${r1(one.virtualSPerCase)} s of virtual time on average`,
     ],
     json: {
       cases: CASES,
       casesPerSec1: r1(one.casesPerSec),
+      casesPerSec1NoOracle: r1(bare.casesPerSec),
+      casesParallel: CASES_PARALLEL,
+      casesPerSec1Long: r1(oneLong.casesPerSec),
       casesPerSec2: r1(two.casesPerSec),
+      speedup2: r2(two.casesPerSec / oneLong.casesPerSec),
+      machineCeiling2: r2(ceiling),
       compression: Math.round(one.compression),
+      compressionNoOracle: Math.round(bare.compression),
       eventsPerCase: Math.round(one.eventsPerCase),
       virtualSPerCase: r1(one.virtualSPerCase),
     },

@@ -1,14 +1,22 @@
-// Kernel dispatch speed, side by side with a bare binary-heap loop doing the same pushes and pops.
-// A section of `npm run bench` (test/bench/main.ts); it measures, it never asserts a time.
-import { type Co, EventQueue, Sim, sleep, type Target } from '../../src/sim/index.js';
+// Kernel dispatch speed, side by side with a bare binary-heap loop doing the same pushes and pops. It runs
+// the built kernel (dist/, what users run: tsx's module wrappers would add a getter call to every
+// cross-module access). A section of `npm run bench` (test/bench/main.ts); it measures, it never asserts
+// a time.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as SimModule from '../../src/sim/index.js';
+import type { Co, Target } from '../../src/sim/index.js';
 import { type BenchSection, measureAll, tableLines } from './measure.js';
+
+let kernel: typeof SimModule;
 
 const EVENTS = 400_000;
 const PROCESSES = 64;
 
 /** The floor: a bare heap with the same (time, tie, seq) order, popped in a plain loop. */
 function bareHeap(): number {
-  const q = new EventQueue();
+  const q = new kernel.EventQueue();
   let fired = 0;
   const target: Target = { fire: () => fired++ };
   let x = 1;
@@ -23,7 +31,7 @@ function bareHeap(): number {
 
 /** Kernel callbacks: one self-rescheduling callback chain per "process". */
 function kernelCallbacks(): number {
-  const sim = new Sim(1);
+  const sim = new kernel.Sim(1);
   let fired = 0;
   const tick = (): void => {
     fired++;
@@ -36,12 +44,12 @@ function kernelCallbacks(): number {
 
 /** Kernel coroutines: goroutines that loop on sleep, the shape of every kubelet loop. */
 function kernelCoroutines(): number {
-  const sim = new Sim(1);
+  const sim = new kernel.Sim(1);
   for (let i = 0; i < PROCESSES; i++) {
     sim.spawn(
       `g${i}`,
       (function* (): Co {
-        for (let n = 0; ; n++) yield* sleep(1 + ((n * 7 + i) % 100));
+        for (let n = 0; ; n++) yield* kernel.sleep(1 + ((n * 7 + i) % 100));
       })(),
     );
   }
@@ -51,7 +59,7 @@ function kernelCoroutines(): number {
 
 /** Kernel channels: producer/consumer pairs over capacity-1 channels, like UpdatePod and managePodLoop. */
 function kernelChannels(): number {
-  const sim = new Sim(1);
+  const sim = new kernel.Sim(1);
   for (let i = 0; i < PROCESSES / 2; i++) {
     const ch = sim.chan<number>(1);
     sim.spawn(
@@ -59,7 +67,7 @@ function kernelChannels(): number {
       (function* (): Co {
         for (let n = 0; ; n++) {
           yield* ch.send(n);
-          yield* sleep(1 + (n % 50));
+          yield* kernel.sleep(1 + (n % 50));
         }
       })(),
     );
@@ -74,7 +82,15 @@ function kernelChannels(): number {
   return sim.events;
 }
 
-export function benchKernel(): BenchSection {
+/** The built kernel (`npm run bench` builds first). */
+async function loadKernel(): Promise<typeof SimModule> {
+  const file = join(import.meta.dirname, '..', '..', 'dist', 'sim', 'index.js');
+  if (!existsSync(file)) throw new Error('dist/ is missing: run `npm run build` first (npm run bench does)');
+  return (await import(pathToFileURL(file).href)) as typeof SimModule;
+}
+
+export async function benchKernel(): Promise<BenchSection> {
+  kernel = await loadKernel();
   const [floor, ...rows] = measureAll([
     { name: 'bare binary heap', body: bareHeap },
     { name: 'kernel callbacks (sim.at)', body: kernelCallbacks },

@@ -1,13 +1,15 @@
 // `npm run bench`: measures, never asserts. Prints a table per section for people; with --json, one JSON
 // object on the last line (the sections' figures under their keys). --only=a,b runs some sections:
-// kernel, scenarios, fuzz, timeToBug (with shrink).
+// kernel, scenarios, fuzz, timeToBug (with shrink), memory, cli.
+import { benchCli } from './cli.js';
 import { benchFuzz } from './fuzz.js';
 import { benchKernel } from './kernel.js';
 import type { BenchSection } from './measure.js';
+import { benchMemory } from './memory.js';
 import { benchScenarios } from './scenarios.js';
 import { measureTimeToBug, shrinkSection, timeToBugSection } from './timeToBug.js';
 
-const SECTIONS = ['kernel', 'scenarios', 'fuzz', 'timeToBug'] as const;
+const SECTIONS = ['kernel', 'scenarios', 'fuzz', 'timeToBug', 'memory', 'cli'] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseArgs(argv: readonly string[]): { json: boolean; only: ReadonlySet<SectionName> } {
@@ -40,7 +42,7 @@ async function main(): Promise<void> {
     write(`== ${s.title}`);
     for (const line of s.lines) write(line);
   };
-  if (only.has('kernel')) show('kernel', benchKernel());
+  if (only.has('kernel')) show('kernel', await benchKernel());
   if (only.has('scenarios')) show('scenarios', benchScenarios());
   if (only.has('fuzz')) show('fuzz', await benchFuzz());
   if (only.has('timeToBug')) {
@@ -48,6 +50,8 @@ async function main(): Promise<void> {
     show('timeToBug', timeToBugSection(rows));
     show('shrink', await shrinkSection(rows));
   }
+  if (only.has('memory')) show('memory', await benchMemory());
+  if (only.has('cli')) show('cli', benchCli());
   if (json) console.log(JSON.stringify(result));
 }
 

@@ -78,6 +78,7 @@ export function sampleResult(over: Partial<RunResult> = {}): RunResult {
     virtualTimeMs: 3000.5,
     outcome: 'idle',
     complete: true,
+    fixesRead: [],
     maxEvents: 2_000_000,
     horizonMs: 3000,
     violations: [violation],

@@ -53,6 +53,12 @@ interface NodeToUpdateStatusFor {
 export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
   private readonly attachedVolumes = new Map<UniqueVolumeName, AttachedVolumeObj>();
   private readonly nodesToUpdateStatusFor = new Map<string, NodeToUpdateStatusFor>();
+  /**
+   * Simulator addition: bumped by the changes the reconciler makes without an effect (a detach request
+   * time set or reset, status updates taken), so that a pass that changed nothing is known to be idle
+   * (src/sim/elision.ts).
+   */
+  version = 0;
 
   constructor(
     private readonly volumePluginMgr: AttachDetachVolumePluginMgr,
@@ -183,7 +189,9 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
 
   resetDetachRequestTime(volumeName: UniqueVolumeName, nodeName: string): void {
     const found = this.getNodeAndVolume(volumeName, nodeName);
-    if (found !== undefined) found.node.detachRequestedTimeMs = undefined;
+    if (found === undefined || found.node.detachRequestedTimeMs === undefined) return;
+    found.node.detachRequestedTimeMs = undefined;
+    this.version++;
   }
 
   /** SetDetachRequestTime: the first request's time stays; returns how long ago it was. */
@@ -201,7 +209,10 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
       };
     }
     // If there is no previous detach request, set it to the current time
-    found.node.detachRequestedTimeMs ??= this.now();
+    if (found.node.detachRequestedTimeMs === undefined) {
+      found.node.detachRequestedTimeMs = this.now();
+      this.version++;
+    }
     return { value: this.now() - found.node.detachRequestedTimeMs, err: undefined };
   }
 
@@ -260,6 +271,7 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
           nodeToUpdate.nodeName,
           this.getAttachedVolumeFromUpdateObject(nodeToUpdate.volumesToReportAsAttached),
         );
+        this.version++;
       }
       nodeToUpdate.statusUpdateNeeded = false;
     }
@@ -272,6 +284,7 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
     if (nodeToUpdate === undefined || !nodeToUpdate.statusUpdateNeeded) return [false, []];
     const volumes = this.getAttachedVolumeFromUpdateObject(nodeToUpdate.volumesToReportAsAttached);
     nodeToUpdate.statusUpdateNeeded = false;
+    this.version++;
     return [true, volumes];
   }
 

@@ -44,8 +44,8 @@ export const DefaultTimerConfig: TimerConfig = {
 
 /** What the controller needs of the API server: two informers and a client. */
 export interface AttachDetachControllerAPI {
-  watchPods(name: string, handler: WatchHandler, onSynced: () => void): void;
-  watchNodes(name: string, handler: NodeWatchHandler, onSynced: () => void): void;
+  watchPods(name: string, handler: WatchHandler, onSynced: () => void, domain?: number): void;
+  watchNodes(name: string, handler: NodeWatchHandler, onSynced: () => void, domain?: number): void;
   controllerClient(name: string): ControllerClient;
 }
 
@@ -58,6 +58,11 @@ export interface AttachDetachControllerOptions {
   readonly publish: (fact: Fact) => void;
   readonly timerConfig?: TimerConfig | undefined;
   readonly recorder?: EventRecorder | undefined;
+  /**
+   * The controller's elision domain (src/sim/elision.ts): its informers' deliveries and its populator
+   * change its caches alone; its reconciler and operations write the API server, which anyone may read.
+   */
+  readonly domain?: number | undefined;
 }
 
 const CONTROLLER_NAME = 'attachdetach-controller';
@@ -106,6 +111,8 @@ export class AttachDetachController {
       nodeLister,
       now,
       publish: o.publish,
+      sim: o.sim,
+      domain: o.domain,
     });
     const podLister: PodLister = {
       get: (namespace, name) => this.pods.get(`${namespace}/${name}`),
@@ -144,6 +151,7 @@ export class AttachDetachController {
         this.podsSynced = true;
         this.run();
       },
+      this.o.domain,
     );
     this.o.api.watchNodes(
       CONTROLLER_NAME,
@@ -157,6 +165,7 @@ export class AttachDetachController {
         this.nodesSynced = true;
         this.run();
       },
+      this.o.domain,
     );
   }
 
@@ -165,10 +174,12 @@ export class AttachDetachController {
     this.running = true;
     this.populateActualStateOfWorld();
     this.populateDesiredStateOfWorld();
-    this.o.sim.spawn(`${CONTROLLER_NAME}/reconciler`, this.reconciler.run());
+    this.o.sim.spawn(`${CONTROLLER_NAME}/reconciler`, this.reconciler.run(), undefined, 0);
     this.o.sim.spawn(
       `${CONTROLLER_NAME}/desiredStateOfWorldPopulator`,
       this.desiredStateOfWorldPopulator.run(),
+      undefined,
+      this.o.domain ?? 0,
     );
   }
 

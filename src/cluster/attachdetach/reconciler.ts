@@ -11,10 +11,10 @@ import type { GoError } from '../../api/errors.js';
 import type { Node, Pod } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { Fixes } from '../../fixes.js';
-import { type Co, sleep } from '../../sim/index.js';
+import { type Co, roundLoop, type Sim } from '../../sim/index.js';
 import { EmptyNodeName, EmptyUniquePodName } from '../../volume/util/nestedPendingOperations.js';
 import { isMultiAttachAllowed } from '../../volume/volume.js';
-import { isNodeReady } from '../nodeLifecycle.js';
+import { isNodeReady, nodeMonitorGracePeriodMs } from '../nodeLifecycle.js';
 import { type ActualStateOfWorld, AttachStateAttached, AttachStateDetached } from './actualStateOfWorld.js';
 import type { DesiredStateOfWorld } from './desiredStateOfWorld.js';
 import type { NodeStatusUpdater } from './nodeStatusUpdater.js';
@@ -46,6 +46,10 @@ export interface ReconcilerOptions {
   readonly nodeLister: (name: string) => Node | undefined;
   readonly now: () => number;
   readonly publish: (fact: Fact) => void;
+  /** The kernel, for the elision of idle passes (src/sim/elision.ts); without it, plain sleeps. */
+  readonly sim?: Sim | undefined;
+  /** The controller's elision domain: a pass reads the controller's caches and the clock only. */
+  readonly domain?: number | undefined;
 }
 
 export class Reconciler {
@@ -53,9 +57,17 @@ export class Reconciler {
 
   /** Run: wait.Until(reconciliationLoopFunc, loopPeriod): the period starts after each pass. */
   *run(): Co<void> {
+    const loop = roundLoop(
+      this.o.sim,
+      this.o.loopPeriodMs,
+      () => this.o.actualStateOfWorld.version,
+      undefined,
+      this.o.domain,
+    );
     for (;;) {
+      loop.begin();
       yield* this.reconciliationLoopFunc();
-      yield* sleep(this.o.loopPeriodMs);
+      yield* loop.end();
     }
   }
 
@@ -106,6 +118,9 @@ export class Reconciler {
       if (elapsed.err !== undefined) continue;
       // Check whether timeout has reached the maximum waiting time
       const timeout = elapsed.value > this.o.maxWaitForUnmountDurationMs;
+      // The timeout is a deadline of this pass: an idle reconciler must look again when it is reached.
+      if (!timeout)
+        this.o.sim?.noteDeadline(this.o.now() - elapsed.value + this.o.maxWaitForUnmountDurationMs + 1);
       if (this.o.fixes.on('no-force-detach-healthy-node')) {
         // PR #110721 (release-1.25; the 1.23 cherry-pick #115353 was closed unmerged): force detach only
         // from an unhealthy node after maxWaitForUnmountDuration; a healthy node keeps a volume it still
@@ -277,6 +292,9 @@ export class Reconciler {
   /** PR #110721's nodeIsHealthy: the node's Ready condition, from the node informer; unknown is unhealthy. */
   private nodeIsHealthy(nodeName: string): boolean {
     const node = this.o.nodeLister(nodeName);
-    return node !== undefined && isNodeReady(node, this.o.now());
+    if (node === undefined) return false;
+    // Ready turns Unknown when the heartbeat is too old: a deadline of this pass (src/sim/elision.ts).
+    this.o.sim?.noteDeadline(node.status.lastHeartbeatMs + nodeMonitorGracePeriodMs);
+    return isNodeReady(node, this.o.now());
   }
 }

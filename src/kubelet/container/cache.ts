@@ -2,7 +2,7 @@
 // GetNewerThan blocks until the cache holds data newer than a given time, which is how a pod worker
 // waits for the next relist after its own sync.
 import { emptyRuntimePodStatus, type RuntimePodStatus, type UID } from '../../api/v1.js';
-import { assert, type Co, type Process, park, type Sim } from '../../sim/index.js';
+import { AssertionError, assert, type Co, type Process, park, type Sim } from '../../sim/index.js';
 import type { PodCache } from '../types.js';
 
 interface Entry {
@@ -46,6 +46,24 @@ export class Cache implements PodCache {
   updateTime(timestampMs: number): void {
     this.timestampMs = timestampMs;
     this.notifyAll(timestampMs);
+  }
+
+  /**
+   * A relist elided while idle (src/sim/elision.ts) still makes every entry current as of its time. No
+   * subscriber can be due then: the relist is woken for real at the first subscriber's time (nextNotifyMs).
+   */
+  relistSkipped(timestampMs: number): void {
+    for (const s of this.subscribers) {
+      if (timestampMs > s.minTimeMs) throw new AssertionError(`skipped relist at ${timestampMs} was due`);
+    }
+    this.timestampMs = timestampMs;
+  }
+
+  /** When UpdateTime would next wake a subscriber: just after the earliest time one waits past. */
+  nextNotifyMs(): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const s of this.subscribers) if (s.minTimeMs + 1 < next) next = s.minTimeMs + 1;
+    return next;
   }
 
   private getIfNewerThan(uid: UID, minTimeMs: number): RuntimePodStatus | undefined {

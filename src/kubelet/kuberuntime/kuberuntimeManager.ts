@@ -1,6 +1,7 @@
 // Ported from kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go and kuberuntime_container.go,
 // release-1.23 (SyncPod / computePodActions, KillPod / killContainer): the kubelet's side of the CRI.
 // Simplified to what the races need: no init or ephemeral containers, no image pulls, no probes.
+
 import { GoError } from '../../api/errors.js';
 import {
   emptyRuntimePodStatus,
@@ -14,6 +15,7 @@ import {
 import type { Fact } from '../../facts.js';
 import type { FakeRuntime, RuntimePodMeta } from '../../runtime/fakeRuntime.js';
 import { AssertionError, CLOSED, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
+import { WRITES_RUNTIME } from '../elisionMasks.js';
 
 /** minimumGracePeriodInSeconds in kuberuntime_container.go. */
 export const minimumGracePeriodInSeconds = 2;
@@ -252,7 +254,7 @@ export class KubeGenericRuntimeManager {
       const done = this.sim.chan<GoError | undefined>(containers.length, 'killContainersWithSyncResult');
       for (const c of containers) {
         const runtime = this.runtime;
-        this.sim.spawn(
+        const killer = this.sim.spawn(
           `killContainer ${c.id}`,
           (function* (): Co {
             const err = yield* runtime.stopContainer(uid, c.id, gracePeriodSeconds);
@@ -266,6 +268,8 @@ export class KubeGenericRuntimeManager {
           })(),
           this.group,
         );
+        // It stops one container and reports to the killer (elision: src/kubelet/elisionMasks.ts).
+        killer.writeMask = WRITES_RUNTIME;
       }
       // The results arrive in completion order; sorted so the aggregate reads the same whatever the order.
       const containerErrs: string[] = [];

@@ -19,6 +19,7 @@ import {
   SELECT_TIMEOUT,
   type Sim,
   select,
+  VersionedMap,
 } from '../../sim/index.js';
 import type { PodCache } from '../types.js';
 import type { WorkQueue } from '../workQueue.js';
@@ -71,7 +72,8 @@ export class LegacyPodWorkers implements PodWorkers {
    * Tracks all running per-pod goroutines: each processes the updates received through its channel.
    * Exposed read-only for tests and observers, as pod_workers_test.go reads the Go map.
    */
-  readonly podUpdates = new Map<UID, Chan<UpdatePodOptions>>();
+  /** Versioned: housekeeping's idle check counts its changes (src/sim/versioned.ts). */
+  readonly podUpdates = new VersionedMap<UID, Chan<UpdatePodOptions>>();
   /**
    * The current state of the per-pod goroutines. Every update for a pod that comes in while another
    * update of it is being processed is not sent. Upstream never deletes entries (not even in

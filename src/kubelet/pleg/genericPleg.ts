@@ -2,8 +2,9 @@
 // refresh the cache, and emit lifecycle events. The cache therefore lags the runtime by up to a relist.
 import type { RuntimeContainerState, UID } from '../../api/v1.js';
 import type { FakeRuntime } from '../../runtime/fakeRuntime.js';
-import { type Chan, type Co, type Sim, sleep } from '../../sim/index.js';
+import { type Chan, type Co, IdleLoop, type Sim } from '../../sim/index.js';
 import type { Cache } from '../container/cache.js';
+import { WRITES_RUNTIME } from '../elisionMasks.js';
 
 /** relistPeriod in pkg/kubelet/kubelet.go (plegRelistPeriod). */
 export const plegRelistPeriodMs = 1000;
@@ -30,6 +31,15 @@ function convertState(state: RuntimeContainerState): PlegContainerState {
   }
 }
 
+/** podRecord: the container states of the last relist that looked at the pod. */
+interface PodRecord {
+  states: Map<string, PlegContainerState>;
+  /** The runtime's version of the pod then (FakeRuntime.podVersion). */
+  version: number;
+  /** The last relist that saw the pod in the runtime. */
+  stamp: number;
+}
+
 export interface PodLifecycleEvent {
   readonly id: UID;
   readonly type: PodLifeCycleEventType;
@@ -37,7 +47,9 @@ export interface PodLifecycleEvent {
 }
 
 export class GenericPLEG {
-  private readonly podRecords = new Map<UID, Map<string, PlegContainerState>>();
+  private readonly podRecords = new Map<UID, PodRecord>();
+  /** Counts relists: a record stamped with the current one was seen in the runtime this relist. */
+  private relistStamp = 0;
 
   constructor(
     private readonly sim: Sim,
@@ -46,41 +58,74 @@ export class GenericPLEG {
     readonly eventChannel: Chan<PodLifecycleEvent>,
   ) {}
 
+  /**
+   * wait.Until(g.relist, g.relistPeriod). A relist that finds the runtime as the last one left it changes
+   * nothing but the cache's timestamp, so elision may skip the relists after it (src/sim/elision.ts)
+   * until the runtime changes, or until a subscriber of the cache is due.
+   */
   *run(): Co<void> {
+    const loop = new IdleLoop(
+      this.sim,
+      plegRelistPeriodMs,
+      () => this.runtime.version,
+      (roundMs) => this.cache.relistSkipped(roundMs),
+      undefined,
+      WRITES_RUNTIME,
+    );
     for (;;) {
+      loop.begin();
       this.relist();
-      yield* sleep(plegRelistPeriodMs);
+      this.sim.noteDeadline(this.cache.nextNotifyMs());
+      yield* loop.end();
     }
   }
 
-  /** relist: atomic here (between two yields), as the runtime calls are instant reads of the fake. */
+  /**
+   * relist: atomic here (between two yields), as the runtime calls are instant reads of the fake. A pod
+   * the runtime has not changed since the last relist (its version) is skipped: its status would be the
+   * same, no event would come of it, and the cache's UpdateTime below makes its entry as new as a Set
+   * would (GetNewerThan reads the newer of the two times). So a relist costs a lookup per unchanged pod.
+   */
   relist(): void {
     const now = this.sim.nowMs;
-    const seen = new Set<UID>();
-    for (const uid of this.runtime.knownUIDs()) {
-      seen.add(uid);
+    const stamp = ++this.relistStamp;
+    let seen = 0;
+    const uids = this.runtime.knownUIDsView();
+    for (let i = 0; i < uids.length; i++) {
+      const uid = uids[i] as UID;
+      const version = this.runtime.podVersion(uid);
+      const record = this.podRecords.get(uid);
+      seen++;
+      if (record !== undefined) {
+        record.stamp = stamp;
+        if (record.version === version) continue;
+      }
+      const old = record?.states;
       const status = this.runtime.getPodStatus(uid);
-      const old = this.podRecords.get(uid) ?? new Map<string, PlegContainerState>();
       const next = new Map<string, PlegContainerState>();
       // getContainersFromPods: sandboxes count as containers (ready = running, not ready = exited).
       for (const sb of status.sandboxStatuses) next.set(sb.id, sb.ready ? 'running' : 'exited');
       for (const c of status.containerStatuses) next.set(c.id, convertState(c.state));
       const events: PodLifecycleEvent[] = [];
       for (const [id, state] of next)
-        events.push(...generateEvents(uid, id, old.get(id) ?? 'non-existent', state));
-      for (const [id, before] of old)
-        if (!next.has(id)) events.push(...generateEvents(uid, id, before, 'non-existent'));
-      this.podRecords.set(uid, next);
+        events.push(...generateEvents(uid, id, old?.get(id) ?? 'non-existent', state));
+      if (old !== undefined)
+        for (const [id, before] of old)
+          if (!next.has(id)) events.push(...generateEvents(uid, id, before, 'non-existent'));
+      this.podRecords.set(uid, { states: next, version, stamp });
       this.cache.set(uid, status, now);
       this.send(events);
     }
-    for (const [uid, old] of [...this.podRecords]) {
-      if (seen.has(uid)) continue;
-      const events: PodLifecycleEvent[] = [];
-      for (const [id, before] of old) events.push(...generateEvents(uid, id, before, 'non-existent'));
-      this.podRecords.delete(uid);
-      this.cache.set(uid, this.runtime.getPodStatus(uid), now);
-      this.send(events);
+    if (seen !== this.podRecords.size) {
+      for (const [uid, record] of [...this.podRecords]) {
+        if (record.stamp === stamp) continue;
+        const events: PodLifecycleEvent[] = [];
+        for (const [id, before] of record.states)
+          events.push(...generateEvents(uid, id, before, 'non-existent'));
+        this.podRecords.delete(uid);
+        this.cache.set(uid, this.runtime.getPodStatus(uid), now);
+        this.send(events);
+      }
     }
     this.cache.updateTime(now);
   }

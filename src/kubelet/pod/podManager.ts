@@ -13,8 +13,13 @@ export class BasicPodManager {
   private readonly mirrorPodByUID = new Map<UID, Pod>();
   private readonly podByFullName = new Map<string, Pod>();
   private readonly mirrorPodByFullName = new Map<string, Pod>();
-  /** GetPods is read every 100 ms by the volume populator: keep the sorted list until a change. */
-  private sorted: Pod[] | undefined = undefined;
+  /**
+   * The pods in UID order, kept in order as pods come and go (GetPods is read every 100 ms by the volume
+   * populator; sorting thousands of pods after each status update would cost more than the rest).
+   */
+  private readonly sorted: Pod[] = [];
+  /** Called when a pod (not a mirror pod) comes or goes: elision (src/kubelet/elisionMasks.ts). */
+  onMembershipChange: (() => void) | undefined = undefined;
 
   addPod(pod: Pod): void {
     this.updatePod(pod);
@@ -27,8 +32,14 @@ export class BasicPodManager {
       this.mirrorPodByFullName.set(fullname, pod);
       return;
     }
-    this.sorted = undefined;
-    this.podByUID.set(pod.metadata.uid, pod);
+    const uid = pod.metadata.uid;
+    const i = this.sortedIndex(uid);
+    if (this.podByUID.has(uid)) this.sorted[i] = pod;
+    else {
+      this.sorted.splice(i, 0, pod);
+      this.onMembershipChange?.();
+    }
+    this.podByUID.set(uid, pod);
     this.podByFullName.set(fullname, pod);
   }
 
@@ -40,8 +51,10 @@ export class BasicPodManager {
       this.mirrorPodByFullName.delete(fullname);
       return;
     }
-    this.sorted = undefined;
-    this.podByUID.delete(pod.metadata.uid);
+    if (this.podByUID.delete(pod.metadata.uid)) {
+      this.sorted.splice(this.sortedIndex(pod.metadata.uid), 1);
+      this.onMembershipChange?.();
+    }
     // Upstream deletes the fullname entry whatever UID holds it; here a REMOVE of an old UID that comes
     // after the ADD of its successor leaves the successor's entry alone.
     if (this.podByFullName.get(fullname)?.metadata.uid === pod.metadata.uid)
@@ -50,13 +63,25 @@ export class BasicPodManager {
 
   /** GetPods (no mirror pods), in UID order so that every loop over it is deterministic. Do not change it. */
   getPods(): readonly Pod[] {
-    if (this.sorted === undefined) this.sorted = [...this.podByUID.values()].sort(byUID);
+    // The live list: a caller reads it at once, it never holds it across a yield.
     return this.sorted;
   }
 
-  /** GetPodsAndMirrorPods, both in UID order. */
+  /** GetPodsAndMirrorPods, both in UID order: copies (housekeeping holds them across its API calls). */
   getPodsAndMirrorPods(): { pods: readonly Pod[]; mirrorPods: Pod[] } {
-    return { pods: this.getPods(), mirrorPods: [...this.mirrorPodByUID.values()].sort(byUID) };
+    return { pods: [...this.sorted], mirrorPods: [...this.mirrorPodByUID.values()].sort(byUID) };
+  }
+
+  /** Where a pod of `uid` is, or would go, in the UID-ordered list. */
+  private sortedIndex(uid: UID): number {
+    let lo = 0;
+    let hi = this.sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.sorted[mid] as Pod).metadata.uid < uid) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   getPodByUID(uid: UID): Pod | undefined {

@@ -1,11 +1,13 @@
 // Ported from kubernetes pkg/kubelet/server/stats/fs_resource_analyzer.go, release-1.23: every
 // volume-stats aggregation period, start a volume stat calculator for each pod the kubelet knows and stop
 // the ones of pods that are gone.
+
 import type { UID } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { Fixes } from '../../fixes.js';
 import { type Co, type ProcessGroup, type Rng, type Sim, sleep } from '../../sim/index.js';
 import type { BlockVolumeMapper, MetricsProvider } from '../../volume/volume.js';
+import { WRITES_NONE } from '../elisionMasks.js';
 import type { StatsProvider } from './volumeStatCalculator.js';
 import { defaultVolumeStatsAggPeriod, VolumeStatCalculator } from './volumeStatCalculator.js';
 
@@ -29,7 +31,8 @@ export class FsResourceAnalyzer {
   constructor(private readonly o: FsResourceAnalyzerOptions) {}
 
   start(): void {
-    this.o.sim.spawn(`${this.o.node}/fsResourceAnalyzer`, this.run(), this.o.group);
+    // It starts and stops calculators; what they compute is read by no loop (src/kubelet/elisionMasks.ts).
+    this.o.sim.spawn(`${this.o.node}/fsResourceAnalyzer`, this.run(), this.o.group).writeMask = WRITES_NONE;
   }
 
   private *run(): Co<void> {

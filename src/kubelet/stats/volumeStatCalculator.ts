@@ -3,12 +3,14 @@
 // #97972 it also asks Block volumes; PR #101587 (fix `block-metrics`) only asks those whose
 // SupportsMetrics() is true. Before it, an FC / iSCSI mapper with an unset embedded MetricsProvider
 // makes GetMetrics a nil-interface call: a Go panic, published here as a kubeletPanic fact.
+
 import type { UID } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { Fixes } from '../../fixes.js';
 import { type Co, type Context, type ProcessGroup, type Rng, type Sim, sleepCtx } from '../../sim/index.js';
 import { GoPanic, isNotSupported } from '../../volume/metrics.js';
 import type { BlockVolumeMapper, MetricsProvider } from '../../volume/volume.js';
+import { WRITES_NONE } from '../elisionMasks.js';
 
 /** The slice of the stats Provider the calculator uses. */
 export interface StatsProvider {
@@ -72,7 +74,7 @@ export class VolumeStatCalculator {
         }
       })(),
       group,
-    );
+    ).writeMask = WRITES_NONE; // its stats are read by no loop; a panic crashes the kubelet (touched there)
     return this;
   }
 

@@ -5,7 +5,17 @@
 import { GoError } from '../../api/errors.js';
 import type { ContainerStatus, Pod, PodStatus, RestartPolicy, UID } from '../../api/v1.js';
 import { isMirrorPod, isPodPhaseTerminal } from '../../api/v1.js';
-import { type Chan, type Co, type ProcessGroup, SELECT_TIMEOUT, type Sim, select } from '../../sim/index.js';
+import {
+  type Chan,
+  type Co,
+  IdleLoop,
+  type ProcessGroup,
+  SELECT_TIMEOUT,
+  type SelectCase,
+  type Sim,
+  VersionedMap,
+} from '../../sim/index.js';
+import { WRITES_STATUS } from '../elisionMasks.js';
 import type { KubeClient } from '../kubeClient.js';
 
 /** syncPeriod in status_manager.go. */
@@ -33,7 +43,8 @@ interface VersionedPodStatus {
 }
 
 export class StatusManager {
-  private readonly podStatuses = new Map<UID, VersionedPodStatus>();
+  /** Versioned: housekeeping's idle check counts its changes (src/sim/versioned.ts). */
+  private readonly podStatuses = new VersionedMap<UID, VersionedPodStatus>();
   private readonly apiStatusVersions = new Map<UID, number>();
   private readonly podStatusChannel: Chan<UID>;
 
@@ -48,20 +59,26 @@ export class StatusManager {
   }
 
   start(): void {
-    this.sim.spawn('statusManager', this.run(), this.group);
+    // It changes its own statuses; what it writes to the API server comes back as watch events.
+    this.sim.spawn('statusManager', this.run(), this.group).writeMask = WRITES_STATUS;
   }
 
   private *run(): Co<void> {
-    let nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
+    const cases: SelectCase[] = [{ recv: this.podStatusChannel }];
+    // A batch that synced nothing lets elision skip the batches after it until something changes on this
+    // node (src/sim/elision.ts); each skipped batch still moves the next one's time.
+    const loop = new IdleLoop(this.sim, statusSyncPeriodMs, undefined, (roundMs) => {
+      this.nextBatchMs = roundMs + statusSyncPeriodMs;
+    });
+    this.nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
     for (;;) {
       // A select with a zero timeout would be Go's default branch; the batch is simply due.
-      const waitMs = nextBatchMs - this.sim.nowMs;
-      const r =
-        waitMs > 0
-          ? yield* select([{ recv: this.podStatusChannel }], waitMs)
-          : { index: SELECT_TIMEOUT, value: undefined };
+      const waitMs = this.nextBatchMs - this.sim.nowMs;
+      const r = waitMs > 0 ? yield* loop.select(cases, waitMs) : { index: SELECT_TIMEOUT, value: undefined };
       if (r.index === SELECT_TIMEOUT) {
-        nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
+        // Only a batch is judged: it looks at every status (a single status does not).
+        loop.begin();
+        this.nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
         yield* this.syncBatch();
       } else {
         const uid = r.value as UID;
@@ -69,6 +86,14 @@ export class StatusManager {
         if (status !== undefined) yield* this.syncPod(uid, status);
       }
     }
+  }
+
+  /** When the next batch is due (kept across elided batches). */
+  private nextBatchMs = 0;
+
+  /** Counts every change of the cached statuses (src/sim/versioned.ts). */
+  get version(): number {
+    return this.podStatuses.version;
   }
 
   getPodStatus(uid: UID): PodStatus | undefined {

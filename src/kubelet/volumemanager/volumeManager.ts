@@ -4,8 +4,9 @@
 import { GoError } from '../../api/errors.js';
 import type { Pod, UID } from '../../api/v1.js';
 import type { Fixes } from '../../fixes.js';
-import { type Co, type ProcessGroup, type Sim, sleep } from '../../sim/index.js';
+import { type Co, IdleLoop, type ProcessGroup, type Sim, sleep } from '../../sim/index.js';
 import { NestedPendingOperations } from '../../volume/util/nestedPendingOperations.js';
+import { WRITES_VOLUMES } from '../elisionMasks.js';
 import type { PodStateProvider } from '../types.js';
 import { ActualStateOfWorld } from './cache/actualStateOfWorld.js';
 import { DesiredStateOfWorld } from './cache/desiredStateOfWorld.js';
@@ -77,6 +78,7 @@ export class VolumeManager {
     );
     this.desiredStateOfWorldPopulator = new DesiredStateOfWorldPopulator({
       clock,
+      sim: o.sim,
       loopSleepDurationMs: desiredStateOfWorldPopulatorLoopSleepPeriodMs,
       getPodStatusRetryDurationMs: desiredStateOfWorldPopulatorGetPodStatusRetryDurationMs,
       podManager: o.podManager,
@@ -99,6 +101,7 @@ export class VolumeManager {
       volumePluginMgr: o.volumePluginMgr,
       host: o.host,
       clock,
+      sim: o.sim,
       podKnown: (uid) => o.podManager.getPodByUID(uid) !== undefined,
       fixes: o.fixes,
     });
@@ -157,8 +160,8 @@ export class VolumeManager {
   }
 
   /** MarkVolumesAsReportedInUse: called after node.status.volumesInUse was written. */
-  markVolumesAsReportedInUse(volumesReportedAsInUse: readonly UniqueVolumeName[]): void {
-    this.desiredStateOfWorld.markVolumesReportedInUse(volumesReportedAsInUse);
+  markVolumesAsReportedInUse(volumesReportedAsInUse: readonly UniqueVolumeName[]): boolean {
+    return this.desiredStateOfWorld.markVolumesReportedInUse(volumesReportedAsInUse);
   }
 
   /**
@@ -220,7 +223,18 @@ export class VolumeManager {
     condition: () => { done: boolean; err: GoError | undefined },
   ): Co<GoError | undefined> {
     const deadline = this.o.sim.nowMs + podAttachAndMountTimeoutMs;
+    // A poll that finds the condition unchanged lets elision skip the polls after it until something
+    // changes on this node, or the last poll before the timeout comes (src/sim/elision.ts).
+    const loop = new IdleLoop(
+      this.o.sim,
+      podAttachAndMountRetryIntervalMs,
+      undefined,
+      undefined,
+      undefined,
+      WRITES_VOLUMES,
+    );
     for (;;) {
+      loop.begin();
       const r = condition();
       if (r.err !== undefined) return r.err;
       if (r.done) return undefined;
@@ -228,7 +242,8 @@ export class VolumeManager {
         yield* sleep(Math.max(0, deadline - this.o.sim.nowMs));
         return new GoError('timed out waiting for the condition');
       }
-      yield* sleep(podAttachAndMountRetryIntervalMs);
+      this.o.sim.noteDeadline(deadline - podAttachAndMountRetryIntervalMs);
+      yield* loop.end();
     }
   }
 

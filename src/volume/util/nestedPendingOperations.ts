@@ -68,7 +68,10 @@ export class NestedPendingOperations {
       if (previousOp.operationPending) return new AlreadyExistsError(opKey);
       const backOffErr = previousOp.expBackoff.safeToRetry(keyString(opKey), this.sim.nowMs);
       if (backOffErr !== undefined) {
-        if (previousOp.operationName === generatedOperations.operationName) return backOffErr;
+        if (previousOp.operationName === generatedOperations.operationName) {
+          this.noteBackoffEnd(previousOp.expBackoff);
+          return backOffErr;
+        }
         // previous operation and new operation are different. reset op. name and exp. backoff
         previousOp.operationName = generatedOperations.operationName;
         previousOp.expBackoff = new ExponentialBackoff();
@@ -107,7 +110,16 @@ export class NestedPendingOperations {
     const previousOp = this.operations[i] as Operation;
     if (previousOp.operationPending) return false;
     const backOffErr = previousOp.expBackoff.safeToRetry(keyString(opKey), this.sim.nowMs);
-    return !(backOffErr !== undefined && previousOp.operationName === operationName);
+    if (backOffErr !== undefined && previousOp.operationName === operationName) {
+      this.noteBackoffEnd(previousOp.expBackoff);
+      return false;
+    }
+    return true;
+  }
+
+  /** A refusal changes when the back-off ends: the polling loop that asked must look again then. */
+  private noteBackoffEnd(b: ExponentialBackoff): void {
+    this.sim.noteDeadline(b.lastErrorTimeMs + b.durationBeforeRetryMs + 1);
   }
 
   isOperationPending(volumeName: string, podName: string, nodeName: string): boolean {

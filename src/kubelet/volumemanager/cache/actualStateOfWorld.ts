@@ -88,6 +88,9 @@ export class ActualStateOfWorld
     return this.addVolume(volumeName, volumeSpec, devicePath);
   }
 
+  /** Counts the volumes removed (the reconciler's only synchronous change removes one): it only grows. */
+  removedVolumes = 0;
+
   markVolumeAsDetached(volumeName: UniqueVolumeName, _nodeName: string): void {
     this.deleteVolume(volumeName);
   }
@@ -225,6 +228,7 @@ export class ActualStateOfWorld
       );
     }
     this.attachedVolumes.delete(volumeName);
+    this.removedVolumes++;
     return undefined;
   }
 

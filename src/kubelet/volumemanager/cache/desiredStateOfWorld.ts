@@ -69,12 +69,19 @@ export class DesiredStateOfWorld {
     return { volumeName, err: undefined };
   }
 
-  /** MarkVolumesReportedInUse: sets reportedInUse to true exactly for the reported volumes. */
-  markVolumesReportedInUse(reportedVolumes: readonly UniqueVolumeName[]): void {
+  /**
+   * MarkVolumesReportedInUse: sets reportedInUse to true exactly for the reported volumes. Returns
+   * whether any flag changed (simulator addition, for elision: src/kubelet/elisionMasks.ts).
+   */
+  markVolumesReportedInUse(reportedVolumes: readonly UniqueVolumeName[]): boolean {
     const reported = new Set(reportedVolumes);
+    let changed = false;
     for (const [volumeName, volumeObj] of this.volumesToMount) {
-      volumeObj.reportedInUse = reported.has(volumeName);
+      const inUse = reported.has(volumeName);
+      if (volumeObj.reportedInUse !== inUse) changed = true;
+      volumeObj.reportedInUse = inUse;
     }
+    return changed;
   }
 
   deletePodFromVolume(podName: UniquePodName, volumeName: UniqueVolumeName): void {

@@ -4,7 +4,8 @@
 // removed once the runtime cache lists no running container of it.
 import type { Pod, UID } from '../../../api/v1.js';
 import type { Fixes } from '../../../fixes.js';
-import { type Co, sleep } from '../../../sim/index.js';
+import { type Co, roundLoop, type Sim, sleep, WRITES_ALL } from '../../../sim/index.js';
+import { WRITES_PODS, WRITES_VOLUMES } from '../../elisionMasks.js';
 import type { PodStateProvider } from '../../types.js';
 import type { ActualStateOfWorld } from '../cache/actualStateOfWorld.js';
 import type { DesiredStateOfWorld } from '../cache/desiredStateOfWorld.js';
@@ -19,6 +20,8 @@ export type PopulatorPodStateProvider = Pick<
 
 export interface DesiredStateOfWorldPopulatorOptions {
   readonly clock: { readonly nowMs: number };
+  /** The kernel, for the elision of idle rounds (src/sim/elision.ts); without it, plain sleeps. */
+  readonly sim?: Sim | undefined;
   readonly loopSleepDurationMs: number;
   readonly getPodStatusRetryDurationMs: number;
   readonly podManager: PodManager;
@@ -38,8 +41,16 @@ export class DesiredStateOfWorldPopulator {
   /** timeOfLastGetPodStatus: only ever set by the release-1.20 runtime listing. */
   private timeOfLastGetPodStatusMs: number | undefined = undefined;
   private hasAddedPodsFlag = false;
+  /**
+   * Simulator addition: bumped by every change a loop round makes (a pod processed, a volume removed,
+   * errors dropped, the runtime listed), so that a round that changed nothing is known to be idle
+   * (src/sim/elision.ts).
+   */
+  private version = 0;
 
-  constructor(private readonly o: DesiredStateOfWorldPopulatorOptions) {}
+  constructor(private readonly o: DesiredStateOfWorldPopulatorOptions) {
+    this.legacy = !o.fixes.on('pod-worker-lifecycle');
+  }
 
   /**
    * Run: wait.PollUntil(loopSleepDuration, populatorLoop until sources are ready), then hasAddedPods =
@@ -53,15 +64,28 @@ export class DesiredStateOfWorldPopulator {
       if (done) break;
     }
     this.hasAddedPodsFlag = true;
+    // A round reads pods, their workers' lifecycle and the volume manager's caches (and, release-1.20,
+    // statuses and the runtime cache): src/kubelet/elisionMasks.ts.
+    const reads = this.legacy ? WRITES_ALL : WRITES_PODS | WRITES_VOLUMES;
+    const loop = roundLoop(
+      this.o.sim,
+      this.o.loopSleepDurationMs,
+      () => this.version,
+      undefined,
+      undefined,
+      reads,
+    );
     for (;;) {
+      loop.begin();
       this.populatorLoop();
-      yield* sleep(this.o.loopSleepDurationMs);
+      yield* loop.end();
     }
   }
 
   /** ReprocessPod: forces the pod's volumes to be processed again (WaitForAttachAndMount). */
   reprocessPod(podName: UniquePodName): void {
     this.processedPods.set(podName, false);
+    this.o.sim?.touch(WRITES_VOLUMES); // elision: the next populator round has work
   }
 
   /** HasAddedPods: the populator has looped through all pods once after the sources were ready. */
@@ -75,13 +99,15 @@ export class DesiredStateOfWorldPopulator {
     // given pod are terminated. This is an expensive operation, therefore we limit the rate that
     // findAndRemoveDeletedPods() is called independently of the main populator loop.
     const last = this.timeOfLastGetPodStatusMs;
-    if (last !== undefined && this.o.clock.nowMs - last < this.o.getPodStatusRetryDurationMs) return;
+    if (last !== undefined && this.o.clock.nowMs - last < this.o.getPodStatusRetryDurationMs) {
+      this.o.sim?.noteDeadline(last + this.o.getPodStatusRetryDurationMs);
+      return;
+    }
     this.findAndRemoveDeletedPods();
   }
 
-  private get legacy(): boolean {
-    return !this.o.fixes.on('pod-worker-lifecycle');
-  }
+  /** Fix `pod-worker-lifecycle` off: the release-1.20 rules (read once: a round asks it per pod). */
+  private readonly legacy: boolean;
 
   /** Iterate through all pods and add to desired state of world if they don't exist but should. */
   findAndAddNewPods(): void {
@@ -106,7 +132,10 @@ export class DesiredStateOfWorldPopulator {
     }
     const dsw = this.o.desiredStateOfWorld;
     for (const podName of dsw.getPodsWithErrors()) {
-      if (this.o.podManager.getPodByUID(podName) === undefined) dsw.popPodErrors(podName);
+      if (this.o.podManager.getPodByUID(podName) === undefined) {
+        dsw.popPodErrors(podName);
+        this.version++;
+      }
     }
   }
 
@@ -133,6 +162,7 @@ export class DesiredStateOfWorldPopulator {
       }
       dsw.deletePodFromVolume(volumeToMount.podName, volumeToMount.volumeName);
       this.processedPods.delete(volumeToMount.podName);
+      this.version++;
     }
   }
 
@@ -157,6 +187,7 @@ export class DesiredStateOfWorldPopulator {
         runningPods = legacyPodStatusProvider.getRunningRuntimePods();
         runningPodsFetched = true;
         this.timeOfLastGetPodStatusMs = this.o.clock.nowMs;
+        this.version++;
       }
       let runningContainers = false;
       for (const runningPod of runningPods) {
@@ -171,6 +202,7 @@ export class DesiredStateOfWorldPopulator {
       if (!exists && podExists) continue;
       dsw.deletePodFromVolume(volumeToMount.podName, volumeToMount.volumeName);
       this.processedPods.delete(volumeToMount.podName);
+      this.version++;
     }
   }
 
@@ -178,6 +210,7 @@ export class DesiredStateOfWorldPopulator {
   private processPodVolumes(pod: Pod): void {
     const uniquePodName = getUniquePodName(pod);
     if (this.processedPods.get(uniquePodName) === true) return;
+    this.version++;
     const dsw = this.o.desiredStateOfWorld;
     let allVolumesAdded = true;
     for (const podVolume of pod.spec.volumes) {

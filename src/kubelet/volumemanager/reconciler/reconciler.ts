@@ -4,13 +4,14 @@
 // (VerifyControllerAttachedVolume) and dropped from the actual state with MarkVolumeAsDetached.
 import type { GoError } from '../../../api/errors.js';
 import type { Fixes } from '../../../fixes.js';
-import { type Co, sleep } from '../../../sim/index.js';
+import { type Co, roundLoop, type Sim } from '../../../sim/index.js';
 import { isExponentialBackoff } from '../../../volume/util/exponentialBackoff.js';
 import {
   EmptyNodeName,
   EmptyUniquePodName,
   isAlreadyExists,
 } from '../../../volume/util/nestedPendingOperations.js';
+import { WRITES_VOLUMES } from '../../elisionMasks.js';
 import {
   type ActualStateOfWorld,
   deviceMayBeMounted,
@@ -46,6 +47,8 @@ export interface ReconcilerOptions {
     | 'publish'
   >;
   readonly clock: { readonly nowMs: number };
+  /** The kernel, for the elision of idle rounds (src/sim/elision.ts); without it, plain sleeps. */
+  readonly sim?: Sim | undefined;
   readonly fixes: Fixes;
   /** For facts only: whether the pod manager knows a pod UID. */
   readonly podKnown?: ((uid: string) => boolean) | undefined;
@@ -68,10 +71,29 @@ export class Reconciler {
 
   /** Run: wait.Until(reconciliationLoopFunc, loopSleepDuration). */
   *run(): Co {
+    // A pass reads the volume manager's caches and operations and the node's storage, nothing else.
+    const loop = roundLoop(
+      this.o.sim,
+      this.o.loopSleepDurationMs,
+      () => this.idleVersion(),
+      undefined,
+      undefined,
+      WRITES_VOLUMES,
+    );
     for (;;) {
+      loop.begin();
       yield* this.reconciliationLoopFunc();
-      yield* sleep(this.o.loopSleepDurationMs);
+      yield* loop.end();
     }
+  }
+
+  /**
+   * What a pass can change without an effect (an operation is a spawn; src/sim/elision.ts): it marks
+   * volumes detached, syncs states once, and re-adds reconstructed volumes (NaN: never idle then).
+   */
+  private idleVersion(): number {
+    if (this.skippedDuringReconstruction.size > 0) return Number.NaN;
+    return this.o.actualStateOfWorld.removedVolumes + (this.statesHasBeenSynced() ? 1 : 0);
   }
 
   *reconciliationLoopFunc(): Co {

@@ -74,7 +74,8 @@ export function* syncStates(rc: Reconciler): Co {
   // Fix reconstruct-every-pod-of-volume (PR #110670) tracks every pod of a volume; release-1.23 keyed
   // volumesNeedUpdate by volume name alone, so a second pod of a shared volume replaced the first
   // (issue #110547): the first pod's mount never reached the actual state and was never cleaned up.
-  const perPod = rc.o.fixes.on('reconstruct-every-pod-of-volume');
+  // Read where it decides, not up front: a run that never reads a switch is the same run with it flipped.
+  const perPod = (): boolean => rc.o.fixes.on('reconstruct-every-pod-of-volume');
   const volumesNeedUpdate = new Map<UniqueVolumeName, GlobalVolumeInfo>();
   const volumeNeedReport: UniqueVolumeName[] = [];
   for (const volume of podVolumes) {
@@ -103,7 +104,7 @@ export function* syncStates(rc: Reconciler): Co {
       // directory, therefore it must have reported the volume as in use. Mark the volume as in use also in
       // this new kubelet so reconcile() calls SetUp and re-mounts the volume if it's necessary.
       volumeNeedReport.push(reconstructed.volumeName);
-      if (perPod) {
+      if (perPod()) {
         // #110670: remember it; if the mount never reaches the actual state (the pod goes before it
         // mounts), processReconstructedVolumes adds it as uncertain so that it is cleaned up.
         const gvl =
@@ -121,7 +122,7 @@ export function* syncStates(rc: Reconciler): Co {
     publishReconstruction(rc, volume, undefined, 'addedToActualState');
     const cached = volumesNeedUpdate.get(reconstructed.volumeName);
     let gvl = globalVolumeInfoOf(reconstructed);
-    if (perPod && cached !== undefined) gvl = cached;
+    if (cached !== undefined && perPod()) gvl = cached;
     else if (cached !== undefined) {
       // volumesNeedUpdate[reconstructedVolume.volumeName] = reconstructedVolume: the earlier pod is gone.
       for (const lost of cached.podVolumes.values()) {

@@ -1,0 +1,226 @@
+// The parked set of elision (src/sim/elision.ts has the whole story): loops whose last round was idle
+// have no event; their rounds are virtual. Before each real event the run loop skips the virtual rounds
+// that the plain run pops before it (advance), makes a loop's round at its deadline real (materialiseDue),
+// and after an event that changed something wakes the parked loops that can see it (unpark).
+import { assert } from './assert.js';
+import type { Chan } from './chan.js';
+import type { LoopRef } from './effects.js';
+import type { Process } from './process.js';
+import type { Sim } from './sim.js';
+
+export const KIND_LOOP = 0;
+export const KIND_TICKER = 1;
+
+/** What the parked set keeps per loop (owned by its IdleLoop or Ticker: parking allocates nothing). */
+export interface Parked {
+  readonly kind: number;
+  readonly periodMs: number;
+  /** The loop's process, or the ticker's goroutine. */
+  proc: Process | undefined;
+  /** A ticker's consumer (the goroutine that handles its ticks). */
+  consumer: Process | undefined;
+  /** The next virtual round: a loop's wake-up, a ticker's fire. */
+  nextMs: number;
+  /** The first round at or after the loop's deadline: it runs for real (Infinity: none). */
+  dueMs: number;
+  /** A ticker: 0 before its fire at nextMs, 1 after it (the consumer's handling is still to come). */
+  stage: number;
+  /** Applied at each skipped round (a timestamp the round would have advanced). */
+  readonly hook: ((roundMs: number) => void) | undefined;
+  /** A ticker's channel. */
+  readonly ch: Chan<number> | undefined;
+  /** The domain whose changes it can see (set when it parks; src/sim/process.ts ProcessGroup). */
+  readDomain: number;
+  /** The parts of that domain's state it reads (src/sim/masks.ts). */
+  readonly readMask: number;
+}
+
+export class ParkedLoops {
+  private readonly entries: Parked[] = [];
+  count = 0;
+  /** No virtual round is due before this time (a lower bound; the fast path of advance). */
+  private minMs = Number.POSITIVE_INFINITY;
+  /** No due round comes before this time (a lower bound). */
+  minDueMs = Number.POSITIVE_INFINITY;
+
+  constructor(private readonly sim: Sim) {}
+
+  /** @internal Parks loop process `p` (just blocked at the end of an idle round); it would wake at `firstMs`. */
+  parkLoop(p: Process, firstMs: number, loop: LoopRef): void {
+    const e = loop as unknown as Parked;
+    e.proc = p;
+    e.readDomain = loop.readsDomain ?? p.domain;
+    e.nextMs = firstMs;
+    e.stage = 0;
+    e.dueMs = this.roundAtOrAfter(e, loop.deadlineMs);
+    this.add(e);
+  }
+
+  /** @internal Parks a ticker whose last tick was handled idle; its next fire is at `nextMs`. */
+  parkTicker(e: Parked, consumer: Process, nextMs: number, deadlineMs: number): void {
+    const p = e.proc as Process;
+    this.sim.unschedule(p); // its pending fire at nextMs is virtual now
+    e.consumer = consumer;
+    e.readDomain = consumer.domain;
+    e.nextMs = nextMs;
+    e.stage = 0;
+    e.dueMs = this.roundAtOrAfter(e, deadlineMs);
+    this.add(e);
+  }
+
+  /** @internal A parked process runs for real (a channel woke it): it is no longer parked. */
+  remove(p: Process): void {
+    const i = p.parkedAt;
+    p.parkedAt = -1;
+    const last = this.entries[--this.count] as Parked;
+    if (last !== this.entries[i]) {
+      this.entries[i] = last;
+      (last.proc as Process).parkedAt = i;
+    }
+  }
+
+  /** @internal Skips every virtual round the plain run pops before the event with key (timeMs, tie). */
+  advance(timeMs: number, tie: number): void {
+    if (timeMs < this.minMs) return;
+    let min = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.count; ) {
+      const e = this.entries[i] as Parked;
+      if (e.kind === KIND_LOOP) this.advanceLoop(e, timeMs, tie);
+      else if (this.advanceTicker(e, timeMs, tie)) {
+        this.materialise(e, timeMs);
+        continue; // entry i was replaced by the last one
+      }
+      if (e.nextMs < min) min = e.nextMs;
+      i++;
+    }
+    this.minMs = min;
+  }
+
+  /**
+   * @internal Turns the earliest due round into a real event if it comes before the event with key
+   * (timeMs, tie) (Infinity: there is none). One at a time: what that round does may wake the others.
+   */
+  materialiseDue(timeMs: number, tie: number): void {
+    const sim = this.sim;
+    let first: Parked | undefined;
+    let firstTie = 0;
+    let minDue = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.count; i++) {
+      const e = this.entries[i] as Parked;
+      if (e.dueMs > minDue || e.dueMs === Number.POSITIVE_INFINITY) continue;
+      const dueTie = sim.processTie(e.proc as Process, e.dueMs);
+      if (e.dueMs < minDue || dueTie < firstTie) {
+        first = e;
+        firstTie = dueTie;
+        minDue = e.dueMs;
+      }
+    }
+    this.minDueMs = minDue;
+    if (first === undefined || minDue > timeMs || (minDue === timeMs && firstTie >= tie)) return;
+    // Its rounds before the due one are skipped (nothing real happens before it), then it runs.
+    const p = first.proc as Process;
+    if (first.kind === KIND_LOOP) this.advanceLoop(first, minDue, firstTie);
+    else this.advanceTicker(first, minDue, firstTie);
+    this.remove(p);
+    sim.pushProcess(p, minDue, p.gen);
+    this.minDueMs = minDue; // a lower bound: the next call finds the next one
+  }
+
+  /**
+   * @internal Something changed in `domain` (0: anywhere): every parked loop of that domain runs its next
+   * round for real, as the plain run does. A loop of another node cannot see the change (its inputs are
+   * its node's state, and what reaches it through the API server comes as events of its own).
+   */
+  unpark(domain: number, mask: number): void {
+    const sim = this.sim;
+    let kept = 0;
+    let min = Number.POSITIVE_INFINITY;
+    let minDue = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.count; i++) {
+      const e = this.entries[i] as Parked;
+      const p = e.proc as Process;
+      if (((domain !== 0 && e.readDomain !== domain) || (e.readMask & mask) === 0) && p.state === 'blocked') {
+        p.parkedAt = kept;
+        this.entries[kept++] = e;
+        if (e.nextMs < min) min = e.nextMs;
+        if (e.dueMs < minDue) minDue = e.dueMs;
+        continue;
+      }
+      p.parkedAt = -1;
+      if (p.state !== 'blocked') continue; // killed with its kubelet
+      assert(e.stage === 0, 'unpark of a ticker between its fire and its handling');
+      // Blocked with no pending event: its next round is the event the plain run has pending.
+      sim.pushProcess(p, e.nextMs, p.gen);
+    }
+    this.count = kept;
+    this.minMs = min;
+    this.minDueMs = minDue;
+  }
+
+  private add(e: Parked): void {
+    const p = e.proc as Process;
+    assert(p.parkedAt < 0, `${p.name} is parked twice`);
+    p.parkedAt = this.count;
+    this.entries[this.count++] = e;
+    if (e.nextMs < this.minMs) this.minMs = e.nextMs;
+    if (e.dueMs < this.minDueMs) this.minDueMs = e.dueMs;
+  }
+
+  private roundAtOrAfter(e: Parked, deadlineMs: number): number {
+    if (deadlineMs === Number.POSITIVE_INFINITY) return deadlineMs;
+    return e.nextMs + Math.max(0, Math.ceil((deadlineMs - e.nextMs) / e.periodMs)) * e.periodMs;
+  }
+
+  private advanceLoop(e: Parked, timeMs: number, tie: number): void {
+    let r = e.nextMs;
+    if (r > timeMs) return;
+    const period = e.periodMs;
+    const p = e.proc as Process;
+    if (e.hook === undefined) {
+      if (r < timeMs) r += Math.ceil((timeMs - r) / period) * period;
+    } else {
+      while (r < timeMs) {
+        e.hook(r);
+        r += period;
+      }
+    }
+    if (r === timeMs && this.sim.processTie(p, r) < tie) {
+      e.hook?.(r);
+      r += period;
+    }
+    e.nextMs = r;
+  }
+
+  /** True if the ticker fired before (timeMs, tie) and its consumer's handling comes after it. */
+  private advanceTicker(e: Parked, timeMs: number, tie: number): boolean {
+    const sim = this.sim;
+    const ticker = e.proc as Process;
+    const consumer = e.consumer as Process;
+    for (;;) {
+      const r = e.nextMs;
+      if (e.stage === 0) {
+        if (r > timeMs || (r === timeMs && sim.processTie(ticker, r) >= tie)) return false;
+        e.stage = 1;
+      }
+      // The fire woke the consumer at (r, its tie); it handles the tick when that key comes.
+      if (r < timeMs || sim.processTie(consumer, r) < tie) {
+        e.hook?.(r);
+        e.stage = 0;
+        e.nextMs = r + e.periodMs;
+        continue;
+      }
+      return true;
+    }
+  }
+
+  /** The ticker's fire at timeMs happened virtually; its tick is sent now, before the next real event. */
+  private materialise(e: Parked, timeMs: number): void {
+    const sim = this.sim;
+    const ticker = e.proc as Process;
+    this.remove(ticker);
+    e.stage = 0;
+    sim.nowMs = timeMs;
+    sim.pushProcess(ticker, timeMs + e.periodMs, ticker.gen);
+    (e.ch as Chan<number>).trySend(timeMs);
+  }
+}

@@ -1,0 +1,83 @@
+// Goroutines: a process is a coroutine with a state and a generation, and a process group dies as one
+// (a kubelet restart kills every goroutine of that kubelet wherever it blocks).
+import type { Waiter } from './chan.js';
+import type { Co } from './effects.js';
+import { WRITES_ALL } from './masks.js';
+import type { Target } from './queue.js';
+import type { Sim } from './sim.js';
+
+export type ProcessState = 'ready' | 'blocked' | 'done' | 'killed';
+
+export class Process implements Target {
+  state: ProcessState = 'ready';
+  /** Bumped each time the process blocks or wakes; stale wake-ups carry an old generation. */
+  gen = 0;
+  resumeValue: unknown = undefined;
+  /**
+   * The waiter of a plain (non-select) send or receive, reused: a process waits in at most one plain
+   * queue, is taken out of it when woken, and a killed process never blocks again.
+   */
+  readonly plainWaiter: Waiter;
+  /** Set while the process is an idle loop parked by elision (src/sim/elision.ts). */
+  parkedAt = -1;
+  /**
+   * Its next resume is a sleep's end or a tick (a quiet channel): what it then does starts from nothing
+   * that another event handed it, so a loop round or a tick's handling in that step can be judged idle.
+   */
+  pureWake = false;
+  /**
+   * Which parts of its node's state its events may change (src/sim/elision.ts): all unless narrowed by
+   * the code that spawns it; `Sim.touch` adds parts within one event.
+   */
+  writeMask = WRITES_ALL;
+
+  constructor(
+    readonly sim: Sim,
+    readonly name: string,
+    readonly gen_: Co<unknown>,
+    readonly group: ProcessGroup | undefined,
+    /** Spawn order: names the process's tie-breaks (src/sim/ties.ts). */
+    readonly id: number,
+    /** Where its changes can be seen (src/sim/elision.ts): its node's number, or 0 for anywhere. */
+    readonly domain: number,
+    /** tieKeyOf(seed, id): its ties are tieAt(tieKey, instant) (src/sim/ties.ts). */
+    readonly tieKey: number,
+  ) {
+    this.plainWaiter = { proc: this, gen: -1, caseIndex: -1, value: undefined };
+  }
+
+  fire(arg: number): void {
+    if (arg !== this.gen || this.state !== 'blocked') {
+      this.sim.declareClean(); // a stale wake-up does nothing
+      return;
+    }
+    this.sim.step(this);
+  }
+}
+
+/** Processes that die together (one kubelet's goroutines when the kubelet process is killed). */
+export class ProcessGroup {
+  readonly members = new Set<Process>();
+  alive = true;
+
+  constructor(
+    readonly name: string,
+    /**
+     * The node whose state its goroutines change (1, 2, ...; src/sim/elision.ts), or 0: anywhere. A
+     * kubelet's goroutines change their node's state and the API server, whose changes reach others
+     * only as events of their own (watch deliveries).
+     */
+    readonly domain = 0,
+  ) {}
+
+  kill(): void {
+    this.alive = false;
+    for (const p of this.members) {
+      if (p.parkedAt >= 0) p.sim.parked.remove(p);
+      p.state = 'killed';
+      p.gen++;
+      p.sim.noteEffect();
+    }
+    this.members.clear();
+  }
+}

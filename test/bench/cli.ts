@@ -1,0 +1,41 @@
+// CLI start-up: wall time of a spawned `node dist/cli.js` for --help, `list fixes` and a small run, best
+// of 5 spawns each. A section of `npm run bench`; it measures, it never asserts.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { type BenchSection, nowMs } from './measure.js';
+
+const SPAWNS = 5;
+const root = join(import.meta.dirname, '..', '..');
+
+const COMMANDS: Record<string, readonly string[]> = {
+  help: ['--help'],
+  list: ['list', 'fixes'],
+  run: ['run', join(root, 'scenarios', 'pod-deleted-before-start.yaml'), '--quiet'],
+};
+
+function bestOf(args: readonly string[]): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < SPAWNS; i++) {
+    const start = nowMs();
+    execFileSync(process.execPath, [join(root, 'dist', 'cli.js'), ...args], {
+      cwd: root,
+      stdio: 'ignore',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    best = Math.min(best, nowMs() - start);
+  }
+  return Math.round(best);
+}
+
+export function benchCli(): BenchSection {
+  const startMs: Record<string, number> = {};
+  for (const [name, args] of Object.entries(COMMANDS)) startMs[name] = bestOf(args);
+  return {
+    title: `cli: start-up wall time of node dist/cli.js, best of ${SPAWNS} spawns`,
+    lines: Object.entries(startMs).map(
+      ([name, ms]) =>
+        `${name.padEnd(6)}${`${ms} ms`.padStart(10)}  podrace ${COMMANDS[name]?.join(' ').replace(root, '.')}`,
+    ),
+    json: { startMs },
+  };
+}
