@@ -91,6 +91,8 @@ export class APIServer {
    * invariant takes them for pods of their own (allPods, podsOnNode and getPodByUID never list them).
    */
   private readonly mirrorPods = new Map<UID, Pod>();
+  /** The mirror pod of each namespace/name: one at most, since a create of a taken name fails. */
+  private readonly mirrorPodsByName = new Map<string, UID>();
   private mirrorPodSerial = 0;
   /** Test hook: node -> how many more volumesAttached patches of it fail. */
   private readonly nodeStatusFailures = new Map<string, number>();
@@ -372,10 +374,13 @@ export class APIServer {
     return [...this.mirrorPods.values()].filter((p) => p.spec.nodeName === nodeName);
   }
 
+  /** The stored pod of that name, the oldest first, else the mirror pod: by index, never a scan of all. */
   private byName(namespace: string, name: string): Pod | undefined {
-    for (const p of [...this.pods.values(), ...this.mirrorPods.values()])
-      if (p.metadata.namespace === namespace && p.metadata.name === name) return p;
-    return undefined;
+    const key = `${namespace}/${name}`;
+    const uid = this.podsByName.get(key)?.[0];
+    if (uid !== undefined) return this.pods.get(uid);
+    const mirror = this.mirrorPodsByName.get(key);
+    return mirror === undefined ? undefined : this.mirrorPods.get(mirror);
   }
 
   /**
@@ -393,6 +398,7 @@ export class APIServer {
     const uid = `${hash}_mirror${this.mirrorPodSerial}`;
     const created: Pod = { ...pod, metadata: { ...pod.metadata, uid } };
     this.mirrorPods.set(uid, created);
+    this.mirrorPodsByName.set(`${namespace}/${name}`, uid);
     this.publishMirrorPod(created, 'created');
     this.notify('ADDED', created);
     return undefined;
@@ -400,14 +406,15 @@ export class APIServer {
 
   /** Pods(ns).Delete of a mirror pod with grace period 0: gone at once; a UID precondition if given. */
   private deleteMirrorPod(namespace: string, name: string, uid: UID | undefined): GoError | undefined {
-    let found: Pod | undefined;
-    for (const p of this.mirrorPods.values())
-      if (p.metadata.namespace === namespace && p.metadata.name === name) found = p;
+    const key = `${namespace}/${name}`;
+    const mirrorUid = this.mirrorPodsByName.get(key);
+    const found = mirrorUid === undefined ? undefined : this.mirrorPods.get(mirrorUid);
     if (found === undefined) return new StatusError('NotFound', `pods "${name}" not found`);
     if (uid !== undefined && found.metadata.uid !== uid) {
       return new StatusError('Conflict', `Precondition failed: UID in precondition: ${uid}`);
     }
     this.mirrorPods.delete(found.metadata.uid);
+    this.mirrorPodsByName.delete(key);
     this.publishMirrorPod(found, 'deleted');
     this.notify('DELETED', found);
     return undefined;
