@@ -13,7 +13,7 @@ import { type BenchSection, nowMs } from './measure.js';
 /** Cases of the in-thread measurements (after a warm-up campaign of the same size). */
 const CASES = 600;
 /** Cases of the two-thread measurements: enough that starting the threads is a small part. */
-const CASES_PARALLEL = 2400;
+const CASES_PARALLEL = 6000;
 const SEED = 1;
 const root = join(import.meta.dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
