@@ -16,7 +16,7 @@ import {
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { KubeClient } from '../kubelet/kubeClient.js';
-import { AssertionError, type Co, type Rng, type Sim, sleep, WRITES_ALL } from '../sim/index.js';
+import { AssertionError, type Co, type Effect, type Rng, type Sim, sleep, WRITES_ALL } from '../sim/index.js';
 
 /** The apiPodCreated fields that describe the pod's spec (shared with the static pods' manifests). */
 export function podCreatedFields(pod: Pod): {
@@ -122,10 +122,12 @@ export class APIServer {
     if (this.byName(input.metadata.namespace, input.metadata.name) !== undefined)
       throw new AssertionError(`pods "${input.metadata.name}" already exists`);
     // rest.FillObjectMetaSystemFields sets CreationTimestamp = now; stored and watched in whole seconds.
-    const pod: Pod = {
-      ...input,
-      metadata: { ...input.metadata, creationTimestamp: Math.floor(this.sim.nowMs / 1000) * 1000 },
-    };
+    // Object.assign, not spreads: V8 gives each megamorphic spread's copy a hidden class of its own.
+    const pod: Pod = Object.assign({}, input, {
+      metadata: Object.assign({}, input.metadata, {
+        creationTimestamp: Math.floor(this.sim.nowMs / 1000) * 1000,
+      }),
+    });
     this.pods.set(pod.metadata.uid, pod);
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const uids = this.podsByName.get(key);
@@ -198,14 +200,12 @@ export class APIServer {
       grace = requested ?? pod.spec.terminationGracePeriodSeconds ?? 0;
       if (pod.status.phase === 'Failed' || pod.status.phase === 'Succeeded') grace = 0;
     }
-    const updated: Pod = {
-      ...pod,
-      metadata: {
-        ...meta,
+    const updated: Pod = Object.assign({}, pod, {
+      metadata: Object.assign({}, meta, {
         deletionTimestamp: meta.deletionTimestamp ?? this.sim.nowMs,
         deletionGracePeriodSeconds: grace,
-      },
-    };
+      }),
+    });
     this.pods.set(uid, updated);
     if (by === 'user') {
       this.publish({
@@ -396,7 +396,7 @@ export class APIServer {
     }
     this.mirrorPodSerial++;
     const uid = `${hash}_mirror${this.mirrorPodSerial}`;
-    const created: Pod = { ...pod, metadata: { ...pod.metadata, uid } };
+    const created: Pod = Object.assign({}, pod, { metadata: Object.assign({}, pod.metadata, { uid }) });
     this.mirrorPods.set(uid, created);
     this.mirrorPodsByName.set(`${namespace}/${name}`, uid);
     this.publishMirrorPod(created, 'created');
@@ -447,7 +447,7 @@ export class APIServer {
 
   private updateNodeStatus(nodeName: string, update: Partial<Node['status']>): void {
     const node = this.getNode(nodeName);
-    const updated: Node = { ...node, status: { ...node.status, ...update } };
+    const updated: Node = Object.assign({}, node, { status: Object.assign({}, node.status, update) });
     this.nodes.set(nodeName, updated);
     this.notifyNode(updated);
   }
@@ -463,102 +463,130 @@ export class APIServer {
 
   // ---- the controllers' client ----
 
+  // The clients are objects of plain arrows over the generator methods below, not object literals of
+  // generator methods: every generator function object gets a hidden class of its own when first called,
+  // and that class keeps the function's closure (here the whole world) alive past young-generation GCs.
+
   /** A client whose request latencies come from its own stream `client/<name>`. */
   controllerClient(name: string): ControllerClient {
-    const api = this;
     const rng = this.rng.fork(`client/${name}`);
-    const latency = (): Co<void> => sleep(rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1])) as Co<void>;
     return {
-      *getNode(name: string): Co<Node | undefined> {
-        yield* latency();
-        return api.nodes.get(name);
-      },
-      *patchNodeVolumesAttached(
-        name: string,
-        volumesAttached: readonly AttachedVolume[],
-      ): Co<GoError | undefined> {
-        yield* latency();
-        if (!api.nodes.has(name)) return new GoError(`nodes "${name}" not found`);
-        const left = api.nodeStatusFailures.get(name) ?? 0;
-        if (left > 0) {
-          api.nodeStatusFailures.set(name, left - 1);
-          return new GoError(`failed to patch status of node "${name}": etcdserver: request timed out`);
-        }
-        api.updateNodeStatus(name, { volumesAttached: [...volumesAttached] });
-        return undefined;
-      },
+      getNode: (node: string) => this.controllerGetNode(rng, node),
+      patchNodeVolumesAttached: (node: string, volumesAttached: readonly AttachedVolume[]) =>
+        this.controllerPatchNodeVolumesAttached(rng, node, volumesAttached),
     };
+  }
+
+  private *controllerGetNode(rng: Rng, name: string): Co<Node | undefined> {
+    yield* sleep(rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1]));
+    return this.nodes.get(name);
+  }
+
+  private *controllerPatchNodeVolumesAttached(
+    rng: Rng,
+    name: string,
+    volumesAttached: readonly AttachedVolume[],
+  ): Co<GoError | undefined> {
+    yield* sleep(rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1]));
+    if (!this.nodes.has(name)) return new GoError(`nodes "${name}" not found`);
+    const left = this.nodeStatusFailures.get(name) ?? 0;
+    if (left > 0) {
+      this.nodeStatusFailures.set(name, left - 1);
+      return new GoError(`failed to patch status of node "${name}": etcdserver: request timed out`);
+    }
+    this.updateNodeStatus(name, { volumesAttached: [...volumesAttached] });
+    return undefined;
   }
 
   // ---- the kubelet's client ----
 
   client(): KubeClient {
-    const api = this;
-    const latency = (): Co<void> => sleep(api.rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1])) as Co<void>;
     return {
-      *getPod(namespace: string, name: string): Co<Pod | undefined> {
-        yield* latency();
-        // The oldest pod of that name still stored: what a scan in insertion order finds first.
-        const uid = api.podsByName.get(`${namespace}/${name}`)?.[0];
-        return uid === undefined ? undefined : api.pods.get(uid);
-      },
-      *patchPodStatus(uid: UID, status: PodStatus): Co<GoError | undefined> {
-        yield* latency();
-        const pod = api.pods.get(uid);
-        if (pod === undefined) return new GoError(`pods "${uid}" not found`);
-        const previous = pod.status;
-        const updated: Pod = { ...pod, status };
-        api.pods.set(uid, updated);
-        if (previous.phase !== status.phase || previous.reason !== status.reason) {
-          api.publish({
-            kind: 'apiPodPhase',
-            atMs: api.sim.nowMs,
-            node: pod.spec.nodeName,
-            uid,
-            pod: pod.metadata.name,
-            phase: status.phase,
-            reason: status.reason,
-            restartable: pod.spec.restartPolicy !== 'Never',
-          });
-        }
-        api.notify('MODIFIED', updated);
-        return undefined;
-      },
-      *deletePod(namespace: string, name: string, uidPrecondition: UID): Co<GoError | undefined> {
-        yield* latency();
-        const pod = api.pods.get(uidPrecondition);
-        if (pod === undefined || pod.metadata.name !== name || pod.metadata.namespace !== namespace) {
-          return new GoError(`Precondition failed: UID in precondition: ${uidPrecondition}`);
-        }
-        api.deletePod(uidPrecondition, 0, 'kubelet');
-        return undefined;
-      },
-      *updateNodeStatus(
-        node: string,
-        volumesInUse: readonly UniqueVolumeName[] | undefined,
-      ): Co<GoError | undefined> {
-        yield* latency();
-        if (volumesInUse === undefined) {
-          api.updateNodeStatus(node, { lastHeartbeatMs: api.sim.nowMs });
-          return undefined;
-        }
-        const sorted = [...volumesInUse].sort();
-        api.updateNodeStatus(node, { lastHeartbeatMs: api.sim.nowMs, volumesInUse: sorted });
-        api.publish({ kind: 'nodeVolumesInUse', atMs: api.sim.nowMs, node, volumes: sorted });
-        return undefined;
-      },
-      *createMirrorPod(pod: Pod): Co<GoError | undefined> {
-        yield* latency();
-        return api.createMirrorPod(pod);
-      },
-      *deleteMirrorPod(namespace: string, name: string, uid: UID | undefined): Co<GoError | undefined> {
-        yield* latency();
-        return api.deleteMirrorPod(namespace, name, uid);
-      },
-      getVolumesAttached(node: string): readonly AttachedVolume[] {
-        return api.getNode(node).status.volumesAttached;
-      },
+      getPod: (namespace: string, name: string) => this.kubeletGetPod(namespace, name),
+      patchPodStatus: (uid: UID, status: PodStatus) => this.kubeletPatchPodStatus(uid, status),
+      deletePod: (namespace: string, name: string, uidPrecondition: UID) =>
+        this.kubeletDeletePod(namespace, name, uidPrecondition),
+      updateNodeStatus: (node: string, volumesInUse: readonly UniqueVolumeName[] | undefined) =>
+        this.kubeletUpdateNodeStatus(node, volumesInUse),
+      createMirrorPod: (pod: Pod) => this.kubeletCreateMirrorPod(pod),
+      deleteMirrorPod: (namespace: string, name: string, uid: UID | undefined) =>
+        this.kubeletDeleteMirrorPod(namespace, name, uid),
+      getVolumesAttached: (node: string) => this.getNode(node).status.volumesAttached,
     };
+  }
+
+  /** A kubelet request's round trip (the API server's own stream). */
+  private latency(): Iterable<Effect, void, unknown> {
+    return sleep(this.rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1]));
+  }
+
+  private *kubeletGetPod(namespace: string, name: string): Co<Pod | undefined> {
+    yield* this.latency();
+    // The oldest pod of that name still stored: what a scan in insertion order finds first.
+    const uid = this.podsByName.get(`${namespace}/${name}`)?.[0];
+    return uid === undefined ? undefined : this.pods.get(uid);
+  }
+
+  private *kubeletPatchPodStatus(uid: UID, status: PodStatus): Co<GoError | undefined> {
+    yield* this.latency();
+    const pod = this.pods.get(uid);
+    if (pod === undefined) return new GoError(`pods "${uid}" not found`);
+    const previous = pod.status;
+    const updated: Pod = Object.assign({}, pod, { status });
+    this.pods.set(uid, updated);
+    if (previous.phase !== status.phase || previous.reason !== status.reason) {
+      this.publish({
+        kind: 'apiPodPhase',
+        atMs: this.sim.nowMs,
+        node: pod.spec.nodeName,
+        uid,
+        pod: pod.metadata.name,
+        phase: status.phase,
+        reason: status.reason,
+        restartable: pod.spec.restartPolicy !== 'Never',
+      });
+    }
+    this.notify('MODIFIED', updated);
+    return undefined;
+  }
+
+  private *kubeletDeletePod(namespace: string, name: string, uidPrecondition: UID): Co<GoError | undefined> {
+    yield* this.latency();
+    const pod = this.pods.get(uidPrecondition);
+    if (pod === undefined || pod.metadata.name !== name || pod.metadata.namespace !== namespace) {
+      return new GoError(`Precondition failed: UID in precondition: ${uidPrecondition}`);
+    }
+    this.deletePod(uidPrecondition, 0, 'kubelet');
+    return undefined;
+  }
+
+  private *kubeletUpdateNodeStatus(
+    node: string,
+    volumesInUse: readonly UniqueVolumeName[] | undefined,
+  ): Co<GoError | undefined> {
+    yield* this.latency();
+    if (volumesInUse === undefined) {
+      this.updateNodeStatus(node, { lastHeartbeatMs: this.sim.nowMs });
+      return undefined;
+    }
+    const sorted = [...volumesInUse].sort();
+    this.updateNodeStatus(node, { lastHeartbeatMs: this.sim.nowMs, volumesInUse: sorted });
+    this.publish({ kind: 'nodeVolumesInUse', atMs: this.sim.nowMs, node, volumes: sorted });
+    return undefined;
+  }
+
+  private *kubeletCreateMirrorPod(pod: Pod): Co<GoError | undefined> {
+    yield* this.latency();
+    return this.createMirrorPod(pod);
+  }
+
+  private *kubeletDeleteMirrorPod(
+    namespace: string,
+    name: string,
+    uid: UID | undefined,
+  ): Co<GoError | undefined> {
+    yield* this.latency();
+    return this.deleteMirrorPod(namespace, name, uid);
   }
 }
 

@@ -13,7 +13,7 @@ import {
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { Action } from '../scenario/types.js';
-import { type Bus, type Co, type Rng, type Sim, unreachable } from '../sim/index.js';
+import { type Bus, type Rng, type Sim, unreachable } from '../sim/index.js';
 import { type NoopSubject, publishNoop } from './actionNoop.js';
 import { type APIServer, podCreatedFields } from './apiServer.js';
 import type { NodeWorld } from './nodeWorld.js';
@@ -335,9 +335,7 @@ export class ScenarioActions {
     }
     this.world.sim.spawn(
       `${kubelet.nodeName}/evictionManager ${name}`,
-      (function* (): Co {
-        yield* kubelet.evictPod(pod, gracePeriodS);
-      })(),
+      kubelet.evictPod(pod, gracePeriodS),
       kubelet.group,
     );
   }

@@ -626,12 +626,11 @@ export class Kubelet {
         message: apiPodStatus.message,
       };
       podStatusFn(mutable);
-      finalStatus = {
-        ...apiPodStatus,
+      finalStatus = Object.assign({}, apiPodStatus, {
         phase: mutable.phase,
         reason: mutable.reason,
         message: mutable.message,
-      };
+      });
     }
     this.statusManager.setPodStatus(pod, finalStatus);
     const err = yield* this.killPod(
@@ -723,35 +722,37 @@ export class Kubelet {
     for (const pod of pods) {
       const spec = pod.spec.terminationGracePeriodSeconds ?? 30;
       const gracePeriodOverride = Math.min(spec, maxGraceSeconds);
-      const kl = this;
       this.sim.spawn(
         `${this.nodeName}/shutdown ${pod.metadata.name}`,
-        (function* (): Co {
-          let err: GoError | undefined;
-          if (kl.legacy !== undefined) {
-            const status: PodStatus = {
-              phase: 'Failed',
-              reason: nodeShutdownReasonLegacy,
-              message: nodeShutdownMessage,
-              containerStatuses: [],
-            };
-            err = yield* kl.legacy.killPodNow(pod, status, gracePeriodOverride);
-          } else {
-            assert(kl.podWorkers !== undefined, 'shutdown without pod workers');
-            const failedPhase = kl.fixes.on('node-shutdown-failed-phase');
-            err = yield* killPodNow(kl.podWorkers, pod, false, gracePeriodOverride, (s) => {
-              // set the pod status to failed (unless it was already in a successful terminal phase)
-              if (failedPhase && s.phase !== 'Succeeded') s.phase = 'Failed';
-              s.message = nodeShutdownMessage;
-              s.reason = nodeShutdownReason;
-            });
-          }
-          yield* done.send(err);
-        })(),
+        this.shutdownPod(pod, gracePeriodOverride, done),
         this.group,
       );
     }
     for (let i = 0; i < pods.length; i++) yield* done.recv();
+  }
+
+  /** One pod's goroutine of processShutdownEvent: killPodNow with the shutdown status. */
+  private *shutdownPod(pod: Pod, gracePeriodOverride: number, done: Chan<GoError | undefined>): Co {
+    let err: GoError | undefined;
+    if (this.legacy !== undefined) {
+      const status: PodStatus = {
+        phase: 'Failed',
+        reason: nodeShutdownReasonLegacy,
+        message: nodeShutdownMessage,
+        containerStatuses: [],
+      };
+      err = yield* this.legacy.killPodNow(pod, status, gracePeriodOverride);
+    } else {
+      assert(this.podWorkers !== undefined, 'shutdown without pod workers');
+      const failedPhase = this.fixes.on('node-shutdown-failed-phase');
+      err = yield* killPodNow(this.podWorkers, pod, false, gracePeriodOverride, (s) => {
+        // set the pod status to failed (unless it was already in a successful terminal phase)
+        if (failedPhase && s.phase !== 'Succeeded') s.phase = 'Failed';
+        s.message = nodeShutdownMessage;
+        s.reason = nodeShutdownReason;
+      });
+    }
+    yield* done.send(err);
   }
 
   private isPodKnownTerminatedForShutdown(pod: Pod): boolean {

@@ -117,7 +117,8 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
    */
   updatePod(options: UpdatePodOptions): void {
     // Go passes the options by value; copy so the caller's object is never changed.
-    const opts: UpdatePodOptions = { ...options };
+    // Object.assign, not a spread: V8 gives each megamorphic spread's copy a hidden class of its own.
+    const opts: UpdatePodOptions = Object.assign({}, options);
     // An orphan (no config, only runtime state) runs only the terminating part of the lifecycle.
     let pod = opts.pod;
     let isRuntimePod = false;
@@ -219,7 +220,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       opts.killPodOptions = undefined;
     } else if (status.isTerminationRequested()) {
       workType = 'TerminatingPodWork';
-      const kill = { ...(opts.killPodOptions ?? { evict: false }) };
+      const kill = Object.assign({}, opts.killPodOptions ?? { evict: false });
       opts.killPodOptions = kill;
       if (kill.completedCh !== undefined) status.notifyPostTerminating.push(kill.completedCh);
       if (kill.podStatusFunc !== undefined) status.statusPostTerminating.push(kill.podStatusFunc);

@@ -70,7 +70,7 @@ export class HostFaults {
   inject(f: StorageFault): void {
     const line = f.line ?? 0;
     const arm = (a: Omit<Armed, 'line' | 'fired'>): void => {
-      const entry = { ...a, line, fired: 0 };
+      const entry: Armed = Object.assign({}, a, { line, fired: 0 });
       this.armed.push(entry);
       this.all.push(entry);
     };

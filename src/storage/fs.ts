@@ -178,7 +178,7 @@ export class MountTable {
   private nextId = 2;
 
   add(m: Omit<MountEntry, 'id'>): MountEntry {
-    const entry = { ...m, path: normalize(m.path), id: this.nextId++ };
+    const entry: MountEntry = Object.assign({}, m, { path: normalize(m.path), id: this.nextId++ });
     this.entries.push(entry);
     return entry;
   }

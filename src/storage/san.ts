@@ -82,12 +82,11 @@ export class San {
     if (this.luns.has(decl.name)) throw new Error(`LUN ${decl.name} already exists`);
     const lunNumber = this.nextLunNumber[decl.plugin]++;
     const serial = (this.luns.size + 1).toString(16).padStart(8, '0');
-    const lun: Lun = {
-      ...decl,
+    const lun: Lun = Object.assign({}, decl, {
       lunNumber,
       wwid: `3600508b4001${serial}0000900000490`,
       filesystem: undefined,
-    };
+    });
     this.luns.set(decl.name, { lun, published: new Set(), access: new Map(), writes: [], corrupted: false });
     return lun;
   }

@@ -283,20 +283,28 @@ class FcDetacher implements Detacher {
     // The device is unmounted now. If UnmountDevice was retried, GetDeviceNameFromMount won't find any
     // mount and won't return DetachDisk below. Therefore implement our own retry mechanism here.
     let detachError: GoError | undefined;
-    const pollErr = yield* pollImmediate(
-      host.sim,
-      detachDiskRetryInterval,
-      detachDiskRetryTimeout,
-      function* () {
-        detachError = yield* detachDisk(host, volume, devName);
-        return [detachError === undefined, undefined];
-      },
+    const pollErr = yield* pollImmediate(host.sim, detachDiskRetryInterval, detachDiskRetryTimeout, () =>
+      detachDiskCondition(host, volume, devName, (e) => {
+        detachError = e;
+      }),
     );
     if (pollErr !== undefined) {
       return new GoError(`fc: failed to detach disk: ${devName}: ${detachError?.message ?? pollErr.message}`);
     }
     return undefined;
   }
+}
+
+/** The condition of UnmountDevice's detach retry: DetachDisk once, its error kept by `keep`. */
+function* detachDiskCondition(
+  host: Host,
+  volume: string,
+  devName: string,
+  keep: (err: GoError | undefined) => void,
+): Co<[boolean, GoError | undefined]> {
+  const err = yield* detachDisk(host, volume, devName);
+  keep(err);
+  return [err === undefined, undefined];
 }
 
 class FcDiskMounter extends MetricsNil implements Mounter {

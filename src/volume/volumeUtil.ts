@@ -16,6 +16,17 @@ export const ErrWaitTimeout = new GoError('timed out waiting for the condition')
 export type ConditionFunc = () => Co<[boolean, GoError | undefined]>;
 
 /**
+ * A condition's answer as a coroutine, for conditions that take no virtual time. Conditions are plain
+ * closures returning a shared generator's iterator, never generator closures: each generator function
+ * object gets a hidden class of its own when first called, which keeps its closure alive past
+ * young-generation GCs.
+ */
+// biome-ignore lint/correctness/useYield: it only hands a computed answer to yield*
+export function* answer(done: boolean, err: GoError | undefined): Co<[boolean, GoError | undefined]> {
+  return [done, err];
+}
+
+/**
  * wait.PollImmediate(interval, timeout, condition): runs the condition at once, then on every tick of a
  * ticker started after that first run, until it is done, it errs, or `timeout` (measured from the
  * ticker's start) passes. A tick that falls due while the condition still runs is dropped, as
@@ -67,16 +78,16 @@ export function* getReliableMountRefs(host: Host, fixes: Fixes, mountPath: strin
     host.sim,
     reliableMountRefsInterval,
     reliableMountRefsTimeout,
-    // biome-ignore lint/correctness/useYield: a /proc read takes no virtual time
-    function* () {
+    // A /proc read takes no virtual time.
+    () => {
       const r = getMountRefs(host, mountPath);
       if (r.err instanceof InconsistentReadError) {
         lastErr = r.err;
-        return [false, undefined];
+        return answer(false, undefined);
       }
-      if (r.err !== undefined) return [false, r.err];
+      if (r.err !== undefined) return answer(false, r.err);
       paths = r.value;
-      return [true, undefined];
+      return answer(true, undefined);
     },
   );
   if (err === ErrWaitTimeout) return { value: undefined, err: lastErr ?? err };

@@ -141,62 +141,8 @@ export class OperationGenerator {
     volumeToAttach: VolumeToAttach,
     actualStateOfWorld: ActualStateOfWorldAttacherUpdater,
   ): GeneratedOperations {
-    const o = this.o;
-    const attachVolumeFunc = function* (): Co<GoError | undefined> {
-      const attachableVolumePlugin = o.volumePluginMgr.findAttachablePluginBySpec(volumeToAttach.volumeSpec);
-      if (attachableVolumePlugin === undefined) {
-        return new GoError(
-          volumeToAttachMsg(volumeToAttach, 'AttachVolume.FindAttachablePluginBySpec failed', '')[1],
-        );
-      }
-      const volumeAttacher = attachableVolumePlugin.newAttacher();
-      // Execute attach
-      const r = yield* volumeAttacher.attach(volumeToAttach.volumeSpec, volumeToAttach.nodeName);
-      if (r.err !== undefined) {
-        // A DanglingAttachError (attached to another node) names that node; no simulated plugin returns
-        // one, so the uncertain node is always the one asked for.
-        const uncertainNode = volumeToAttach.nodeName;
-        actualStateOfWorld.markVolumeAsUncertain(
-          volumeToAttach.volumeName,
-          volumeToAttach.volumeSpec,
-          uncertainNode,
-        );
-        o.publish({
-          kind: 'volumeAttachUncertain',
-          atMs: o.now(),
-          node: uncertainNode,
-          volume: volumeToAttach.volumeName,
-          error: r.err.message,
-        });
-        // On failure, return error. Caller will log and retry.
-        return new GoError(
-          volumeToAttachMsg(volumeToAttach, 'AttachVolume.Attach failed', errSuffix(r.err))[1],
-        );
-      }
-      // Update actual state of world
-      const addVolumeNodeErr = actualStateOfWorld.markVolumeAsAttached(
-        '',
-        volumeToAttach.volumeSpec,
-        volumeToAttach.nodeName,
-        r.value,
-      );
-      if (addVolumeNodeErr !== undefined) {
-        return new GoError(
-          volumeToAttachMsg(
-            volumeToAttach,
-            'AttachVolume.MarkVolumeAsAttached failed',
-            errSuffix(addVolumeNodeErr),
-          )[1],
-        );
-      }
-      o.publish({
-        kind: 'volumeAttached',
-        atMs: o.now(),
-        node: volumeToAttach.nodeName,
-        volume: volumeToAttach.volumeName,
-      });
-      return undefined;
-    };
+    const attachVolumeFunc = (): Co<GoError | undefined> =>
+      attachVolumeOp(this.o, volumeToAttach, actualStateOfWorld);
     return { operationName: AttachOperationName, operationFunc: attachVolumeFunc };
   }
 
@@ -234,41 +180,22 @@ export class OperationGenerator {
     }
     const volumeName = attachableVolumePlugin.getVolumeName(volumeToDetach.volumeSpec);
     const volumeDetacher = attachableVolumePlugin.newDetacher();
-    const o = this.o;
-    const self = this;
-    const detachVolumeFunc = function* (): Co<GoError | undefined> {
-      let err: GoError | undefined;
-      if (verifySafeToDetach) err = yield* self.verifyVolumeIsSafeToDetach(volumeToDetach);
-      if (err === undefined) err = yield* volumeDetacher.detach(volumeName, volumeToDetach.nodeName);
-      if (err !== undefined) {
-        // On failure, add volume back to ReportAsAttached list
-        actualStateOfWorld.addVolumeToReportAsAttached(volumeToDetach.volumeName, volumeToDetach.nodeName);
-        const detailed = attachedVolumeMsg(volumeToDetach, 'DetachVolume.Detach failed', errSuffix(err))[1];
-        o.publish({
-          kind: 'volumeDetachFailed',
-          atMs: o.now(),
-          node: volumeToDetach.nodeName,
-          volume: volumeToDetach.volumeName,
-          error: err.message,
-        });
-        return new GoError(detailed);
-      }
-      // Update actual state of world
-      actualStateOfWorld.markVolumeAsDetached(volumeToDetach.volumeName, volumeToDetach.nodeName);
-      o.publish({
-        kind: 'volumeDetached',
-        atMs: o.now(),
-        node: volumeToDetach.nodeName,
-        volume: volumeToDetach.volumeName,
+    const detachVolumeFunc = (): Co<GoError | undefined> =>
+      detachVolumeOp(
+        this.o,
+        this,
+        volumeToDetach,
+        verifySafeToDetach,
+        actualStateOfWorld,
         forced,
-      });
-      return undefined;
-    };
+        volumeName,
+        volumeDetacher,
+      );
     return { value: { operationName: DetachOperationName, operationFunc: detachVolumeFunc }, err: undefined };
   }
 
   /** verifyVolumeIsSafeToDetach: the node object, fetched from the API server, must not list it in use. */
-  private *verifyVolumeIsSafeToDetach(volumeToDetach: OperationAttachedVolume): Co<GoError | undefined> {
+  *verifyVolumeIsSafeToDetach(volumeToDetach: OperationAttachedVolume): Co<GoError | undefined> {
     const node = yield* this.o.getNode(volumeToDetach.nodeName);
     // Node not found on API server. DetachVolume will skip safe to detach check
     if (node === undefined) return undefined;
@@ -360,4 +287,102 @@ export class OperationExecutor {
       generated.value,
     );
   }
+}
+
+/** GenerateAttachVolumeFunc's operation (hoisted: no generator closure per operation). */
+function* attachVolumeOp(
+  o: OperationGeneratorOptions,
+  volumeToAttach: VolumeToAttach,
+  actualStateOfWorld: ActualStateOfWorldAttacherUpdater,
+): Co<GoError | undefined> {
+  const attachableVolumePlugin = o.volumePluginMgr.findAttachablePluginBySpec(volumeToAttach.volumeSpec);
+  if (attachableVolumePlugin === undefined) {
+    return new GoError(
+      volumeToAttachMsg(volumeToAttach, 'AttachVolume.FindAttachablePluginBySpec failed', '')[1],
+    );
+  }
+  const volumeAttacher = attachableVolumePlugin.newAttacher();
+  // Execute attach
+  const r = yield* volumeAttacher.attach(volumeToAttach.volumeSpec, volumeToAttach.nodeName);
+  if (r.err !== undefined) {
+    // A DanglingAttachError (attached to another node) names that node; no simulated plugin returns
+    // one, so the uncertain node is always the one asked for.
+    const uncertainNode = volumeToAttach.nodeName;
+    actualStateOfWorld.markVolumeAsUncertain(
+      volumeToAttach.volumeName,
+      volumeToAttach.volumeSpec,
+      uncertainNode,
+    );
+    o.publish({
+      kind: 'volumeAttachUncertain',
+      atMs: o.now(),
+      node: uncertainNode,
+      volume: volumeToAttach.volumeName,
+      error: r.err.message,
+    });
+    // On failure, return error. Caller will log and retry.
+    return new GoError(volumeToAttachMsg(volumeToAttach, 'AttachVolume.Attach failed', errSuffix(r.err))[1]);
+  }
+  // Update actual state of world
+  const addVolumeNodeErr = actualStateOfWorld.markVolumeAsAttached(
+    '',
+    volumeToAttach.volumeSpec,
+    volumeToAttach.nodeName,
+    r.value,
+  );
+  if (addVolumeNodeErr !== undefined) {
+    return new GoError(
+      volumeToAttachMsg(
+        volumeToAttach,
+        'AttachVolume.MarkVolumeAsAttached failed',
+        errSuffix(addVolumeNodeErr),
+      )[1],
+    );
+  }
+  o.publish({
+    kind: 'volumeAttached',
+    atMs: o.now(),
+    node: volumeToAttach.nodeName,
+    volume: volumeToAttach.volumeName,
+  });
+  return undefined;
+}
+
+/** GenerateDetachVolumeFunc's operation (hoisted: no generator closure per operation). */
+function* detachVolumeOp(
+  o: OperationGeneratorOptions,
+  self: OperationGenerator,
+  volumeToDetach: OperationAttachedVolume,
+  verifySafeToDetach: boolean,
+  actualStateOfWorld: ActualStateOfWorldAttacherUpdater,
+  forced: boolean,
+  volumeName: string,
+  volumeDetacher: ControllerDetacher,
+): Co<GoError | undefined> {
+  let err: GoError | undefined;
+  if (verifySafeToDetach) err = yield* self.verifyVolumeIsSafeToDetach(volumeToDetach);
+  if (err === undefined) err = yield* volumeDetacher.detach(volumeName, volumeToDetach.nodeName);
+  if (err !== undefined) {
+    // On failure, add volume back to ReportAsAttached list
+    actualStateOfWorld.addVolumeToReportAsAttached(volumeToDetach.volumeName, volumeToDetach.nodeName);
+    const detailed = attachedVolumeMsg(volumeToDetach, 'DetachVolume.Detach failed', errSuffix(err))[1];
+    o.publish({
+      kind: 'volumeDetachFailed',
+      atMs: o.now(),
+      node: volumeToDetach.nodeName,
+      volume: volumeToDetach.volumeName,
+      error: err.message,
+    });
+    return new GoError(detailed);
+  }
+  // Update actual state of world
+  actualStateOfWorld.markVolumeAsDetached(volumeToDetach.volumeName, volumeToDetach.nodeName);
+  o.publish({
+    kind: 'volumeDetached',
+    atMs: o.now(),
+    node: volumeToDetach.nodeName,
+    volume: volumeToDetach.volumeName,
+    forced,
+  });
+  return undefined;
 }

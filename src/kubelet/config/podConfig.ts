@@ -38,13 +38,13 @@ export class PodConfig {
     const pod =
       apiPod.metadata.annotations[ConfigSourceAnnotationKey] === ApiserverSource
         ? apiPod
-        : {
-            ...apiPod,
-            metadata: {
-              ...apiPod.metadata,
-              annotations: { ...apiPod.metadata.annotations, [ConfigSourceAnnotationKey]: ApiserverSource },
-            },
-          };
+        : Object.assign({}, apiPod, {
+            metadata: Object.assign({}, apiPod.metadata, {
+              annotations: Object.assign({}, apiPod.metadata.annotations, {
+                [ConfigSourceAnnotationKey]: ApiserverSource,
+              }),
+            }),
+          });
     const uid = pod.metadata.uid;
     const old = this.seen.get(uid);
     if (type === 'DELETED') {
@@ -90,17 +90,14 @@ export class PodConfig {
     this.backlog.push(update);
     if (this.pumping) return;
     this.pumping = true;
-    const self = this;
-    this.sim.spawn(
-      'podConfig/merge',
-      (function* (): Co {
-        while (self.backlog.length > 0) {
-          yield* self.updates.send(self.backlog[0] as PodUpdate);
-          self.backlog.shift();
-        }
-        self.pumping = false;
-      })(),
-      this.group,
-    );
+    this.sim.spawn('podConfig/merge', this.pump(), this.group);
+  }
+
+  private *pump(): Co {
+    while (this.backlog.length > 0) {
+      yield* this.updates.send(this.backlog[0] as PodUpdate);
+      this.backlog.shift();
+    }
+    this.pumping = false;
   }
 }

@@ -11,10 +11,11 @@ import {
   type Pod,
   type RuntimePod,
   type RuntimePodStatus,
+  type UID,
 } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { FakeRuntime, RuntimePodMeta } from '../../runtime/fakeRuntime.js';
-import { AssertionError, CLOSED, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
+import { AssertionError, type Chan, CLOSED, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
 import { WRITES_RUNTIME } from '../elisionMasks.js';
 
 /** minimumGracePeriodInSeconds in kuberuntime_container.go. */
@@ -143,6 +144,26 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus): PodAct
 }
 
 /** utilerrors.NewAggregate: nil for none, the error itself for one, `[a, b]` for several. */
+/**
+ * One container's goroutine of killContainersWithSyncResult. A module function, not a generator closure
+ * per container: each generator function object gets a hidden class of its own when first called, which
+ * keeps its whole closure alive past young-generation GCs.
+ */
+function* killContainer(
+  runtime: FakeRuntime,
+  uid: UID,
+  c: { readonly id: string; readonly name: string },
+  gracePeriodSeconds: number,
+  done: Chan<GoError | undefined>,
+): Co {
+  const err = yield* runtime.stopContainer(uid, c.id, gracePeriodSeconds);
+  yield* done.send(
+    err === undefined
+      ? undefined
+      : new GoError(`failed to "KillContainer" for "${c.name}" with KillContainerError: "${err.message}"`),
+  );
+}
+
 function aggregate(errs: readonly string[]): GoError | undefined {
   if (errs.length === 0) return undefined;
   if (errs.length === 1) return new GoError(errs[0] ?? '');
@@ -253,19 +274,9 @@ export class KubeGenericRuntimeManager {
     if (containers.length > 0) {
       const done = this.sim.chan<GoError | undefined>(containers.length, 'killContainersWithSyncResult');
       for (const c of containers) {
-        const runtime = this.runtime;
         const killer = this.sim.spawn(
           `killContainer ${c.id}`,
-          (function* (): Co {
-            const err = yield* runtime.stopContainer(uid, c.id, gracePeriodSeconds);
-            yield* done.send(
-              err === undefined
-                ? undefined
-                : new GoError(
-                    `failed to "KillContainer" for "${c.name}" with KillContainerError: "${err.message}"`,
-                  ),
-            );
-          })(),
+          killContainer(this.runtime, uid, c, gracePeriodSeconds, done),
           this.group,
         );
         // It stops one container and reports to the killer (elision: src/kubelet/elisionMasks.ts).

@@ -120,17 +120,15 @@ export class PodKiller {
    * finished simulation idle.
    */
   start(): void {
-    const self = this;
-    this.sim.spawn(
-      `${this.nodeName}/podKiller`,
-      (function* (): Co<void> {
-        for (;;) {
-          yield* self.performPodKillingWork();
-          if (self.podKillingCh.closed) return;
-          yield* sleep(podKillerRestartPeriodMs);
-        }
-      })(),
-      this.group,
-    );
+    this.sim.spawn(`${this.nodeName}/podKiller`, this.podKillerLoop(), this.group);
+  }
+
+  /** wait.Until(podKiller.PerformPodKillingWork, 1 s) */
+  private *podKillerLoop(): Co<void> {
+    for (;;) {
+      yield* this.performPodKillingWork();
+      if (this.podKillingCh.closed) return;
+      yield* sleep(podKillerRestartPeriodMs);
+    }
   }
 }

@@ -166,14 +166,14 @@ export class LegacyPodWorkers implements PodWorkers {
       this.isWorking.set(uid, true);
       // podUpdates <- *options, under podLock. isWorking false means the channel is empty, so this never
       // blocks; if it would, the Go kubelet would deadlock, and the assertion reports it.
-      const sent = podUpdates.trySend({ ...options });
+      const sent = podUpdates.trySend(Object.assign({}, options));
       if (!sent)
         throw new AssertionError(`pod worker ${uid}: send on a full update channel while not working`);
     } else {
       // if a request to kill a pod is pending, we do not let anything overwrite that request.
       const update = this.lastUndeliveredWorkUpdate.get(uid);
       if (update === undefined || update.updateType !== 'SyncPodKill') {
-        this.lastUndeliveredWorkUpdate.set(uid, { ...options });
+        this.lastUndeliveredWorkUpdate.set(uid, Object.assign({}, options));
       }
     }
   }
@@ -248,51 +248,58 @@ export const killPodNowMinTimeoutSeconds = 10;
  * SyncPodKill through the pod workers and waits for its OnCompleteFunc, or times out.
  */
 export function killPodNow(sim: Sim, podWorkers: PodWorkers, recorder?: EventRecorder): KillPodFunc {
-  return function* (
-    pod: Pod,
-    status: PodStatus,
-    gracePeriodOverride: number | undefined,
-  ): Co<GoError | undefined> {
-    // determine the grace period to use when killing the pod
-    let gracePeriod = 0;
-    if (gracePeriodOverride !== undefined) {
-      gracePeriod = gracePeriodOverride;
-    } else if (pod.spec.terminationGracePeriodSeconds !== undefined) {
-      gracePeriod = pod.spec.terminationGracePeriodSeconds;
-    }
+  // A plain closure over a module generator: a generator closure would get a hidden class of its own.
+  return (pod, status, gracePeriodOverride) =>
+    killPodNowOp(sim, podWorkers, recorder, pod, status, gracePeriodOverride);
+}
 
-    // we timeout and return an error if we don't get a callback within a reasonable time.
-    let timeout = gracePeriod + Math.trunc(gracePeriod / 2);
-    if (timeout < killPodNowMinTimeoutSeconds) timeout = killPodNowMinTimeoutSeconds;
-    const timeoutMs = timeout * 1000;
+function* killPodNowOp(
+  sim: Sim,
+  podWorkers: PodWorkers,
+  recorder: EventRecorder | undefined,
+  pod: Pod,
+  status: PodStatus,
+  gracePeriodOverride: number | undefined,
+): Co<GoError | undefined> {
+  // determine the grace period to use when killing the pod
+  let gracePeriod = 0;
+  if (gracePeriodOverride !== undefined) {
+    gracePeriod = gracePeriodOverride;
+  } else if (pod.spec.terminationGracePeriodSeconds !== undefined) {
+    gracePeriod = pod.spec.terminationGracePeriodSeconds;
+  }
 
-    // open a channel we block against until we get a result
-    const ch = sim.chan<{ err: GoError | undefined }>(1, `killPodNow/${pod.metadata.uid}`);
-    podWorkers.updatePod({
+  // we timeout and return an error if we don't get a callback within a reasonable time.
+  let timeout = gracePeriod + Math.trunc(gracePeriod / 2);
+  if (timeout < killPodNowMinTimeoutSeconds) timeout = killPodNowMinTimeoutSeconds;
+  const timeoutMs = timeout * 1000;
+
+  // open a channel we block against until we get a result
+  const ch = sim.chan<{ err: GoError | undefined }>(1, `killPodNow/${pod.metadata.uid}`);
+  podWorkers.updatePod({
+    pod,
+    updateType: 'SyncPodKill',
+    onCompleteFunc: (err) => {
+      // ch <- response{err}: the update is synced once, so the one-slot buffer is free.
+      const sent = ch.trySend({ err });
+      if (!sent) throw new AssertionError(`killPodNow ${pod.metadata.uid}: completion sent twice`);
+    },
+    killPodOptions: {
+      podStatusFunc: () => status,
+      podTerminationGracePeriodSecondsOverride: gracePeriodOverride,
+    },
+  });
+
+  // wait for either a response, or a timeout
+  const r = yield* select([{ recv: ch as Chan<unknown> }], timeoutMs);
+  if (r.index === SELECT_TIMEOUT) {
+    recorder?.eventf(
       pod,
-      updateType: 'SyncPodKill',
-      onCompleteFunc: (err) => {
-        // ch <- response{err}: the update is synced once, so the one-slot buffer is free.
-        const sent = ch.trySend({ err });
-        if (!sent) throw new AssertionError(`killPodNow ${pod.metadata.uid}: completion sent twice`);
-      },
-      killPodOptions: {
-        podStatusFunc: () => status,
-        podTerminationGracePeriodSecondsOverride: gracePeriodOverride,
-      },
-    });
-
-    // wait for either a response, or a timeout
-    const r = yield* select([{ recv: ch as Chan<unknown> }], timeoutMs);
-    if (r.index === SELECT_TIMEOUT) {
-      recorder?.eventf(
-        pod,
-        'Warning',
-        'ExceededGracePeriod',
-        'Container runtime did not kill the pod within specified grace period.',
-      );
-      return new GoError('timeout waiting to kill pod');
-    }
-    return (r.value as { err: GoError | undefined }).err;
-  };
+      'Warning',
+      'ExceededGracePeriod',
+      'Container runtime did not kill the pod within specified grace period.',
+    );
+    return new GoError('timeout waiting to kill pod');
+  }
+  return (r.value as { err: GoError | undefined }).err;
 }

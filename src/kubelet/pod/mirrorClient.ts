@@ -33,13 +33,11 @@ export class BasicMirrorClient {
    */
   *createMirrorPod(pod: Pod): Co<GoError | undefined> {
     const hash = getPodHash(pod) ?? '';
-    const copyPod: Pod = {
-      ...pod,
-      metadata: {
-        ...pod.metadata,
-        annotations: { ...pod.metadata.annotations, [ConfigMirrorAnnotationKey]: hash },
-      },
-    };
+    const copyPod: Pod = Object.assign({}, pod, {
+      metadata: Object.assign({}, pod.metadata, {
+        annotations: Object.assign({}, pod.metadata.annotations, { [ConfigMirrorAnnotationKey]: hash }),
+      }),
+    });
     return yield* this.apiserverClient.createMirrorPod(copyPod);
   }
 

@@ -62,20 +62,22 @@ export class VolumeStatCalculator {
   startOnce(group?: ProcessGroup): this {
     if (this.started) return this;
     this.started = true;
-    const self = this;
     this.opts.sim.spawn(
       `${this.opts.node}/volume_stat_calculator/${this.opts.podUID}`,
-      (function* (): Co {
-        while (!self.ctx.canceled) {
-          const jittered = self.opts.rng.jitterMs(self.opts.jitterPeriodMs, 1.0);
-          yield* self.calcAndStoreStats();
-          if (self.panicked) return;
-          if (!(yield* sleepCtx(jittered, self.ctx))) return;
-        }
-      })(),
+      this.calcLoop(),
       group,
     ).writeMask = WRITES_NONE; // its stats are read by no loop; a panic crashes the kubelet (touched there)
     return this;
+  }
+
+  /** wait.JitterUntil's loop (a method: a generator closure per start would cost a hidden class each). */
+  private *calcLoop(): Co {
+    while (!this.ctx.canceled) {
+      const jittered = this.opts.rng.jitterMs(this.opts.jitterPeriodMs, 1.0);
+      yield* this.calcAndStoreStats();
+      if (this.panicked) return;
+      if (!(yield* sleepCtx(jittered, this.ctx))) return;
+    }
   }
 
   /** StopOnce: stops the background calculation after its current iteration. */

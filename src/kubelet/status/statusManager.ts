@@ -123,7 +123,7 @@ export class StatusManager {
           reason: 'ContainerStatusUnknown',
         });
     }
-    this.updateStatusInternal(pod, { ...old, containerStatuses }, true);
+    this.updateStatusInternal(pod, Object.assign({}, old, { containerStatuses }), true);
   }
 
   removeOrphanedStatuses(podUIDs: ReadonlySet<UID>): void {
@@ -197,7 +197,7 @@ export class StatusManager {
     if (couldRun === undefined) return next;
     const old = pod.status;
     if (!isPodPhaseTerminal(old.phase) && isPodPhaseTerminal(next.phase) && couldRun(pod)) {
-      return { ...next, phase: old.phase, reason: old.reason, message: old.message };
+      return Object.assign({}, next, { phase: old.phase, reason: old.reason, message: old.message });
     }
     return next;
   }

@@ -86,16 +86,19 @@ export class NestedPendingOperations {
         expBackoff: new ExponentialBackoff(),
       });
     }
-    const self = this;
     this.sim.spawn(
       `volume-op ${generatedOperations.operationName} ${volumeName}${podName === '' ? '' : `/${podName}`}`,
-      (function* (): Co {
-        const detailedErr = yield* generatedOperations.operationFunc();
-        self.operationComplete(opKey, detailedErr);
-      })(),
+      this.runOperation(opKey, generatedOperations),
       this.group,
     );
     return undefined;
+  }
+
+  // A method, not a generator closure per operation: every generator function object gets a hidden class
+  // of its own when first called, which keeps the whole closure alive past young-generation GCs.
+  private *runOperation(opKey: OperationKey, generatedOperations: GeneratedOperations): Co {
+    const detailedErr = yield* generatedOperations.operationFunc();
+    this.operationComplete(opKey, detailedErr);
   }
 
   isOperationSafeToRetry(

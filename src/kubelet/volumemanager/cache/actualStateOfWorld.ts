@@ -120,7 +120,7 @@ export class ActualStateOfWorld
   }
 
   markVolumeMountAsUncertain(opts: MarkVolumeOpts): GoError | undefined {
-    return this.addPodToVolume({ ...opts, volumeMountState: VolumeMountUncertain });
+    return this.addPodToVolume(Object.assign({}, opts, { volumeMountState: VolumeMountUncertain }));
   }
 
   markDeviceAsUnmounted(volumeName: UniqueVolumeName): GoError | undefined {

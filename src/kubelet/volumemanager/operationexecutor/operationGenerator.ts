@@ -8,6 +8,7 @@ import type { Fact } from '../../../facts.js';
 import type { Fixes } from '../../../fixes.js';
 import type { Co } from '../../../sim/index.js';
 import type { GeneratedOperations } from '../../../volume/util/nestedPendingOperations.js';
+import type { Attacher, Detacher, Unmounter, VolumePlugin } from '../../../volume/volume.js';
 import type { VolumeHost, VolumePluginMgr } from '../host.js';
 import {
   type ActualStateOfWorldAttacherUpdater,
@@ -62,7 +63,9 @@ export class OperationGenerator {
 
   /** Simulator addition: publishes a fact stamped with the virtual time and this node. */
   publish(fact: DistributiveOmit<Fact, 'atMs' | 'node'>): void {
-    this.opts.host.publish({ ...fact, atMs: this.opts.clock.nowMs, node: this.opts.nodeName } as Fact);
+    this.opts.host.publish(
+      Object.assign({}, fact, { atMs: this.opts.clock.nowMs, node: this.opts.nodeName }) as Fact,
+    );
   }
 
   /** Whether PR #100183's uncertain marking is in the code. */
@@ -81,84 +84,8 @@ export class OperationGenerator {
     asw: ActualStateOfWorldMounterUpdater,
     _isRemount: boolean,
   ): GeneratedOperations {
-    const og = this;
-    const mountVolumeFunc = function* (): Co<GoError | undefined> {
-      // Get mounter plugin
-      const volumePlugin = og.volumePluginMgr.findPluginBySpec(volumeToMount.volumeSpec);
-      const podUID = volumeToMount.pod.metadata.uid;
-      const volumeMounter = volumePlugin.newMounter(volumeToMount.volumeSpec, podUID);
-      // Get attacher, if possible
-      const volumeAttacher = volumePlugin.isAttachable() ? volumePlugin.newAttacher() : undefined;
-      // get deviceMounter: every simulated plugin (fc, iscsi, csi) is device-mountable
-      const volumeDeviceMounter = volumePlugin.newAttacher();
-
-      let devicePath = volumeToMount.devicePath;
-      if (volumeAttacher !== undefined) {
-        // Wait for attachable volumes to finish attaching
-        const r = yield* volumeAttacher.waitForAttach(
-          volumeToMount.volumeSpec,
-          devicePath,
-          podUID,
-          waitForAttachTimeoutMs,
-        );
-        if (r.err !== undefined) {
-          // On failure, return error. Caller will log and retry.
-          return volumeToMountError(volumeToMount, 'MountVolume.WaitForAttach failed', r.err);
-        }
-        devicePath = r.value;
-      }
-
-      if (asw.getDeviceMountState(volumeToMount.volumeName) !== DeviceGloballyMounted) {
-        const deviceMountPath = volumeDeviceMounter.getDeviceMountPath(volumeToMount.volumeSpec);
-        // Mount device to global mount path
-        const err = yield* volumeDeviceMounter.mountDevice(
-          volumeToMount.volumeSpec,
-          devicePath,
-          deviceMountPath,
-        );
-        if (err !== undefined) {
-          og.markDeviceErrorState(volumeToMount, devicePath, deviceMountPath, err, asw);
-          // On failure, return error. Caller will log and retry.
-          return volumeToMountError(volumeToMount, 'MountVolume.MountDevice failed', err);
-        }
-        // Update actual state of world to reflect volume is globally mounted
-        const markErr = asw.markDeviceAsMounted(volumeToMount.volumeName, devicePath, deviceMountPath);
-        if (markErr !== undefined) {
-          return volumeToMountError(volumeToMount, 'MountVolume.MarkDeviceAsMounted failed', markErr);
-        }
-      }
-
-      // Execute mount
-      const mountErr = yield* volumeMounter.setUp();
-      // Update actual state of world
-      const markOpts: MarkVolumeOpts = {
-        podName: volumeToMount.podName,
-        podUID,
-        volumeName: volumeToMount.volumeName,
-        mounter: volumeMounter,
-        outerVolumeSpecName: volumeToMount.outerVolumeSpecName,
-        volumeGidVolume: volumeToMount.volumeGidValue,
-        volumeSpec: volumeToMount.volumeSpec,
-        volumeMountState: VolumeMounted,
-        podDisplayName: volumeToMount.pod.metadata.name,
-      };
-      if (mountErr !== undefined) {
-        og.markVolumeErrorState(volumeToMount, markOpts, mountErr, asw);
-        // On failure, return error. Caller will log and retry.
-        return volumeToMountError(volumeToMount, 'MountVolume.SetUp failed', mountErr);
-      }
-      og.publish({
-        kind: 'volumeSetUp',
-        uid: podUID,
-        pod: volumeToMount.pod.metadata.name,
-        volume: volumeToMount.volumeName,
-      });
-      const markVolMountedErr = asw.markVolumeAsMounted(markOpts);
-      if (markVolMountedErr !== undefined) {
-        return volumeToMountError(volumeToMount, 'MountVolume.MarkVolumeAsMounted failed', markVolMountedErr);
-      }
-      return undefined;
-    };
+    const mountVolumeFunc = (): Co<GoError | undefined> =>
+      mountVolumeOp(this, waitForAttachTimeoutMs, volumeToMount, asw);
     return { operationName: 'volume_mount', operationFunc: mountVolumeFunc };
   }
 
@@ -234,38 +161,8 @@ export class OperationGenerator {
       volumeToUnmount.innerVolumeSpecName,
       volumeToUnmount.podUID,
     );
-    const og = this;
-    const unmountVolumeFunc = function* (): Co<GoError | undefined> {
-      // Execute unmount
-      const unmountErr = yield* volumeUnmounter.tearDown();
-      og.publish({
-        kind: 'volumeTearDown',
-        uid: volumeToUnmount.podUID,
-        pod: volumeToUnmount.podDisplayName ?? volumeToUnmount.podUID,
-        volume: volumeToUnmount.volumeName,
-        ok: unmountErr === undefined,
-      });
-      if (unmountErr !== undefined) {
-        if (og.markUncertainOnFailure) {
-          // Mark the volume as uncertain, so SetUp is called for new pods. Teardown may be already in progress.
-          asw.markVolumeMountAsUncertain({
-            podName: volumeToUnmount.podName,
-            podUID: volumeToUnmount.podUID,
-            volumeName: volumeToUnmount.volumeName,
-            outerVolumeSpecName: volumeToUnmount.outerVolumeSpecName,
-            volumeGidVolume: volumeToUnmount.volumeGidValue,
-            volumeSpec: volumeToUnmount.volumeSpec,
-            volumeMountState: VolumeMountUncertain,
-            podDisplayName: volumeToUnmount.podDisplayName,
-          });
-        }
-        // On failure, return error. Caller will log and retry.
-        return mountedVolumeError(volumeToUnmount, 'UnmountVolume.TearDown failed', unmountErr);
-      }
-      // Update actual state of world
-      asw.markVolumeAsUnmounted(volumeToUnmount.podName, volumeToUnmount.volumeName);
-      return undefined;
-    };
+    const unmountVolumeFunc = (): Co<GoError | undefined> =>
+      unmountVolumeOp(this, volumeToUnmount, asw, volumeUnmounter);
     return { ops: { operationName: 'volume_unmount', operationFunc: unmountVolumeFunc }, err: undefined };
   }
 
@@ -277,56 +174,8 @@ export class OperationGenerator {
     const plugin = this.volumePluginMgr.findPluginByName(deviceToDetach.pluginName);
     const volumeDeviceUnmounter = plugin.newDetacher();
     const volumeDeviceMounter = plugin.newAttacher();
-    const og = this;
-    const unmountDeviceFunc = function* (): Co<GoError | undefined> {
-      let deviceMountPath = volumeDeviceMounter.getDeviceMountPath(deviceToDetach.volumeSpec);
-      if (deviceMountPath === '') {
-        // The simulated plugins answer '' where upstream's GetDeviceMountPath fails with "does not exist"
-        // (the spec no longer resolves): don't fail the unmount, proceed with the path the actual state
-        // recorded, so that the device can be marked as unmounted.
-        deviceMountPath = deviceToDetach.deviceMountPath;
-      }
-      const refs = yield* plugin.getDeviceMountRefs(deviceMountPath);
-      if (refs.err !== undefined || hasMountRefs(deviceMountPath, refs.value)) {
-        const err =
-          refs.err ??
-          new GoError(
-            `the device mount path "${deviceMountPath}" is still mounted by other references [${refs.value?.join(' ')}]`,
-          );
-        return attachedVolumeError(deviceToDetach, 'GetDeviceMountRefs check failed', err);
-      }
-      // Execute unmount
-      const unmountDeviceErr = yield* volumeDeviceUnmounter.unmountDevice(deviceMountPath);
-      if (unmountDeviceErr !== undefined) {
-        if (og.markUncertainOnFailure) {
-          // Mark the device as uncertain, so MountDevice is called for new pods. UnmountDevice may be already in progress.
-          asw.markDeviceAsUncertain(deviceToDetach.volumeName, deviceToDetach.devicePath, deviceMountPath);
-        }
-        // On failure, return error. Caller will log and retry.
-        return attachedVolumeError(deviceToDetach, 'UnmountDevice failed', unmountDeviceErr);
-      }
-      // Before logging that UnmountDevice succeeded and moving on, check whether the device is in use
-      // anywhere else on the system. Retry if it returns true.
-      if (og.opts.host.isDeviceOpened(deviceToDetach.devicePath)) {
-        og.publish({ kind: 'deviceInUseAfterUnmount', volume: deviceToDetach.volumeName });
-        if (og.markUncertainWhenStillOpen) {
-          // Mark the device as uncertain, so MountDevice is called for new pods (PR #107789: the global
-          // mount is gone, so the actual state must not say GloballyMounted any more).
-          asw.markDeviceAsUncertain(deviceToDetach.volumeName, deviceToDetach.devicePath, deviceMountPath);
-        }
-        return attachedVolumeError(
-          deviceToDetach,
-          'UnmountDevice failed',
-          new GoError('the device is in use when it was no longer expected to be in use'),
-        );
-      }
-      // Update actual state of world
-      const markErr = asw.markDeviceAsUnmounted(deviceToDetach.volumeName);
-      if (markErr !== undefined)
-        return attachedVolumeError(deviceToDetach, 'MarkDeviceAsUnmounted failed', markErr);
-      og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName);
-      return undefined;
-    };
+    const unmountDeviceFunc = (): Co<GoError | undefined> =>
+      unmountDeviceOp(this, deviceToDetach, asw, plugin, volumeDeviceUnmounter, volumeDeviceMounter);
     return { ops: { operationName: 'unmount_device', operationFunc: unmountDeviceFunc }, err: undefined };
   }
 
@@ -347,51 +196,8 @@ export class OperationGenerator {
         };
       }
     }
-    // biome-ignore lint/correctness/useYield: upstream's operation body does not block.
-    const verifyControllerAttachedVolumeFunc = function* (): Co<GoError | undefined> {
-      if (!volumeToMount.pluginIsAttachable) {
-        // If the volume does not implement the attacher interface, it is assumed to be attached and the
-        // actual state of the world is updated accordingly.
-        const e = asw.markVolumeAsAttached(volumeToMount.volumeName, volumeToMount.volumeSpec, nodeName, '');
-        if (e !== undefined) {
-          return volumeToMountError(
-            volumeToMount,
-            'VerifyControllerAttachedVolume.MarkVolumeAsAttachedByUniqueVolumeName failed',
-            e,
-          );
-        }
-        return undefined;
-      }
-      if (!volumeToMount.reportedInUse) {
-        // If the given volume has not yet been added to the list of VolumesInUse in the node's volume
-        // status, do not proceed, return error. Caller will log and retry.
-        return volumeToMountError(
-          volumeToMount,
-          "Volume has not been added to the list of VolumesInUse in the node's volume status",
-        );
-      }
-      // Fetch current node object
-      for (const attachedVolume of host.getVolumesAttached()) {
-        if (attachedVolume.name === volumeToMount.volumeName) {
-          const e = asw.markVolumeAsAttached(
-            '',
-            volumeToMount.volumeSpec,
-            nodeName,
-            attachedVolume.devicePath,
-          );
-          if (e !== undefined) {
-            return volumeToMountError(
-              volumeToMount,
-              'VerifyControllerAttachedVolume.MarkVolumeAsAttached failed',
-              e,
-            );
-          }
-          return undefined;
-        }
-      }
-      // Volume not attached, return error. Caller will log and retry.
-      return volumeToMountError(volumeToMount, 'Volume not attached according to node status');
-    };
+    const verifyControllerAttachedVolumeFunc = (): Co<GoError | undefined> =>
+      verifyControllerAttachedVolumeOp(volumeToMount, nodeName, asw, host);
     return {
       ops: {
         operationName: VerifyControllerAttachedVolumeOpName,
@@ -404,3 +210,226 @@ export class OperationGenerator {
 
 /** Omit over each member of a union. */
 export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** GenerateMountVolumeFunc's operation (hoisted: no generator closure per operation, see NestedPendingOperations.runOperation). */
+function* mountVolumeOp(
+  og: OperationGenerator,
+  waitForAttachTimeoutMs: number,
+  volumeToMount: VolumeToMount,
+  asw: ActualStateOfWorldMounterUpdater,
+): Co<GoError | undefined> {
+  // Get mounter plugin
+  const volumePlugin = og.volumePluginMgr.findPluginBySpec(volumeToMount.volumeSpec);
+  const podUID = volumeToMount.pod.metadata.uid;
+  const volumeMounter = volumePlugin.newMounter(volumeToMount.volumeSpec, podUID);
+  // Get attacher, if possible
+  const volumeAttacher = volumePlugin.isAttachable() ? volumePlugin.newAttacher() : undefined;
+  // get deviceMounter: every simulated plugin (fc, iscsi, csi) is device-mountable
+  const volumeDeviceMounter = volumePlugin.newAttacher();
+
+  let devicePath = volumeToMount.devicePath;
+  if (volumeAttacher !== undefined) {
+    // Wait for attachable volumes to finish attaching
+    const r = yield* volumeAttacher.waitForAttach(
+      volumeToMount.volumeSpec,
+      devicePath,
+      podUID,
+      waitForAttachTimeoutMs,
+    );
+    if (r.err !== undefined) {
+      // On failure, return error. Caller will log and retry.
+      return volumeToMountError(volumeToMount, 'MountVolume.WaitForAttach failed', r.err);
+    }
+    devicePath = r.value;
+  }
+
+  if (asw.getDeviceMountState(volumeToMount.volumeName) !== DeviceGloballyMounted) {
+    const deviceMountPath = volumeDeviceMounter.getDeviceMountPath(volumeToMount.volumeSpec);
+    // Mount device to global mount path
+    const err = yield* volumeDeviceMounter.mountDevice(volumeToMount.volumeSpec, devicePath, deviceMountPath);
+    if (err !== undefined) {
+      og.markDeviceErrorState(volumeToMount, devicePath, deviceMountPath, err, asw);
+      // On failure, return error. Caller will log and retry.
+      return volumeToMountError(volumeToMount, 'MountVolume.MountDevice failed', err);
+    }
+    // Update actual state of world to reflect volume is globally mounted
+    const markErr = asw.markDeviceAsMounted(volumeToMount.volumeName, devicePath, deviceMountPath);
+    if (markErr !== undefined) {
+      return volumeToMountError(volumeToMount, 'MountVolume.MarkDeviceAsMounted failed', markErr);
+    }
+  }
+
+  // Execute mount
+  const mountErr = yield* volumeMounter.setUp();
+  // Update actual state of world
+  const markOpts: MarkVolumeOpts = {
+    podName: volumeToMount.podName,
+    podUID,
+    volumeName: volumeToMount.volumeName,
+    mounter: volumeMounter,
+    outerVolumeSpecName: volumeToMount.outerVolumeSpecName,
+    volumeGidVolume: volumeToMount.volumeGidValue,
+    volumeSpec: volumeToMount.volumeSpec,
+    volumeMountState: VolumeMounted,
+    podDisplayName: volumeToMount.pod.metadata.name,
+  };
+  if (mountErr !== undefined) {
+    og.markVolumeErrorState(volumeToMount, markOpts, mountErr, asw);
+    // On failure, return error. Caller will log and retry.
+    return volumeToMountError(volumeToMount, 'MountVolume.SetUp failed', mountErr);
+  }
+  og.publish({
+    kind: 'volumeSetUp',
+    uid: podUID,
+    pod: volumeToMount.pod.metadata.name,
+    volume: volumeToMount.volumeName,
+  });
+  const markVolMountedErr = asw.markVolumeAsMounted(markOpts);
+  if (markVolMountedErr !== undefined) {
+    return volumeToMountError(volumeToMount, 'MountVolume.MarkVolumeAsMounted failed', markVolMountedErr);
+  }
+  return undefined;
+}
+
+/** GenerateUnmountVolumeFunc's operation (hoisted: no generator closure per operation). */
+function* unmountVolumeOp(
+  og: OperationGenerator,
+  volumeToUnmount: MountedVolume,
+  asw: ActualStateOfWorldMounterUpdater,
+  volumeUnmounter: Unmounter,
+): Co<GoError | undefined> {
+  // Execute unmount
+  const unmountErr = yield* volumeUnmounter.tearDown();
+  og.publish({
+    kind: 'volumeTearDown',
+    uid: volumeToUnmount.podUID,
+    pod: volumeToUnmount.podDisplayName ?? volumeToUnmount.podUID,
+    volume: volumeToUnmount.volumeName,
+    ok: unmountErr === undefined,
+  });
+  if (unmountErr !== undefined) {
+    if (og.markUncertainOnFailure) {
+      // Mark the volume as uncertain, so SetUp is called for new pods. Teardown may be already in progress.
+      asw.markVolumeMountAsUncertain({
+        podName: volumeToUnmount.podName,
+        podUID: volumeToUnmount.podUID,
+        volumeName: volumeToUnmount.volumeName,
+        outerVolumeSpecName: volumeToUnmount.outerVolumeSpecName,
+        volumeGidVolume: volumeToUnmount.volumeGidValue,
+        volumeSpec: volumeToUnmount.volumeSpec,
+        volumeMountState: VolumeMountUncertain,
+        podDisplayName: volumeToUnmount.podDisplayName,
+      });
+    }
+    // On failure, return error. Caller will log and retry.
+    return mountedVolumeError(volumeToUnmount, 'UnmountVolume.TearDown failed', unmountErr);
+  }
+  // Update actual state of world
+  asw.markVolumeAsUnmounted(volumeToUnmount.podName, volumeToUnmount.volumeName);
+  return undefined;
+}
+
+/** GenerateUnmountDeviceFunc's operation (hoisted: no generator closure per operation). */
+function* unmountDeviceOp(
+  og: OperationGenerator,
+  deviceToDetach: AttachedVolume,
+  asw: ActualStateOfWorldMounterUpdater,
+  plugin: VolumePlugin,
+  volumeDeviceUnmounter: Detacher,
+  volumeDeviceMounter: Attacher,
+): Co<GoError | undefined> {
+  let deviceMountPath = volumeDeviceMounter.getDeviceMountPath(deviceToDetach.volumeSpec);
+  if (deviceMountPath === '') {
+    // The simulated plugins answer '' where upstream's GetDeviceMountPath fails with "does not exist"
+    // (the spec no longer resolves): don't fail the unmount, proceed with the path the actual state
+    // recorded, so that the device can be marked as unmounted.
+    deviceMountPath = deviceToDetach.deviceMountPath;
+  }
+  const refs = yield* plugin.getDeviceMountRefs(deviceMountPath);
+  if (refs.err !== undefined || hasMountRefs(deviceMountPath, refs.value)) {
+    const err =
+      refs.err ??
+      new GoError(
+        `the device mount path "${deviceMountPath}" is still mounted by other references [${refs.value?.join(' ')}]`,
+      );
+    return attachedVolumeError(deviceToDetach, 'GetDeviceMountRefs check failed', err);
+  }
+  // Execute unmount
+  const unmountDeviceErr = yield* volumeDeviceUnmounter.unmountDevice(deviceMountPath);
+  if (unmountDeviceErr !== undefined) {
+    if (og.markUncertainOnFailure) {
+      // Mark the device as uncertain, so MountDevice is called for new pods. UnmountDevice may be already in progress.
+      asw.markDeviceAsUncertain(deviceToDetach.volumeName, deviceToDetach.devicePath, deviceMountPath);
+    }
+    // On failure, return error. Caller will log and retry.
+    return attachedVolumeError(deviceToDetach, 'UnmountDevice failed', unmountDeviceErr);
+  }
+  // Before logging that UnmountDevice succeeded and moving on, check whether the device is in use
+  // anywhere else on the system. Retry if it returns true.
+  if (og.opts.host.isDeviceOpened(deviceToDetach.devicePath)) {
+    og.publish({ kind: 'deviceInUseAfterUnmount', volume: deviceToDetach.volumeName });
+    if (og.markUncertainWhenStillOpen) {
+      // Mark the device as uncertain, so MountDevice is called for new pods (PR #107789: the global
+      // mount is gone, so the actual state must not say GloballyMounted any more).
+      asw.markDeviceAsUncertain(deviceToDetach.volumeName, deviceToDetach.devicePath, deviceMountPath);
+    }
+    return attachedVolumeError(
+      deviceToDetach,
+      'UnmountDevice failed',
+      new GoError('the device is in use when it was no longer expected to be in use'),
+    );
+  }
+  // Update actual state of world
+  const markErr = asw.markDeviceAsUnmounted(deviceToDetach.volumeName);
+  if (markErr !== undefined)
+    return attachedVolumeError(deviceToDetach, 'MarkDeviceAsUnmounted failed', markErr);
+  og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName);
+  return undefined;
+}
+
+/** GenerateVerifyControllerAttachedVolumeFunc's operation (hoisted: no generator closure per operation). */
+// biome-ignore lint/correctness/useYield: upstream's operation body does not block.
+function* verifyControllerAttachedVolumeOp(
+  volumeToMount: VolumeToMount,
+  nodeName: string,
+  asw: ActualStateOfWorldAttacherUpdater,
+  host: OperationGeneratorOptions['host'],
+): Co<GoError | undefined> {
+  if (!volumeToMount.pluginIsAttachable) {
+    // If the volume does not implement the attacher interface, it is assumed to be attached and the
+    // actual state of the world is updated accordingly.
+    const e = asw.markVolumeAsAttached(volumeToMount.volumeName, volumeToMount.volumeSpec, nodeName, '');
+    if (e !== undefined) {
+      return volumeToMountError(
+        volumeToMount,
+        'VerifyControllerAttachedVolume.MarkVolumeAsAttachedByUniqueVolumeName failed',
+        e,
+      );
+    }
+    return undefined;
+  }
+  if (!volumeToMount.reportedInUse) {
+    // If the given volume has not yet been added to the list of VolumesInUse in the node's volume
+    // status, do not proceed, return error. Caller will log and retry.
+    return volumeToMountError(
+      volumeToMount,
+      "Volume has not been added to the list of VolumesInUse in the node's volume status",
+    );
+  }
+  // Fetch current node object
+  for (const attachedVolume of host.getVolumesAttached()) {
+    if (attachedVolume.name === volumeToMount.volumeName) {
+      const e = asw.markVolumeAsAttached('', volumeToMount.volumeSpec, nodeName, attachedVolume.devicePath);
+      if (e !== undefined) {
+        return volumeToMountError(
+          volumeToMount,
+          'VerifyControllerAttachedVolume.MarkVolumeAsAttached failed',
+          e,
+        );
+      }
+      return undefined;
+    }
+  }
+  // Volume not attached, return error. Caller will log and retry.
+  return volumeToMountError(volumeToMount, 'Volume not attached according to node status');
+}

@@ -4,7 +4,14 @@
 // (symlinks and loop-device locks) are folded into the plugins' MapPodDevice / UnmapPodDevice /
 // TearDownDevice. GetDeviceBindMountRefs is the plugin's GetDeviceMountRefs on the global map path.
 import { GoError, UncertainProgressError } from '../../../api/errors.js';
+import type { UID } from '../../../api/v1.js';
 import type { Co } from '../../../sim/index.js';
+import type {
+  Attacher,
+  BlockVolumeMapper,
+  BlockVolumeUnmapper,
+  VolumePlugin,
+} from '../../../volume/volume.js';
 import {
   type ActualStateOfWorldMounterUpdater,
   type AttachedVolume,
@@ -33,76 +40,8 @@ export function generateMapVolumeFunc(
   const blockVolumeMapper = blockVolumePlugin.newBlockVolumeMapper(volumeToMount.volumeSpec, podUID);
   const volumeAttacher = blockVolumePlugin.isAttachable() ? blockVolumePlugin.newAttacher() : undefined;
 
-  const mapVolumeFunc = function* (): Co<GoError | undefined> {
-    let devicePath = volumeToMount.devicePath;
-    // Get globalMapPath for create symlink
-    const globalMapPath = blockVolumeMapper.getGlobalMapPath(volumeToMount.volumeSpec);
-    if (volumeAttacher !== undefined) {
-      // Wait for attachable volumes to finish attaching
-      const r = yield* volumeAttacher.waitForAttach(
-        volumeToMount.volumeSpec,
-        volumeToMount.devicePath,
-        podUID,
-        waitForAttachTimeoutMs,
-      );
-      if (r.err !== undefined)
-        return volumeToMountError(volumeToMount, 'MapVolume.WaitForAttach failed', r.err);
-      devicePath = r.value;
-    }
-    // Call SetUpDevice if blockVolumeMapper implements CustomBlockVolumeMapper
-    if (asw.getDeviceMountState(volumeToMount.volumeName) !== DeviceGloballyMounted) {
-      const r = yield* blockVolumeMapper.setUpDevice();
-      if (r.err !== undefined) {
-        og.markDeviceErrorState(volumeToMount, devicePath, globalMapPath, r.err, asw);
-        return volumeToMountError(volumeToMount, 'MapVolume.SetUpDevice failed', r.err);
-      }
-    }
-    // Update actual state of world to reflect volume is globally mounted
-    const markDeviceMappedErr = asw.markDeviceAsMounted(volumeToMount.volumeName, devicePath, globalMapPath);
-    if (markDeviceMappedErr !== undefined) {
-      return volumeToMountError(volumeToMount, 'MapVolume.MarkDeviceAsMounted failed', markDeviceMappedErr);
-    }
-    const markVolumeOpts: MarkVolumeOpts = {
-      podName: volumeToMount.podName,
-      podUID,
-      volumeName: volumeToMount.volumeName,
-      blockVolumeMapper,
-      outerVolumeSpecName: volumeToMount.outerVolumeSpecName,
-      volumeGidVolume: volumeToMount.volumeGidValue,
-      volumeSpec: volumeToMount.volumeSpec,
-      volumeMountState: VolumeMounted,
-      podDisplayName: volumeToMount.pod.metadata.name,
-    };
-    // Call MapPodDevice if blockVolumeMapper implements CustomBlockVolumeMapper
-    const m = yield* blockVolumeMapper.mapPodDevice();
-    if (m.err !== undefined) {
-      og.markVolumeErrorState(volumeToMount, markVolumeOpts, m.err, asw);
-      return volumeToMountError(volumeToMount, 'MapVolume.MapPodDevice failed', m.err);
-    }
-    // From now on, the volume is mapped. Mark it as uncertain on error, so it is be unmapped when
-    // volume manager decides to unmap it (upstream's deferred markVolumeErrorState).
-    if (m.value.length !== 0) devicePath = m.value;
-    if (devicePath.length === 0) {
-      const err = volumeToMountError(
-        volumeToMount,
-        'MapVolume failed',
-        new GoError('device path of the volume is empty'),
-      );
-      og.markVolumeErrorState(volumeToMount, markVolumeOpts, new UncertainProgressError(err.message), asw);
-      return err;
-    }
-    og.publish({
-      kind: 'volumeSetUp',
-      uid: podUID,
-      pod: volumeToMount.pod.metadata.name,
-      volume: volumeToMount.volumeName,
-    });
-    const markVolMountedErr = asw.markVolumeAsMounted(markVolumeOpts);
-    if (markVolMountedErr !== undefined) {
-      return volumeToMountError(volumeToMount, 'MapVolume.MarkVolumeAsMounted failed', markVolMountedErr);
-    }
-    return undefined;
-  };
+  const mapVolumeFunc = (): Co<GoError | undefined> =>
+    mapVolumeOp(og, waitForAttachTimeoutMs, volumeToMount, asw, podUID, blockVolumeMapper, volumeAttacher);
   return { ops: { operationName: 'map_volume', operationFunc: mapVolumeFunc }, err: undefined };
 }
 
@@ -117,40 +56,8 @@ export function generateUnmapVolumeFunc(
     volumeToUnmount.innerVolumeSpecName,
     volumeToUnmount.podUID,
   );
-  const unmapVolumeFunc = function* (): Co<GoError | undefined> {
-    if (og.markUncertainOnFailure) {
-      // Mark the device as uncertain to make sure kubelet calls UnmapDevice again in all the "return err"
-      // cases below and in case kubelet restarts.
-      const markVolumeOpts: MarkVolumeOpts = {
-        podName: volumeToUnmount.podName,
-        podUID: volumeToUnmount.podUID,
-        volumeName: volumeToUnmount.volumeName,
-        outerVolumeSpecName: volumeToUnmount.outerVolumeSpecName,
-        volumeGidVolume: volumeToUnmount.volumeGidValue,
-        volumeSpec: volumeToUnmount.volumeSpec,
-        volumeMountState: VolumeMountUncertain,
-        podDisplayName: volumeToUnmount.podDisplayName,
-      };
-      const e = asw.markVolumeMountAsUncertain(markVolumeOpts);
-      if (e !== undefined)
-        return mountedVolumeError(volumeToUnmount, 'UnmapVolume.MarkDeviceAsUncertain failed', e);
-    }
-    // Call UnmapPodDevice if blockVolumeUnmapper implements CustomBlockVolumeUnmapper
-    const unmapErr = yield* blockVolumeUnmapper.unmapPodDevice();
-    og.publish({
-      kind: 'volumeTearDown',
-      uid: volumeToUnmount.podUID,
-      pod: volumeToUnmount.podDisplayName ?? volumeToUnmount.podUID,
-      volume: volumeToUnmount.volumeName,
-      ok: unmapErr === undefined,
-    });
-    if (unmapErr !== undefined) {
-      return mountedVolumeError(volumeToUnmount, 'UnmapVolume.UnmapPodDevice failed', unmapErr);
-    }
-    // Update actual state of world
-    asw.markVolumeAsUnmounted(volumeToUnmount.podName, volumeToUnmount.volumeName);
-    return undefined;
-  };
+  const unmapVolumeFunc = (): Co<GoError | undefined> =>
+    unmapVolumeOp(og, volumeToUnmount, asw, blockVolumeUnmapper);
   return { ops: { operationName: 'unmap_volume', operationFunc: unmapVolumeFunc }, err: undefined };
 }
 
@@ -162,51 +69,178 @@ export function generateUnmapDeviceFunc(
 ): Generated {
   const blockVolumePlugin = og.volumePluginMgr.findPluginByName(deviceToDetach.pluginName);
   const blockVolumeUnmapper = blockVolumePlugin.newBlockVolumeUnmapper(deviceToDetach.volumeSpec.name, '');
-  const unmapDeviceFunc = function* (): Co<GoError | undefined> {
-    // The volume may have multiple pods referencing it; check before tearing the device down.
-    const globalMapPath = deviceToDetach.deviceMountPath;
-    const refs = yield* blockVolumePlugin.getDeviceMountRefs(globalMapPath);
-    if (refs.err !== undefined) {
-      return attachedVolumeError(deviceToDetach, 'UnmapDevice.GetDeviceBindMountRefs check failed', refs.err);
-    }
-    if (refs.value.length > 0) {
-      const err = new GoError(
-        `the device "${globalMapPath}" is still referenced from other Pods [${refs.value.join(' ')}]`,
-      );
-      return attachedVolumeError(deviceToDetach, 'UnmapDevice failed', err);
-    }
-    if (og.markUncertainOnFailure) {
-      // Mark the device as uncertain to make sure kubelet calls UnmapDevice again in all the "return err"
-      // cases below and in case kubelet restarts.
-      const e = asw.markDeviceAsUncertain(
-        deviceToDetach.volumeName,
-        deviceToDetach.devicePath,
-        globalMapPath,
-      );
-      if (e !== undefined)
-        return attachedVolumeError(deviceToDetach, 'UnmapDevice.MarkDeviceAsUncertain failed', e);
-    }
-    // Call TearDownDevice if blockVolumeUnmapper implements CustomBlockVolumeUnmapper
-    const unmapErr = yield* blockVolumeUnmapper.tearDownDevice(globalMapPath, deviceToDetach.devicePath);
-    if (unmapErr !== undefined) {
-      return attachedVolumeError(deviceToDetach, 'UnmapDevice.TearDownDevice failed', unmapErr);
-    }
-    // Before logging that UnmapDevice succeeded and moving on, check whether the device is in use
-    // anywhere else on the system. Retry if it returns true.
-    if (og.opts.host.isDeviceOpened(deviceToDetach.devicePath)) {
-      og.publish({ kind: 'deviceInUseAfterUnmount', volume: deviceToDetach.volumeName });
-      return attachedVolumeError(
-        deviceToDetach,
-        'UnmapDevice failed',
-        new GoError('the device is in use when it was no longer expected to be in use'),
-      );
-    }
-    // Update actual state of world
-    const markErr = asw.markDeviceAsUnmounted(deviceToDetach.volumeName);
-    if (markErr !== undefined)
-      return attachedVolumeError(deviceToDetach, 'MarkDeviceAsUnmounted failed', markErr);
-    og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName);
-    return undefined;
-  };
+  const unmapDeviceFunc = (): Co<GoError | undefined> =>
+    unmapDeviceOp(og, deviceToDetach, asw, blockVolumePlugin, blockVolumeUnmapper);
   return { ops: { operationName: 'unmap_device', operationFunc: unmapDeviceFunc }, err: undefined };
+}
+
+/** GenerateMapVolumeFunc's operation (hoisted: no generator closure per operation). */
+function* mapVolumeOp(
+  og: OperationGenerator,
+  waitForAttachTimeoutMs: number,
+  volumeToMount: VolumeToMount,
+  asw: ActualStateOfWorldMounterUpdater,
+  podUID: UID,
+  blockVolumeMapper: BlockVolumeMapper,
+  volumeAttacher: Attacher | undefined,
+): Co<GoError | undefined> {
+  let devicePath = volumeToMount.devicePath;
+  // Get globalMapPath for create symlink
+  const globalMapPath = blockVolumeMapper.getGlobalMapPath(volumeToMount.volumeSpec);
+  if (volumeAttacher !== undefined) {
+    // Wait for attachable volumes to finish attaching
+    const r = yield* volumeAttacher.waitForAttach(
+      volumeToMount.volumeSpec,
+      volumeToMount.devicePath,
+      podUID,
+      waitForAttachTimeoutMs,
+    );
+    if (r.err !== undefined)
+      return volumeToMountError(volumeToMount, 'MapVolume.WaitForAttach failed', r.err);
+    devicePath = r.value;
+  }
+  // Call SetUpDevice if blockVolumeMapper implements CustomBlockVolumeMapper
+  if (asw.getDeviceMountState(volumeToMount.volumeName) !== DeviceGloballyMounted) {
+    const r = yield* blockVolumeMapper.setUpDevice();
+    if (r.err !== undefined) {
+      og.markDeviceErrorState(volumeToMount, devicePath, globalMapPath, r.err, asw);
+      return volumeToMountError(volumeToMount, 'MapVolume.SetUpDevice failed', r.err);
+    }
+  }
+  // Update actual state of world to reflect volume is globally mounted
+  const markDeviceMappedErr = asw.markDeviceAsMounted(volumeToMount.volumeName, devicePath, globalMapPath);
+  if (markDeviceMappedErr !== undefined) {
+    return volumeToMountError(volumeToMount, 'MapVolume.MarkDeviceAsMounted failed', markDeviceMappedErr);
+  }
+  const markVolumeOpts: MarkVolumeOpts = {
+    podName: volumeToMount.podName,
+    podUID,
+    volumeName: volumeToMount.volumeName,
+    blockVolumeMapper,
+    outerVolumeSpecName: volumeToMount.outerVolumeSpecName,
+    volumeGidVolume: volumeToMount.volumeGidValue,
+    volumeSpec: volumeToMount.volumeSpec,
+    volumeMountState: VolumeMounted,
+    podDisplayName: volumeToMount.pod.metadata.name,
+  };
+  // Call MapPodDevice if blockVolumeMapper implements CustomBlockVolumeMapper
+  const m = yield* blockVolumeMapper.mapPodDevice();
+  if (m.err !== undefined) {
+    og.markVolumeErrorState(volumeToMount, markVolumeOpts, m.err, asw);
+    return volumeToMountError(volumeToMount, 'MapVolume.MapPodDevice failed', m.err);
+  }
+  // From now on, the volume is mapped. Mark it as uncertain on error, so it is be unmapped when
+  // volume manager decides to unmap it (upstream's deferred markVolumeErrorState).
+  if (m.value.length !== 0) devicePath = m.value;
+  if (devicePath.length === 0) {
+    const err = volumeToMountError(
+      volumeToMount,
+      'MapVolume failed',
+      new GoError('device path of the volume is empty'),
+    );
+    og.markVolumeErrorState(volumeToMount, markVolumeOpts, new UncertainProgressError(err.message), asw);
+    return err;
+  }
+  og.publish({
+    kind: 'volumeSetUp',
+    uid: podUID,
+    pod: volumeToMount.pod.metadata.name,
+    volume: volumeToMount.volumeName,
+  });
+  const markVolMountedErr = asw.markVolumeAsMounted(markVolumeOpts);
+  if (markVolMountedErr !== undefined) {
+    return volumeToMountError(volumeToMount, 'MapVolume.MarkVolumeAsMounted failed', markVolMountedErr);
+  }
+  return undefined;
+}
+
+/** GenerateUnmapVolumeFunc's operation (hoisted: no generator closure per operation). */
+function* unmapVolumeOp(
+  og: OperationGenerator,
+  volumeToUnmount: MountedVolume,
+  asw: ActualStateOfWorldMounterUpdater,
+  blockVolumeUnmapper: BlockVolumeUnmapper,
+): Co<GoError | undefined> {
+  if (og.markUncertainOnFailure) {
+    // Mark the device as uncertain to make sure kubelet calls UnmapDevice again in all the "return err"
+    // cases below and in case kubelet restarts.
+    const markVolumeOpts: MarkVolumeOpts = {
+      podName: volumeToUnmount.podName,
+      podUID: volumeToUnmount.podUID,
+      volumeName: volumeToUnmount.volumeName,
+      outerVolumeSpecName: volumeToUnmount.outerVolumeSpecName,
+      volumeGidVolume: volumeToUnmount.volumeGidValue,
+      volumeSpec: volumeToUnmount.volumeSpec,
+      volumeMountState: VolumeMountUncertain,
+      podDisplayName: volumeToUnmount.podDisplayName,
+    };
+    const e = asw.markVolumeMountAsUncertain(markVolumeOpts);
+    if (e !== undefined)
+      return mountedVolumeError(volumeToUnmount, 'UnmapVolume.MarkDeviceAsUncertain failed', e);
+  }
+  // Call UnmapPodDevice if blockVolumeUnmapper implements CustomBlockVolumeUnmapper
+  const unmapErr = yield* blockVolumeUnmapper.unmapPodDevice();
+  og.publish({
+    kind: 'volumeTearDown',
+    uid: volumeToUnmount.podUID,
+    pod: volumeToUnmount.podDisplayName ?? volumeToUnmount.podUID,
+    volume: volumeToUnmount.volumeName,
+    ok: unmapErr === undefined,
+  });
+  if (unmapErr !== undefined) {
+    return mountedVolumeError(volumeToUnmount, 'UnmapVolume.UnmapPodDevice failed', unmapErr);
+  }
+  // Update actual state of world
+  asw.markVolumeAsUnmounted(volumeToUnmount.podName, volumeToUnmount.volumeName);
+  return undefined;
+}
+
+/** GenerateUnmapDeviceFunc's operation (hoisted: no generator closure per operation). */
+function* unmapDeviceOp(
+  og: OperationGenerator,
+  deviceToDetach: AttachedVolume,
+  asw: ActualStateOfWorldMounterUpdater,
+  blockVolumePlugin: VolumePlugin,
+  blockVolumeUnmapper: BlockVolumeUnmapper,
+): Co<GoError | undefined> {
+  // The volume may have multiple pods referencing it; check before tearing the device down.
+  const globalMapPath = deviceToDetach.deviceMountPath;
+  const refs = yield* blockVolumePlugin.getDeviceMountRefs(globalMapPath);
+  if (refs.err !== undefined) {
+    return attachedVolumeError(deviceToDetach, 'UnmapDevice.GetDeviceBindMountRefs check failed', refs.err);
+  }
+  if (refs.value.length > 0) {
+    const err = new GoError(
+      `the device "${globalMapPath}" is still referenced from other Pods [${refs.value.join(' ')}]`,
+    );
+    return attachedVolumeError(deviceToDetach, 'UnmapDevice failed', err);
+  }
+  if (og.markUncertainOnFailure) {
+    // Mark the device as uncertain to make sure kubelet calls UnmapDevice again in all the "return err"
+    // cases below and in case kubelet restarts.
+    const e = asw.markDeviceAsUncertain(deviceToDetach.volumeName, deviceToDetach.devicePath, globalMapPath);
+    if (e !== undefined)
+      return attachedVolumeError(deviceToDetach, 'UnmapDevice.MarkDeviceAsUncertain failed', e);
+  }
+  // Call TearDownDevice if blockVolumeUnmapper implements CustomBlockVolumeUnmapper
+  const unmapErr = yield* blockVolumeUnmapper.tearDownDevice(globalMapPath, deviceToDetach.devicePath);
+  if (unmapErr !== undefined) {
+    return attachedVolumeError(deviceToDetach, 'UnmapDevice.TearDownDevice failed', unmapErr);
+  }
+  // Before logging that UnmapDevice succeeded and moving on, check whether the device is in use
+  // anywhere else on the system. Retry if it returns true.
+  if (og.opts.host.isDeviceOpened(deviceToDetach.devicePath)) {
+    og.publish({ kind: 'deviceInUseAfterUnmount', volume: deviceToDetach.volumeName });
+    return attachedVolumeError(
+      deviceToDetach,
+      'UnmapDevice failed',
+      new GoError('the device is in use when it was no longer expected to be in use'),
+    );
+  }
+  // Update actual state of world
+  const markErr = asw.markDeviceAsUnmounted(deviceToDetach.volumeName);
+  if (markErr !== undefined)
+    return attachedVolumeError(deviceToDetach, 'MarkDeviceAsUnmounted failed', markErr);
+  og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName);
+  return undefined;
 }

@@ -158,7 +158,7 @@ type ReconstructionFact = Extract<
 >;
 
 function publish(rc: Reconciler, fact: DistributiveOmit<ReconstructionFact, 'atMs' | 'node'>): void {
-  rc.o.host.publish({ ...fact, atMs: rc.o.clock.nowMs, node: rc.o.nodeName } as Fact);
+  rc.o.host.publish(Object.assign({}, fact, { atMs: rc.o.clock.nowMs, node: rc.o.nodeName }) as Fact);
 }
 
 function publishReconstruction(
