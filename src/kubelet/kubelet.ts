@@ -134,7 +134,7 @@ export class Kubelet {
   readonly nodeName: string;
   readonly fixes: Fixes;
   readonly group: ProcessGroup;
-  readonly podManager = new BasicPodManager();
+  readonly podManager: BasicPodManager;
   /** Upstream's basicManager embeds the mirror client; here it sits next to the pod manager. */
   readonly mirrorClient: BasicMirrorClient;
   readonly podCache: Cache;
@@ -165,7 +165,7 @@ export class Kubelet {
   constructor(o: KubeletOptions) {
     this.opts = o;
     this.sim = o.sim;
-    this.podManager.onMembershipChange = () => o.sim.touch(WRITES_PODS);
+    this.podManager = new BasicPodManager(() => o.sim.touch(WRITES_PODS));
     this.rng = o.rng;
     this.nodeName = o.nodeName;
     this.fixes = o.fixes;

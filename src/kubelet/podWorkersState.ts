@@ -288,7 +288,9 @@ export class PodWorkerStates implements PodStateProvider {
     if (status.ctx === undefined || status.ctx.canceled) {
       const ctx = this.sim.context();
       status.ctx = ctx;
-      status.cancelFn = () => ctx.cancel();
+      // A bound function, not an arrow: V8 keeps a closure stored into a finished object alive past
+      // young-generation GCs, and with it the whole world (a bound function it does not).
+      status.cancelFn = ctx.cancel.bind(ctx);
     }
     return status.ctx;
   }

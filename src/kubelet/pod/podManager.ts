@@ -18,8 +18,12 @@ export class BasicPodManager {
    * populator; sorting thousands of pods after each status update would cost more than the rest).
    */
   private readonly sorted: Pod[] = [];
-  /** Called when a pod (not a mirror pod) comes or goes: elision (src/kubelet/elisionMasks.ts). */
-  onMembershipChange: (() => void) | undefined = undefined;
+  /**
+   * @param onMembershipChange called when a pod (not a mirror pod) comes or goes: elision
+   *   (src/kubelet/elisionMasks.ts). Given to the constructor, not assigned later: V8 keeps a closure
+   *   stored into a finished object alive past young-generation GCs, and with it the whole world.
+   */
+  constructor(private readonly onMembershipChange?: () => void) {}
 
   addPod(pod: Pod): void {
     this.updatePod(pod);
