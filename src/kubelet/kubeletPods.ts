@@ -19,7 +19,9 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
   }
   const { pods: allPods, mirrorPods } = kl.podManager.getPodsAndMirrorPods();
   const workingPods = kl.podWorkers.syncKnownPods(allPods);
-  const allPodsByUID = new Map<UID, Pod>(allPods.map((p) => [p.metadata.uid, p]));
+  // Loops rather than map/spread chains: housekeeping runs every 2 s on every node (allocation: GC).
+  const allPodsByUID = new Map<UID, Pod>();
+  for (const p of allPods) allPodsByUID.set(p.metadata.uid, p);
   const runningRuntimePods = kl.runtimeCacheGetPods();
   for (const runningPod of runningRuntimePods) {
     const state = workingPods.get(runningPod.id);
@@ -32,7 +34,10 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
     });
   }
   // removeOrphanedPodStatuses: config pods and mirror pods.
-  kl.statusManager.removeOrphanedStatuses(new Set([...allPods, ...mirrorPods].map((p) => p.metadata.uid)));
+  const podUIDs = new Set<UID>();
+  for (const p of allPods) podUIDs.add(p.metadata.uid);
+  for (const p of mirrorPods) podUIDs.add(p.metadata.uid);
+  kl.statusManager.removeOrphanedStatuses(podUIDs);
   // Remove any orphaned mirror pods (mirror pods are tracked by name via the pod worker).
   const podWorkers = kl.podWorkers;
   yield* deleteOrphanedMirrorPods(kl, (fullname) =>
