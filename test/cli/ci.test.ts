@@ -6,20 +6,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cli, podrace as podraceIn, root } from './spawnCli.js';
 
-const root = join(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'podrace-junit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function podrace(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+/** The CLI run in this file's folder, where the reports are written. */
+const podrace = (args: string[]) => podraceIn(args, { cwd: dir });
 
 const count = (xml: string, re: RegExp): number => (xml.match(re) ?? []).length;
 const attr = (xml: string, name: string): number =>

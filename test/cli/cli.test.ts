@@ -5,21 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIX_IDS } from '../../src/fixes.js';
-
-const root = join(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
-
-function podrace(
-  args: string[],
-  env: Record<string, string> = {},
-): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', ...env },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { cli, podrace, root } from './spawnCli.js';
 
 const r1 = 'scenarios/pod-deleted-before-start.yaml';
 
@@ -172,7 +158,7 @@ describe('podrace CLI', () => {
   });
 
   it('runs as a user without a home directory or passwd entry', () => {
-    const r = podrace(['run', r1, '--quiet'], { HOME: '/nonexistent', USER: '' });
+    const r = podrace(['run', r1, '--quiet'], { env: { HOME: '/nonexistent', USER: '' } });
     expect(r.code).toBe(0);
     // As root, also run as a UID that has no passwd entry at all (upstream #99881 panicked there).
     const asNobody = { uid: 54321, gid: 54321, env: { PATH: process.env['PATH'] ?? '' } };

@@ -1,8 +1,3 @@
-// Names a user reads are names the CLI takes: `run NAME` for what `list scenarios` prints, `--kubelet
-// none|all` for what claims and output headers call legacy and fixed; help is where a user looks for it
-// (`-h`, `help COMMAND`, an example per command); printed hints run in a clone (`npx podrace`).
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allCommandSpecs } from '../../src/cli/cliReference.js';
 import { InputError } from '../../src/cli/errors.js';
@@ -13,18 +8,7 @@ import { Fixes } from '../../src/fixes.js';
 import { PODRACE_COMMAND, replayCommand } from '../../src/fuzz/campaignJson.js';
 import { loadScenarioFile, parseScenarioText } from '../../src/scenario/load.js';
 import { fixesOfClaim } from '../../src/scenario/types.js';
-
-const root = join(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
-
-function podrace(args: string[], cwd = root) {
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { podrace } from './spawnCli.js';
 
 describe('scenario names', () => {
   it('every name `list scenarios` prints is one `run` takes', async () => {
@@ -46,7 +30,7 @@ describe('scenario names', () => {
   });
 
   it('run NAME from any folder, exit 2 with a did-you-mean for a typo (the built CLI)', () => {
-    const r = podrace(['run', 'pod-deleted-before-start', '--kubelet', 'legacy', '--quiet'], '/');
+    const r = podrace(['run', 'pod-deleted-before-start', '--kubelet', 'legacy', '--quiet'], { cwd: '/' });
     expect(r.code).toBe(1);
     const typo = podrace(['run', 'pod-deleted-before-stat']);
     expect(typo.code).toBe(2);

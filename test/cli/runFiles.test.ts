@@ -1,28 +1,15 @@
-// --trace / --timeline on replay, and the files fuzz leaves beside each minimal failure: the YAML with
-// its editor schema line and podrace version, its Chrome trace and its HTML timeline (the built CLI).
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { failureCompanions, failureFileHeader } from '../../src/cli/failureFiles.js';
+import { podrace, root } from './spawnCli.js';
 
 /** This file's temporary folders, removed when it ends (the suite checks that nothing is left). */
 const temp = mkdtempSync(join(tmpdir(), 'podrace-run-files-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-const root = join(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-
-function podrace(args: string[], cwd = root): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 describe('replay --trace --timeline', () => {
   it('writes the fuzz case as a Chrome trace and an HTML page, with --json too', () => {
@@ -54,10 +41,9 @@ describe('replay --trace --timeline', () => {
 
 describe('fuzz failure files', () => {
   const dir = mkdtempSync(join(temp, 'fuzz-files-'));
-  const r = podrace(
-    ['fuzz', '--runs', '2', '--kubelet', 'legacy', '--shrink-runs', '10', '--out', 'found'],
-    dir,
-  );
+  const r = podrace(['fuzz', '--runs', '2', '--kubelet', 'legacy', '--shrink-runs', '10', '--out', 'found'], {
+    cwd: dir,
+  });
 
   it('writes the YAML, its trace and its timeline side by side, and says so', () => {
     expect(r.code).toBe(1);

@@ -1,29 +1,14 @@
-// `podrace verify` as users run it: a scenario without claims is run and reported as such, a file that
-// does not load is reported in the table while the others still run (exit 2 at the end), `--json` ends
-// with a summary, bundled names are accepted, and without arguments it finds the project's scenarios.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultScenariosDir } from '../../src/cli/scenarioArgs.js';
 import { bundledScenariosDir } from '../../src/scenario/bundled.js';
+import { podrace, root } from './spawnCli.js';
 
 /** This file's temporary folders, removed when it ends (the suite checks that nothing is left). */
 const temp = mkdtempSync(join(tmpdir(), 'podrace-verify-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
-
-const root = join(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
-
-function podrace(args: string[], cwd = root) {
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const good = readFileSync(join(root, 'scenarios', 'pod-deleted-before-start.yaml'), 'utf8');
 /** The same race without claims, renamed, and run with every fix off would fire; with every fix on it holds. */

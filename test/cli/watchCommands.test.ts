@@ -1,25 +1,12 @@
-// run --events, run --seeds and diff as users run them: the built binary, its output and exit codes.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { podrace } from './spawnCli.js';
 
 /** This file's temporary folders, removed when it ends (the suite checks that nothing is left). */
 const temp = mkdtempSync(join(tmpdir(), 'podrace-watch-commands-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
-
-const root = join(import.meta.dirname, '..', '..');
-const cli = join(root, 'dist', 'cli.js');
-
-function podrace(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const r1 = 'scenarios/pod-deleted-before-start.yaml';
 const fc = 'scenarios/fc-kubelet-restart-reconstruct-procmounts.yaml';
