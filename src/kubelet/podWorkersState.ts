@@ -311,12 +311,11 @@ export class PodWorkerStates implements PodStateProvider {
     // kept its finished status (and ignored every update) until the kubelet restarted (issue #104648).
     // restartRequested is only ever set with the fix on; asked first, the switch is read only when it
     // decides something (a run that never reads a switch is the same run with it flipped: oracle.ts).
-    const uidReuse = (status: PodSyncStatus): boolean =>
-      status.restartRequested && this.fixes.on('pod-uid-reuse-restart');
     for (const [uid, status] of this.podSyncStatuses) {
-      if (!known.has(uid) || uidReuse(status)) this.removeTerminatedWorker(uid);
+      const restart = status.restartRequested && this.fixes.on('pod-uid-reuse-restart');
+      if (!known.has(uid) || restart) this.removeTerminatedWorker(uid);
       if (status.terminatedAt !== undefined) {
-        workers.set(uid, uidReuse(status) ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
+        workers.set(uid, restart ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
       } else if (status.terminatingAt !== undefined) {
         workers.set(uid, 'TerminatingPod');
       } else {
