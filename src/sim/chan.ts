@@ -1,18 +1,10 @@
 // Go channels and contexts on top of the kernel: capacity 0 is a rendezvous, a full buffer blocks the
 // sender, receive on a closed channel returns CLOSED, and a context's done channel closes on cancel.
 import { AssertionError } from './assert.js';
-import {
-  type Co,
-  type Effect,
-  EffectIterator,
-  effect,
-  OP_RECV,
-  OP_SEND,
-  SELECT_TIMEOUT,
-  select,
-} from './effects.js';
+import { type Co, type Effect, effect, OP_RECV, OP_SEND, SELECT_TIMEOUT, select } from './effects.js';
 import type { Process } from './process.js';
 import type { Sim } from './sim.js';
+import { WaitQueue } from './waitq.js';
 
 /** Returned by a receive on a closed channel (Go's `v, ok := <-ch` with ok == false). */
 export const CLOSED: unique symbol = Symbol('closed');
@@ -29,25 +21,14 @@ export interface Waiter {
 }
 
 /** A Go channel with Go's semantics: capacity 0 is a rendezvous; receive on a closed channel gets CLOSED. */
-/** The smallest length at which a channel's wait queue is compacted (see Chan.recvCompactAt). */
-const WAITQ_COMPACT_MIN = 64;
-
 export class Chan<T> {
   // Plain arrays: V8 shifts a short array in O(1) (it moves the start), and these stay short.
   private readonly buffer: T[] = [];
-  private readonly recvq: Waiter[] = [];
-  private readonly sendq: Waiter[] = [];
-  /**
-   * A select that ends by its timeout or another case leaves its waiter in this channel's queue, dead.
-   * A loop that selects on a quiet channel every period would grow the queue without bound (a day of
-   * virtual time: 10^5 waiters, then an O(n^2) drain at the first send), so a queue is compacted when it
-   * reaches this length, which then doubles past the live waiters: amortised O(1) per enqueue.
-   */
-  private recvCompactAt = WAITQ_COMPACT_MIN;
-  private sendCompactAt = WAITQ_COMPACT_MIN;
+  private readonly recvq: WaitQueue;
+  private readonly sendq: WaitQueue;
   private closedFlag = false;
-  private recvOp: EffectIterator<T | Closed> | undefined = undefined;
-  private sendOp: EffectIterator<void> | undefined = undefined;
+  private recvOp: RecvOp<T> | undefined = undefined;
+  private sendOp: SendOp<T> | undefined = undefined;
   /**
    * A ticker's channel: what its buffer holds is seen by the ticker's consumer alone, whose handling of
    * the tick is judged idle or not (src/sim/elision.ts), so a buffered tick is no effect by itself.
@@ -61,6 +42,8 @@ export class Chan<T> {
   ) {
     if (!(Number.isInteger(capacity) && capacity >= 0))
       throw new AssertionError(`bad channel capacity ${capacity}`);
+    this.recvq = new WaitQueue(sim);
+    this.sendq = new WaitQueue(sim);
   }
 
   get closed(): boolean {
@@ -72,16 +55,12 @@ export class Chan<T> {
   }
 
   recv(): Iterable<Effect, T | Closed, unknown> {
-    this.recvOp ??= new EffectIterator<T | Closed>(
-      effect(OP_RECV, 0, this as Chan<unknown>, undefined, undefined, 0),
-    );
+    this.recvOp ??= new RecvOp<T>(this.sim, this);
     return this.recvOp;
   }
 
   send(value: T): Iterable<Effect, void, unknown> {
-    this.sendOp ??= new EffectIterator<void>(
-      effect(OP_SEND, 0, this as Chan<unknown>, undefined, undefined, 0),
-    );
+    this.sendOp ??= new SendOp<T>(this.sim, this);
     this.sendOp.effect.value = value;
     return this.sendOp;
   }
@@ -96,12 +75,10 @@ export class Chan<T> {
     if (this.closedFlag) throw new AssertionError(`close of closed channel ${this.name}`);
     this.closedFlag = true;
     this.sim.noteEffect();
-    for (const w of this.recvq) this.sim.wake(w, CLOSED);
-    this.recvq.length = 0;
-    for (const w of this.sendq) {
+    this.recvq.drain((w) => this.sim.wake(w, CLOSED));
+    this.sendq.drain((w) => {
       if (this.sim.isLive(w)) throw new AssertionError(`send on closed channel ${this.name} (panic)`);
-    }
-    this.sendq.length = 0;
+    });
   }
 
   /** @internal Tries to receive without blocking; returns NOT_READY if it would block. */
@@ -110,14 +87,14 @@ export class Chan<T> {
       const value = this.buffer.shift() as T;
       if (!this.quiet) this.sim.noteEffect();
       // A blocked sender's value moves into the freed slot, and the sender runs on.
-      const sender = this.takeLive(this.sendq);
+      const sender = this.sendq.takeLive();
       if (sender !== undefined) {
         this.buffer.push(sender.value as T);
         this.sim.wakeLive(sender, undefined);
       }
       return value;
     }
-    const sender = this.takeLive(this.sendq);
+    const sender = this.sendq.takeLive();
     if (sender !== undefined) {
       this.sim.wakeLive(sender, undefined);
       return sender.value as T;
@@ -128,7 +105,7 @@ export class Chan<T> {
 
   /** @internal Tries to send without blocking. */
   offer(value: T): boolean {
-    const receiver = this.takeLive(this.recvq);
+    const receiver = this.recvq.takeLive();
     if (receiver !== undefined) {
       this.sim.wakeLive(receiver, value, this.quiet);
       return true;
@@ -143,38 +120,82 @@ export class Chan<T> {
 
   /** @internal */
   enqueueRecv(w: Waiter): void {
-    if (this.recvq.length >= this.recvCompactAt) {
-      this.compact(this.recvq);
-      this.recvCompactAt = Math.max(WAITQ_COMPACT_MIN, 2 * this.recvq.length);
-    }
     this.recvq.push(w);
   }
 
   /** @internal */
   enqueueSend(w: Waiter): void {
-    if (this.sendq.length >= this.sendCompactAt) {
-      this.compact(this.sendq);
-      this.sendCompactAt = Math.max(WAITQ_COMPACT_MIN, 2 * this.sendq.length);
-    }
     this.sendq.push(w);
   }
+}
 
-  /** Drops the dead waiters, keeping the live ones in order (what takeLive would skip anyway). */
-  private compact(queue: Waiter[]): void {
-    let j = 0;
-    for (let i = 0; i < queue.length; i++) {
-      const w = queue[i] as Waiter;
-      if (this.sim.isLive(w)) queue[j++] = w;
-    }
-    queue.length = j;
+// ---- send and receive without a round trip through the kernel when they do not block ----
+
+/**
+ * What `yield* ch.recv()` iterates, one per channel, reused. A receive that finds a value (or a closed
+ * channel) completes inside the coroutine's step, as the kernel would have done it at once anyway; only
+ * one that must wait yields OP_RECV, whose precondition is that this poll found nothing. Like
+ * EffectIterator (src/sim/effects.ts), `stepped` is left true after the first step whether it blocked or
+ * not, because another coroutine blocked in this same iterator resumes through it later.
+ */
+class RecvOp<T> implements Iterator<Effect, T | Closed, unknown>, Iterable<Effect, T | Closed, unknown> {
+  private stepped = false;
+  private readonly yielded: IteratorYieldResult<Effect>;
+  private readonly returned: { done: true; value: T | Closed };
+
+  constructor(
+    private readonly sim: Sim,
+    private readonly ch: Chan<T>,
+  ) {
+    this.yielded = { done: false, value: effect(OP_RECV, 0, ch as Chan<unknown>, undefined, undefined, 0) };
+    this.returned = { done: true, value: CLOSED };
   }
 
-  private takeLive(queue: Waiter[]): Waiter | undefined {
-    while (queue.length > 0) {
-      const w = queue.shift() as Waiter;
-      if (w.proc.state === 'blocked' && w.proc.gen === w.gen) return w;
+  [Symbol.iterator](): this {
+    this.stepped = false;
+    return this;
+  }
+
+  next(resume?: unknown): IteratorResult<Effect, T | Closed> {
+    if (this.stepped) {
+      this.returned.value = resume as T | Closed;
+      return this.returned;
     }
-    return undefined;
+    this.stepped = true;
+    this.sim.countOp();
+    const v = this.ch.poll();
+    if (v === NOT_READY) return this.yielded;
+    this.returned.value = v;
+    return this.returned;
+  }
+}
+
+/** What `yield* ch.send(v)` iterates: as RecvOp, a send that is taken at once never yields OP_SEND. */
+class SendOp<T> implements Iterator<Effect, void, unknown>, Iterable<Effect, void, unknown> {
+  private stepped = false;
+  readonly effect: Effect;
+  private readonly yielded: IteratorYieldResult<Effect>;
+  private readonly returned: { done: true; value: undefined } = { done: true, value: undefined };
+
+  constructor(
+    private readonly sim: Sim,
+    private readonly ch: Chan<T>,
+  ) {
+    this.effect = effect(OP_SEND, 0, ch as Chan<unknown>, undefined, undefined, 0);
+    this.yielded = { done: false, value: this.effect };
+  }
+
+  [Symbol.iterator](): this {
+    this.stepped = false;
+    return this;
+  }
+
+  next(): IteratorResult<Effect, void> {
+    if (this.stepped) return this.returned;
+    this.stepped = true;
+    this.sim.countOp();
+    if (this.ch.closed) throw new AssertionError(`send on closed channel ${this.ch.name} (panic)`);
+    return this.ch.offer(this.effect.value as T) ? this.returned : this.yielded;
   }
 }
 

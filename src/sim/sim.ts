@@ -88,6 +88,8 @@ export class Sim {
   private eventWrites = WRITES_ALL;
   /** The current event is a process resumed by a sleep's end or a tick, and nothing in it was busy. */
   private eventPure = false;
+  /** Effects the current step has performed, in the kernel or inline (channel operations that did not block). */
+  private stepOps = 0;
   /** The earliest deadline noted by the current loop round (noteDeadline). */
   deadlineMs = Number.POSITIVE_INFINITY;
   readonly parked: ParkedLoops;
@@ -254,9 +256,9 @@ export class Sim {
     // Steps never nest (wake-ups are scheduled, not run inline), so no save/restore of `current` is needed;
     // an exception ends the whole run.
     this.current = p;
-    for (let ops = 0; ; ops++) {
-      if (ops >= STEP_OPS_MAX)
-        throw new AssertionError(`process ${p.name} ran ${STEP_OPS_MAX} effects without blocking`);
+    this.stepOps = 0;
+    for (;;) {
+      this.countOp();
       const r = p.gen_.next(input);
       if ((p.state as ProcessState) === 'killed') break; // its own group was killed while it ran
       if (r.done === true) {
@@ -271,6 +273,12 @@ export class Sim {
     this.current = undefined;
   }
 
+  /** @internal One more effect in the current step: a coroutine that never blocks is a livelock. */
+  countOp(): void {
+    if (++this.stepOps > STEP_OPS_MAX)
+      throw new AssertionError(`process ${this.current?.name} ran ${STEP_OPS_MAX} effects without blocking`);
+  }
+
   /** Applies one effect; returns the value to resume with at once, or BLOCKED. */
   private perform(p: Process, e: Effect): unknown {
     switch (e.op) {
@@ -278,22 +286,16 @@ export class Sim {
         this.block(p, undefined);
         this.pushProcess(p, this.nowMs + e.ms, p.gen);
         return BLOCKED;
-      case OP_RECV: {
-        const ch = e.ch as Chan<unknown>;
-        const v = ch.poll();
-        if (v !== NOT_READY) return v;
+      // A channel operation reaches the kernel only when it must wait: its iterator (src/sim/chan.ts RecvOp,
+      // SendOp) already polled or offered in this step and found the channel not ready.
+      case OP_RECV:
         this.block(p, undefined);
-        ch.enqueueRecv(plainWaiter(p, undefined));
+        (e.ch as Chan<unknown>).enqueueRecv(plainWaiter(p, undefined));
         return BLOCKED;
-      }
-      case OP_SEND: {
-        const ch = e.ch as Chan<unknown>;
-        if (ch.closed) throw new AssertionError(`send on closed channel ${ch.name} (panic)`);
-        if (ch.offer(e.value)) return undefined;
+      case OP_SEND:
         this.block(p, undefined);
-        ch.enqueueSend(plainWaiter(p, e.value));
+        (e.ch as Chan<unknown>).enqueueSend(plainWaiter(p, e.value));
         return BLOCKED;
-      }
       case OP_SELECT:
         return this.performSelect(p, e.cases as readonly SelectCase[], e.timeoutMs);
       case OP_PARK:

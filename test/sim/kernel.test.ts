@@ -354,6 +354,21 @@ describe('cancellation, groups and bounds', () => {
     );
     expect(() => sim.run(bounds)).toThrow(/without blocking/);
   });
+
+  it('a receive loop on a closed channel never reaches the kernel, and is still caught', () => {
+    // Receives that do not block complete inside the coroutine (src/sim/chan.ts RecvOp): the step bound
+    // must count them too, or this loop would spin forever.
+    const sim = new Sim(1);
+    const ch = sim.chan<number>(0);
+    ch.close();
+    sim.spawn(
+      'drain',
+      (function* (): Co {
+        for (;;) yield* ch.recv();
+      })(),
+    );
+    expect(() => sim.run(bounds)).toThrow(/drain ran 100000 effects without blocking/);
+  });
 });
 
 describe('rng streams', () => {

@@ -64,4 +64,67 @@ describe('EventQueue', () => {
       ),
     );
   });
+
+  it('interleaved pushes, pops and removes at and after the current instant keep the order (lane and heap)', () => {
+    type Op =
+      | { kind: 'push'; delayMs: number; tie: number }
+      | { kind: 'pop' }
+      | { kind: 'remove'; pick: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      // Mostly same-instant pushes with few distinct ties, so the lane fills past its bound and ties collide.
+      fc.record({
+        kind: fc.constant('push' as const),
+        delayMs: fc.constantFrom(0, 0, 0, 1, 7),
+        tie: fc.integer({ min: 0, max: 5 }),
+      }),
+      fc.record({ kind: fc.constant('pop' as const) }),
+      fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 400 }), (ops) => {
+        const q = new EventQueue(2);
+        const target: Target = { fire: () => {} };
+        // The model: pending entries as (time, tie, seq, id), the least popped by a sort.
+        const model: { t: number; k: number; s: number; id: number }[] = [];
+        let nowMs = 0;
+        let seq = 0;
+        const popModel = (): number => {
+          model.sort((a, b) => a.t - b.t || a.k - b.k || a.s - b.s);
+          const e = model.shift();
+          if (e === undefined) throw new Error('model empty');
+          nowMs = e.t;
+          return e.id;
+        };
+        for (const o of ops) {
+          if (o.kind === 'push') {
+            const id = seq++;
+            q.push(nowMs + o.delayMs, o.tie, target, id);
+            model.push({ t: nowMs + o.delayMs, k: o.tie, s: id, id });
+          } else if (o.kind === 'pop') {
+            if (model.length === 0) continue;
+            const want = popModel();
+            expect(q.pop()).toBe(target);
+            expect(q.poppedArg).toBe(want);
+            expect(q.poppedTimeMs).toBe(nowMs);
+          } else if (model.length > 0) {
+            const e = model.splice(o.pick % model.length, 1)[0];
+            if (e !== undefined) expect(q.remove(target, e.id)).toBe(true);
+          }
+          expect(q.size).toBe(model.length);
+          if (model.length > 0) {
+            const least = [...model].sort((a, b) => a.t - b.t || a.k - b.k || a.s - b.s)[0];
+            expect(q.peekTimeMs()).toBe(least?.t);
+            expect(q.peekTie()).toBe(least?.k);
+          }
+        }
+        while (model.length > 0) {
+          const want = popModel();
+          q.pop();
+          expect(q.poppedArg).toBe(want);
+        }
+        expect(q.size).toBe(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
