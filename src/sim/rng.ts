@@ -12,7 +12,12 @@ export interface DrawCounter {
 }
 
 export class Rng {
-  private readonly prng: seedrandom.StatefulPRNG<seedrandom.State.Alea>;
+  /**
+   * Made at the first draw: seeding alea hashes the seed text several times, and a run forks a score of
+   * streams (per node: storage, runtime, kubelet, watches, clients) of which many never draw in a short
+   * case. The numbers are the same whenever it is made.
+   */
+  private prngMade: seedrandom.StatefulPRNG<seedrandom.State.Alea> | undefined;
 
   constructor(
     readonly seedText: string,
@@ -20,10 +25,12 @@ export class Rng {
     /** Shared by every stream forked from the same root. */
     readonly draws: DrawCounter = { n: 0 },
   ) {
-    this.prng =
-      state === undefined
-        ? seedrandom.alea(seedText, { state: true })
-        : seedrandom.alea('', { state: { ...state } });
+    this.prngMade = state === undefined ? undefined : seedrandom.alea('', { state: { ...state } });
+  }
+
+  private get prng(): seedrandom.StatefulPRNG<seedrandom.State.Alea> {
+    this.prngMade ??= seedrandom.alea(this.seedText, { state: true });
+    return this.prngMade;
   }
 
   static fromSeed(seed: number): Rng {
