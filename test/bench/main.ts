@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     for (const line of s.lines) write(line);
   };
   if (only.has('kernel')) show('kernel', await benchKernel());
-  if (only.has('scenarios')) show('scenarios', benchScenarios());
+  if (only.has('scenarios')) show('scenarios', await benchScenarios());
   if (only.has('fuzz')) show('fuzz', await benchFuzz());
   if (only.has('timeToBug')) {
     const rows = measureTimeToBug();
