@@ -286,12 +286,18 @@ export class APIServer {
    * A controller's pod informer: a LIST of every pod now (ADDED events, then `onSynced`), then every
    * change of any pod, delivered with delays drawn from the watch's own stream `watch/<name>`.
    */
-  watchPods(name: string, handler: WatchHandler, onSynced: () => void, domain = 0): void {
+  watchPods(
+    name: string,
+    handler: WatchHandler,
+    onSynced: () => void,
+    domain = 0,
+    writeMask = WRITES_ALL,
+  ): void {
     const w: PodWatcher = {
       handler,
       lastDeliveryMs: this.sim.nowMs,
       domain,
-      writeMask: WRITES_ALL,
+      writeMask,
       queue: [],
       rng: this.rng.fork(`watch/${name}/pods`),
       live: true,

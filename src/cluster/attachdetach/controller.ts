@@ -16,6 +16,7 @@ import type { ControllerClient, NodeWatchHandler, WatchHandler } from '../apiSer
 import { ActualStateOfWorld, AttachStateAttached } from './actualStateOfWorld.js';
 import { DesiredStateOfWorld } from './desiredStateOfWorld.js';
 import { DesiredStateOfWorldPopulator, type PodLister } from './desiredStateOfWorldPopulator.js';
+import { ADC_WRITES_POD_CACHE, ADC_WRITES_STATE } from './elisionMasks.js';
 import { type NodeStatusUpdater, newNodeStatusUpdater } from './nodeStatusUpdater.js';
 import {
   type AttachDetachVolumePluginMgr,
@@ -44,7 +45,13 @@ export const DefaultTimerConfig: TimerConfig = {
 
 /** What the controller needs of the API server: two informers and a client. */
 export interface AttachDetachControllerAPI {
-  watchPods(name: string, handler: WatchHandler, onSynced: () => void, domain?: number): void;
+  watchPods(
+    name: string,
+    handler: WatchHandler,
+    onSynced: () => void,
+    domain?: number,
+    writeMask?: number,
+  ): void;
   watchNodes(name: string, handler: NodeWatchHandler, onSynced: () => void, domain?: number): void;
   controllerClient(name: string): ControllerClient;
 }
@@ -138,20 +145,26 @@ export class AttachDetachController {
       CONTROLLER_NAME,
       (type, pod) => {
         const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+        // The delivery writes the informer's cache (ADC_WRITES_POD_CACHE); the desired state only if the
+        // pod's volumes change it, which the reconciler must then see.
+        const dswVersion = this.desiredStateOfWorld.version;
         if (type === 'DELETED') {
           this.pods.delete(key);
           this.podDelete(pod);
-          return;
+        } else {
+          this.pods.set(key, pod);
+          if (type === 'ADDED') this.podAdd(pod);
+          else this.podUpdate(pod);
         }
-        this.pods.set(key, pod);
-        if (type === 'ADDED') this.podAdd(pod);
-        else this.podUpdate(pod);
+        if (this.desiredStateOfWorld.version !== dswVersion) this.o.sim.touch(ADC_WRITES_STATE);
       },
       () => {
         this.podsSynced = true;
+        this.o.sim.touch(ADC_WRITES_STATE);
         this.run();
       },
       this.o.domain,
+      ADC_WRITES_POD_CACHE,
     );
     this.o.api.watchNodes(
       CONTROLLER_NAME,

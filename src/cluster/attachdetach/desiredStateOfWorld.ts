@@ -42,12 +42,16 @@ interface NodeManaged {
 
 export class DesiredStateOfWorld {
   private readonly nodesManaged = new Map<string, NodeManaged>();
+  /** Counts every change (src/sim/elision.ts: a pod delivery that leaves it alone wakes no reconciler). */
+  version = 0;
 
   constructor(private readonly volumePluginMgr: AttachDetachVolumePluginMgr) {}
 
   addNode(nodeName: string, keepTerminatedPodVolumes: boolean): void {
-    if (!this.nodesManaged.has(nodeName))
+    if (!this.nodesManaged.has(nodeName)) {
       this.nodesManaged.set(nodeName, { nodeName, volumesToAttach: new Map(), keepTerminatedPodVolumes });
+      this.version++;
+    }
   }
 
   addPod(
@@ -77,8 +81,12 @@ export class DesiredStateOfWorld {
     if (volumeObj === undefined) {
       volumeObj = { multiAttachErrorReported: false, volumeName, spec: volumeSpec, scheduledPods: new Map() };
       nodeObj.volumesToAttach.set(volumeName, volumeObj);
+      this.version++;
     }
-    if (!volumeObj.scheduledPods.has(podName)) volumeObj.scheduledPods.set(podName, podToAdd);
+    if (!volumeObj.scheduledPods.has(podName)) {
+      volumeObj.scheduledPods.set(podName, podToAdd);
+      this.version++;
+    }
     return { value: volumeName, err: undefined };
   }
 
@@ -92,6 +100,7 @@ export class DesiredStateOfWorld {
       );
     }
     this.nodesManaged.delete(nodeName);
+    this.version++;
     return undefined;
   }
 
@@ -99,6 +108,7 @@ export class DesiredStateOfWorld {
     const volumeObj = this.nodesManaged.get(nodeName)?.volumesToAttach.get(volumeName);
     if (volumeObj === undefined || !volumeObj.scheduledPods.has(podName)) return;
     volumeObj.scheduledPods.delete(podName);
+    this.version++;
     if (volumeObj.scheduledPods.size === 0)
       this.nodesManaged.get(nodeName)?.volumesToAttach.delete(volumeName);
   }
@@ -114,7 +124,10 @@ export class DesiredStateOfWorld {
   /** Mark multi-attach error as reported to prevent spamming multiple events for same error. */
   setMultiAttachError(volumeName: UniqueVolumeName, nodeName: string): void {
     const volumeObj = this.nodesManaged.get(nodeName)?.volumesToAttach.get(volumeName);
-    if (volumeObj !== undefined) volumeObj.multiAttachErrorReported = true;
+    if (volumeObj !== undefined && !volumeObj.multiAttachErrorReported) {
+      volumeObj.multiAttachErrorReported = true;
+      this.version++;
+    }
   }
 
   getKeepTerminatedPodVolumesForNode(nodeName: string): boolean {

@@ -17,6 +17,7 @@ import { isMultiAttachAllowed } from '../../volume/volume.js';
 import { isNodeReady, nodeMonitorGracePeriodMs } from '../nodeLifecycle.js';
 import { type ActualStateOfWorld, AttachStateAttached, AttachStateDetached } from './actualStateOfWorld.js';
 import type { DesiredStateOfWorld } from './desiredStateOfWorld.js';
+import { ADC_WRITES_STATE } from './elisionMasks.js';
 import type { NodeStatusUpdater } from './nodeStatusUpdater.js';
 import {
   DetachOperationName,
@@ -63,6 +64,8 @@ export class Reconciler {
       () => this.o.actualStateOfWorld.version,
       undefined,
       this.o.domain,
+      // Not the pod informer's cache: the desired state carries what the reconciler needs of pods.
+      ADC_WRITES_STATE,
     );
     for (;;) {
       loop.begin();

@@ -1,0 +1,53 @@
+// The attach/detach controller's elision masks (src/cluster/attachdetach/elisionMasks.ts): a pod
+// delivery wakes the reconciler only when the pod's volumes change the desired state of world.
+import { describe, expect, it } from 'vitest';
+import { World } from '../../../src/cluster/world.js';
+import { Fixes } from '../../../src/fixes.js';
+import { parseScenarioText } from '../../../src/scenario/load.js';
+import type { Process } from '../../../src/sim/index.js';
+
+/** Steps of the controller's reconciler in one elided run of `timeline` (two nodes, one FC volume). */
+function reconcilerSteps(timeline: string): { steps: number; heartbeats: number } {
+  const scenario = parseScenarioText(
+    'name: probe\nseed: 1\nhorizon: 2m\ncluster:\n  nodes: [node-a, node-b]\n  volumes:\n' +
+      `    - {name: lun-1, plugin: fc, capacity: 10Gi}\ntimeline:\n${timeline}`,
+    'probe.yaml',
+  );
+  const world = new World({ scenario, seed: 1, fixes: Fixes.all(), elide: true });
+  let steps = 0;
+  let heartbeats = 0;
+  const step = world.sim.step.bind(world.sim);
+  world.sim.step = (p: Process): void => {
+    if (p.name === 'attachdetach-controller/reconciler') steps++;
+    step(p);
+  };
+  world.bus.subscribe((f) => {
+    if (f.kind === 'nodeVolumesInUse') heartbeats++;
+  });
+  world.start();
+  world.sim.run({ horizonMs: scenario.horizonMs, maxEvents: 1_000_000 });
+  return { steps, heartbeats };
+}
+
+/** Four pods created 5 s apart and deleted 30 s later; p0 mounts lun-1 if `p0Volume`. */
+const pods = (p0Volume: boolean): string =>
+  [0, 1, 2, 3]
+    .map((i) => {
+      const volumes = i === 0 && p0Volume ? ', volumes: [lun-1]' : '';
+      return (
+        `  - at: ${i * 5}s\n    createPod: {pod: p${i}, node: node-a, containers: 3${volumes}}\n` +
+        `  - at: ${i * 5 + 30}s\n    deletePod: {pod: p${i}}\n`
+      );
+    })
+    .join('');
+
+describe('attach/detach controller elision', () => {
+  it('status patches of pods without volumes do not wake the reconciler; a pod with a volume does', () => {
+    const quiet = reconcilerSteps(pods(false));
+    // Each of the 8 timeline entries (anywhere) and each node heartbeat the node watch delivers may
+    // wake it: the pods' own deliveries (created, status patches, deletion: about 5 each) may not.
+    expect(quiet.steps).toBeLessThanOrEqual(1 + 8 + quiet.heartbeats);
+    // p0's volume enters and leaves the desired state: those deliveries wake it (and it attaches).
+    expect(reconcilerSteps(pods(true)).steps).toBeGreaterThan(quiet.steps);
+  });
+});
