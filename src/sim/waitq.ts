@@ -37,12 +37,8 @@ export class WaitQueue {
 
   /** Takes waiters from the front until a live one (the dead are what takeLive would skip anyway). */
   takeLive(): Waiter | undefined {
-    const mask = this.ring.length - 1;
     while (this.count > 0) {
-      const w = this.ring[this.head] as Waiter;
-      this.ring[this.head] = undefined;
-      this.head = (this.head + 1) & mask;
-      this.count--;
+      const w = this.shift();
       if (this.sim.isLive(w)) return w;
     }
     return undefined;
@@ -50,15 +46,16 @@ export class WaitQueue {
 
   /** Removes every waiter, front first, handing each to `fn`. */
   drain(fn: (w: Waiter) => void): void {
-    const mask = this.ring.length - 1;
-    while (this.count > 0) {
-      const w = this.ring[this.head] as Waiter;
-      this.ring[this.head] = undefined;
-      this.head = (this.head + 1) & mask;
-      this.count--;
-      fn(w);
-    }
-    this.head = 0;
+    while (this.count > 0) fn(this.shift());
+  }
+
+  /** Takes the front waiter out; the queue must not be empty. */
+  private shift(): Waiter {
+    const w = this.ring[this.head] as Waiter;
+    this.ring[this.head] = undefined;
+    this.head = (this.head + 1) & (this.ring.length - 1);
+    this.count--;
+    return w;
   }
 
   /** Drops the dead waiters, keeping the live ones in order, at the front of the ring. */

@@ -107,6 +107,40 @@ describe('channels', () => {
     expect(log.sort()).toEqual(['got 1@100', 'sent@100']);
   });
 
+  it('blocked senders are served first come, first served, however sends and receives interleave', () => {
+    // Senders block one per millisecond while receivers take batches of random sizes: the wait queue
+    // (a ring, src/sim/waitq.ts) grows, wraps around and empties many times, and must stay FIFO.
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1, maxLength: 30 }), (batches) => {
+        const sim = new Sim(1);
+        const ch = sim.chan<number>(0);
+        const senders = batches.reduce((a, b) => a + b, 0);
+        for (let i = 0; i < senders; i++) {
+          sim.spawn(
+            `sender${i}`,
+            (function* (): Co {
+              yield* sleep(i);
+              yield* ch.send(i);
+            })(),
+          );
+        }
+        const got: number[] = [];
+        sim.spawn(
+          'receiver',
+          (function* (): Co {
+            for (const n of batches) {
+              yield* sleep(3);
+              for (let k = 0; k < n; k++) got.push((yield* ch.recv()) as number);
+            }
+          })(),
+        );
+        sim.run(bounds);
+        expect(got).toEqual(Array.from({ length: senders }, (_, i) => i));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('capacity 1 holds one value: the second send blocks, as the pod worker channel does', () => {
     const sim = new Sim(4);
     const ch = sim.chan<string>(1);
