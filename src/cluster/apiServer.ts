@@ -308,12 +308,18 @@ export class APIServer {
   }
 
   /** A controller's node informer: a LIST of every node, then every change of a node's status. */
-  watchNodes(name: string, handler: NodeWatchHandler, onSynced: () => void, domain = 0): void {
+  watchNodes(
+    name: string,
+    handler: NodeWatchHandler,
+    onSynced: () => void,
+    domain = 0,
+    writeMask = WRITES_ALL,
+  ): void {
     const w: NodeWatcher = {
       handler,
       lastDeliveryMs: this.sim.nowMs,
       domain,
-      writeMask: WRITES_ALL,
+      writeMask,
       queue: [],
       rng: this.rng.fork(`watch/${name}/nodes`),
       live: true,

@@ -54,9 +54,8 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
   private readonly attachedVolumes = new Map<UniqueVolumeName, AttachedVolumeObj>();
   private readonly nodesToUpdateStatusFor = new Map<string, NodeToUpdateStatusFor>();
   /**
-   * Simulator addition: bumped by the changes the reconciler makes without an effect (a detach request
-   * time set or reset, status updates taken), so that a pass that changed nothing is known to be idle
-   * (src/sim/elision.ts).
+   * Simulator addition: counts every change (src/sim/elision.ts), so that a reconciler pass that changed
+   * nothing is known to be idle, and a node delivery that changed nothing here need not wake it.
    */
   version = 0;
 
@@ -92,6 +91,7 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
     if (nodeToUpdate?.volumesToReportAsAttached.has(volumeName) === true) {
       nodeToUpdate.statusUpdateNeeded = true;
       nodeToUpdate.volumesToReportAsAttached.delete(volumeName);
+      this.version++;
       return undefined;
     }
     return new GoError(
@@ -107,10 +107,12 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
     if (nodeToUpdate === undefined) {
       nodeToUpdate = { nodeName, statusUpdateNeeded: true, volumesToReportAsAttached: new Map() };
       this.nodesToUpdateStatusFor.set(nodeName, nodeToUpdate);
+      this.version++;
     }
     if (!nodeToUpdate.volumesToReportAsAttached.has(volumeName)) {
       nodeToUpdate.statusUpdateNeeded = true;
       nodeToUpdate.volumesToReportAsAttached.set(volumeName, volumeName);
+      this.version++;
     }
   }
 
@@ -141,6 +143,8 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
       }
       volumeName = getUniqueVolumeNameFromSpec(attachableVolumePlugin, volumeSpec);
     }
+    // Even a repeated call may change the device path, the spec or the confirmation: count it.
+    this.version++;
     let volumeObj = this.attachedVolumes.get(volumeName);
     if (volumeObj === undefined) {
       volumeObj = { volumeName, spec: volumeSpec, nodesAttachedTo: new Map(), devicePath };
@@ -177,14 +181,20 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
         `failed to SetVolumeMountedByNode with error: volume ${volumeName} is no longer attached to the node "${nodeName}"`,
       );
     }
-    found.node.mountedByNode = mounted;
+    if (found.node.mountedByNode !== mounted) {
+      found.node.mountedByNode = mounted;
+      this.version++;
+    }
     return undefined;
   }
 
   /** SetNodeStatusUpdateNeeded: the node status updater failed; write the node's list again. */
   setNodeStatusUpdateNeeded(nodeName: string): void {
     const nodeToUpdate = this.nodesToUpdateStatusFor.get(nodeName);
-    if (nodeToUpdate !== undefined) nodeToUpdate.statusUpdateNeeded = true;
+    if (nodeToUpdate !== undefined && !nodeToUpdate.statusUpdateNeeded) {
+      nodeToUpdate.statusUpdateNeeded = true;
+      this.version++;
+    }
   }
 
   resetDetachRequestTime(volumeName: UniqueVolumeName, nodeName: string): void {
@@ -219,7 +229,7 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
   deleteVolumeNode(volumeName: UniqueVolumeName, nodeName: string): void {
     const volumeObj = this.attachedVolumes.get(volumeName);
     if (volumeObj === undefined) return;
-    volumeObj.nodesAttachedTo.delete(nodeName);
+    if (volumeObj.nodesAttachedTo.delete(nodeName)) this.version++;
     if (volumeObj.nodesAttachedTo.size === 0) this.attachedVolumes.delete(volumeName);
     // Remove volume from volumes to report as attached
     this.removeVolumeFromReportAsAttached(volumeName, nodeName);

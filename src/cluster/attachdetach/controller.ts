@@ -13,10 +13,11 @@ import type { Fixes } from '../../fixes.js';
 import type { Sim } from '../../sim/index.js';
 import { NestedPendingOperations } from '../../volume/util/nestedPendingOperations.js';
 import type { ControllerClient, NodeWatchHandler, WatchHandler } from '../apiServer.js';
+import { isNodeReady } from '../nodeLifecycle.js';
 import { ActualStateOfWorld, AttachStateAttached } from './actualStateOfWorld.js';
 import { DesiredStateOfWorld } from './desiredStateOfWorld.js';
 import { DesiredStateOfWorldPopulator, type PodLister } from './desiredStateOfWorldPopulator.js';
-import { ADC_WRITES_POD_CACHE, ADC_WRITES_STATE } from './elisionMasks.js';
+import { ADC_WRITES_NODE_CACHE, ADC_WRITES_POD_CACHE, ADC_WRITES_STATE } from './elisionMasks.js';
 import { type NodeStatusUpdater, newNodeStatusUpdater } from './nodeStatusUpdater.js';
 import {
   type AttachDetachVolumePluginMgr,
@@ -52,7 +53,13 @@ export interface AttachDetachControllerAPI {
     domain?: number,
     writeMask?: number,
   ): void;
-  watchNodes(name: string, handler: NodeWatchHandler, onSynced: () => void, domain?: number): void;
+  watchNodes(
+    name: string,
+    handler: NodeWatchHandler,
+    onSynced: () => void,
+    domain?: number,
+    writeMask?: number,
+  ): void;
   controllerClient(name: string): ControllerClient;
 }
 
@@ -170,15 +177,28 @@ export class AttachDetachController {
       CONTROLLER_NAME,
       (type, node) => {
         if (type === 'DELETED') return; // node deletion is not modelled
+        // A heartbeat changes the informer's cache (ADC_WRITES_NODE_CACHE). The reconciler reads a node
+        // there only as its Ready condition, whose expiry it already holds as a deadline: it must be woken
+        // only if Ready flips, or if the update changed the desired or actual state.
+        const before = this.nodes.get(node.metadata.name);
+        const wasReady = before !== undefined && isNodeReady(before, this.o.sim.nowMs);
+        const versions = this.desiredStateOfWorld.version + this.actualStateOfWorld.version;
         this.nodes.set(node.metadata.name, node);
         if (type === 'ADDED') this.nodeAdd(node);
         else this.nodeUpdate(node);
+        if (
+          wasReady !== isNodeReady(node, this.o.sim.nowMs) ||
+          versions !== this.desiredStateOfWorld.version + this.actualStateOfWorld.version
+        )
+          this.o.sim.touch(ADC_WRITES_STATE);
       },
       () => {
         this.nodesSynced = true;
+        this.o.sim.touch(ADC_WRITES_STATE);
         this.run();
       },
       this.o.domain,
+      ADC_WRITES_NODE_CACHE,
     );
   }
 
