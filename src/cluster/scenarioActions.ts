@@ -12,6 +12,7 @@ import {
   getPodFullName,
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
+import { WRITES_NONE } from '../kubelet/elisionMasks.js';
 import type { Action } from '../scenario/types.js';
 import { type Bus, type Rng, type Sim, unreachable } from '../sim/index.js';
 import { type NoopSubject, publishNoop } from './actionNoop.js';
@@ -87,6 +88,16 @@ export class ScenarioActions {
   }
 
   apply(action: Action, line: number): void {
+    // An API pod's create, delete or eviction changes the API server's objects (which no polling loop
+    // reads directly: they reach the kubelets and the controller as watch deliveries, events of their
+    // own) or spawns the eviction: it wakes no parked loop (src/sim/elision.ts). A static pod's manifest,
+    // a restart, a shutdown, a crash or a fault changes a node's state: every part, anywhere.
+    const apiOnly =
+      action.kind === 'evictPod' ||
+      (action.kind === 'createPod' && !action.static) ||
+      ((action.kind === 'deletePod' || action.kind === 'forceDeletePod') &&
+        this.staticPodOf(action.pod) === undefined);
+    if (apiOnly) this.world.sim.writesOnly(WRITES_NONE);
     switch (action.kind) {
       case 'createPod':
         this.createPodIfFree(action, line, true);

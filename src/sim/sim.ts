@@ -125,6 +125,15 @@ export class Sim {
     this.eventWrites |= mask;
   }
 
+  /**
+   * The current event changes only the parts in `mask` (`touch` still adds to them), not everything its
+   * target may change. For an event whose kind is known only when it runs (a scenario timeline entry):
+   * call it first, before the event changes anything.
+   */
+  writesOnly(mask: number): void {
+    this.eventWrites = mask;
+  }
+
   /** A time-dependent decision of the current loop round changes at `timeMs` (a back-off ends, say). */
   noteDeadline(timeMs: number): void {
     // A flip at or before now is already seen by the round; only a future one limits its idleness.

@@ -1,6 +1,7 @@
 // The attach/detach controller's elision masks (src/cluster/attachdetach/elisionMasks.ts): a pod or
 // node delivery wakes the reconciler only when it changes the desired or actual state of world (or, for
-// a node, flips its Ready condition).
+// a node, flips its Ready condition), and a timeline entry that only changes the API server's pods wakes
+// no parked loop at all (src/cluster/scenarioActions.ts).
 import { describe, expect, it } from 'vitest';
 import { World } from '../../../src/cluster/world.js';
 import { Fixes } from '../../../src/fixes.js';
@@ -43,13 +44,14 @@ const pods = (p0Volume: boolean): string =>
     .join('');
 
 describe('attach/detach controller elision', () => {
-  it('heartbeats and status patches of pods without volumes do not wake the reconciler; a volume does', () => {
+  it('pod actions, heartbeats and status patches of pods without volumes do not wake the reconciler; a volume does', () => {
     const quiet = reconcilerSteps(pods(false));
-    // Its first two passes run (the first has no previous pass to compare with), and each of the 8
-    // timeline entries (anywhere) may wake it: the nodes' heartbeats (every 10 s each) and the pods'
-    // deliveries (created, status patches, deletion) may not.
+    // Its first two passes run (the first has no previous pass to compare with), and the controller's
+    // populator (every minute, over 2 minutes) may wake it: the 8 timeline entries (creates and deletes
+    // of API pods, which change only the API server), the nodes' heartbeats (every 10 s each) and the
+    // pods' deliveries (created, status patches, deletion) may not.
     expect(quiet.heartbeats).toBeGreaterThan(20);
-    expect(quiet.steps).toBeLessThanOrEqual(2 + 8);
+    expect(quiet.steps).toBeLessThanOrEqual(2 + 2);
     // p0's volume enters and leaves the desired state: those deliveries wake it (and it attaches).
     expect(reconcilerSteps(pods(true)).steps).toBeGreaterThan(quiet.steps);
   });
