@@ -1,7 +1,7 @@
 // concurrent-kill: a second kill of the same pod UID starts in the runtime (killPodStarted, any node)
 // before an earlier one returned (killPodFinished). Catches #40474 (and #101376, #101524, #98424): the
 // pre-#102344 podKiller and HandlePodCleanups killing a pod the worker is already killing.
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -9,6 +9,7 @@ type KillStarted = Extract<Fact, { kind: 'killPodStarted' }>;
 
 export class ConcurrentKill implements Checker {
   readonly id = 'concurrent-kill';
+  readonly kinds: readonly FactKind[] = ['killPodFinished', 'killPodStarted', 'kubeletStopped'];
   /** uid -> kills started and not yet finished, oldest first. */
   readonly #inFlight = new Map<string, KillStarted[]>();
 

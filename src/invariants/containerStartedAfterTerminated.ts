@@ -2,7 +2,7 @@
 // the kubelet on that node treated the pod as terminated (podTerminated: no running containers, none
 // coming). Catches two races of the pre-#102344 pod worker (dispatchWork's terminal shortcut,
 // ForgetWorker racing an in-flight syncPod).
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -20,6 +20,13 @@ interface PodState {
 
 export class ContainerStartedAfterTerminated implements Checker {
   readonly id = 'container-started-after-terminated';
+  readonly kinds: readonly FactKind[] = [
+    'containerStarted',
+    'kubeletStopped',
+    'podTerminated',
+    'podTerminationRequested',
+    'podWorkerPhase',
+  ];
   /** node -> uid -> state. */
   readonly #byNode = new Map<string, Map<string, PodState>>();
 

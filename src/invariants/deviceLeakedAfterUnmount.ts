@@ -4,7 +4,7 @@
 // no paths reaches no LUN and is not reported. Catches the leak of #101862
 // (FC multipath flush busy; the retry finds nothing mounted and returns success; fixed by #101862's
 // internal retry, still leaking when the flush never succeeds).
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -15,6 +15,7 @@ const RECENT = 4;
 
 export class DeviceLeakedAfterUnmount implements Checker {
   readonly id = 'device-leaked-after-unmount';
+  readonly kinds: readonly FactKind[] = ['deviceResidue', 'unmountDevice'];
   /** node -> volume -> the last few unmountDevice facts. */
   readonly #unmounts = new Map<string, Map<string, Unmount[]>>();
 

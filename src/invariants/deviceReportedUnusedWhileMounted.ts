@@ -3,7 +3,7 @@
 // The attach/detach controller then believes the node is done with the LUN and may detach it or let
 // another node mount it. Catches #101791 / #102059: FC/iSCSI reconstruction after a kubelet restart
 // fails (#101791; inconsistent /proc/mounts reads fixed by #102059) and only the bind mount is cleaned.
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -31,6 +31,16 @@ const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
 export class DeviceReportedUnusedWhileMounted implements Checker {
   readonly id = 'device-reported-unused-while-mounted';
+  readonly kinds: readonly FactKind[] = [
+    'kubeletStarted',
+    'lunAccessClosed',
+    'lunAccessOpened',
+    'mountDevice',
+    'nodeVolumesInUse',
+    'unmountDevice',
+    'volumeSetUp',
+    'volumeTearDown',
+  ];
   readonly #nodes = new Map<string, NodeState>();
 
   onFact(f: Fact, report: (v: Violation) => void): void {

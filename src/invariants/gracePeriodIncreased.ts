@@ -3,7 +3,7 @@
 // legacy sequence: an eviction's kill at 1 s, then a housekeeping kill with no override at the spec's
 // 30 s. Only kills that started count: upstream #115819 (an override of 0 becomes the spec's value
 // before any kill starts) is reproduced and is not this violation.
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -11,6 +11,7 @@ type KillStarted = Extract<Fact, { kind: 'killPodStarted' }>;
 
 export class GracePeriodIncreased implements Checker {
   readonly id = 'grace-period-increased';
+  readonly kinds: readonly FactKind[] = ['apiPodCreated', 'killPodStarted', 'kubeletStopped'];
   /** uid -> the earliest kill with the smallest grace period so far. */
   readonly #shortest = new Map<string, KillStarted>();
 

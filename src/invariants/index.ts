@@ -1,7 +1,7 @@
 // The invariant checkers (docs/invariants.md) and the monitor that feeds them facts and keeps the first
 // violation per (invariant, uid or volume, node). Checkers observe; they never steer.
 import type { AccessMode } from '../api/v1.js';
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { ConcurrentKill } from './concurrentKill.js';
 import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminated.js';
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
@@ -81,9 +81,11 @@ export function createCheckers(config: CheckerConfig): Checker[] {
   ];
 }
 
-/** Feeds every fact to every checker; keeps the first violation per (invariant, uid or volume, node). */
+/** Feeds each fact to the checkers of its kind; keeps the first violation per (invariant, uid or volume, node). */
 export class InvariantMonitor {
   readonly #checkers: readonly Checker[];
+  /** Per fact kind, the checkers that read it, in the checkers' order (so violations keep their order). */
+  readonly #byKind = new Map<FactKind, Checker[]>();
   readonly #violations: Violation[] = [];
   readonly #seen = new Set<string>();
   readonly #report = (v: Violation): void => {
@@ -96,10 +98,19 @@ export class InvariantMonitor {
 
   constructor(checkers: readonly Checker[]) {
     this.#checkers = checkers;
+    for (const c of checkers) {
+      for (const kind of c.kinds) {
+        const list = this.#byKind.get(kind);
+        if (list === undefined) this.#byKind.set(kind, [c]);
+        else list.push(c);
+      }
+    }
   }
 
   onFact(f: Fact): void {
-    for (const c of this.#checkers) c.onFact(f, this.#report);
+    const list = this.#byKind.get(f.kind);
+    if (list === undefined) return;
+    for (let i = 0; i < list.length; i++) (list[i] as Checker).onFact(f, this.#report);
   }
 
   /** Runs the end-of-run (liveness) checks; only the first call counts. */

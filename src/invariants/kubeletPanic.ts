@@ -1,12 +1,13 @@
 // kubelet-panic: a kubelet component failed in a way Go would panic (kubeletPanic): a nil dereference,
 // GetMetrics on a block volume whose mapper embeds an unset MetricsProvider. Catches #101431
 // (fixed by #97972 + #101587) and any other modelled nil dereference.
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 export class KubeletPanic implements Checker {
   readonly id = 'kubelet-panic';
+  readonly kinds: readonly FactKind[] = ['kubeletPanic'];
 
   onFact(f: Fact, report: (v: Violation) => void): void {
     if (f.kind !== 'kubeletPanic') return;

@@ -2,7 +2,7 @@
 // (bindMountOfUnmountedGlobalPath): the reconciler skipped MountDevice because a failed UnmountDevice
 // left the device GloballyMounted in the actual state. Catches #100182 (fixed by
 // #100183: a failed UnmountDevice marks the device uncertain).
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -13,6 +13,12 @@ const RECENT = 5;
 
 export class MountDeviceSkippedAfterFailure implements Checker {
   readonly id = 'mount-device-skipped-after-failure';
+  readonly kinds: readonly FactKind[] = [
+    'bindMountOfUnmountedGlobalPath',
+    'mountDevice',
+    'unmountDevice',
+    'volumeTearDown',
+  ];
   /** node -> volume -> the last few mountDevice / unmountDevice / volumeTearDown facts. */
   readonly #recent = new Map<string, Map<string, Fact[]>>();
 

@@ -4,7 +4,7 @@
 // moment it becomes true (an open, or a fence lifted while both are open). Catches #101791
 // (FC/iSCSI reconstruction failure, fixed by #102059 except for non-retryable errors).
 import type { AccessMode } from '../api/v1.js';
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -28,6 +28,7 @@ const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
 export class MultiNodeMount implements Checker {
   readonly id = 'multi-node-mount';
+  readonly kinds: readonly FactKind[] = ['lunAccessClosed', 'lunAccessOpened', 'lunFenced'];
   /** Volumes whose access mode is not ReadWriteOnce; a volume the config does not list is ReadWriteOnce. */
   readonly #shared = new Set<string>();
   readonly #volumes = new Map<string, VolumeState>();

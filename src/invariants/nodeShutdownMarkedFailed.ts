@@ -4,7 +4,7 @@
 // release-1.20, "Terminated" since #102840). Release-1.20 and -1.21 did this, PR #102344 stopped it
 // (issue #104531 calls that a regression) and #106899 / #106900 / #106901 restored it: it records which
 // behaviour a kubelet has (fix node-shutdown-failed-phase), so it is reported as a finding.
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -12,6 +12,7 @@ type Shutdown = Extract<Fact, { kind: 'nodeShutdownStarted' }>;
 
 export class NodeShutdownMarkedFailed implements Checker {
   readonly id = 'node-shutdown-marked-failed';
+  readonly kinds: readonly FactKind[] = ['apiPodPhase', 'nodeShutdownStarted'];
   /** node -> the first nodeShutdownStarted there. */
   readonly #shutdowns = new Map<string, Shutdown>();
 

@@ -3,7 +3,7 @@
 // container of the UID starts after that. A user's force delete (by='user-force') is never a violation.
 // Catches the title race of #102344 (dispatchWork's shortcut before it: TerminatePod while containers
 // are Waiting, then canBeDeleted sends DELETE with grace 0 while the worker starts the container).
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -23,6 +23,13 @@ const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
 export class PodDeletedWhileRunning implements Checker {
   readonly id = 'pod-deleted-while-running';
+  readonly kinds: readonly FactKind[] = [
+    'apiPodDeleted',
+    'apiPodDeletionRequested',
+    'containerExited',
+    'containerRemoved',
+    'containerStarted',
+  ];
   /** uid -> state (any node). */
   readonly #pods = new Map<string, PodState>();
 

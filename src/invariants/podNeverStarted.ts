@@ -7,7 +7,7 @@
 // an injected storage fault is still active at the end. Catches a pod that the kubelet accepted and then
 // never ran: a static pod update that waits behind a predecessor terminated before it started (#107733,
 // fixed by #107900), a worker that ignores its pod, a lost sync.
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -97,6 +97,27 @@ const LIFECYCLE: ReadonlySet<Fact['kind']> = new Set([
 
 export class PodNeverStarted implements Checker {
   readonly id = 'pod-never-started';
+  readonly kinds: readonly FactKind[] = [
+    'apiPodCreated',
+    'apiPodDeleted',
+    'apiPodDeletionRequested',
+    'apiPodPhase',
+    'containerCreated',
+    'containerExited',
+    'containerRemoved',
+    'containerStarted',
+    'faultInjected',
+    'killPodStarted',
+    'kubeletStarted',
+    'kubeletStopped',
+    'nodeShutdownStarted',
+    'podAdmitted',
+    'podTerminationRequested',
+    'podWorkerPhase',
+    'sandboxCreated',
+    'volumeSetUp',
+    'volumeTearDown',
+  ];
   readonly #config: PodNeverStartedConfig;
   readonly #uids = new Map<string, UidState>();
   /** `node\0pod name` -> UIDs of static pods of that name on the node (their fullname: namespace default). */

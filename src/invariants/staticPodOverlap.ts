@@ -2,7 +2,7 @@
 // at the same time on one node. containerStarted carries staticFullname for static pods. Catches
 // #42061, #97722 and #98103 (and the v1.22.0 regression fixed by #104743 / #106394): a manifest edit adds
 // the new UID, which starts while the old one is still in its grace period.
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -17,6 +17,7 @@ interface NodeState {
 
 export class StaticPodOverlap implements Checker {
   readonly id = 'static-pod-overlap';
+  readonly kinds: readonly FactKind[] = ['containerExited', 'containerRemoved', 'containerStarted'];
   readonly #nodes = new Map<string, NodeState>();
 
   onFact(f: Fact, report: (v: Violation) => void): void {

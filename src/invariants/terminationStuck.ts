@@ -5,7 +5,7 @@
 // termination budget and no fault is still active at the end. Catches #104648 (UID reuse: finished worker
 // ignores updates), #50350 (API deletion blocked on container GC), #107733 / #113091 (static pods that
 // never finish) and an abandoned tear-down of an uncertain volume. Everything is keyed by UID.
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -43,6 +43,21 @@ const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
 export class TerminationStuck implements Checker {
   readonly id = 'termination-stuck';
+  readonly kinds: readonly FactKind[] = [
+    'apiPodCreated',
+    'apiPodDeleted',
+    'apiPodDeletionRequested',
+    'containerExited',
+    'containerRemoved',
+    'containerStarted',
+    'killPodFinished',
+    'killPodStarted',
+    'podTerminated',
+    'podTerminationRequested',
+    'podWorkerPhase',
+    'volumeSetUp',
+    'volumeTearDown',
+  ];
   readonly #config: TerminationStuckConfig;
   readonly #pods = new Map<string, PodState>();
 

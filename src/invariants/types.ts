@@ -1,5 +1,5 @@
 // Invariant identifiers (docs/invariants.md) and the violation record every checker reports.
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 
 export const INVARIANT_IDS = [
   'container-started-after-terminated',
@@ -58,6 +58,11 @@ export interface Violation {
 /** A checker sees every fact in order and reports violations; it never steers the simulation. */
 export interface Checker {
   readonly id: InvariantId;
+  /**
+   * The fact kinds `onFact` acts on: the monitor hands it no other (a fact goes to the few checkers that
+   * read it, not to all of them). A test checks it against every fact kind the checker's file names.
+   */
+  readonly kinds: readonly FactKind[];
   onFact(fact: Fact, report: (v: Violation) => void): void;
   /** Called once when the run ends (liveness checks such as termination-stuck). */
   onEnd(endMs: number, report: (v: Violation) => void): void;

@@ -2,7 +2,7 @@
 // runs there, or a container of the pod starts after one of its volumes was torn down and not set up
 // again (it runs without its volume). Catches #88766: the pre-#102344 volume
 // populator deciding from the runtime cache and IsPodTerminated instead of asking the pod worker.
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -23,6 +23,13 @@ const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
 export class VolumeTornDownWhileRunning implements Checker {
   readonly id = 'volume-torn-down-while-running';
+  readonly kinds: readonly FactKind[] = [
+    'containerExited',
+    'containerRemoved',
+    'containerStarted',
+    'volumeSetUp',
+    'volumeTearDown',
+  ];
   /** node -> uid -> state. */
   readonly #byNode = new Map<string, Map<string, PodState>>();
 
