@@ -85,6 +85,12 @@ export class ParkedLoops {
     let min = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.count; ) {
       const e = this.entries[i] as Parked;
+      // Most entries have no round due yet (a ticker at rest is at stage 0): nothing to skip.
+      if (e.nextMs > timeMs) {
+        if (e.nextMs < min) min = e.nextMs;
+        i++;
+        continue;
+      }
       if (e.kind === KIND_LOOP) this.advanceLoop(e, timeMs, tie);
       else if (this.advanceTicker(e, timeMs, tie)) {
         this.materialise(e, timeMs);
@@ -132,6 +138,10 @@ export class ParkedLoops {
    * its node's state, and what reaches it through the API server comes as events of its own).
    */
   unpark(domain: number, mask: number): void {
+    // Most changes wake nothing parked: look first, and then leave the set as it is.
+    let first = 0;
+    while (first < this.count && !this.sees(this.entries[first] as Parked, domain, mask)) first++;
+    if (first === this.count) return;
     const sim = this.sim;
     let kept = 0;
     let min = Number.POSITIVE_INFINITY;
@@ -139,7 +149,7 @@ export class ParkedLoops {
     for (let i = 0; i < this.count; i++) {
       const e = this.entries[i] as Parked;
       const p = e.proc as Process;
-      if (((domain !== 0 && e.readDomain !== domain) || (e.readMask & mask) === 0) && p.state === 'blocked') {
+      if (!this.sees(e, domain, mask)) {
         p.parkedAt = kept;
         this.entries[kept++] = e;
         if (e.nextMs < min) min = e.nextMs;
@@ -147,7 +157,8 @@ export class ParkedLoops {
         continue;
       }
       p.parkedAt = -1;
-      if (p.state !== 'blocked') continue; // killed with its kubelet
+      // A killed process leaves the set as its group dies (ProcessGroup.kill): a parked one is blocked.
+      assert(p.state === 'blocked', 'a parked process that is not blocked');
       assert(e.stage === 0, 'unpark of a ticker between its fire and its handling');
       // Blocked with no pending event: its next round is the event the plain run has pending.
       sim.pushProcess(p, e.nextMs, p.gen);
@@ -155,6 +166,11 @@ export class ParkedLoops {
     this.count = kept;
     this.minMs = min;
     this.minDueMs = minDue;
+  }
+
+  /** Whether a change of `mask` in `domain` (0: anywhere) is one the parked entry reads. */
+  private sees(e: Parked, domain: number, mask: number): boolean {
+    return (domain === 0 || e.readDomain === domain) && (e.readMask & mask) !== 0;
   }
 
   private add(e: Parked): void {
