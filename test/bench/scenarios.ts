@@ -1,20 +1,19 @@
 // Simulator speed on the bundled scenarios: events per second, runs per second and time compression
 // (virtual seconds per wall second), per kubelet mode, on the built code (dist/, what users run). Each
 // row is a few runs after one warm-up, so it reads close to a single `podrace run`; pod-churn is also
-// measured warm (a second of runs first), as a fuzz campaign or `verify` over many files runs it. A
+// measured warm (test/bench/warm.ts), here after every other scenario and alone in a child process. A
 // section of `npm run bench`; it never asserts.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as FixesModule from '../../src/fixes.js';
 import type * as LoadModule from '../../src/scenario/load.js';
 import type * as RunModule from '../../src/scenario/run.js';
-import { type BenchSection, nowMs } from './measure.js';
+import type { BenchSection } from './measure.js';
+import { measureWarm, type Warm } from './warm.js';
 
 const ROUNDS = 5;
-/** Warm-up and then each of the batches of the warm pod-churn figure. */
-const WARM_MS = 1000;
-const BATCH_MS = 400;
 const root = join(import.meta.dirname, '..', '..');
 const dir = join(root, 'scenarios');
 
@@ -63,24 +62,18 @@ function measureScenario(file: string, fixes: FixesModule.Fixes, mode: string): 
   };
 }
 
-/** Compression of one scenario once V8 has optimised the simulator: the best of several batches. */
-function measureWarm(file: string): { compression: number; msPerRun: number } {
-  const scenario = loadScenarioFile(join(dir, file));
-  const fixes = Fixes.all();
-  let virtualMs = 0;
-  const batch = (ms: number): number => {
-    const start = nowMs();
-    let runs = 0;
-    while (nowMs() - start < ms) {
-      virtualMs = runScenario(scenario, { fixes }).virtualTimeMs;
-      runs++;
-    }
-    return (nowMs() - start) / runs;
-  };
-  batch(WARM_MS);
-  let best = Number.POSITIVE_INFINITY;
-  for (let r = 0; r < ROUNDS; r++) best = Math.min(best, batch(BATCH_MS));
-  return { compression: virtualMs / best, msPerRun: best };
+/** `file` measured warm alone in a child process (test/bench/warmChild.ts). */
+function measureWarmAlone(file: string): Warm {
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'warmChild.ts'), file],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    },
+  );
+  return JSON.parse(out.trim().split('\n').pop() ?? '{}') as Warm;
 }
 
 export async function benchScenarios(): Promise<BenchSection> {
@@ -103,15 +96,19 @@ export async function benchScenarios(): Promise<BenchSection> {
     );
   }
   const churn = rows.find((r) => r.name === 'pod-churn' && r.mode === 'fixed');
-  const warm = measureWarm('pod-churn.yaml');
+  const churnFile = join(dir, 'pod-churn.yaml');
+  const warm = measureWarm(runScenario, loadScenarioFile(churnFile), Fixes.all());
+  const alone = measureWarmAlone(churnFile);
   lines.push(
-    `pod-churn warm (fixed, after ${WARM_MS} ms of runs): ${warm.msPerRun.toFixed(2)} ms/run, compression ${Math.round(warm.compression)}x`,
+    `pod-churn warm, fixed, after the rows above: ${warm.msPerRun.toFixed(2)} ms/run, compression ${Math.round(warm.compression)}x`,
+    `pod-churn warm, fixed, alone in a process:   ${alone.msPerRun.toFixed(2)} ms/run, compression ${Math.round(alone.compression)}x`,
   );
   return {
     title: 'bundled scenarios (built code)',
     lines,
     json: {
-      podChurnCompression: Math.round(warm.compression),
+      podChurnCompression: Math.round(alone.compression),
+      podChurnCompressionAfterOthers: Math.round(warm.compression),
       podChurnCompressionCold: churn === undefined ? null : Math.round(churn.compression),
       rows: rows.map((r) => ({
         scenario: r.name,
