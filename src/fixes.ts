@@ -190,20 +190,27 @@ export function fixPrs(id: FixId): string {
 export class Fixes {
   private readonly enabled: ReadonlySet<FixId>;
   /**
-   * Where a recording copy (`recording`) notes every switch the simulation reads. A run is a function
-   * of its scenario, seed and the switches it read: flipping one it never read gives the same run, which
-   * is how the differential oracle (src/fuzz/oracle.ts) skips flips that cannot matter.
+   * Where a recording copy (`recording`) notes every switch the simulation reads, with the virtual time
+   * of its first read. A run is a function of its scenario, seed and the switches it read, and it is the
+   * same run up to its first read of a switch: flipping one it never read gives the same run, and
+   * flipping one read only after a violation gives that violation again. That is how the differential
+   * oracle (src/fuzz/oracle.ts) skips flips that cannot matter.
    */
-  private readonly reads: Set<FixId> | undefined;
+  private readonly reads: Map<FixId, number> | undefined;
+  private readonly nowMs: () => number;
 
-  constructor(enabled: Iterable<FixId>, reads?: Set<FixId>) {
+  constructor(enabled: Iterable<FixId>, reads?: Map<FixId, number>, nowMs: () => number = () => 0) {
     this.enabled = new Set(enabled);
     this.reads = reads;
+    this.nowMs = nowMs;
   }
 
-  /** The same switches, noting into `reads` each one read through this object from now on. */
-  recording(reads: Set<FixId>): Fixes {
-    return new Fixes(this.enabled, reads);
+  /**
+   * The same switches, noting into `reads` each one read through this object from now on, with the
+   * virtual time (`nowMs`) of its first read.
+   */
+  recording(reads: Map<FixId, number>, nowMs: () => number): Fixes {
+    return new Fixes(this.enabled, reads, nowMs);
   }
 
   static all(): Fixes {
@@ -222,13 +229,14 @@ export class Fixes {
   }
 
   on(id: FixId): boolean {
-    this.reads?.add(id);
+    if (this.reads !== undefined && !this.reads.has(id)) this.reads.set(id, this.nowMs());
     return this.enabled.has(id);
   }
 
   /** Every switch counts as read: the caller saw the whole set. */
   private readAll(): void {
-    if (this.reads !== undefined) for (const id of FIX_IDS) this.reads.add(id);
+    if (this.reads === undefined) return;
+    for (const id of FIX_IDS) if (!this.reads.has(id)) this.reads.set(id, this.nowMs());
   }
 
   with(id: FixId, value: boolean): Fixes {

@@ -184,6 +184,8 @@ export function diffCommand(argv: ArgvOf<typeof diffBuilder>): number {
         maxEvents: facts.length,
         horizonMs: facts[facts.length - 1]?.atMs ?? 0,
         fixesRead: [],
+        fixesFirstReadMs: {},
+        firedDuringRunAtMs: {},
         violations,
         findings: [],
         facts,

@@ -131,7 +131,7 @@ function outcomeOf(
               return g.ok ? g.result : undefined;
             },
             scenario.seed,
-            r.fixesRead,
+            r,
           ).closedBy
         : null,
     wallMs: 0,

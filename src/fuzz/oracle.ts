@@ -26,16 +26,26 @@ export interface FlipRun {
   /** The switch's state in the flipped run. */
   readonly on: boolean;
   readonly fired: readonly InvariantId[];
-  /** The first run never read the switch, so the flip was not run: it is the same run (see `read`). */
+  /** The first run never read the switch, so the flip was not run: it is the same run (see `first`). */
   readonly unread?: true;
+  /**
+   * The first run read the switch only after every violation had fired, so the flip was not run: it is
+   * the same run up to that read, and fires them again (see `first`).
+   */
+  readonly readAfter?: true;
 }
+
+/** What the oracle needs of the first run to skip flips (RunResult's fields of the same names). */
+export type FirstRun = Pick<RunResult, 'fixesFirstReadMs' | 'firedDuringRunAtMs'>;
 
 /**
  * Runs `scenario` once per flippable switch, flipped from `fixes`, and reports for each invariant of
  * `fired` which flips close it. `run` is the runner (the fuzzer passes its guarded, bounded one); a run
- * that throws counts as closing nothing. `read`, the switches the first run read (RunResult.fixesRead),
- * spares the flips of the others: a run that never read a switch is the same run with it flipped, so
- * such a flip closes nothing.
+ * that throws counts as closing nothing. `first`, the first run's reads of the switches and the times
+ * its invariants fired, spares flips that cannot close anything. A run is a function of its scenario,
+ * seed and the switches it read, and the same run up to its first read of a switch: flipping a switch
+ * it never read gives the same run, and flipping one it first read after every invariant in `fired` had
+ * fired while the run went on (not in the end-of-run checks) fires them all again at the same times.
  */
 export function closingSwitches(
   scenario: Scenario,
@@ -43,7 +53,7 @@ export function closingSwitches(
   fired: readonly InvariantId[],
   run?: (s: Scenario, f: Fixes, stopOnceFired: readonly InvariantId[]) => RunResult | undefined,
   seed: number = scenario.seed,
-  read?: readonly FixId[],
+  first?: FirstRun,
 ): { closedBy: ClosedBy; flips: FlipRun[] } {
   // A flipped run only has to tell whether `fired` fire again: it may stop once they all have.
   const runOnce =
@@ -53,9 +63,16 @@ export function closingSwitches(
   const flips: FlipRun[] = [];
   for (const fix of flippableSwitches(fixes)) {
     const flipped = fixes.with(fix, !fixes.on(fix));
-    if (read !== undefined && !read.includes(fix)) {
-      flips.push({ fix, on: flipped.on(fix), fired, unread: true });
-      continue;
+    if (first !== undefined) {
+      const readAtMs = first.fixesFirstReadMs[fix];
+      if (readAtMs === undefined) {
+        flips.push({ fix, on: flipped.on(fix), fired, unread: true });
+        continue;
+      }
+      if (fired.every((id) => (first.firedDuringRunAtMs[id] ?? Number.POSITIVE_INFINITY) < readAtMs)) {
+        flips.push({ fix, on: flipped.on(fix), fired, readAfter: true });
+        continue;
+      }
     }
     const r = runOnce(scenario, flipped, fired);
     if (r === undefined) continue;

@@ -88,17 +88,27 @@ export interface RunResult {
    * run is a function of its scenario, seed and the switches it read.
    */
   readonly fixesRead: readonly FixId[];
+  /** The virtual time of the run's first read of each switch it read: the run is the same up to it. */
+  readonly fixesFirstReadMs: Readonly<Partial<Record<FixId, number>>>;
+  /**
+   * The virtual time at which each invariant first fired while the run went on (not in the end-of-run
+   * checks): a flip first read after it gives that violation again.
+   */
+  readonly firedDuringRunAtMs: Readonly<Partial<Record<InvariantId, number>>>;
 }
 
 export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   const seed = o.seed ?? scenario.seed;
-  const reads = new Set<FixId>();
+  const reads = new Map<FixId, number>();
+  // The world reads switches while it is built (at time 0), before `world` exists.
+  let clock: { readonly nowMs: number } = { nowMs: 0 };
   const world = new World({
     scenario,
     seed,
-    fixes: o.fixes.recording(reads),
+    fixes: o.fixes.recording(reads, () => clock.nowMs),
     elide: o.elide ?? elisionDefault(),
   });
+  clock = world.sim;
   const monitor = new InvariantMonitor(
     createCheckers({
       volumes: scenario.volumes.map((v) => ({ name: v.name, accessMode: v.accessMode })),
@@ -108,9 +118,14 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   );
   const facts: Fact[] | undefined = o.recordFacts === true ? [] : undefined;
   const hazards = new HazardTracker();
+  const firedDuringRunAtMs: Partial<Record<InvariantId, number>> = {};
+  let reported = 0;
   world.bus.subscribe((f) => {
     hazards.onFact(f);
     monitor.onFact(f);
+    if (monitor.count === reported) return;
+    for (const v of monitor.violations().slice(reported)) firedDuringRunAtMs[v.invariant] ??= world.sim.nowMs;
+    reported = monitor.count;
   });
   if (facts !== undefined) world.bus.subscribe((f) => facts.push(f));
   const stopSet = o.stopOnceFired;
@@ -147,6 +162,10 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     findings: all.filter((v) => isFinding(v.invariant)),
     facts,
     fixesRead: FIX_IDS.filter((id) => reads.has(id)),
+    fixesFirstReadMs: Object.fromEntries(
+      FIX_IDS.flatMap((id) => (reads.has(id) ? [[id, reads.get(id)]] : [])),
+    ),
+    firedDuringRunAtMs,
   };
 }
 

@@ -34,9 +34,10 @@ describe('the fix switches a run read', () => {
     expect(flippedSome).toBeGreaterThan(200);
   }, 300_000);
 
-  it('let the oracle skip the other flips with the same closing switches', () => {
+  it('let the oracle skip the other flips, and those read only after the violations, with the same closing switches', () => {
     let failing = 0;
     let skipped = 0;
+    let readAfter = 0;
     for (const fixes of [Fixes.all(), Fixes.none()]) {
       for (const scenario of scenariosOfCases(
         6,
@@ -47,14 +48,16 @@ describe('the fix switches a run read', () => {
         if (fired.length === 0) continue;
         failing++;
         const every = closingSwitches(scenario, fixes, fired);
-        const spared = closingSwitches(scenario, fixes, fired, undefined, scenario.seed, r.fixesRead);
+        const spared = closingSwitches(scenario, fixes, fired, undefined, scenario.seed, r);
         expect(spared.closedBy).toEqual(every.closedBy);
         skipped += spared.flips.filter((f) => f.unread === true).length;
+        readAfter += spared.flips.filter((f) => f.readAfter === true).length;
       }
     }
     expect(failing).toBeGreaterThan(20);
     // The point of it: many flips are never run.
     expect(skipped).toBeGreaterThan(failing);
+    expect(readAfter).toBeGreaterThan(5);
   }, 300_000);
 
   it('are recorded by reading, not by holding: a run reads pod-worker-lifecycle, a bare cluster no volume fix', () => {

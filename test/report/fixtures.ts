@@ -79,6 +79,8 @@ export function sampleResult(over: Partial<RunResult> = {}): RunResult {
     outcome: 'idle',
     complete: true,
     fixesRead: [],
+    fixesFirstReadMs: {},
+    firedDuringRunAtMs: {},
     maxEvents: 2_000_000,
     horizonMs: 3000,
     violations: [violation],
