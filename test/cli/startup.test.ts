@@ -3,7 +3,7 @@
 // libraries: each command's work is imported when it runs. Checked by the modules Node resolves, not by
 // timing (the bench measures cli.startMs).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,10 +13,13 @@ const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'podrace-startup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// The hooks run on Node's loader thread: a write to standard error from there can be lost when the CLI
+// exits right after its last import, so each resolution is appended to a file, synchronously.
 const hooks = join(dir, 'hooks.mjs');
 writeFileSync(
   hooks,
-  `export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) process.stderr.write('LOAD ' + r.url + '\\n'); return r; }\n`,
+  `import { appendFileSync } from 'node:fs';\n` +
+    `export async function resolve(s, c, next) { const r = await next(s, c); if (r.url.startsWith('file:')) appendFileSync(process.env.PODRACE_LOAD_LOG, r.url + '\\n'); return r; }\n`,
 );
 const register = join(dir, 'register.mjs');
 writeFileSync(
@@ -24,15 +27,19 @@ writeFileSync(
   `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
 );
 
+let calls = 0;
 function loaded(args: string[]): string[] {
-  const r = spawnSync(process.execPath, ['--import', register, join(root, 'dist', 'cli.js'), ...args], {
+  const log = join(dir, `loaded-${calls++}.txt`);
+  writeFileSync(log, '');
+  spawnSync(process.execPath, ['--import', register, join(root, 'dist', 'cli.js'), ...args], {
     cwd: root,
     encoding: 'utf8',
+    env: { ...process.env, PODRACE_LOAD_LOG: log },
   });
-  return r.stderr
+  return readFileSync(log, 'utf8')
     .split('\n')
-    .filter((l) => l.startsWith('LOAD '))
-    .map((l) => l.slice('LOAD '.length).replace(pathToFileURL(root).href, ''));
+    .filter((l) => l.startsWith('file:'))
+    .map((l) => l.replace(pathToFileURL(root).href, ''));
 }
 
 /** The simulator, the fuzzer, the reports and the YAML / schema libraries; not the two constant modules. */
