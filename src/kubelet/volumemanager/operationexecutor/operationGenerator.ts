@@ -68,6 +68,27 @@ export class OperationGenerator {
     );
   }
 
+  /** Simulator addition: a pod's volume was set up (mounted or mapped) for it. */
+  publishVolumeSetUp(volumeToMount: VolumeToMount): void {
+    this.publish({
+      kind: 'volumeSetUp',
+      uid: volumeToMount.pod.metadata.uid,
+      pod: volumeToMount.pod.metadata.name,
+      volume: volumeToMount.volumeName,
+    });
+  }
+
+  /** Simulator addition: a pod's volume was torn down (unmounted or unmapped), or that failed with `err`. */
+  publishVolumeTearDown(volumeToUnmount: MountedVolume, err: GoError | undefined): void {
+    this.publish({
+      kind: 'volumeTearDown',
+      uid: volumeToUnmount.podUID,
+      pod: volumeToUnmount.podDisplayName ?? volumeToUnmount.podUID,
+      volume: volumeToUnmount.volumeName,
+      ok: err === undefined,
+    });
+  }
+
   /** Whether PR #100183's uncertain marking is in the code. */
   get markUncertainOnFailure(): boolean {
     return this.opts.fixes.on('unmount-device-uncertain');
@@ -278,17 +299,26 @@ function* mountVolumeOp(
     // On failure, return error. Caller will log and retry.
     return volumeToMountError(volumeToMount, 'MountVolume.SetUp failed', mountErr);
   }
-  og.publish({
-    kind: 'volumeSetUp',
-    uid: podUID,
-    pod: volumeToMount.pod.metadata.name,
-    volume: volumeToMount.volumeName,
-  });
+  og.publishVolumeSetUp(volumeToMount);
   const markVolMountedErr = asw.markVolumeAsMounted(markOpts);
   if (markVolMountedErr !== undefined) {
     return volumeToMountError(volumeToMount, 'MountVolume.MarkVolumeAsMounted failed', markVolMountedErr);
   }
   return undefined;
+}
+
+/** A mounted volume's options for markVolumeMountAsUncertain (PR #100183's uncertain marking). */
+export function uncertainMountOpts(v: MountedVolume): MarkVolumeOpts {
+  return {
+    podName: v.podName,
+    podUID: v.podUID,
+    volumeName: v.volumeName,
+    outerVolumeSpecName: v.outerVolumeSpecName,
+    volumeGidVolume: v.volumeGidValue,
+    volumeSpec: v.volumeSpec,
+    volumeMountState: VolumeMountUncertain,
+    podDisplayName: v.podDisplayName,
+  };
 }
 
 /** GenerateUnmountVolumeFunc's operation (hoisted: no generator closure per operation). */
@@ -300,26 +330,11 @@ function* unmountVolumeOp(
 ): Co<GoError | undefined> {
   // Execute unmount
   const unmountErr = yield* volumeUnmounter.tearDown();
-  og.publish({
-    kind: 'volumeTearDown',
-    uid: volumeToUnmount.podUID,
-    pod: volumeToUnmount.podDisplayName ?? volumeToUnmount.podUID,
-    volume: volumeToUnmount.volumeName,
-    ok: unmountErr === undefined,
-  });
+  og.publishVolumeTearDown(volumeToUnmount, unmountErr);
   if (unmountErr !== undefined) {
     if (og.markUncertainOnFailure) {
       // Mark the volume as uncertain, so SetUp is called for new pods. Teardown may be already in progress.
-      asw.markVolumeMountAsUncertain({
-        podName: volumeToUnmount.podName,
-        podUID: volumeToUnmount.podUID,
-        volumeName: volumeToUnmount.volumeName,
-        outerVolumeSpecName: volumeToUnmount.outerVolumeSpecName,
-        volumeGidVolume: volumeToUnmount.volumeGidValue,
-        volumeSpec: volumeToUnmount.volumeSpec,
-        volumeMountState: VolumeMountUncertain,
-        podDisplayName: volumeToUnmount.podDisplayName,
-      });
+      asw.markVolumeMountAsUncertain(uncertainMountOpts(volumeToUnmount));
     }
     // On failure, return error. Caller will log and retry.
     return mountedVolumeError(volumeToUnmount, 'UnmountVolume.TearDown failed', unmountErr);

@@ -21,11 +21,10 @@ import {
   type MountedVolume,
   mountedVolumeError,
   VolumeMounted,
-  VolumeMountUncertain,
   type VolumeToMount,
   volumeToMountError,
 } from './operationExecutor.js';
-import type { Generated, OperationGenerator } from './operationGenerator.js';
+import { type Generated, type OperationGenerator, uncertainMountOpts } from './operationGenerator.js';
 
 /** GenerateMapVolumeFunc: WaitForAttach, SetUpDevice unless globally mapped, MapPodDevice. */
 export function generateMapVolumeFunc(
@@ -141,12 +140,7 @@ function* mapVolumeOp(
     og.markVolumeErrorState(volumeToMount, markVolumeOpts, new UncertainProgressError(err.message), asw);
     return err;
   }
-  og.publish({
-    kind: 'volumeSetUp',
-    uid: podUID,
-    pod: volumeToMount.pod.metadata.name,
-    volume: volumeToMount.volumeName,
-  });
+  og.publishVolumeSetUp(volumeToMount);
   const markVolMountedErr = asw.markVolumeAsMounted(markVolumeOpts);
   if (markVolMountedErr !== undefined) {
     return volumeToMountError(volumeToMount, 'MapVolume.MarkVolumeAsMounted failed', markVolMountedErr);
@@ -164,29 +158,13 @@ function* unmapVolumeOp(
   if (og.markUncertainOnFailure) {
     // Mark the device as uncertain to make sure kubelet calls UnmapDevice again in all the "return err"
     // cases below and in case kubelet restarts.
-    const markVolumeOpts: MarkVolumeOpts = {
-      podName: volumeToUnmount.podName,
-      podUID: volumeToUnmount.podUID,
-      volumeName: volumeToUnmount.volumeName,
-      outerVolumeSpecName: volumeToUnmount.outerVolumeSpecName,
-      volumeGidVolume: volumeToUnmount.volumeGidValue,
-      volumeSpec: volumeToUnmount.volumeSpec,
-      volumeMountState: VolumeMountUncertain,
-      podDisplayName: volumeToUnmount.podDisplayName,
-    };
-    const e = asw.markVolumeMountAsUncertain(markVolumeOpts);
+    const e = asw.markVolumeMountAsUncertain(uncertainMountOpts(volumeToUnmount));
     if (e !== undefined)
       return mountedVolumeError(volumeToUnmount, 'UnmapVolume.MarkDeviceAsUncertain failed', e);
   }
   // Call UnmapPodDevice if blockVolumeUnmapper implements CustomBlockVolumeUnmapper
   const unmapErr = yield* blockVolumeUnmapper.unmapPodDevice();
-  og.publish({
-    kind: 'volumeTearDown',
-    uid: volumeToUnmount.podUID,
-    pod: volumeToUnmount.podDisplayName ?? volumeToUnmount.podUID,
-    volume: volumeToUnmount.volumeName,
-    ok: unmapErr === undefined,
-  });
+  og.publishVolumeTearDown(volumeToUnmount, unmapErr);
   if (unmapErr !== undefined) {
     return mountedVolumeError(volumeToUnmount, 'UnmapVolume.UnmapPodDevice failed', unmapErr);
   }
