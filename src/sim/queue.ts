@@ -54,6 +54,12 @@ export class EventQueue {
     return this.count + this.laneCount;
   }
 
+  /** The earliest entry's time, or +Infinity when the queue is empty (the run loop's one read per event). */
+  nextTimeMs(): number {
+    if (this.laneCount > 0) return this.laneTimeMs;
+    return this.count > 0 ? (this.timeMs[0] as number) : Number.POSITIVE_INFINITY;
+  }
+
   peekTimeMs(): number {
     if (this.laneCount > 0) return this.laneTimeMs;
     assert(this.count > 0, 'peek on an empty queue');

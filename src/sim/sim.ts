@@ -400,9 +400,9 @@ export class Sim {
     const horizonMs = bounds.horizonMs;
     const maxEvents = bounds.maxEvents;
     for (;;) {
-      if (queue.size === 0) return 'idle';
+      const timeMs = queue.nextTimeMs();
+      if (timeMs === Number.POSITIVE_INFINITY) return 'idle';
       if (this.stopRequested) return 'stopped';
-      const timeMs = queue.peekTimeMs();
       if (timeMs > horizonMs) return 'horizon';
       if (this.events >= maxEvents) return 'max-events';
       const target = queue.pop();
@@ -418,15 +418,15 @@ export class Sim {
     const parked = this.parked;
     for (;;) {
       // A parked loop's round at its deadline is real: it joins the queue before the events after it.
-      if (parked.count > 0 && parked.minDueMs !== Number.POSITIVE_INFINITY) {
-        if (queue.size === 0) parked.materialiseDue(Number.POSITIVE_INFINITY, 0);
-        else if (parked.minDueMs <= queue.peekTimeMs())
-          parked.materialiseDue(queue.peekTimeMs(), queue.peekTie());
+      let timeMs = queue.nextTimeMs();
+      if (parked.count > 0 && parked.minDueMs !== Number.POSITIVE_INFINITY && parked.minDueMs <= timeMs) {
+        if (timeMs === Number.POSITIVE_INFINITY) parked.materialiseDue(Number.POSITIVE_INFINITY, 0);
+        else parked.materialiseDue(timeMs, queue.peekTie());
+        timeMs = queue.nextTimeMs();
       }
       // Only parked loops left: in the plain run they would poll, idle, until the horizon.
-      if (queue.size === 0) return parked.count > 0 ? 'horizon' : 'idle';
+      if (timeMs === Number.POSITIVE_INFINITY) return parked.count > 0 ? 'horizon' : 'idle';
       if (this.stopRequested) return 'stopped';
-      const timeMs = queue.peekTimeMs();
       if (timeMs > bounds.horizonMs) return 'horizon';
       if (this.events >= bounds.maxEvents) return 'max-events';
       // The idle rounds that the plain run would fire before this event are skipped here.
