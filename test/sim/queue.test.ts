@@ -114,8 +114,9 @@ describe('EventQueue', () => {
           if (model.length > 0) {
             const least = [...model].sort((a, b) => a.t - b.t || a.k - b.k || a.s - b.s)[0];
             expect(q.peekTimeMs()).toBe(least?.t);
+            expect(q.nextTimeMs()).toBe(least?.t);
             expect(q.peekTie()).toBe(least?.k);
-          }
+          } else expect(q.nextTimeMs()).toBe(Number.POSITIVE_INFINITY);
         }
         while (model.length > 0) {
           const want = popModel();
@@ -123,6 +124,7 @@ describe('EventQueue', () => {
           expect(q.poppedArg).toBe(want);
         }
         expect(q.size).toBe(0);
+        expect(q.nextTimeMs()).toBe(Number.POSITIVE_INFINITY);
       }),
       { numRuns: 300 },
     );
