@@ -1,7 +1,10 @@
 // Fuzz throughput as users get it: the built campaign (dist/, what `podrace fuzz` runs) on default-size
 // cases against the fixed kubelet: in this thread with and without the differential oracle, with 2
 // worker threads, and the machine's own ceiling for two threads (two independent processes at once), so
-// the pool's scaling reads against what the cores can give. A section of `npm run bench`; never asserts.
+// the pool's scaling reads against what the cores can give. Each worker thread is a V8 isolate that
+// compiles the simulator for itself on V8's background threads while it warms up (several seconds of
+// CPU), so the pool's first cases compete with that work for the cores: the second half of the
+// campaign and the cores each campaign kept busy show it. A section of `npm run bench`; never asserts.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,6 +57,10 @@ function processesAtOnce(runs: readonly { seed: number; cases: number; workers: 
 export async function benchFuzz(): Promise<BenchSection> {
   const { campaign, fixes } = await built();
   const run = async (workers: number, cases: number, oracle: boolean) => {
+    // When the second half of the cases started and ended (chunks finish in any order with threads).
+    let halfAtMs = 0;
+    let halfDone = 0;
+    const cpuStart = process.cpuUsage();
     const start = nowMs();
     const report = await campaign.runCampaign({
       seed: SEED,
@@ -62,13 +69,23 @@ export async function benchFuzz(): Promise<BenchSection> {
       workers,
       shrink: 0,
       oracle,
+      onChunk: (done) => {
+        if (halfAtMs === 0 && done >= cases / 2) {
+          halfAtMs = nowMs();
+          halfDone = done;
+        }
+      },
     });
     const wallMs = nowMs() - start;
+    const cpu = process.cpuUsage(cpuStart);
     const virtualMs = report.results.reduce((t, r) => t + r.virtualTimeMs, 0);
     const events = report.results.reduce((t, r) => t + r.events, 0);
     return {
       threads: report.threads,
       casesPerSec: (report.results.length * 1000) / wallMs,
+      casesPerSecSecondHalf: ((report.results.length - halfDone) * 1000) / Math.max(1, start + wallMs - halfAtMs),
+      // CPU of the whole process (V8's compiler and GC threads too) per wall second.
+      coresUsed: (cpu.user + cpu.system) / 1000 / wallMs,
       compression: virtualMs / wallMs,
       eventsPerCase: events / Math.max(1, report.results.length),
       virtualSPerCase: virtualMs / 1000 / Math.max(1, report.results.length),
@@ -93,7 +110,8 @@ export async function benchFuzz(): Promise<BenchSection> {
     lines: [
       `1 thread, ${CASES} cases:        ${r1(one.casesPerSec)} cases/s with the oracle, ${r1(bare.casesPerSec)} without; compression ${Math.round(one.compression)}x (${Math.round(bare.compression)}x without)`,
       `1 thread, ${CASES_PARALLEL} cases:       ${r1(oneLong.casesPerSec)} cases/s`,
-      `2 worker threads, ${CASES_PARALLEL} cases: ${r1(two.casesPerSec)} cases/s (${r2(two.casesPerSec / oneLong.casesPerSec)}x one thread, ${two.threads} threads)`,
+      `2 worker threads, ${CASES_PARALLEL} cases: ${r1(two.casesPerSec)} cases/s (${r2(two.casesPerSec / oneLong.casesPerSec)}x one thread, ${two.threads} threads); second half ${r2(two.casesPerSecSecondHalf / oneLong.casesPerSecSecondHalf)}x`,
+      `cores busy:                  ${r2(oneLong.coresUsed)} for 1 thread, ${r2(two.coresUsed)} for 2 (V8's compiler and GC threads count: a cold thread's JIT needs a core too)`,
       `machine ceiling for 2:       ${r2(ceiling)}x (two independent podrace fuzz processes at once vs one, same total)`,
       `a case: ${Math.round(one.eventsPerCase)} events, ${r1(one.virtualSPerCase)} s of virtual time on average`,
     ],
@@ -105,6 +123,9 @@ export async function benchFuzz(): Promise<BenchSection> {
       casesPerSec1Long: r1(oneLong.casesPerSec),
       casesPerSec2: r1(two.casesPerSec),
       speedup2: r2(two.casesPerSec / oneLong.casesPerSec),
+      speedup2SecondHalf: r2(two.casesPerSecSecondHalf / oneLong.casesPerSecSecondHalf),
+      coresUsed1: r2(oneLong.coresUsed),
+      coresUsed2: r2(two.coresUsed),
       machineCeiling2: r2(ceiling),
       compression: Math.round(one.compression),
       compressionNoOracle: Math.round(bare.compression),
