@@ -8,9 +8,9 @@ export const CASE_MAX_EVENTS = 500_000;
 export const DEFAULT_SHRINK_RUNS = 400;
 
 /**
- * The largest campaign (`--runs`): generating case i costs i cheap RNG jumps (about 0.3 us each), so
- * case indices are bounded, and one bound holds everywhere: every case a campaign runs is one a path
- * may name.
+ * The largest campaign (`--runs`): replaying case i from its path costs i cheap RNG jumps (about 0.5 us
+ * each; a campaign resumes its stream, src/fuzz/caseStream.ts), so case indices are bounded, and one
+ * bound holds everywhere: every case a campaign runs is one a path may name.
  */
 export const MAX_RUNS = 10_000_000;
 /** The largest case index a path may name (the last case of the largest campaign). */

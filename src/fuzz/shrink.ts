@@ -12,6 +12,7 @@ import type { InvariantId } from '../invariants/types.js';
 import { type RunResult, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 import { scenarioArbitrary } from './arbitraries.js';
+import { CaseStream } from './caseStream.js';
 import { CASE_MAX_EVENTS, DEFAULT_SHRINK_RUNS, MAX_CASE_INDEX } from './limits.js';
 
 export { CASE_MAX_EVENTS, DEFAULT_SHRINK_RUNS, MAX_CASE_INDEX, MAX_RUNS } from './limits.js';
@@ -59,19 +60,25 @@ export function scenarioAt(seed: number, path: string): Scenario {
   return { ...value, name: caseName(seed, path) };
 }
 
+/** This thread's stream of cases (src/fuzz/caseStream.ts): chunks asked in ascending order resume it. */
+let stream: CaseStream<Scenario> | undefined;
+
 /**
- * The scenarios of cases `indices` (ascending) of campaign seed S, named after their case. One pass of
- * fast-check's generator over [first, last]: the cost of reaching case i is i cheap RNG jumps.
+ * The scenarios of cases `indices` (ascending) of campaign seed S, named after their case: fast-check's
+ * values for paths "i". Reaching case i costs a jump per case since the last call's first case (a new
+ * seed, or an earlier case, starts again from case 0): linear in a campaign, not quadratic.
  */
 export function scenariosOfCases(seed: number, indices: readonly number[]): Scenario[] {
   const first = indices[0];
-  const last = indices[indices.length - 1];
-  if (first === undefined || last === undefined) return [];
-  const values = fc.sample(scenarioArbitrary, { seed, path: String(first), numRuns: last - first + 1 });
+  if (first === undefined) return [];
+  if (stream === undefined || stream.seed !== seed || first < stream.nextIndex)
+    stream = new CaseStream(scenarioArbitrary, seed);
+  const s = stream;
+  let previous = -1;
   return indices.map((i) => {
-    const value = values[i - first];
-    if (value === undefined) throw new Error(`no fuzz case ${i} at seed ${seed}`);
-    return { ...value, name: caseName(seed, String(i)) };
+    if (!(i > previous)) throw new Error(`case indices must ascend, got ${i} after ${previous}`);
+    previous = i;
+    return { ...s.valueAt(i), name: caseName(seed, String(i)) };
   });
 }
 

@@ -83,7 +83,8 @@ export async function benchFuzz(): Promise<BenchSection> {
     return {
       threads: report.threads,
       casesPerSec: (report.results.length * 1000) / wallMs,
-      casesPerSecSecondHalf: ((report.results.length - halfDone) * 1000) / Math.max(1, start + wallMs - halfAtMs),
+      casesPerSecSecondHalf:
+        ((report.results.length - halfDone) * 1000) / Math.max(1, start + wallMs - halfAtMs),
       // CPU of the whole process (V8's compiler and GC threads too) per wall second.
       coresUsed: (cpu.user + cpu.system) / 1000 / wallMs,
       compression: virtualMs / wallMs,
