@@ -14,12 +14,17 @@ import { toTimelineHtml } from '../../src/report/timelineHtml.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
 
-/** This file's temporary folders, removed when it ends (the suite checks that nothing is left). */
-const temp = mkdtempSync(join(tmpdir(), 'podrace-html-'));
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
-
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
+
+/**
+ * This file's temporary folders, removed when it ends (the suite checks that nothing is left). Made only
+ * where the tests run: vitest runs no hook of a file whose tests are all skipped.
+ */
+const temp = haveChromium ? mkdtempSync(join(tmpdir(), 'podrace-html-')) : undefined;
+afterAll(() => {
+  if (temp !== undefined) rmSync(temp, { recursive: true, force: true });
+});
 if (!haveChromium) {
   process.stdout.write(
     `SKIPPED test/report/timelineBrowser.test.ts: ${CHROMIUM} not found (apt-get install chromium; .ci/run does)\n`,
@@ -35,16 +40,14 @@ interface Box {
   readonly height: number;
 }
 
-describe.skipIf(!haveChromium)('the HTML timeline in Chromium', () => {
+describe.skipIf(temp === undefined)('the HTML timeline in Chromium', () => {
+  // vitest collects a skipped suite too: nothing here may touch the disk before a hook.
   const result = runScenario(loadScenarioFile('scenarios/fc-kubelet-restart-reconstruct-procmounts.yaml'), {
     fixes: Fixes.none(),
     recordFacts: true,
   });
-  const dir = mkdtempSync(join(temp, 'html-'));
-  const file = join(dir, 'timeline.html');
-  writeFileSync(file, toTimelineHtml(result));
-  const url = pathToFileURL(file).href;
   const lastViolation = result.violations.length - 1;
+  let url = '';
 
   let browser: Browser;
   let page: Page;
@@ -52,6 +55,9 @@ describe.skipIf(!haveChromium)('the HTML timeline in Chromium', () => {
   const requests: string[] = [];
 
   beforeAll(async () => {
+    const file = join(mkdtempSync(join(temp ?? tmpdir(), 'html-')), 'timeline.html');
+    writeFileSync(file, toTimelineHtml(result));
+    url = pathToFileURL(file).href;
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox'] });
     page = await browser.newPage({ viewport: VIEWPORT });
