@@ -120,7 +120,7 @@ export function mainBuilder(y: Argv) {
     .option('workers', {
       type: 'string',
       requiresArg: true,
-      describe: 'worker threads (default: up to 4 CPUs)',
+      describe: 'worker threads (default: one per 2,000 cases, up to 4 CPUs)',
     })
     .options(elideOption)
     .example('$0 main --runs 20 --workers 1', 'a shorter npm start');

@@ -25,6 +25,7 @@ import {
   replayCommand,
   type SummaryLine,
 } from '../fuzz/campaignJson.js';
+import { defaultWorkerCount } from '../fuzz/pool.js';
 import { checkPath, MAX_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { resultToJson } from '../report/json.js';
@@ -555,13 +556,14 @@ export function replayCli(argv: ArgvOf<typeof replayBuilder>): number {
 
 export async function mainCommand(argv: ArgvOf<typeof mainBuilder>): Promise<number> {
   const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
+  const runs = runsOption(argv.runs);
   return await mainJob(
     {
       seed: seedOption(argv.seed),
-      runs: runsOption(argv.runs),
+      runs,
       workers:
         argv.workers === undefined
-          ? Math.min(4, availableParallelism())
+          ? defaultWorkerCount(runs, availableParallelism())
           : positiveIntOption(argv.workers, '--workers'),
       color,
     },

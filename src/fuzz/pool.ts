@@ -65,6 +65,21 @@ export interface PoolResult {
   readonly threads: number;
 }
 
+/**
+ * Cases a worker thread must have before it pays: each thread is a V8 isolate that compiles the simulator
+ * afresh, and its first thousand or two cases run while V8 does (docs/fuzzing.md, "When workers pay").
+ */
+export const CASES_PER_WORKER_MIN = 2000;
+
+/**
+ * The worker threads to use when the user named none (`podrace main`): one per CASES_PER_WORKER_MIN
+ * cases, at most `cpus` and 4, and at least 1 (this thread). `npm start`'s 60 cases run in this thread,
+ * already warm from verifying the bundled scenarios: two cold workers took 4.0-4.2 s against 2.2 s.
+ */
+export function defaultWorkerCount(cases: number, cpus: number): number {
+  return Math.max(1, Math.min(4, cpus, Math.floor(cases / CASES_PER_WORKER_MIN)));
+}
+
 /** worker.js beside this module when this is the built code, else null (run in this thread). */
 export function defaultWorkerUrl(): URL | null {
   const here = import.meta.url;
