@@ -11,7 +11,28 @@ export function buildParser(argv: readonly string[], setExit: (code: number) => 
   const parser = configureGlobal(yargs([...argv]));
   refuseRepeatedFlags(parser, argv);
   registerAllCommands(parser, setExit);
+  skipHelpCache(parser);
   return parser;
+}
+
+/** The part of yargs' usage instance that `skipHelpCache` replaces (yargs 18, build/lib/usage.js). */
+interface YargsUsage {
+  cacheHelpMessage?: unknown;
+}
+
+/**
+ * yargs renders the running command's whole help as soon as its handler starts (command.js calls
+ * usage.cacheHelpMessage, so that a later showHelp prints that command's help), which costs 17 ms of a
+ * `list` and 36 ms of a `run`. podrace never shows help after a handler has started: its failures are
+ * InputErrors (one line, exit 2), and `help COMMAND` parses afresh. The usage instance is the same object
+ * for the parser's life (reset returns it), so the replacement holds across commands.
+ */
+function skipHelpCache(parser: Argv): void {
+  const internal = (
+    parser as unknown as { getInternalMethods?: () => { getUsageInstance?: () => YargsUsage } }
+  ).getInternalMethods;
+  const usage = internal?.call(parser).getUsageInstance?.();
+  if (usage !== undefined && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
 /** Name, usage, global options and the failure handler (every bad command line is an InputError, exit 2). */
