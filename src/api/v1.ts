@@ -115,11 +115,6 @@ export interface NodeStatus {
   readonly volumesInUse: readonly UniqueVolumeName[];
   /** Written by the attach/detach controller's node status updater. */
   readonly volumesAttached: readonly AttachedVolume[];
-  /**
-   * The Ready condition's lastHeartbeatTime: when the kubelet last posted the node's status. The node
-   * lifecycle controller turns Ready to Unknown once it is older than node-monitor-grace-period.
-   */
-  readonly lastHeartbeatMs: number;
 }
 
 /** A v1.Node object as the API server stores it and watches deliver it (a snapshot, never mutated). */

@@ -1,6 +1,6 @@
 // The API server: pods (with graceful deletion, force deletion and the kubelet's final delete), nodes
-// (status posted by the kubelet: heartbeat and volumesInUse; volumesAttached patched by the attach/detach
-// controller), mirror pods (created and deleted by each kubelet for its static pods), watches delivered
+// (volumesInUse patched by the kubelet, volumesAttached by the attach/detach controller) and their
+// Leases (renewed by each kubelet), mirror pods (created and deleted by each kubelet for its static pods), watches delivered
 // to each node's kubelet and to the controllers after a small seeded delay, in order, and the
 // controllers' client.
 import { GoError, StatusError } from '../api/errors.js';
@@ -86,6 +86,8 @@ export class APIServer {
   private readonly podWatchers: PodWatcher[] = [];
   private readonly nodeWatchers: NodeWatcher[] = [];
   private readonly nodes = new Map<string, Node>();
+  /** kube-node-lease: each node's Lease spec.renewTime (the node lifecycle controller's health probe). */
+  private readonly leaseRenewTimesMs = new Map<string, number>();
   /**
    * Mirror pods, apart from `pods`: the node's watch delivers them, but no controller, user action or
    * invariant takes them for pods of their own (allPods, podsOnNode and getPodByUID never list them).
@@ -103,12 +105,15 @@ export class APIServer {
     private readonly publish: (fact: Fact) => void,
   ) {}
 
-  /** The node registers (its kubelet posts a first status): Ready from now. */
+  /** The node registers (its kubelet posts a first status and creates its Lease): Ready from now. */
   addNode(name: string): void {
-    this.nodes.set(name, {
-      metadata: { name },
-      status: { volumesInUse: [], volumesAttached: [], lastHeartbeatMs: this.sim.nowMs },
-    });
+    this.nodes.set(name, { metadata: { name }, status: { volumesInUse: [], volumesAttached: [] } });
+    this.leaseRenewTimesMs.set(name, this.sim.nowMs);
+  }
+
+  /** The node's Lease renewTime (undefined: no such node), as the node lifecycle controller reads it. */
+  nodeLeaseRenewTimeMs(nodeName: string): number | undefined {
+    return this.leaseRenewTimesMs.get(nodeName);
   }
 
   // ---- user-facing (kubectl) ----
@@ -518,8 +523,10 @@ export class APIServer {
       patchPodStatus: (uid: UID, status: PodStatus) => this.kubeletPatchPodStatus(uid, status),
       deletePod: (namespace: string, name: string, uidPrecondition: UID) =>
         this.kubeletDeletePod(namespace, name, uidPrecondition),
-      updateNodeStatus: (node: string, volumesInUse: readonly UniqueVolumeName[] | undefined) =>
-        this.kubeletUpdateNodeStatus(node, volumesInUse),
+      getNode: (node: string) => this.getNode(node),
+      patchNodeStatus: (node: string, volumesInUse: readonly UniqueVolumeName[]) =>
+        this.kubeletPatchNodeStatus(node, volumesInUse),
+      renewLease: (node: string, renewTimeMs: number) => this.renewLease(node, renewTimeMs),
       createMirrorPod: (pod: Pod) => this.kubeletCreateMirrorPod(pod),
       deleteMirrorPod: (namespace: string, name: string, uid: UID | undefined) =>
         this.kubeletDeleteMirrorPod(namespace, name, uid),
@@ -572,19 +579,22 @@ export class APIServer {
     return undefined;
   }
 
-  private *kubeletUpdateNodeStatus(
-    node: string,
-    volumesInUse: readonly UniqueVolumeName[] | undefined,
-  ): Co<GoError | undefined> {
+  /** nodeutil.PatchNodeStatus from the kubelet: its status (here volumesInUse); the updated node. */
+  private *kubeletPatchNodeStatus(node: string, volumesInUse: readonly UniqueVolumeName[]): Co<Node> {
     yield* this.latency();
-    if (volumesInUse === undefined) {
-      this.updateNodeStatus(node, { lastHeartbeatMs: this.sim.nowMs });
-      return undefined;
-    }
     const sorted = [...volumesInUse].sort();
-    this.updateNodeStatus(node, { lastHeartbeatMs: this.sim.nowMs, volumesInUse: sorted });
+    this.updateNodeStatus(node, { volumesInUse: sorted });
     this.publish({ kind: 'nodeVolumesInUse', atMs: this.sim.nowMs, node, volumes: sorted });
-    return undefined;
+    return this.getNode(node);
+  }
+
+  /**
+   * The kubelet's lease controller renews the node's Lease: only the node lifecycle controller reads it
+   * (no node watcher sees it), so it is a field set at the renewal's time.
+   */
+  private renewLease(node: string, renewTimeMs: number): void {
+    if (!this.leaseRenewTimesMs.has(node)) throw new AssertionError(`lease of unknown node ${node}`);
+    this.leaseRenewTimesMs.set(node, renewTimeMs);
   }
 
   private *kubeletCreateMirrorPod(pod: Pod): Co<GoError | undefined> {

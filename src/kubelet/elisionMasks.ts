@@ -28,5 +28,5 @@ export const WRITES_POD_WORKER = WRITES_QUEUE | WRITES_STATUS | WRITES_RUNTIME;
  * changes): the pod workers' work (QUEUE), statuses (housekeeping), the runtime and cgroups.
  */
 export const WRITES_SYNC_LOOP = WRITES_QUEUE | WRITES_STATUS | WRITES_RUNTIME;
-/** Nothing a loop of the node reads: the API node object's heartbeat and volumesInUse. */
+/** Nothing a loop of the node reads: the API node object (volumesInUse) and the node Lease. */
 export const WRITES_NONE = 0;

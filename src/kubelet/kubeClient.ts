@@ -1,6 +1,6 @@
 // What the kubelet asks of the API server (a narrow clientset). Every call takes virtual time.
 import type { GoError } from '../api/errors.js';
-import type { AttachedVolume, Pod, PodStatus, UID, UniqueVolumeName } from '../api/v1.js';
+import type { AttachedVolume, Node, Pod, PodStatus, UID, UniqueVolumeName } from '../api/v1.js';
 import type { Co } from '../sim/index.js';
 
 export type { AttachedVolume };
@@ -12,13 +12,17 @@ export interface KubeClient {
   /** Pods(ns).Delete with GracePeriodSeconds 0 and a UID precondition: the final delete of the kubelet. */
   deletePod(namespace: string, name: string, uidPrecondition: UID): Co<GoError | undefined>;
   /**
-   * The kubelet's node status update: a heartbeat (the Ready condition), with volumesInUse unless the
-   * VolumesInUse setter leaves the field alone (undefined: the volume manager has not synced yet).
+   * Nodes().Get of the kubelet's own node, served from the API server's cache (tryUpdateNodeStatus asks
+   * for that on its first try); its round trip is not modelled.
    */
-  updateNodeStatus(
-    nodeName: string,
-    volumesInUse: readonly UniqueVolumeName[] | undefined,
-  ): Co<GoError | undefined>;
+  getNode(nodeName: string): Node;
+  /** nodeutil.PatchNodeStatus with the node's volumesInUse; the updated node. */
+  patchNodeStatus(nodeName: string, volumesInUse: readonly UniqueVolumeName[]): Co<Node>;
+  /**
+   * The node lease controller's renewal of the node's Lease (its round trip is not modelled: the Lease is
+   * read only by the node lifecycle controller, against a 40 s grace period).
+   */
+  renewLease(nodeName: string, renewTimeMs: number): void;
   /** node.status.volumesAttached, as the attach/detach controller wrote it (read from the informer cache). */
   getVolumesAttached(nodeName: string): readonly AttachedVolume[];
   /** Pods(ns).Create of a mirror pod; a StatusError AlreadyExists if the name is taken. */

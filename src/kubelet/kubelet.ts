@@ -35,16 +35,10 @@ import {
 import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
 import { Cache } from './container/cache.js';
-import {
-  WRITES_NONE,
-  WRITES_PODS,
-  WRITES_QUEUE,
-  WRITES_RUNTIME,
-  WRITES_SYNC_LOOP,
-  WRITES_VOLUMES,
-} from './elisionMasks.js';
+import { WRITES_NONE, WRITES_PODS, WRITES_QUEUE, WRITES_RUNTIME, WRITES_SYNC_LOOP } from './elisionMasks.js';
 import type { KubeClient } from './kubeClient.js';
 import { syncMirrorPod } from './kubeletMirrorPods.js';
+import { NodeStatusReporter } from './kubeletNodeStatus.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
 import { convertPodStatusToRunningPod, KubeGenericRuntimeManager } from './kuberuntime/kuberuntimeManager.js';
 import { LegacyKubelet } from './legacy/kubeletLegacy.js';
@@ -63,7 +57,6 @@ export const housekeepingPeriodMs = 2000;
 export const syncLoopPeriodMs = 1000; // syncCh ticker: time.NewTicker(time.Second)
 export const backOffPeriodMs = 10_000;
 export const resyncIntervalMs = 60_000; // kubeCfg.SyncFrequency default 1m
-export const nodeStatusUpdateFrequencyMs = 10_000;
 export const containerGCPeriodMs = 60_000; // ContainerGCPeriod
 
 /** A coroutine step that performs no effect (keeps a `*` handler a generator). */
@@ -249,8 +242,12 @@ export class Kubelet {
     // What handling an update, a PLEG event or a tick changes besides the pod set and the pod workers'
     // lifecycle (both touched where they change): src/kubelet/elisionMasks.ts.
     this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group).writeMask = WRITES_SYNC_LOOP;
-    // The heartbeat changes nothing a loop of this node reads (reportedInUse is touched when it changes).
-    this.sim.spawn(`${this.nodeName}/nodeStatus`, this.syncNodeStatusLoop(), this.group).writeMask =
+    // Node status and the Lease change nothing a loop of this node reads (reportedInUse is touched where
+    // it changes).
+    const nodeStatus = new NodeStatusReporter(this.sim, this.nodeName, this.kubeClient, this.volumeManager);
+    this.sim.spawn(`${this.nodeName}/nodeStatus`, nodeStatus.syncNodeStatusLoop(), this.group).writeMask =
+      WRITES_NONE;
+    this.sim.spawn(`${this.nodeName}/nodeLease`, nodeStatus.leaseControllerLoop(), this.group).writeMask =
       WRITES_NONE;
     this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group).writeMask =
       WRITES_RUNTIME;
@@ -760,25 +757,7 @@ export class Kubelet {
     return this.legacy?.podIsTerminated(pod) ?? false;
   }
 
-  // ---- node status and GC ----
-
-  /**
-   * syncNodeStatus every 10 s: post the node's status (the heartbeat the node lifecycle controller
-   * watches) with volumesInUse, then mark them reported (kubelet_node_status.go). The VolumesInUse
-   * setter only overwrites the field once the reconciler has synced its states, so a restarted kubelet
-   * does not report an empty list before reconstruction; the heartbeat is posted either way.
-   */
-  private *syncNodeStatusLoop(): Co<void> {
-    for (;;) {
-      const inUse = this.volumeManager.reconcilerStatesHasBeenSynced()
-        ? this.volumeManager.getVolumesInUse()
-        : undefined;
-      const err = yield* this.kubeClient.updateNodeStatus(this.nodeName, inUse);
-      if (err === undefined && inUse !== undefined && this.volumeManager.markVolumesAsReportedInUse(inUse))
-        this.sim.touch(WRITES_VOLUMES);
-      yield* sleep(nodeStatusUpdateFrequencyMs);
-    }
-  }
+  // ---- GC ----
 
   private *containerGCLoop(): Co<void> {
     for (;;) {

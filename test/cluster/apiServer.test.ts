@@ -78,7 +78,7 @@ describe('APIServer controller informers and node status', () => {
     ]);
   });
 
-  it('failNodeStatusUpdates fails the next patches of volumesAttached; node watchers see the heartbeat and the patch that succeeds', () => {
+  it('failNodeStatusUpdates fails the next patches of volumesAttached; node watchers see the patch that succeeds and the kubelet volumesInUse patch, not a Lease renewal', () => {
     const sim = new Sim(1);
     const api = new APIServer(sim, sim.rng.fork('apiserver'), () => {});
     api.addNode('node-a');
@@ -87,7 +87,7 @@ describe('APIServer controller informers and node status', () => {
       'adc',
       (type, n) =>
         seen.push(
-          `${type} ${n.status.volumesAttached.map((v) => v.name).join(',')} ${n.status.lastHeartbeatMs}`,
+          `${type} ${n.status.volumesAttached.map((v) => v.name).join(',')} ${n.status.volumesInUse.join(',')}`,
         ),
       () => seen.push('SYNCED'),
     );
@@ -102,17 +102,18 @@ describe('APIServer controller informers and node status', () => {
           results.push(
             (yield* client.patchNodeVolumesAttached('node-a', [{ name: 'lun-1', devicePath: '' }]))?.message,
           );
-        yield* kubeClient.updateNodeStatus('node-a', undefined);
+        kubeClient.renewLease('node-a', sim.nowMs);
+        yield* kubeClient.patchNodeStatus('node-a', ['lun-1']);
       })(),
     );
     sim.run({ horizonMs: 10_000, maxEvents: 10_000 });
     expect(results[0]).toContain('etcdserver: request timed out');
     expect(results[1]).toContain('etcdserver: request timed out');
     expect(results[2]).toBeUndefined();
-    const heartbeat = api.getNode('node-a').status.lastHeartbeatMs;
-    expect(heartbeat).toBeGreaterThan(0);
-    expect(seen).toEqual(['ADDED  0', 'SYNCED', 'MODIFIED lun-1 0', `MODIFIED lun-1 ${heartbeat}`]);
-    expect(api.getNode('node-a').status.volumesInUse).toEqual([]);
+    const renewed = api.nodeLeaseRenewTimeMs('node-a');
+    expect(renewed).toBeGreaterThan(0);
+    expect(seen).toEqual(['ADDED  ', 'SYNCED', 'MODIFIED lun-1 ', 'MODIFIED lun-1 lun-1']);
+    expect(api.getNode('node-a').status.volumesInUse).toEqual(['lun-1']);
   });
 });
 

@@ -13,7 +13,6 @@ import type { Fixes } from '../../fixes.js';
 import type { Sim } from '../../sim/index.js';
 import { NestedPendingOperations } from '../../volume/util/nestedPendingOperations.js';
 import type { ControllerClient, NodeWatchHandler, WatchHandler } from '../apiServer.js';
-import { isNodeReady } from '../nodeLifecycle.js';
 import { ActualStateOfWorld, AttachStateAttached } from './actualStateOfWorld.js';
 import { DesiredStateOfWorld } from './desiredStateOfWorld.js';
 import { DesiredStateOfWorldPopulator, type PodLister } from './desiredStateOfWorldPopulator.js';
@@ -61,6 +60,11 @@ export interface AttachDetachControllerAPI {
     writeMask?: number,
   ): void;
   controllerClient(name: string): ControllerClient;
+  /**
+   * The node's Lease renewTime: what the node lifecycle controller turns into the node's Ready
+   * condition (src/cluster/nodeLifecycle.ts), which the controller reads through its node informer.
+   */
+  nodeLeaseRenewTimeMs(nodeName: string): number | undefined;
 }
 
 export interface AttachDetachControllerOptions {
@@ -123,6 +127,7 @@ export class AttachDetachController {
       recorder: o.recorder ?? { eventf: () => {} },
       fixes: o.fixes,
       nodeLister,
+      nodeLeaseRenewTimeMs: (name) => o.api.nodeLeaseRenewTimeMs(name),
       now,
       publish: o.publish,
       sim: o.sim,
@@ -177,19 +182,14 @@ export class AttachDetachController {
       CONTROLLER_NAME,
       (type, node) => {
         if (type === 'DELETED') return; // node deletion is not modelled
-        // A heartbeat changes the informer's cache (ADC_WRITES_NODE_CACHE). The reconciler reads a node
-        // there only as its Ready condition, whose expiry it already holds as a deadline: it must be woken
-        // only if Ready flips, or if the update changed the desired or actual state.
-        const before = this.nodes.get(node.metadata.name);
-        const wasReady = before !== undefined && isNodeReady(before, this.o.sim.nowMs);
+        // A status patch changes the informer's cache (ADC_WRITES_NODE_CACHE). The reconciler reads a
+        // node only as its Ready condition (from the Lease, whose expiry it holds as a deadline): it must
+        // be woken only if the update changed the desired or actual state.
         const versions = this.desiredStateOfWorld.version + this.actualStateOfWorld.version;
         this.nodes.set(node.metadata.name, node);
         if (type === 'ADDED') this.nodeAdd(node);
         else this.nodeUpdate(node);
-        if (
-          wasReady !== isNodeReady(node, this.o.sim.nowMs) ||
-          versions !== this.desiredStateOfWorld.version + this.actualStateOfWorld.version
-        )
+        if (versions !== this.desiredStateOfWorld.version + this.actualStateOfWorld.version)
           this.o.sim.touch(ADC_WRITES_STATE);
       },
       () => {

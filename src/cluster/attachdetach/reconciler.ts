@@ -45,6 +45,8 @@ export interface ReconcilerOptions {
   readonly fixes: Fixes;
   /** The node informer's lister (PR #110721's nodeIsHealthy reads the node's Ready condition there). */
   readonly nodeLister: (name: string) => Node | undefined;
+  /** The node's Lease renewTime, from which the node lifecycle controller derives Ready. */
+  readonly nodeLeaseRenewTimeMs: (name: string) => number | undefined;
   readonly now: () => number;
   readonly publish: (fact: Fact) => void;
   /** The kernel, for the elision of idle passes (src/sim/elision.ts); without it, plain sleeps. */
@@ -295,9 +297,10 @@ export class Reconciler {
   /** PR #110721's nodeIsHealthy: the node's Ready condition, from the node informer; unknown is unhealthy. */
   private nodeIsHealthy(nodeName: string): boolean {
     const node = this.o.nodeLister(nodeName);
-    if (node === undefined) return false;
-    // Ready turns Unknown when the heartbeat is too old: a deadline of this pass (src/sim/elision.ts).
-    this.o.sim?.noteDeadline(node.status.lastHeartbeatMs + nodeMonitorGracePeriodMs);
-    return isNodeReady(node, this.o.now());
+    const renewTimeMs = this.o.nodeLeaseRenewTimeMs(nodeName);
+    if (node === undefined || renewTimeMs === undefined) return false;
+    // Ready turns Unknown when the Lease is too old: a deadline of this pass (src/sim/elision.ts).
+    this.o.sim?.noteDeadline(renewTimeMs + nodeMonitorGracePeriodMs);
+    return isNodeReady(renewTimeMs, this.o.now());
   }
 }

@@ -1,4 +1,4 @@
-// The attach/detach controller in the world: its informers, the node heartbeat, volumesInUse from node
+// The attach/detach controller in the world: its informers, Ready from the node Lease, volumesInUse from node
 // status updates, and the force-detach rules of release-1.23 and PR #110721, end to end through facts.
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../../src/facts.js';
@@ -52,7 +52,7 @@ describe('attach/detach controller in the world', () => {
     expect(detached).toMatchObject([{ node: 'node-a', volume: 'lun-1', forced: true }]);
     const p1Gone = factsOf('apiPodDeleted', r123.facts).find((f) => f.pod === 'p1');
     expect(detached[0]?.atMs).toBeGreaterThan((p1Gone?.atMs ?? 0) + 6 * 60_000 - 5_000);
-    // node-a stayed healthy: its kubelet posted status all along.
+    // node-a stayed healthy: its kubelet renewed the node's Lease all along.
     expect(factsOf('kubeletStopped', r123.facts)).toEqual([]);
     expect(factsOf('volumeAttached', r123.facts).map((f) => f.node)).toEqual(['node-a', 'node-b']);
     expect(firedInvariants(r123)).toEqual(['multi-node-mount']);
@@ -65,7 +65,7 @@ describe('attach/detach controller in the world', () => {
     expect(firedInvariants(r125)).toEqual([]);
   });
 
-  it('PR #110721 still force-detaches from a node whose kubelet stopped posting status (NotReady)', () => {
+  it('PR #110721 still force-detaches from a node whose kubelet stopped renewing its Lease (NotReady)', () => {
     const s = scenario(
       '  - at: 0s\n    createPod: {pod: p1, node: node-a, containers: 1, volumes: [lun-1]}\n' +
         '  - at: 20s\n    restartKubelet: {node: node-a, downFor: 9m}\n' +

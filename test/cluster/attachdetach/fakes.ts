@@ -220,6 +220,7 @@ export class Harness {
     const client = this.api.controllerClient('attachdetach-controller');
     const now = (): number => this.sim.nowMs;
     const nodeLister = (name: string) => this.api.findNode(name);
+    const nodeLeaseRenewTimeMs = (name: string) => this.api.nodeLeaseRenewTimeMs(name);
     this.dsw = new DesiredStateOfWorld(this.volumePluginMgr);
     this.asw = new ActualStateOfWorld(this.volumePluginMgr, now);
     this.ad = new OperationExecutor(
@@ -246,6 +247,7 @@ export class Harness {
       recorder: this.recorder,
       fixes: o.fixes ?? Fixes.of('1.23'),
       nodeLister,
+      nodeLeaseRenewTimeMs,
       now,
       publish,
     });

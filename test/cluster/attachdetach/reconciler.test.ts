@@ -645,7 +645,7 @@ describe('simulator checks of the ported reconciler', () => {
   }
 
   it('release-1.23 force-detaches a volume still mounted on a healthy node once maxWaitForUnmountDuration passed', () => {
-    // The node is registered on the API server with a fresh heartbeat: Ready for node-monitor-grace-period.
+    // The node is registered on the API server with a fresh Lease: Ready for node-monitor-grace-period.
     const h = new Harness({ nodes: ['node-a'], fixes: Fixes.of('1.23') });
     attachThenDelete(h, 'node-a');
     h.sleep(200);
@@ -662,7 +662,7 @@ describe('simulator checks of the ported reconciler', () => {
     h.sleep(30_000);
     expect(h.asw.getAttachState(volumeName, 'node-a')).toBe('Attached');
     expect(h.factsOf('volumeDetachStarted')).toEqual([]);
-    // The node registered at 0 and never posted status again: NotReady from 40 s on.
+    // The node registered at 0 and its Lease was never renewed: NotReady from 40 s on.
     h.sleep(10_100);
     expect(h.asw.getAttachState(volumeName, 'node-a')).toBe('Detached');
     const started = h.factsOf('volumeDetachStarted');
