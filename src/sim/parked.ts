@@ -38,8 +38,21 @@ export interface Parked {
 export class ParkedLoops {
   private readonly entries: Parked[] = [];
   count = 0;
-  /** No virtual round is due before this time (a lower bound; the fast path of advance). */
+  /**
+   * No virtual round of an eager entry is due before this time (a lower bound; the fast path of advance).
+   * A loop without a hook is lazy: skipping its rounds changes nothing but its nextMs, which is only read
+   * when it wakes (unpark, materialiseDue), so advance leaves it and those bring it up to date. The
+   * volume managers' and the controller's 100 ms reconcilers are lazy, so most events skip advance.
+   */
   private minMs = Number.POSITIVE_INFINITY;
+  /**
+   * Where a lazy loop's skipped rounds end: the instant of the last advance, and the largest tie of the
+   * events advance ran before at that instant. Ties within an instant are not popped in increasing order
+   * (a wake-up at the current instant may have a smaller tie than the event that made it), and the plain
+   * run has popped a round of that instant as soon as any event with a larger tie was popped.
+   */
+  private keyTimeMs = Number.NEGATIVE_INFINITY;
+  private keyTie = 0;
   /** No due round comes before this time (a lower bound). */
   minDueMs = Number.POSITIVE_INFINITY;
 
@@ -81,10 +94,18 @@ export class ParkedLoops {
 
   /** @internal Skips every virtual round the plain run pops before the event with key (timeMs, tie). */
   advance(timeMs: number, tie: number): void {
+    if (timeMs !== this.keyTimeMs) {
+      this.keyTimeMs = timeMs;
+      this.keyTie = tie;
+    } else if (tie > this.keyTie) this.keyTie = tie;
     if (timeMs < this.minMs) return;
     let min = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.count; ) {
       const e = this.entries[i] as Parked;
+      if (isLazy(e)) {
+        i++;
+        continue;
+      }
       // Most entries have no round due yet (a ticker at rest is at stage 0): nothing to skip.
       if (e.nextMs > timeMs) {
         if (e.nextMs < min) min = e.nextMs;
@@ -152,7 +173,7 @@ export class ParkedLoops {
       if (!this.sees(e, domain, mask)) {
         p.parkedAt = kept;
         this.entries[kept++] = e;
-        if (e.nextMs < min) min = e.nextMs;
+        if (e.nextMs < min && !isLazy(e)) min = e.nextMs;
         if (e.dueMs < minDue) minDue = e.dueMs;
         continue;
       }
@@ -160,6 +181,9 @@ export class ParkedLoops {
       // A killed process leaves the set as its group dies (ProcessGroup.kill): a parked one is blocked.
       assert(p.state === 'blocked', 'a parked process that is not blocked');
       assert(e.stage === 0, 'unpark of a ticker between its fire and its handling');
+      // The rounds a lazy loop skipped: those the plain run pops before the current event. A loop that
+      // parked after the last advance has its next round after the current event already.
+      if (isLazy(e)) this.advanceLoop(e, this.keyTimeMs, this.keyTie);
       // Blocked with no pending event: its next round is the event the plain run has pending.
       sim.pushProcess(p, e.nextMs, p.gen);
     }
@@ -178,7 +202,7 @@ export class ParkedLoops {
     assert(p.parkedAt < 0, `${p.name} is parked twice`);
     p.parkedAt = this.count;
     this.entries[this.count++] = e;
-    if (e.nextMs < this.minMs) this.minMs = e.nextMs;
+    if (e.nextMs < this.minMs && !isLazy(e)) this.minMs = e.nextMs;
     if (e.dueMs < this.minDueMs) this.minDueMs = e.dueMs;
   }
 
@@ -239,4 +263,9 @@ export class ParkedLoops {
     sim.pushProcess(ticker, timeMs + e.periodMs, ticker.gen);
     (e.ch as Chan<number>).trySend(timeMs);
   }
+}
+
+/** A loop without a hook: its skipped rounds are counted when it wakes, not as they pass (minMs). */
+function isLazy(e: Parked): boolean {
+  return e.kind === KIND_LOOP && e.hook === undefined;
 }
