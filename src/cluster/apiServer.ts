@@ -1,8 +1,8 @@
 // The API server: pods (with graceful deletion, force deletion and the kubelet's final delete), nodes
 // (volumesInUse patched by the kubelet, volumesAttached by the attach/detach controller) and their
-// Leases (renewed by each kubelet), mirror pods (created and deleted by each kubelet for its static pods), watches delivered
-// to each node's kubelet and to the controllers after a small seeded delay, in order, and the
-// controllers' client.
+// Leases (renewed by each kubelet), mirror pods (created and deleted by each kubelet for its static
+// pods), watches delivered to each node's kubelet and to the controllers after a small seeded delay, in
+// order, and the controllers' client.
 import { GoError, StatusError } from '../api/errors.js';
 import {
   type AttachedVolume,
