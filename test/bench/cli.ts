@@ -1,5 +1,5 @@
-// CLI start-up: wall time of a spawned `node dist/cli.js` for --help, `list fixes` and a small run, best
-// of 5 spawns each. A section of `npm run bench`; it measures, it never asserts.
+// CLI start-up: wall time of a spawned `node dist/cli.js` (the bundle of scripts/bundle.mjs) for --help,
+// `list fixes` and a small run, best of 5 spawns each. A section of `npm run bench`; it measures, it never asserts.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type BenchSection, nowMs } from './measure.js';

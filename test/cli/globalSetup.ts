@@ -1,8 +1,9 @@
-// Builds dist/ once before the CLI tests spawn the real binary, so they never run a stale build. It calls
-// tsc through node directly, not npm: npm needs a home directory, and the suite must pass as a user
+// Builds dist/ once before the CLI tests spawn the real binary, so they never run a stale build: tsc, then
+// the bundle the CLI runs (scripts/bundle.mjs), as `npm run build` does. It calls both through node
+// directly, not npm: npm needs a home directory, and the suite must pass as a user
 // without one. A read-only checkout keeps the dist/ it has.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { isWritable } from '../checkout.js';
@@ -23,5 +24,5 @@ export default function setup(): void {
     cwd: root,
     stdio: 'inherit',
   });
-  chmodSync(join(root, 'dist', 'cli.js'), 0o755);
+  execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'inherit' });
 }
