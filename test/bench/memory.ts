@@ -1,11 +1,15 @@
 // Memory and scale: the RSS of a long campaign (the simulator's cases run in chunks in this process, their
-// results dropped: what the simulator keeps, not what a campaign's summary keeps), and pods on one node
+// results dropped: what the simulator keeps, not what a campaign's summary keeps) and its live heap after
+// a full GC at every tenth (RSS also moves as V8 sizes its generations; a leak shows in the live heap),
+// and pods on one node
 // over 10 virtual minutes (test/bench/podScale.ts): events, wall time and peak RSS per size, each size in
 // a child process. A section of `npm run bench`; it measures, it never asserts.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type * as FixesModule from '../../src/fixes.js';
 import type * as Campaign from '../../src/fuzz/campaign.js';
 import { type BenchSection, nowMs } from './measure.js';
@@ -36,6 +40,7 @@ async function campaignMemory(): Promise<{
   heapStartMB: number;
   heapEndMB: number;
   rssMB: number[];
+  liveHeapMB: number[];
 }> {
   const file = (rel: string): string => pathToFileURL(join(root, 'dist', rel)).href;
   if (!existsSync(join(root, 'dist', 'fuzz', 'campaign.js')))
@@ -47,6 +52,15 @@ async function campaignMemory(): Promise<{
     setup,
     Array.from({ length: CHUNK }, (_, i) => i),
   ); // warm-up
+  // A full GC on demand without starting node with --expose-gc: the flag exposes gc() to contexts made
+  // after it is set. Called only between chunks, at every tenth, so it costs the campaign 11 full GCs.
+  setFlagsFromString('--expose-gc');
+  const fullGc = runInNewContext('gc') as () => void;
+  const liveMB = (): number => {
+    fullGc();
+    return Math.round(process.memoryUsage().heapUsed / 1024 / 102.4) / 10;
+  };
+  const liveHeapMB: number[] = [liveMB()];
   const start = process.memoryUsage();
   const rssMB: number[] = [mb(start.rss)];
   const every = Math.max(CHUNK, Math.floor(CAMPAIGN_CASES / 10 / CHUNK) * CHUNK);
@@ -56,7 +70,10 @@ async function campaignMemory(): Promise<{
       setup,
       Array.from({ length: n }, (_, i) => first + i),
     );
-    if ((first + n) % every === 0) rssMB.push(mb(process.memoryUsage().rss));
+    if ((first + n) % every === 0) {
+      rssMB.push(mb(process.memoryUsage().rss));
+      liveHeapMB.push(liveMB());
+    }
   }
   const end = process.memoryUsage();
   return {
@@ -66,6 +83,7 @@ async function campaignMemory(): Promise<{
     heapStartMB: mb(start.heapUsed),
     heapEndMB: mb(end.heapUsed),
     rssMB,
+    liveHeapMB,
   };
 }
 
@@ -84,7 +102,7 @@ export async function benchMemory(): Promise<BenchSection> {
   const campaignSec = (nowMs() - start) / 1000;
   const rows = POD_SIZES.map(podRun);
   const lines = [
-    `campaign of ${c.cases} default cases (seed ${SEED}, results dropped, ${campaignSec.toFixed(0)} s, ${Math.round(c.cases / campaignSec)} cases/s): RSS ${c.rssStartMB} MB at the start, ${c.rssEndMB} MB at the end (every tenth: ${c.rssMB.join(' ')}); heap used ${c.heapStartMB} -> ${c.heapEndMB} MB`,
+    `campaign of ${c.cases} default cases (seed ${SEED}, results dropped, ${campaignSec.toFixed(0)} s, ${Math.round(c.cases / campaignSec)} cases/s): RSS ${c.rssStartMB} MB at the start, ${c.rssEndMB} MB at the end (every tenth: ${c.rssMB.join(' ')}); heap used ${c.heapStartMB} -> ${c.heapEndMB} MB; live heap after a full GC, every tenth: ${c.liveHeapMB.join(' ')} MB`,
     `pods on one node over 10 virtual minutes (built code, a child process per size):`,
     `${'pods'.padStart(8)}${'events'.padStart(12)}${'wall'.padStart(10)}${'cpu'.padStart(10)}${'ms/pod'.padStart(9)}${'peak RSS'.padStart(11)}`,
     ...rows.map(
