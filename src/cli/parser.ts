@@ -6,6 +6,7 @@ import { registerCommands } from './commands.js';
 import { InputError } from './errors.js';
 import { commandNames } from './introspect.js';
 import { refuseRepeatedFlags } from './repeatedFlags.js';
+import { podraceVersion } from './version.js';
 
 export function buildParser(argv: readonly string[], setExit: (code: number) => void): Argv {
   const parser = configureGlobal(yargs([...argv]));
@@ -35,7 +36,14 @@ function skipHelpCache(parser: Argv): void {
   if (usage !== undefined && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
-/** Name, usage, global options and the failure handler (every bad command line is an InputError, exit 2). */
+/**
+ * Name, usage, global options and the failure handler (every bad command line is an InputError, exit 2).
+ * The version and the locale are podrace's, not what yargs would find: its own --version looks for a
+ * package.json above the node_modules it was loaded from, and bundled (scripts/bundle.mjs) there is none
+ * (it found the working directory's, or printed "unknown"); and it would translate its headings and
+ * errors by LANG from locale files beside its modules, which the bundle does not carry, while podrace's
+ * own messages are English.
+ */
 export function configureGlobal(parser: Argv): Argv {
   return parser
     .scriptName('podrace')
@@ -46,6 +54,8 @@ export function configureGlobal(parser: Argv): Argv {
       type: 'boolean',
       describe: 'colour the output (default: when stdout is a TTY; NO_COLOR and FORCE_COLOR are honoured)',
     })
+    .version(podraceVersion())
+    .locale('en')
     .help('help')
     .alias('help', 'h')
     .demandCommand(1, 'Name a command; `npx podrace --help` lists them.')

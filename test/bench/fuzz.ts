@@ -15,6 +15,8 @@ import { type BenchSection, nowMs } from './measure.js';
 
 /** Cases of the in-thread measurements (after a warm-up campaign of the same size). */
 const CASES = 600;
+/** Rounds of the in-thread measurements: each figure is its best round. */
+const ROUNDS = 3;
 /** Cases of the two-thread measurements: enough that starting the threads is a small part. */
 const CASES_PARALLEL = 6000;
 const SEED = 1;
@@ -93,8 +95,16 @@ export async function benchFuzz(): Promise<BenchSection> {
     };
   };
   await run(1, CASES, true); // warm-up
-  const one = await run(1, CASES, true);
-  const bare = await run(1, CASES, false);
+  // Best of ROUNDS, round-robin as the kernel's figures are (measure.ts): on a shared machine a single
+  // second-long sample measures the neighbours as much as the simulator.
+  let one = await run(1, CASES, true);
+  let bare = await run(1, CASES, false);
+  for (let round = 1; round < ROUNDS; round++) {
+    const o = await run(1, CASES, true);
+    if (o.casesPerSec > one.casesPerSec) one = o;
+    const b = await run(1, CASES, false);
+    if (b.casesPerSec > bare.casesPerSec) bare = b;
+  }
   const oneLong = await run(1, CASES_PARALLEL, true);
   const two = await run(2, CASES_PARALLEL, true);
   // The machine's ceiling: one process, then two independent ones with half the cases each.
@@ -112,7 +122,7 @@ export async function benchFuzz(): Promise<BenchSection> {
   return {
     title: `fuzz: default cases, seed ${SEED}, fixed kubelet (built code)`,
     lines: [
-      `1 thread, ${CASES} cases:        ${r1(one.casesPerSec)} cases/s with the oracle, ${r1(bare.casesPerSec)} without; compression ${Math.round(one.compression)}x (${Math.round(bare.compression)}x without)`,
+      `1 thread, ${CASES} cases (best of ${ROUNDS}): ${r1(one.casesPerSec)} cases/s with the oracle, ${r1(bare.casesPerSec)} without; compression ${Math.round(one.compression)}x (${Math.round(bare.compression)}x without)`,
       `1 thread, ${CASES_PARALLEL} cases:       ${r1(oneLong.casesPerSec)} cases/s`,
       `2 worker threads, ${CASES_PARALLEL} cases: ${r1(two.casesPerSec)} cases/s (${r2(two.casesPerSec / oneLong.casesPerSec)}x one thread, ${two.threads} threads); second half ${r2(two.casesPerSecSecondHalf / oneLong.casesPerSecSecondHalf)}x`,
       `cores busy:                  ${r2(oneLong.coresUsed)} for 1 thread, ${r2(two.coresUsed)} for 2 (V8's compiler and GC threads count: a cold thread's JIT needs a core too)`,
