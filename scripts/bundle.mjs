@@ -37,8 +37,10 @@ const result = await build({
   banner: {
     js: "import { createRequire as __podraceCreateRequire } from 'node:module'; const require = __podraceCreateRequire(import.meta.url);",
   },
-  // Not minified: an internal error's stack keeps podrace's and upstream's function names.
+  // Not minified: an internal error's stack keeps podrace's and upstream's function names. The source
+  // maps (read only under `node --enable-source-maps`) turn its chunk lines back into src/ lines.
   minify: false,
+  sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
 });
