@@ -61,6 +61,31 @@ export function pathWithinBase(path: string, base: string): boolean {
 
 export class FileTree {
   private readonly nodes = new Map<string, FsNode>([['/', { type: 'dir' }]]);
+  /**
+   * The names directly below each directory that has any: readDir and removeAll walk a directory's own
+   * entries, not every path of the node (the pod volume scans of housekeeping and of the status manager's
+   * reclaim check ran over the whole tree).
+   */
+  private readonly children = new Map<string, Set<string>>();
+
+  /** Records `n` (normalized, not '/') under its parent directory. */
+  private link(n: string): void {
+    const i = n.lastIndexOf('/');
+    const parent = i <= 0 ? '/' : n.slice(0, i);
+    const names = this.children.get(parent);
+    if (names === undefined) this.children.set(parent, new Set([n.slice(i + 1)]));
+    else names.add(n.slice(i + 1));
+  }
+
+  /** Forgets `n` (normalized, not '/') under its parent directory. */
+  private unlink(n: string): void {
+    const i = n.lastIndexOf('/');
+    const parent = i <= 0 ? '/' : n.slice(0, i);
+    const names = this.children.get(parent);
+    if (names === undefined) return;
+    names.delete(n.slice(i + 1));
+    if (names.size === 0) this.children.delete(parent);
+  }
 
   get(path: string): FsNode | undefined {
     return this.nodes.get(normalize(path));
@@ -84,14 +109,17 @@ export class FileTree {
     }
     this.mkdirAll(dirname(n));
     this.nodes.set(n, { type: 'dir' });
+    this.link(n);
   }
 
   /** os.WriteFile (creates or truncates; the parent must exist). */
   writeFile(path: string, content: string): void {
     const n = normalize(path);
     if (!this.isDir(dirname(n))) throw new FsError('ENOENT', n, 'open');
-    if (this.isDir(n)) throw new FsError('EISDIR', n, 'open');
+    const node = this.nodes.get(n);
+    if (node?.type === 'dir') throw new FsError('EISDIR', n, 'open');
     this.nodes.set(n, { type: 'file', content });
+    if (node === undefined) this.link(n);
   }
 
   readFile(path: string): string {
@@ -105,13 +133,8 @@ export class FileTree {
   readDir(path: string): string[] {
     const n = normalize(path);
     if (!this.isDir(n)) throw new FsError('ENOENT', n, 'open');
-    const prefix = n === '/' ? '/' : `${n}/`;
-    const out: string[] = [];
-    for (const p of this.nodes.keys()) {
-      if (p !== n && p.startsWith(prefix) && !p.slice(prefix.length).includes('/'))
-        out.push(p.slice(prefix.length));
-    }
-    return out.sort();
+    const names = this.children.get(n);
+    return names === undefined ? [] : [...names].sort();
   }
 
   /** os.Remove: a file or an empty directory. The caller checks for mount points (EBUSY). */
@@ -119,14 +142,31 @@ export class FileTree {
     const n = normalize(path);
     const node = this.nodes.get(n);
     if (node === undefined) throw new FsError('ENOENT', n, 'remove');
-    if (node.type === 'dir' && this.readDir(n).length > 0) throw new FsError('ENOTEMPTY', n, 'remove');
+    if (node.type === 'dir' && this.children.has(n)) throw new FsError('ENOTEMPTY', n, 'remove');
+    if (n === '/') return; // the root stays, as os.Remove("/") of an empty root leaves a root
     this.nodes.delete(n);
+    this.unlink(n);
   }
 
   /** os.RemoveAll (no error if missing). The caller checks for mount points below it. */
   removeAll(path: string): void {
     const n = normalize(path);
-    for (const p of [...this.nodes.keys()]) if (p !== '/' && pathWithinBase(p, n)) this.nodes.delete(p);
+    this.deleteBelow(n);
+    if (n === '/') return; // everything below the root goes; the root stays
+    if (this.nodes.delete(n)) this.unlink(n);
+  }
+
+  /** Deletes every path strictly below directory `n` (normalized). */
+  private deleteBelow(n: string): void {
+    const names = this.children.get(n);
+    if (names === undefined) return;
+    this.children.delete(n);
+    const prefix = n === '/' ? '/' : `${n}/`;
+    for (const name of names) {
+      const p = prefix + name;
+      this.deleteBelow(p);
+      this.nodes.delete(p);
+    }
   }
 
   /** Every path in the tree (for tests and traces). */
