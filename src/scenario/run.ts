@@ -162,11 +162,22 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     findings: all.filter((v) => isFinding(v.invariant)),
     facts,
     fixesRead: FIX_IDS.filter((id) => reads.has(id)),
-    fixesFirstReadMs: Object.fromEntries(
-      FIX_IDS.flatMap((id) => (reads.has(id) ? [[id, reads.get(id)]] : [])),
-    ),
+    fixesFirstReadMs: firstReadsInFixOrder(reads),
     firedDuringRunAtMs,
   };
+}
+
+/**
+ * The switches' first reads keyed in FIX_IDS order (a loop: Object.fromEntries of a flatMap was 0.6% of a
+ * campaign's profile, paid by every run).
+ */
+function firstReadsInFixOrder(reads: ReadonlyMap<FixId, number>): Partial<Record<FixId, number>> {
+  const out: Partial<Record<FixId, number>> = {};
+  for (const id of FIX_IDS) {
+    const ms = reads.get(id);
+    if (ms !== undefined) out[id] = ms;
+  }
+  return out;
 }
 
 /** The distinct invariant IDs that fired, in the table's order (findings are not violations). */
