@@ -5,7 +5,15 @@
 // libraries, because each command's work is a chunk imported when it runs. Which source modules a loaded
 // file holds comes from the bundle's metafile (dist/bin/meta.json).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -80,6 +88,27 @@ describe('CLI start', () => {
     );
     const bisect = loaded(['run', 'scenarios/pod-deleted-before-start.yaml', '--quiet', '--bisect']);
     expect(bisect).toContain('src/fuzz/oracle.ts');
+  });
+
+  it('builds without esbuild too: the build passes, says why, and leaves dist/ as tsc made it', () => {
+    // A checkout without node_modules/esbuild (npm ci --omit=optional drops its binary the same way).
+    const bare = mkdtempSync(join(tmpdir(), 'podrace-nobundle-'));
+    try {
+      mkdirSync(join(bare, 'scripts'));
+      mkdirSync(join(bare, 'dist'));
+      writeFileSync(join(bare, 'dist', 'cli.js'), '// tsc\n');
+      copyFileSync(join(root, 'scripts', 'bundle.mjs'), join(bare, 'scripts', 'bundle.mjs'));
+      const r = spawnSync(process.execPath, [join(bare, 'scripts', 'bundle.mjs')], {
+        cwd: bare,
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(0);
+      expect(r.stderr).toMatch(/^podrace build: esbuild is not usable here \(.+\); the CLI stays unbundled/);
+      expect(readdirSync(join(bare, 'dist'))).toEqual(['cli.js']);
+      expect(readFileSync(join(bare, 'dist', 'cli.js'), 'utf8')).toBe('// tsc\n');
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
   });
 
   it('is bundled: a run reads a few dozen files at most, and every one of them is the bundle', () => {
