@@ -70,20 +70,18 @@ export class FileTree {
 
   /** Records `n` (normalized, not '/') under its parent directory. */
   private link(n: string): void {
-    const i = n.lastIndexOf('/');
-    const parent = i <= 0 ? '/' : n.slice(0, i);
+    const parent = dirname(n);
     const names = this.children.get(parent);
-    if (names === undefined) this.children.set(parent, new Set([n.slice(i + 1)]));
-    else names.add(n.slice(i + 1));
+    if (names === undefined) this.children.set(parent, new Set([basename(n)]));
+    else names.add(basename(n));
   }
 
   /** Forgets `n` (normalized, not '/') under its parent directory. */
   private unlink(n: string): void {
-    const i = n.lastIndexOf('/');
-    const parent = i <= 0 ? '/' : n.slice(0, i);
+    const parent = dirname(n);
     const names = this.children.get(parent);
     if (names === undefined) return;
-    names.delete(n.slice(i + 1));
+    names.delete(basename(n));
     if (names.size === 0) this.children.delete(parent);
   }
 

@@ -3,17 +3,13 @@
 // every path for them.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FileTree, FsError, normalize, pathWithinBase } from '../../src/storage/fs.js';
+import { dirname, FileTree, FsError, normalize, pathWithinBase } from '../../src/storage/fs.js';
 
 /** The tree as it was: one map of paths, scanned by readDir and removeAll. */
 class ScanningTree {
   readonly nodes = new Map<string, 'dir' | 'file'>([['/', 'dir']]);
   private isDir(n: string): boolean {
     return this.nodes.get(n) === 'dir';
-  }
-  private parent(n: string): string {
-    const i = n.lastIndexOf('/');
-    return i <= 0 ? '/' : n.slice(0, i);
   }
   mkdirAll(path: string): void {
     const n = normalize(path);
@@ -22,12 +18,12 @@ class ScanningTree {
       if (node !== 'dir') throw new FsError('ENOTDIR', n, 'mkdir');
       return;
     }
-    this.mkdirAll(this.parent(n));
+    this.mkdirAll(dirname(n));
     this.nodes.set(n, 'dir');
   }
   writeFile(path: string): void {
     const n = normalize(path);
-    if (!this.isDir(this.parent(n))) throw new FsError('ENOENT', n, 'open');
+    if (!this.isDir(dirname(n))) throw new FsError('ENOENT', n, 'open');
     if (this.isDir(n)) throw new FsError('EISDIR', n, 'open');
     this.nodes.set(n, 'file');
   }
