@@ -69,6 +69,56 @@ export interface Pod {
   readonly status: PodStatus;
 }
 
+// ---- one hidden class per API type ----
+// Every Pod, ObjectMeta, PodSpec, PodStatus and ContainerStatus is built by these, each field present (an
+// unset optional one as undefined) in one order. V8 gives an object a hidden class per set and order of
+// fields and per way of building it (a literal and an Object.assign copy differ), and every reader of a
+// pod (syncPod, handlePodCleanups, relist, the status manager) compiles against the classes it has seen:
+// with several, its optimised code is polymorphic, or thrown away and compiled again when a new one
+// arrives, which each worker thread pays in JIT time. JSON and the fields' values are the same as before.
+
+export function newPod(metadata: ObjectMeta, spec: PodSpec, status: PodStatus): Pod {
+  return { metadata, spec, status };
+}
+
+/** A copy of `m` to set fields on before it is stored (the API server's creation and deletion stamps). */
+export function newObjectMeta(m: ObjectMeta): { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] } {
+  return {
+    uid: m.uid,
+    name: m.name,
+    namespace: m.namespace,
+    annotations: m.annotations,
+    creationTimestamp: m.creationTimestamp,
+    deletionTimestamp: m.deletionTimestamp,
+    deletionGracePeriodSeconds: m.deletionGracePeriodSeconds,
+  };
+}
+
+/** A copy of `m` with one annotation set (the pod config's source, a mirror pod's hash). */
+export function annotated(m: ObjectMeta, key: string, value: string): ObjectMeta {
+  const copy = newObjectMeta(m);
+  copy.annotations = Object.assign({}, m.annotations, { [key]: value });
+  return copy;
+}
+
+export function newPodSpec(s: PodSpec): PodSpec {
+  return {
+    nodeName: s.nodeName,
+    containers: s.containers,
+    volumes: s.volumes,
+    terminationGracePeriodSeconds: s.terminationGracePeriodSeconds,
+    restartPolicy: s.restartPolicy,
+  };
+}
+
+export function newPodStatus(s: PodStatus): PodStatus {
+  return { phase: s.phase, reason: s.reason, message: s.message, containerStatuses: s.containerStatuses };
+}
+
+export function newContainerStatus(c: ContainerStatus): ContainerStatus {
+  return { name: c.name, state: c.state, reason: c.reason, exitCode: c.exitCode };
+}
+
 /** kubecontainer.GetPodFullName: name_namespace, the identity of a static pod across UIDs. */
 export function getPodFullName(pod: Pod): string {
   return `${pod.metadata.name}_${pod.metadata.namespace}`;
@@ -145,16 +195,16 @@ export interface RuntimePod {
 
 /** kubecontainer.Pod.ToAPIPod: a bare API pod for a runtime-only (orphaned) pod. */
 export function runtimePodToAPIPod(rp: RuntimePod, nodeName: string): Pod {
-  return {
-    metadata: { uid: rp.id, name: rp.name, namespace: rp.namespace, annotations: {} },
-    spec: {
+  return newPod(
+    newObjectMeta({ uid: rp.id, name: rp.name, namespace: rp.namespace, annotations: {} }),
+    newPodSpec({
       nodeName,
       containers: rp.containers.map((c) => ({ name: c.name })),
       volumes: [],
       restartPolicy: 'Always',
-    },
-    status: { phase: 'Unknown', containerStatuses: [] },
-  };
+    }),
+    newPodStatus({ phase: 'Unknown', containerStatuses: [] }),
+  );
 }
 
 /** kubecontainer.Status of one container, as the PLEG cache holds it. */

@@ -9,6 +9,10 @@ import {
   ConfigMirrorAnnotationKey,
   isStaticPod,
   type Node,
+  newObjectMeta,
+  newPod,
+  newPodSpec,
+  newPodStatus,
   type Pod,
   type PodStatus,
   type UID,
@@ -127,12 +131,9 @@ export class APIServer {
     if (this.byName(input.metadata.namespace, input.metadata.name) !== undefined)
       throw new AssertionError(`pods "${input.metadata.name}" already exists`);
     // rest.FillObjectMetaSystemFields sets CreationTimestamp = now; stored and watched in whole seconds.
-    // Object.assign, not spreads: V8 gives each megamorphic spread's copy a hidden class of its own.
-    const pod: Pod = Object.assign({}, input, {
-      metadata: Object.assign({}, input.metadata, {
-        creationTimestamp: Math.floor(this.sim.nowMs / 1000) * 1000,
-      }),
-    });
+    const meta = newObjectMeta(input.metadata);
+    meta.creationTimestamp = Math.floor(this.sim.nowMs / 1000) * 1000;
+    const pod = newPod(meta, newPodSpec(input.spec), newPodStatus(input.status));
     this.pods.set(pod.metadata.uid, pod);
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const uids = this.podsByName.get(key);
@@ -205,12 +206,10 @@ export class APIServer {
       grace = requested ?? pod.spec.terminationGracePeriodSeconds ?? 0;
       if (pod.status.phase === 'Failed' || pod.status.phase === 'Succeeded') grace = 0;
     }
-    const updated: Pod = Object.assign({}, pod, {
-      metadata: Object.assign({}, meta, {
-        deletionTimestamp: meta.deletionTimestamp ?? this.sim.nowMs,
-        deletionGracePeriodSeconds: grace,
-      }),
-    });
+    const deleting = newObjectMeta(meta);
+    deleting.deletionTimestamp = meta.deletionTimestamp ?? this.sim.nowMs;
+    deleting.deletionGracePeriodSeconds = grace;
+    const updated = newPod(deleting, pod.spec, pod.status);
     this.pods.set(uid, updated);
     if (by === 'user') {
       this.publish({
@@ -413,7 +412,9 @@ export class APIServer {
     }
     this.mirrorPodSerial++;
     const uid = `${hash}_mirror${this.mirrorPodSerial}`;
-    const created: Pod = Object.assign({}, pod, { metadata: Object.assign({}, pod.metadata, { uid }) });
+    const mirrorMeta = newObjectMeta(pod.metadata);
+    mirrorMeta.uid = uid;
+    const created = newPod(mirrorMeta, newPodSpec(pod.spec), newPodStatus(pod.status));
     this.mirrorPods.set(uid, created);
     this.mirrorPodsByName.set(`${namespace}/${name}`, uid);
     this.publishMirrorPod(created, 'created');
@@ -551,7 +552,7 @@ export class APIServer {
     const pod = this.pods.get(uid);
     if (pod === undefined) return new GoError(`pods "${uid}" not found`);
     const previous = pod.status;
-    const updated: Pod = Object.assign({}, pod, { status });
+    const updated = newPod(pod.metadata, pod.spec, newPodStatus(status));
     this.pods.set(uid, updated);
     if (previous.phase !== status.phase || previous.reason !== status.reason) {
       this.publish({

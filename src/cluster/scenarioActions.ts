@@ -3,13 +3,17 @@
 // Nothing else: races come from ordering. An entry that changes nothing says so (an actionNoop fact with
 // the reason), and so, at the end of the run, does one whose effect never came (a fault still armed, a
 // create still waiting for its name: podNameWaiters.ts).
-import type { Pod, UID } from '../api/v1.js';
+import type { ContainerSpec, Pod, UID } from '../api/v1.js';
 import {
   ApiserverSource,
   ConfigHashAnnotationKey,
   ConfigSourceAnnotationKey,
   FileSource,
   getPodFullName,
+  newObjectMeta,
+  newPod,
+  newPodSpec,
+  newPodStatus,
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import { WRITES_NONE } from '../kubelet/elisionMasks.js';
@@ -202,10 +206,14 @@ export class ScenarioActions {
       name: a.pod,
       namespace: 'default',
       node: a.node,
-      containers: a.containers.map((c) => ({
-        name: c.name,
-        ...(c.startDelayMs === null ? {} : { startDelayMs: c.startDelayMs }),
-      })),
+      // An unset delay is undefined, not absent: one hidden class for every ContainerSpec, and the same
+      // JSON (so the same static UID) either way.
+      containers: a.containers.map(
+        (c): ContainerSpec => ({
+          name: c.name,
+          startDelayMs: c.startDelayMs ?? undefined,
+        }),
+      ),
       volumes: a.volumes,
       grace: a.gracePeriodS,
       restartPolicy: a.restartPolicy,
@@ -219,8 +227,8 @@ export class ScenarioActions {
       this.incarnations.set(a.pod, n);
       uid = `${a.pod}-${n.toString(16)}`;
     }
-    const pod: Pod = {
-      metadata: {
+    const pod = newPod(
+      newObjectMeta({
         uid,
         name: a.pod,
         namespace: 'default',
@@ -228,16 +236,16 @@ export class ScenarioActions {
         annotations: a.static
           ? { [ConfigSourceAnnotationKey]: FileSource, [ConfigHashAnnotationKey]: uid }
           : { [ConfigSourceAnnotationKey]: ApiserverSource },
-      },
-      spec: {
+      }),
+      newPodSpec({
         nodeName: a.node,
         containers: base.containers,
         volumes: a.volumes,
         terminationGracePeriodSeconds: a.gracePeriodS,
         restartPolicy: a.restartPolicy,
-      },
-      status: { phase: 'Pending', containerStatuses: [] },
-    };
+      }),
+      newPodStatus({ phase: 'Pending', containerStatuses: [] }),
+    );
     this.podUIDs.set(a.pod, uid);
     this.podNodes.set(uid, a.node);
     this.podNames.set(uid, a.pod);

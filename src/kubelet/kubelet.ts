@@ -7,6 +7,7 @@ import {
   getPodFullName,
   isMirrorPod,
   isStaticPod,
+  newPodStatus,
   type Pod,
   type PodStatus,
   type RuntimePod,
@@ -623,10 +624,11 @@ export class Kubelet {
         message: apiPodStatus.message,
       };
       podStatusFn(mutable);
-      finalStatus = Object.assign({}, apiPodStatus, {
+      finalStatus = newPodStatus({
         phase: mutable.phase,
         reason: mutable.reason,
         message: mutable.message,
+        containerStatuses: apiPodStatus.containerStatuses,
       });
     }
     this.statusManager.setPodStatus(pod, finalStatus);
@@ -686,7 +688,7 @@ export class Kubelet {
     if (this.legacy !== undefined) {
       // 1.20's evictPod builds a fresh status: v1.PodStatus{Phase: Failed, Message, Reason}. Its pod
       // workers publish no termination facts, so the eviction manager's decision is published here.
-      const status: PodStatus = { phase: 'Failed', reason: 'Evicted', message, containerStatuses: [] };
+      const status = newPodStatus({ phase: 'Failed', reason: 'Evicted', message, containerStatuses: [] });
       this.publish({
         kind: 'podTerminationRequested',
         atMs: this.sim.nowMs,
@@ -732,12 +734,12 @@ export class Kubelet {
   private *shutdownPod(pod: Pod, gracePeriodOverride: number, done: Chan<GoError | undefined>): Co {
     let err: GoError | undefined;
     if (this.legacy !== undefined) {
-      const status: PodStatus = {
+      const status = newPodStatus({
         phase: 'Failed',
         reason: nodeShutdownReasonLegacy,
         message: nodeShutdownMessage,
         containerStatuses: [],
-      };
+      });
       err = yield* this.legacy.killPodNow(pod, status, gracePeriodOverride);
     } else {
       assert(this.podWorkers !== undefined, 'shutdown without pod workers');

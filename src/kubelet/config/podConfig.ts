@@ -2,7 +2,14 @@
 // sources (the API server watch and the static-pod manifest directory) merged into PodUpdates.
 // A graceful deletion is a DELETE, the object leaving the source is a REMOVE, a status change is a
 // RECONCILE, anything else an UPDATE.
-import { ApiserverSource, ConfigSourceAnnotationKey, type Pod, type UID } from '../../api/v1.js';
+import {
+  ApiserverSource,
+  annotated,
+  ConfigSourceAnnotationKey,
+  newPod,
+  type Pod,
+  type UID,
+} from '../../api/v1.js';
 import type { Chan, Co, ProcessGroup, Sim } from '../../sim/index.js';
 
 export type PodOperation = 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE' | 'RECONCILE' | 'SET';
@@ -38,13 +45,11 @@ export class PodConfig {
     const pod =
       apiPod.metadata.annotations[ConfigSourceAnnotationKey] === ApiserverSource
         ? apiPod
-        : Object.assign({}, apiPod, {
-            metadata: Object.assign({}, apiPod.metadata, {
-              annotations: Object.assign({}, apiPod.metadata.annotations, {
-                [ConfigSourceAnnotationKey]: ApiserverSource,
-              }),
-            }),
-          });
+        : newPod(
+            annotated(apiPod.metadata, ConfigSourceAnnotationKey, ApiserverSource),
+            apiPod.spec,
+            apiPod.status,
+          );
     const uid = pod.metadata.uid;
     const old = this.seen.get(uid);
     if (type === 'DELETED') {

@@ -2,7 +2,14 @@
 // The kubelet's client for mirror pods: the API objects that make its static pods visible. Upstream's
 // basicManager embeds it; here the Kubelet holds it next to the pod manager.
 import { GoError } from '../../api/errors.js';
-import { ConfigHashAnnotationKey, ConfigMirrorAnnotationKey, type Pod, type UID } from '../../api/v1.js';
+import {
+  annotated,
+  ConfigHashAnnotationKey,
+  ConfigMirrorAnnotationKey,
+  newPod,
+  type Pod,
+  type UID,
+} from '../../api/v1.js';
 import type { Co } from '../../sim/index.js';
 import type { KubeClient } from '../kubeClient.js';
 
@@ -33,11 +40,7 @@ export class BasicMirrorClient {
    */
   *createMirrorPod(pod: Pod): Co<GoError | undefined> {
     const hash = getPodHash(pod) ?? '';
-    const copyPod: Pod = Object.assign({}, pod, {
-      metadata: Object.assign({}, pod.metadata, {
-        annotations: Object.assign({}, pod.metadata.annotations, { [ConfigMirrorAnnotationKey]: hash }),
-      }),
-    });
+    const copyPod = newPod(annotated(pod.metadata, ConfigMirrorAnnotationKey, hash), pod.spec, pod.status);
     return yield* this.apiserverClient.createMirrorPod(copyPod);
   }
 

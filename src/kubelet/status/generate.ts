@@ -4,6 +4,8 @@ import {
   type ContainerStatus,
   findContainerStatusByName,
   isPodPhaseTerminal,
+  newContainerStatus,
+  newPodStatus,
   type Pod,
   type PodPhase,
   type PodSpec,
@@ -53,14 +55,19 @@ export function apiContainerStatuses(
     const old = previousStatuses.find((s) => s.name === c.name);
     if (newest === undefined && old?.state === 'terminated') return old;
     if (newest === undefined || newest.state === 'created' || newest.state === 'unknown') {
-      return {
+      return newContainerStatus({
         name: c.name,
         state: 'waiting',
         reason: newest === undefined ? 'ContainerCreating' : 'Created',
-      };
+      });
     }
-    if (newest.state === 'running') return { name: c.name, state: 'running' };
-    return { name: c.name, state: 'terminated', exitCode: newest.exitCode ?? 0, reason: 'Completed' };
+    if (newest.state === 'running') return newContainerStatus({ name: c.name, state: 'running' });
+    return newContainerStatus({
+      name: c.name,
+      state: 'terminated',
+      reason: 'Completed',
+      exitCode: newest.exitCode ?? 0,
+    });
   });
 }
 
@@ -77,9 +84,14 @@ export function generateAPIPodStatus(
     else if (isPodPhaseTerminal(pod.status.phase)) phase = pod.status.phase;
   }
   if (phase === oldPodStatus.phase) {
-    return { phase, reason: oldPodStatus.reason, message: oldPodStatus.message, containerStatuses };
+    return newPodStatus({
+      phase,
+      reason: oldPodStatus.reason,
+      message: oldPodStatus.message,
+      containerStatuses,
+    });
   }
-  return { phase, containerStatuses };
+  return newPodStatus({ phase, containerStatuses });
 }
 
 /** notRunning (kubelet_pods.go): true if no container status is running. Waiting counts as not running. */

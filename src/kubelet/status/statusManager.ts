@@ -4,7 +4,7 @@
 // PodResourcesAreReclaimed (kubelet_pods.go), where PR #102344's change sits.
 import { GoError } from '../../api/errors.js';
 import type { ContainerStatus, Pod, PodStatus, RestartPolicy, UID } from '../../api/v1.js';
-import { isMirrorPod, isPodPhaseTerminal } from '../../api/v1.js';
+import { isMirrorPod, isPodPhaseTerminal, newContainerStatus, newPodStatus } from '../../api/v1.js';
 import {
   type Chan,
   type Co,
@@ -111,19 +111,30 @@ export class StatusManager {
     const containerStatuses = old.containerStatuses.map((c) =>
       c.state === 'terminated'
         ? c
-        : { name: c.name, state: 'terminated' as const, exitCode: 137, reason: 'ContainerStatusUnknown' },
+        : newContainerStatus({
+            name: c.name,
+            state: 'terminated',
+            reason: 'ContainerStatusUnknown',
+            exitCode: 137,
+          }),
     );
     const named = new Set(containerStatuses.map((c) => c.name));
     for (const c of pod.spec.containers) {
       if (!named.has(c.name))
-        containerStatuses.push({
-          name: c.name,
-          state: 'terminated',
-          exitCode: 137,
-          reason: 'ContainerStatusUnknown',
-        });
+        containerStatuses.push(
+          newContainerStatus({
+            name: c.name,
+            state: 'terminated',
+            reason: 'ContainerStatusUnknown',
+            exitCode: 137,
+          }),
+        );
     }
-    this.updateStatusInternal(pod, Object.assign({}, old, { containerStatuses }), true);
+    this.updateStatusInternal(
+      pod,
+      newPodStatus({ phase: old.phase, reason: old.reason, message: old.message, containerStatuses }),
+      true,
+    );
   }
 
   removeOrphanedStatuses(podUIDs: ReadonlySet<UID>): void {
@@ -197,7 +208,12 @@ export class StatusManager {
     if (couldRun === undefined) return next;
     const old = pod.status;
     if (!isPodPhaseTerminal(old.phase) && isPodPhaseTerminal(next.phase) && couldRun(pod)) {
-      return Object.assign({}, next, { phase: old.phase, reason: old.reason, message: old.message });
+      return newPodStatus({
+        phase: old.phase,
+        reason: old.reason,
+        message: old.message,
+        containerStatuses: next.containerStatuses,
+      });
     }
     return next;
   }
