@@ -32,18 +32,18 @@ export const HAZARDS = {
   'terminating-pod-volume-torn-down-on-restart': {
     upstream: ['kubernetes/kubernetes#113979', 'kubernetes/kubernetes#114326'],
     summary:
-      "after a kubelet restart, the populator skips a pod that is terminating in the API, so syncStates puts its volume into the actual state (or cleanupMounts unmounts it) and the reconciler tears it down while the pod's containers still run",
+      "after a kubelet restart, the populator skips a pod that is terminating in the API, so syncStates puts its volume into the actual state (or cleanupMounts unmounts it) and the reconciler tears it down while the pod's containers still run; an UnmountDevice that then succeeds (iSCSI Block with a busy session) drops the volume from volumesInUse while the container still has the device open",
     open: 'fixed by #114326 in 1.27 and backported to 1.24-1.26, never to 1.23',
     scenario: 'terminating-pod-volume-torn-down-on-restart',
-    explains: ['volume-torn-down-while-running'],
+    explains: ['volume-torn-down-while-running', 'device-reported-unused-while-mounted'],
   },
   'orphan-pod-volume-torn-down-on-restart': {
     upstream: ['kubernetes/kubernetes#110682'],
     summary:
-      'after a kubelet restart, the volume of a pod that left the API while the kubelet was down is reconstructed (or cleaned up) and torn down by the reconciler (every 100 ms) before housekeeping (every 2 s, then a 1 s grace) has killed the orphaned containers',
+      'after a kubelet restart, the volume of a pod that left the API while the kubelet was down is reconstructed (or cleaned up) and torn down by the reconciler (every 100 ms) before housekeeping (every 2 s, then a 1 s grace) has killed the orphaned containers; an UnmountDevice that then succeeds drops the volume from volumesInUse while they still have the device open',
     open: 'nothing orders the two loops in 1.23 or later; PR #110682 proposed gating unmountVolumes on ShouldPodRuntimeBeRemoved and was closed unmerged; no bug report was found',
     scenario: 'fc-kubelet-restart-reconstruct-procmounts',
-    explains: ['volume-torn-down-while-running'],
+    explains: ['volume-torn-down-while-running', 'device-reported-unused-while-mounted'],
   },
   'one-shot-reconstruction-gap': {
     upstream: ['kubernetes/kubernetes#85476'],
@@ -95,6 +95,8 @@ interface Marker {
   readonly node: string;
   readonly uid: string | null;
   readonly volume: string | null;
+  /** A reconstruction's outcome, for the restart hazards: which path their volume took. */
+  readonly outcome: string | null;
 }
 
 /**
@@ -114,7 +116,7 @@ export class HazardTracker {
           const id = f.podKnown
             ? 'terminating-pod-volume-torn-down-on-restart'
             : 'orphan-pod-volume-torn-down-on-restart';
-          this.#mark(id, f.atMs, f.node, f.uid, f.volume);
+          this.#mark(id, f.atMs, f.node, f.uid, f.volume, f.outcome);
         }
         return;
       case 'reconstructionFinished':
@@ -151,13 +153,20 @@ export class HazardTracker {
     return null;
   }
 
-  #mark(id: HazardId, atMs: number, node: string, uid: string | null, volume: string | null): void {
+  #mark(
+    id: HazardId,
+    atMs: number,
+    node: string,
+    uid: string | null,
+    volume: string | null,
+    outcome: string | null = null,
+  ): void {
     let list = this.#markers.get(id);
     if (list === undefined) {
       list = [];
       this.#markers.set(id, list);
     }
-    list.push({ atMs, node, uid, volume });
+    list.push({ atMs, node, uid, volume, outcome });
   }
 
   /**
@@ -169,6 +178,17 @@ export class HazardTracker {
     if (m.atMs > v.atMs) return false;
     if (id === 'reconstruction-fails-other-error' && v.invariant === 'multi-node-mount') {
       return m.volume === v.volume;
+    }
+    // A restart hazard reports a volume unused only through the reconciler: syncStates put it into the
+    // actual state, the reconciler tore it down and UnmountDevice succeeded. After cleanupMounts the global
+    // mount stays and nothing unmounts it: that is #101791's path (or #102059's, a fixed bug), not this.
+    if (
+      v.invariant === 'device-reported-unused-while-mounted' &&
+      (id === 'terminating-pod-volume-torn-down-on-restart' ||
+        id === 'orphan-pod-volume-torn-down-on-restart') &&
+      m.outcome !== 'addedToActualState'
+    ) {
+      return false;
     }
     if (v.node !== null && m.node !== v.node) return false;
     // What the violation names must match what the marker names (a violation about a volume has no pod).

@@ -79,6 +79,30 @@ describe('HazardTracker', () => {
     expect(t.explain({ ...torn, uid: 'other-1' })).toBeNull();
   });
 
+  it('#113979: the volume reported unused after its teardown is excused only when syncStates added it', () => {
+    const t = new HazardTracker();
+    const unused = violation({ atMs: 100_000 });
+    // cleanupMounts after a failed (or inconsistent) read leaves the global mount: #101791's or #102059's.
+    t.onFact(reconstruction({ inconsistentRead: true, podKnown: true }));
+    expect(t.explain(unused)).toBeNull();
+    t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'addedToActualState', podKnown: true }));
+    expect(t.explain(unused)).toBe('terminating-pod-volume-torn-down-on-restart');
+    expect(t.explain({ ...unused, volume: 'lun-2' })).toBeNull();
+    expect(t.explain({ ...unused, node: 'node-b' })).toBeNull();
+    expect(t.explain({ ...unused, atMs: 80_000 })).toBeNull();
+  });
+
+  it('an iSCSI Block volume torn down under a terminating pod after a restart and reported unused: both hazards, tied', () => {
+    const r = runScenario(loadScenarioFile('scenarios/terminating-pod-iscsi-block-reported-unused.yaml'), {
+      fixes: Fixes.all(),
+    });
+    expect(r.violations.map((v) => [v.invariant, v.volume, v.knownOpen])).toEqual([
+      ['volume-torn-down-while-running', 'raw-1', 'terminating-pod-volume-torn-down-on-restart'],
+      ['device-leaked-after-unmount', 'raw-1', 'iscsi-block-session-busy'],
+      ['device-reported-unused-while-mounted', 'raw-1', 'terminating-pod-volume-torn-down-on-restart'],
+    ]);
+  });
+
   it('a leaked device is never excused by a torn-down-on-restart marker, even with a flush that fell through', () => {
     const t = new HazardTracker();
     t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'addedToActualState' }));
