@@ -45,6 +45,14 @@ export const HAZARDS = {
     scenario: 'fc-kubelet-restart-reconstruct-procmounts',
     explains: ['volume-torn-down-while-running', 'device-reported-unused-while-mounted'],
   },
+  'cleanup-mounts-not-retried': {
+    upstream: ['kubernetes/kubernetes#85834', 'kubernetes/kubernetes#101791'],
+    summary:
+      "after a kubelet restart, a volume whose reconstruction failed gets cleanupMounts' single UnmountVolume; when that TearDown fails nothing retries it (syncStates runs once, the volume is in neither state of the world, and cleanupOrphanedPodDirs skips pods the pod manager knows), so podVolumesExist sees the pod's mount on disk for ever and the terminating pod never leaves the API server",
+    open: 'release-1.23 cleanupMounts logs the UnmountVolume error and returns; #85834 was closed as stale without a fix; only KEP-3756 (NewVolumeManagerReconstruction, 1.27+) puts such volumes into the actual state as uncertain so the reconciler retries them',
+    scenario: 'reconstruct-fails-cleanup-not-retried',
+    explains: ['termination-stuck'],
+  },
   'one-shot-reconstruction-gap': {
     upstream: ['kubernetes/kubernetes#85476'],
     summary:
@@ -90,6 +98,8 @@ export const HAZARDS = {
 export type HazardId = keyof typeof HAZARDS;
 export const HAZARD_IDS = Object.keys(HAZARDS) as readonly HazardId[];
 
+const cleanupKey = (node: string, uid: string, volume: string): string => `${node}\0${uid}\0${volume}`;
+
 interface Marker {
   readonly atMs: number;
   readonly node: string;
@@ -105,18 +115,28 @@ interface Marker {
  */
 export class HazardTracker {
   readonly #markers = new Map<HazardId, Marker[]>();
+  /** node, pod UID and volume of each cleanupMounts whose UnmountVolume has not reported yet. */
+  readonly #cleanupsPending = new Set<string>();
 
   onFact(f: Fact): void {
     switch (f.kind) {
       case 'volumeReconstruction':
         if (!f.ok && !f.inconsistentRead && f.outcome === 'cleanupMounts') {
           this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume);
+          this.#cleanupsPending.add(cleanupKey(f.node, f.uid, f.volume));
         }
         if (f.outcome === 'addedToActualState' || f.outcome === 'cleanupMounts') {
           const id = f.podKnown
             ? 'terminating-pod-volume-torn-down-on-restart'
             : 'orphan-pod-volume-torn-down-on-restart';
           this.#mark(id, f.atMs, f.node, f.uid, f.volume, f.outcome);
+        }
+        return;
+      case 'volumeTearDown':
+        // The first TearDown of a cleaned-up pod volume is cleanupMounts' own (the volume is in no state of
+        // the world, so the reconciler never tears it down); a failed one is never tried again.
+        if (this.#cleanupsPending.delete(cleanupKey(f.node, f.uid, f.volume)) && !f.ok) {
+          this.#mark('cleanup-mounts-not-retried', f.atMs, f.node, f.uid, f.volume);
         }
         return;
       case 'reconstructionFinished':

@@ -103,6 +103,43 @@ describe('HazardTracker', () => {
     ]);
   });
 
+  it("#85834: a pod stays terminating when cleanupMounts' one UnmountVolume failed, and only then", () => {
+    const stuck = violation({
+      invariant: 'termination-stuck',
+      uid: 'db-1',
+      pod: 'db',
+      volume: null,
+      atMs: 240_000,
+    });
+    const tearDown = (ok: boolean, uid = 'db-1'): Fact => ({
+      kind: 'volumeTearDown',
+      atMs: 90_100,
+      node: 'node-a',
+      uid,
+      pod: 'db',
+      volume: 'lun-1',
+      ok,
+    });
+    const trackerAfter = (...facts: Fact[]): HazardTracker => {
+      const t = new HazardTracker();
+      for (const f of facts) t.onFact(f);
+      return t;
+    };
+    expect(trackerAfter(reconstruction({}), tearDown(false)).explain(stuck)).toBe(
+      'cleanup-mounts-not-retried',
+    );
+    // The cleanup's TearDown succeeded: a stuck pod has another cause.
+    expect(trackerAfter(reconstruction({}), tearDown(true)).explain(stuck)).toBeNull();
+    // Only the cleanup's own TearDown counts, not a later one of the same volume.
+    expect(trackerAfter(reconstruction({}), tearDown(true), tearDown(false)).explain(stuck)).toBeNull();
+    // #102059's inconsistent read (a fixed bug), another pod, or no reconstruction at all: not this.
+    expect(
+      trackerAfter(reconstruction({ inconsistentRead: true }), tearDown(false)).explain(stuck),
+    ).toBeNull();
+    expect(trackerAfter(reconstruction({}), tearDown(false, 'web-1')).explain(stuck)).toBeNull();
+    expect(trackerAfter(tearDown(false)).explain(stuck)).toBeNull();
+  });
+
   it('a leaked device is never excused by a torn-down-on-restart marker, even with a flush that fell through', () => {
     const t = new HazardTracker();
     t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'addedToActualState' }));
