@@ -110,8 +110,14 @@ export type Fact =
    * syncStates ended. `unreconstructedDevices`: volumes whose device is still mounted or mapped on the
    * node (ground truth) but that neither the actual nor the desired state holds: one-shot
    * reconstruction only looks at pod volume dirs, so nothing will ever unmount these.
+   * `unreconstructedPodMaps`: per-pod references to a block volume's global map (pod UID and volume)
+   * whose pod dir no longer links the volume (a kubelet stopped inside UnmapBlockVolume): never removed.
    */
-  | (Base & { kind: 'reconstructionFinished'; unreconstructedDevices: readonly string[] })
+  | (Base & {
+      kind: 'reconstructionFinished';
+      unreconstructedDevices: readonly string[];
+      unreconstructedPodMaps: readonly { readonly uid: string; readonly volume: string }[];
+    })
   // ---- storage ground truth (per node host) ----
   /** One utilio.ConsistentRead of /proc/mounts: how many attempts it took and whether it succeeded. */
   | (Base & { kind: 'procMountsRead'; purpose: string; attempts: number; consistent: boolean })

@@ -49,6 +49,7 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       isDeviceOpened: (devicePath) => node.storage.deviceOpened(devicePath),
       pathExists: (path) => node.storage.pathExists(path),
       globallyMountedVolumes: () => node.storage.globallyMountedVolumes(),
+      orphanedPodMapRefs: () => node.storage.orphanedPodMapRefs(),
       publishDeviceResidue: (volumeName) => node.storage.publishDeviceResidue(volumeName),
       isLikelyMountPoint: (path) => {
         const r = node.storage.isLikelyNotMountPoint(path);

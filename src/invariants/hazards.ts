@@ -56,10 +56,10 @@ export const HAZARDS = {
   'one-shot-reconstruction-gap': {
     upstream: ['kubernetes/kubernetes#85476'],
     summary:
-      "after a kubelet restart between a pod's TearDown and its UnmountDevice (or after MountDevice, before SetUp), no pod volume dir names the volume: syncStates never reconstructs it, its global mount is never unmounted and it drops out of volumesInUse",
+      "after a kubelet restart between a pod's TearDown and its UnmountDevice (or after MountDevice, before SetUp), no pod volume dir names the volume: syncStates never reconstructs it, its global mount is never unmounted and it drops out of volumesInUse; likewise a restart inside a Block volume's UnmapBlockVolume (pod link removed, the pod's reference on the global map not yet) leaves that reference for ever, so the pod's volume is never torn down",
     open: 'issue #85476 is open ("kubelet looses any track of the volume"); reconstruction, in 1.23 and with KEP-3756, starts from pod volume dirs only',
     scenario: 'restart-between-teardown-and-unmount-device',
-    explains: ['device-reported-unused-while-mounted'],
+    explains: ['device-reported-unused-while-mounted', 'termination-stuck'],
   },
   'iscsi-block-session-busy': {
     upstream: ['kubernetes/kubernetes#137913', 'kubernetes/kubernetes#137914'],
@@ -142,6 +142,9 @@ export class HazardTracker {
       case 'reconstructionFinished':
         for (const volume of f.unreconstructedDevices) {
           this.#mark('one-shot-reconstruction-gap', f.atMs, f.node, null, volume);
+        }
+        for (const m of f.unreconstructedPodMaps) {
+          this.#mark('one-shot-reconstruction-gap', f.atMs, f.node, m.uid, m.volume);
         }
         return;
       case 'iscsiLogoutSkipped':

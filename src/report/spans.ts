@@ -616,6 +616,12 @@ function onFact(b: Builder, f: Fact): void {
       for (const volume of f.unreconstructedDevices) {
         b.instant(tracks.device(node, volume), 'not reconstructed, still mounted', 'error', at, { volume });
       }
+      for (const m of f.unreconstructedPodMaps) {
+        b.instant(tracks.device(node, m.volume), 'pod map reference not reconstructed', 'error', at, {
+          volume: m.volume,
+          uid: m.uid,
+        });
+      }
       return;
     case 'volumeReconstruction':
       b.instant(

@@ -144,14 +144,16 @@ export function describeFact(f: Fact): FactLine {
           `volumeReconstruction ${f.volume} (${f.mode}) ${f.ok ? 'ok' : 'FAILED'} -> ${f.outcome}` +
           (f.error !== undefined ? `: ${f.error}` : ''),
       };
-    case 'reconstructionFinished':
-      return {
-        subject: 'volumes',
-        text:
-          f.unreconstructedDevices.length === 0
-            ? 'reconstructionFinished'
-            : `reconstructionFinished; still mounted but in no state: ${f.unreconstructedDevices.join(', ')}`,
-      };
+    case 'reconstructionFinished': {
+      const parts = ['reconstructionFinished'];
+      if (f.unreconstructedDevices.length > 0)
+        parts.push(`still mounted but in no state: ${f.unreconstructedDevices.join(', ')}`);
+      if (f.unreconstructedPodMaps.length > 0) {
+        const maps = f.unreconstructedPodMaps.map((m) => `${m.volume} of ${m.uid}`).join(', ');
+        parts.push(`pod map references no pod dir names: ${maps}`);
+      }
+      return { subject: 'volumes', text: parts.join('; ') };
+    }
     case 'procMountsRead':
       return {
         subject: 'volumes',
@@ -227,7 +229,7 @@ export function notableFacts(facts: readonly Fact[]): Fact[] {
       emptyReconstruction.add(f.node);
       continue;
     } else if (f.kind === 'reconstructionFinished' && emptyReconstruction.delete(f.node)) {
-      if (f.unreconstructedDevices.length === 0) continue;
+      if (f.unreconstructedDevices.length === 0 && f.unreconstructedPodMaps.length === 0) continue;
     } else if (f.kind === 'procMountsRead' && f.consistent && f.attempts === 1) {
       continue; // an ordinary read; the ones that met inconsistency are the news
     } else if (f.kind === 'kubeletStopped') {

@@ -59,6 +59,9 @@ export interface PodVolumeDir {
   readonly mountPath: string;
 }
 
+/** Code-unit order (locale-free), for sorted, deterministic observations. */
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 const PLUGIN_DIR_KIND: Record<string, LunPlugin> = {
   'kubernetes.io~fc': 'fc',
   'kubernetes.io~iscsi': 'iscsi',
@@ -311,6 +314,29 @@ export class Host {
       if (m.lun !== undefined && !pathWithinBase(m.path, podsDir)) out.add(m.lun);
     }
     return [...out].sort();
+  }
+
+  /**
+   * Simulator observation: the per-pod references to a block volume's global map (the bind mount
+   * `<global map path>/<pod UID>` that MapBlockVolume makes) whose pod no longer has a volumeDevices link
+   * for that volume. UnmapBlockVolume removes the link first and the reference last, so a kubelet that
+   * stops in between leaves one: one-shot reconstruction only looks at pod dirs and never finds it.
+   */
+  orphanedPodMapRefs(): { uid: string; volume: string }[] {
+    const podsDir = join(KUBELET_ROOT, 'pods');
+    const pluginsDir = join(KUBELET_ROOT, 'plugins');
+    const out: { uid: string; volume: string }[] = [];
+    for (const m of this.mounts.list()) {
+      if (m.lun === undefined || !pathWithinBase(m.path, pluginsDir) || !m.path.includes('/volumeDevices/'))
+        continue;
+      const uid = basename(m.path);
+      const deviceDir = join(podsDir, uid, 'volumeDevices');
+      const linked =
+        this.fs.isDir(deviceDir) &&
+        this.fs.readDir(deviceDir).some((plugin) => this.fs.exists(join(deviceDir, plugin, m.lun ?? '')));
+      if (!linked) out.push({ uid, volume: m.lun });
+    }
+    return out.sort((a, b) => (a.uid === b.uid ? cmp(a.volume, b.volume) : cmp(a.uid, b.uid)));
   }
 
   // ---- devices ----

@@ -74,6 +74,11 @@ export interface VolumeHost {
    */
   globallyMountedVolumes?(): string[];
   /**
+   * Optional simulator observation: per-pod references to a block volume's global map whose pod has no
+   * volumeDevices link for it any more (a kubelet stopped inside UnmapBlockVolume).
+   */
+  orphanedPodMapRefs?(): { uid: string; volume: string }[];
+  /**
    * Optional simulator observation: publish what is left of the volume's device on the node (SCSI paths,
    * multipath maps) at the moment the kubelet marks the device unmounted, i.e. takes it as gone.
    */

@@ -44,6 +44,7 @@ export interface ReconcilerOptions {
     | 'isLikelyMountPoint'
     | 'pathExists'
     | 'globallyMountedVolumes'
+    | 'orphanedPodMapRefs'
     | 'publish'
   >;
   readonly clock: { readonly nowMs: number };

@@ -149,7 +149,9 @@ export function* syncStates(rc: Reconciler): Co {
   const unreconstructedDevices = (rc.o.host.globallyMountedVolumes?.() ?? []).filter(
     (v) => !asw.volumeExists(v) && !dsw.volumeExists(v),
   );
-  publish(rc, { kind: 'reconstructionFinished', unreconstructedDevices });
+  // Likewise the per-pod references to a block volume's global map that no pod dir names any more.
+  const unreconstructedPodMaps = rc.o.host.orphanedPodMapRefs?.() ?? [];
+  publish(rc, { kind: 'reconstructionFinished', unreconstructedDevices, unreconstructedPodMaps });
 }
 
 type ReconstructionFact = Extract<
