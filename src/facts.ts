@@ -140,6 +140,11 @@ export type Fact =
    * still open: the operation fails and is retried (uncertain with PR #107789, else still mounted).
    */
   | (Base & { kind: 'deviceInUseAfterUnmount'; volume: string })
+  /**
+   * FC UnmountDevice (PR #101862) retried DetachDisk for its 2 minutes and gave up with the global path
+   * already unmounted: the next UnmountDevice finds no device name there and succeeds without DetachDisk.
+   */
+  | (Base & { kind: 'fcDetachRetryExhausted'; volume: string; device: string })
   // ---- attach/detach controller ----
   | (Base & { kind: 'volumeAttached'; volume: string })
   /** A detach operation succeeded; `forced`: the node still had it mounted when maxWaitForUnmountDuration ran out. */

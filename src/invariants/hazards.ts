@@ -53,6 +53,14 @@ export const HAZARDS = {
     scenario: 'reconstruct-fails-cleanup-not-retried',
     explains: ['termination-stuck'],
   },
+  'fc-detach-retry-window': {
+    upstream: ['kubernetes/kubernetes#101862'],
+    summary:
+      'FC UnmountDevice unmounts the global path, then retries DetachDisk every 10 s for 2 minutes; if the multipath map stays in use that long it returns the error, and the reconciler\'s next UnmountDevice finds nothing mounted (GetDeviceNameFromMount: "") and returns success without DetachDisk: the SCSI paths and the map stay on the node, unknown to the kubelet',
+    open: 'release-1.23 fc/attacher.go UnmountDevice bounds its retry at 2 minutes ("should be enough within 6 minute force detach timeout") and says a retried UnmountDevice skips DetachDisk; unchanged upstream; no bug report was found',
+    scenario: 'fc-unmount-retry-window',
+    explains: ['device-leaked-after-unmount'],
+  },
   'one-shot-reconstruction-gap': {
     upstream: ['kubernetes/kubernetes#85476'],
     summary:
@@ -146,6 +154,9 @@ export class HazardTracker {
         for (const m of f.unreconstructedPodMaps) {
           this.#mark('one-shot-reconstruction-gap', f.atMs, f.node, m.uid, m.volume);
         }
+        return;
+      case 'fcDetachRetryExhausted':
+        this.#mark('fc-detach-retry-window', f.atMs, f.node, null, f.volume);
         return;
       case 'iscsiLogoutSkipped':
         if (f.block) this.#mark('iscsi-block-session-busy', f.atMs, f.node, null, f.volume);

@@ -50,6 +50,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   iscsiLogoutSkipped: true,
   deviceResidue: true,
   deviceInUseAfterUnmount: true,
+  fcDetachRetryExhausted: true,
   volumeAttached: true,
   volumeDetached: true,
   multiAttachError: true,

@@ -589,6 +589,12 @@ function onFact(b: Builder, f: Fact): void {
         volume: f.volume,
       });
       return;
+    case 'fcDetachRetryExhausted':
+      b.instant(tracks.device(node, f.volume), 'FC detach retry exhausted', 'error', at, {
+        volume: f.volume,
+        device: f.device,
+      });
+      return;
     // ---- attach/detach controller ----
     case 'volumeAttached':
       b.begin(pk('adc', f.volume, f.node), tracks.adc(f.volume, f.node), 'attached', at, {

@@ -109,6 +109,11 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'deviceInUseAfterUnmount':
       return { subject: `volume ${f.volume}`, text: 'deviceInUseAfterUnmount (isDeviceOpened: retry)' };
+    case 'fcDetachRetryExhausted':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `fcDetachRetryExhausted ${f.device} (2 min of DetachDisk; the next UnmountDevice skips it)`,
+      };
     case 'volumeAttached':
       return { subject: `volume ${f.volume}`, text: 'volumeAttached' };
     case 'volumeDetached':

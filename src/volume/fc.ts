@@ -289,6 +289,7 @@ class FcDetacher implements Detacher {
       }),
     );
     if (pollErr !== undefined) {
+      host.publish({ kind: 'fcDetachRetryExhausted', volume, device: devName });
       return new GoError(`fc: failed to detach disk: ${devName}: ${detachError?.message ?? pollErr.message}`);
     }
     return undefined;

@@ -174,6 +174,30 @@ describe('HazardTracker', () => {
     ]);
   });
 
+  it("#101862's 2-minute window: a leak after FC's DetachDisk retry gave up is the hazard; the leak the fix closes is not", () => {
+    const t = new HazardTracker();
+    const leaked = violation({ invariant: 'device-leaked-after-unmount', atMs: 138_000 });
+    expect(t.explain(leaked)).toBeNull();
+    t.onFact({
+      kind: 'fcDetachRetryExhausted',
+      atMs: 137_400,
+      node: 'node-a',
+      volume: 'lun-1',
+      device: '/dev/dm-0',
+    });
+    expect(t.explain(leaked)).toBe('fc-detach-retry-window');
+    expect(t.explain({ ...leaked, volume: 'lun-2' })).toBeNull();
+    expect(t.explain({ ...leaked, node: 'node-b' })).toBeNull();
+    const file = loadScenarioFile('scenarios/fc-unmount-retry-window.yaml');
+    const leaks = (fixes: Fixes) =>
+      runScenario(file, { fixes })
+        .violations.filter((v) => v.invariant === 'device-leaked-after-unmount')
+        .map((v) => [v.atMs, v.knownOpen]);
+    expect(leaks(Fixes.all())).toEqual([[137_900, 'fc-detach-retry-window']]);
+    // Without #101862 the first busy flush already leaks: the bug the switch fixes, never excused.
+    expect(leaks(Fixes.all().with('fc-unmount-retry', false))).toEqual([[17_900, undefined]]);
+  });
+
   it('a leaked device is never excused by a torn-down-on-restart marker, even with a flush that fell through', () => {
     const t = new HazardTracker();
     t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'addedToActualState' }));
