@@ -86,10 +86,13 @@ const SIGTERM_EXIT_MS = [100, 800] as const;
 /**
  * The node's mount namespaces as the runtime uses them: a container gets its own copy of the pod's
  * volume mounts when it is created (runc sets the namespace up before the process starts) and keeps the
- * filesystems and devices open until its process is gone, whatever the host unmounts meanwhile.
+ * filesystems open until its process is gone, whatever the host unmounts meanwhile; its block devices are
+ * only device nodes until the process starts and opens them.
  */
 export interface MountNamespaces {
   createNamespace(containerId: string, podUID: UID): void;
+  /** The process runs: the block devices whose nodes the container got are opened. */
+  startNamespace(containerId: string): void;
   destroyNamespace(containerId: string): void;
 }
 
@@ -218,6 +221,7 @@ export class FakeRuntime {
     if (fault !== undefined) this.startFaults.delete(meta.uid);
     c.state = 'running';
     c.startedAtMs = this.sim.nowMs;
+    this.namespaces?.startNamespace(c.id);
     this.publish({
       kind: 'containerStarted',
       atMs: this.sim.nowMs,

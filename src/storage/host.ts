@@ -59,6 +59,13 @@ export interface PodVolumeDir {
   readonly mountPath: string;
 }
 
+/** Adds a namespace's hold on `lun`, read-write winning over read-only. */
+function addRef(refs: NamespaceRef[], lun: string, readWrite: boolean): void {
+  const i = refs.findIndex((r) => r.lun === lun);
+  if (i < 0) refs.push({ lun, readWrite });
+  else if (readWrite && !(refs[i] as NamespaceRef).readWrite) refs[i] = { lun, readWrite };
+}
+
 /** Code-unit order (locale-free), for sorted, deterministic observations. */
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -107,6 +114,11 @@ export class Host {
    * process exits.
    */
   private readonly namespaces = new Map<string, readonly NamespaceRef[]>();
+  /**
+   * Block devices of created containers not started yet: the runtime made their device nodes, which
+   * open nothing; the device is open once the process runs (startNamespace), as the workload opens it.
+   */
+  private readonly pendingDevices = new Map<string, readonly NamespaceRef[]>();
 
   constructor(opts: HostOptions) {
     this.node = opts.node;
@@ -383,20 +395,20 @@ export class Host {
   // ---- containers' mount namespaces (runtime.MountNamespaces) ----
 
   /**
-   * A container is created: its mount namespace copies the pod's volume mounts as they are now, the
-   * filesystem volumes under pods/{uid}/volumes and the block devices linked from pods/{uid}/volumeDevices.
+   * A container is created: its mount namespace copies the pod's filesystem volume mounts under
+   * pods/{uid}/volumes as they are now (runc init holds the namespace, so the filesystems stay mounted
+   * and their devices open), and its /dev gets nodes for the block devices linked from
+   * pods/{uid}/volumeDevices, which hold them open only once the process runs (startNamespace).
    */
   createNamespace(containerId: string, podUID: UID): void {
-    const refs: NamespaceRef[] = [];
-    const add = (lun: string, readWrite: boolean): void => {
-      const i = refs.findIndex((r) => r.lun === lun);
-      if (i < 0) refs.push({ lun, readWrite });
-      else if (readWrite && !(refs[i] as NamespaceRef).readWrite) refs[i] = { lun, readWrite };
-    };
+    const mounted: NamespaceRef[] = [];
     const podDir = join(KUBELET_ROOT, 'pods', podUID);
     for (const m of this.mounts.list()) {
-      if (m.lun !== undefined && pathWithinBase(m.path, join(podDir, 'volumes'))) add(m.lun, !isReadOnly(m));
+      if (m.lun !== undefined && pathWithinBase(m.path, join(podDir, 'volumes'))) {
+        addRef(mounted, m.lun, !isReadOnly(m));
+      }
     }
+    const devices: NamespaceRef[] = [];
     const devicesDir = join(podDir, 'volumeDevices');
     if (this.fs.isDir(devicesDir)) {
       for (const plugin of this.fs.readDir(devicesDir)) {
@@ -404,17 +416,30 @@ export class Host {
         for (const name of this.fs.readDir(join(devicesDir, plugin))) {
           const link = this.fs.get(join(devicesDir, plugin, name));
           const lun = link?.type === 'file' ? this.devices.lunOf(link.content) : undefined;
-          if (lun !== undefined) add(lun, true);
+          if (lun !== undefined) addRef(devices, lun, true);
         }
       }
     }
-    if (refs.length === 0) return;
+    if (devices.length > 0) this.pendingDevices.set(containerId, devices);
+    if (mounted.length === 0) return;
+    this.namespaces.set(containerId, mounted);
+    for (const r of mounted) this.recomputeAccess(r.lun);
+  }
+
+  /** The container's process started: its block devices are open from now on. */
+  startNamespace(containerId: string): void {
+    const devices = this.pendingDevices.get(containerId);
+    if (devices === undefined) return;
+    this.pendingDevices.delete(containerId);
+    const refs = [...(this.namespaces.get(containerId) ?? [])];
+    for (const d of devices) addRef(refs, d.lun, d.readWrite);
     this.namespaces.set(containerId, refs);
-    for (const r of refs) this.recomputeAccess(r.lun);
+    for (const d of devices) this.recomputeAccess(d.lun);
   }
 
   /** The container's process is gone: so are its namespace's mounts (idempotent). */
   destroyNamespace(containerId: string): void {
+    this.pendingDevices.delete(containerId);
     const refs = this.namespaces.get(containerId);
     if (refs === undefined) return;
     this.namespaces.delete(containerId);

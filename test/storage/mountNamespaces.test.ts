@@ -1,6 +1,7 @@
 // Containers' mount namespaces: a container copies the pod's volume mounts when it is created and keeps
 // the filesystem and the device open until its process exits. TearDown and UnmountDevice on the host do
 // not end the node's access to the LUN meanwhile, and flushing the multipath map fails (map in use).
+// A Block volume is a device node in the container's /dev: it is open only once the process runs.
 import { describe, expect, it } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
 import { mountForPod, World } from './world.js';
@@ -76,5 +77,26 @@ describe('container mount namespaces', () => {
     expect(host.deviceOpened('/dev/dm-9')).toBe(false);
     host.destroyNamespace('uid-1/c1/1');
     expect(host.deviceOpened('/dev/dm-0')).toBe(false);
+  });
+
+  it('a Block device is held by the running process, not by the created container', () => {
+    const w = new World();
+    const spec = w.volume({ name: 'lun-1', plugin: 'fc', mode: 'Block' });
+    const host = w.host();
+    const plugin = w.plugins().findPluginBySpec(spec);
+    expect(w.run(plugin.newAttacher().waitForAttach(spec, '', 'uid-1', 120_000)).value.err).toBeUndefined();
+    const mapper = plugin.newBlockVolumeMapper(spec, 'uid-1');
+    expect(w.run(mapper.setUpDevice()).value.err).toBeUndefined();
+    expect(w.run(mapper.mapPodDevice()).value.err).toBeUndefined();
+    host.createNamespace('uid-1/c1/1', 'uid-1');
+    // Created, not started (a kubelet stopped before StartContainer): a device node opens nothing.
+    expect(host.heldByContainer('lun-1')).toBe(false);
+    host.startNamespace('uid-1/c1/1');
+    expect(host.heldByContainer('lun-1')).toBe(true);
+    // The kubelet unmaps the pod's device: the running process still has it open, until it exits.
+    expect(w.run(plugin.newBlockVolumeUnmapper('lun-1', 'uid-1').unmapPodDevice()).value).toBeUndefined();
+    expect(host.heldByContainer('lun-1')).toBe(true);
+    host.destroyNamespace('uid-1/c1/1');
+    expect(host.heldByContainer('lun-1')).toBe(false);
   });
 });
