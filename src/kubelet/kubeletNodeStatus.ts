@@ -44,14 +44,7 @@ export class NodeStatusReporter {
    * report frequency forces a patch.
    */
   *syncNodeStatusLoop(): Co<void> {
-    const loop = new IdleLoop(
-      this.sim,
-      nodeStatusUpdateFrequencyMs,
-      undefined,
-      undefined,
-      undefined,
-      WRITES_VOLUMES,
-    );
+    const loop = new IdleLoop(this.sim, nodeStatusUpdateFrequencyMs, { readMask: WRITES_VOLUMES });
     for (;;) {
       loop.begin();
       yield* this.tryUpdateNodeStatus();
@@ -102,7 +95,7 @@ export class NodeStatusReporter {
    */
   *leaseControllerLoop(): Co<void> {
     const renew = (renewTimeMs: number): void => this.kubeClient.renewLease(this.nodeName, renewTimeMs);
-    const loop = new IdleLoop(this.sim, nodeLeaseRenewIntervalMs, undefined, renew, undefined, 0);
+    const loop = new IdleLoop(this.sim, nodeLeaseRenewIntervalMs, { hook: renew, readMask: 0 });
     for (;;) {
       loop.begin();
       renew(this.sim.nowMs);

@@ -38,6 +38,18 @@ import type { Sim } from './sim.js';
  * loop's own state counters) as the previous round left it; an idle round is clean, and parks the loop
  * when elision is on. `hook` is applied to each skipped round.
  */
+/** What an idle loop's rounds read, and what a skipped round still does. */
+export interface LoopOptions {
+  /** A counter of what the loop's rounds read beyond its domain's state; a change makes a round not idle. */
+  readonly version?: (() => number) | undefined;
+  /** Runs for every round elision skips, with the round's time (a lease renewed, a batch's next time). */
+  readonly hook?: ((roundMs: number) => void) | undefined;
+  /** What the loop reads, if not its process's domain (a controller reads its informers' caches). */
+  readonly readsDomain?: number | undefined;
+  /** The parts of its domain's state a round reads (src/sim/masks.ts); all of it by default. */
+  readonly readMask?: number | undefined;
+}
+
 export class IdleLoop implements Parked, LoopRef {
   readonly kind = KIND_LOOP;
   proc: Process | undefined = undefined;
@@ -54,16 +66,20 @@ export class IdleLoop implements Parked, LoopRef {
   private events0 = -1;
   private lastVersion = Number.NaN;
 
+  private readonly version: () => number;
+  readonly hook: ((roundMs: number) => void) | undefined;
+  readonly readsDomain: number | undefined;
+  readonly readMask: number;
+
   constructor(
     private readonly sim: Sim,
     readonly periodMs: number,
-    private readonly version: () => number = () => 0,
-    readonly hook: ((roundMs: number) => void) | undefined = undefined,
-    /** What the loop reads, if not its process's domain (a controller reads its informers' caches). */
-    readonly readsDomain: number | undefined = undefined,
-    /** The parts of its domain's state a round reads (src/sim/masks.ts). */
-    readonly readMask: number = WRITES_ALL,
+    o: LoopOptions = {},
   ) {
+    this.version = o.version ?? (() => 0);
+    this.hook = o.hook;
+    this.readsDomain = o.readsDomain;
+    this.readMask = o.readMask ?? WRITES_ALL;
     this.it = new EffectIterator<void>(effect(OP_LOOP, periodMs, undefined, undefined, undefined, 0, this));
   }
 
@@ -181,14 +197,7 @@ export interface RoundLoop {
 }
 
 /** An IdleLoop on `sim`, or (no sim: a component driven by a unit test's own clock) a plain sleep. */
-export function roundLoop(
-  sim: Sim | undefined,
-  periodMs: number,
-  version?: () => number,
-  hook?: (roundMs: number) => void,
-  readsDomain?: number,
-  readMask?: number,
-): RoundLoop {
-  if (sim !== undefined) return new IdleLoop(sim, periodMs, version, hook, readsDomain, readMask);
+export function roundLoop(sim: Sim | undefined, periodMs: number, o: LoopOptions = {}): RoundLoop {
+  if (sim !== undefined) return new IdleLoop(sim, periodMs, o);
   return { begin: () => {}, end: () => sleep(periodMs) };
 }

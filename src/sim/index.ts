@@ -14,7 +14,7 @@ export {
   select,
   sleep,
 } from './effects.js';
-export { IdleLoop, type RoundLoop, roundLoop, Ticker } from './elision.js';
+export { IdleLoop, type LoopOptions, type RoundLoop, roundLoop, Ticker } from './elision.js';
 export { WRITES_ALL } from './masks.js';
 export { Process, ProcessGroup, type ProcessState } from './process.js';
 export { EventQueue, type Target } from './queue.js';

@@ -53,7 +53,7 @@ function run(w: World, elide: boolean, seed: number): { log: string[]; events: n
   }
   w.loops.forEach((l, i) => {
     sim.at(l.startMs, () => {
-      const loop = new IdleLoop(sim, l.periodMs, undefined, undefined, undefined, l.readMask);
+      const loop = new IdleLoop(sim, l.periodMs, { readMask: l.readMask });
       let last = -1;
       let fired = false;
       sim.spawn(

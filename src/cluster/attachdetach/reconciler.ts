@@ -60,15 +60,12 @@ export class Reconciler {
 
   /** Run: wait.Until(reconciliationLoopFunc, loopPeriod): the period starts after each pass. */
   *run(): Co<void> {
-    const loop = roundLoop(
-      this.o.sim,
-      this.o.loopPeriodMs,
-      () => this.o.actualStateOfWorld.version,
-      undefined,
-      this.o.domain,
+    const loop = roundLoop(this.o.sim, this.o.loopPeriodMs, {
+      version: () => this.o.actualStateOfWorld.version,
+      readsDomain: this.o.domain,
       // Not the pod informer's cache: the desired state carries what the reconciler needs of pods.
-      ADC_WRITES_STATE,
-    );
+      readMask: ADC_WRITES_STATE,
+    });
     for (;;) {
       loop.begin();
       yield* this.reconciliationLoopFunc();

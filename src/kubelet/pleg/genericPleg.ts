@@ -64,14 +64,11 @@ export class GenericPLEG {
    * until the runtime changes, or until a subscriber of the cache is due.
    */
   *run(): Co<void> {
-    const loop = new IdleLoop(
-      this.sim,
-      plegRelistPeriodMs,
-      () => this.runtime.version,
-      (roundMs) => this.cache.relistSkipped(roundMs),
-      undefined,
-      WRITES_RUNTIME,
-    );
+    const loop = new IdleLoop(this.sim, plegRelistPeriodMs, {
+      version: () => this.runtime.version,
+      hook: (roundMs) => this.cache.relistSkipped(roundMs),
+      readMask: WRITES_RUNTIME,
+    });
     for (;;) {
       loop.begin();
       this.relist();

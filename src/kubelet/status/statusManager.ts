@@ -67,8 +67,10 @@ export class StatusManager {
     const cases: SelectCase[] = [{ recv: this.podStatusChannel }];
     // A batch that synced nothing lets elision skip the batches after it until something changes on this
     // node (src/sim/elision.ts); each skipped batch still moves the next one's time.
-    const loop = new IdleLoop(this.sim, statusSyncPeriodMs, undefined, (roundMs) => {
-      this.nextBatchMs = roundMs + statusSyncPeriodMs;
+    const loop = new IdleLoop(this.sim, statusSyncPeriodMs, {
+      hook: (roundMs) => {
+        this.nextBatchMs = roundMs + statusSyncPeriodMs;
+      },
     });
     this.nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
     for (;;) {

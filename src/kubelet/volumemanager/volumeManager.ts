@@ -225,14 +225,7 @@ export class VolumeManager {
     const deadline = this.o.sim.nowMs + podAttachAndMountTimeoutMs;
     // A poll that finds the condition unchanged lets elision skip the polls after it until something
     // changes on this node, or the last poll before the timeout comes (src/sim/elision.ts).
-    const loop = new IdleLoop(
-      this.o.sim,
-      podAttachAndMountRetryIntervalMs,
-      undefined,
-      undefined,
-      undefined,
-      WRITES_VOLUMES,
-    );
+    const loop = new IdleLoop(this.o.sim, podAttachAndMountRetryIntervalMs, { readMask: WRITES_VOLUMES });
     for (;;) {
       loop.begin();
       const r = condition();

@@ -67,14 +67,10 @@ export class DesiredStateOfWorldPopulator {
     // A round reads pods, their workers' lifecycle and the volume manager's caches (and, release-1.20,
     // statuses and the runtime cache): src/kubelet/elisionMasks.ts.
     const reads = this.legacy ? WRITES_ALL : WRITES_PODS | WRITES_VOLUMES;
-    const loop = roundLoop(
-      this.o.sim,
-      this.o.loopSleepDurationMs,
-      () => this.version,
-      undefined,
-      undefined,
-      reads,
-    );
+    const loop = roundLoop(this.o.sim, this.o.loopSleepDurationMs, {
+      version: () => this.version,
+      readMask: reads,
+    });
     for (;;) {
       loop.begin();
       this.populatorLoop();

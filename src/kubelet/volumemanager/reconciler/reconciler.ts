@@ -73,14 +73,10 @@ export class Reconciler {
   /** Run: wait.Until(reconciliationLoopFunc, loopSleepDuration). */
   *run(): Co {
     // A pass reads the volume manager's caches and operations and the node's storage, nothing else.
-    const loop = roundLoop(
-      this.o.sim,
-      this.o.loopSleepDurationMs,
-      () => this.idleVersion(),
-      undefined,
-      undefined,
-      WRITES_VOLUMES,
-    );
+    const loop = roundLoop(this.o.sim, this.o.loopSleepDurationMs, {
+      version: () => this.idleVersion(),
+      readMask: WRITES_VOLUMES,
+    });
     for (;;) {
       loop.begin();
       yield* this.reconciliationLoopFunc();
