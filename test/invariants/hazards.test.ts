@@ -6,7 +6,7 @@ import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { HAZARD_IDS, HAZARDS, type HazardDef, HazardTracker } from '../../src/invariants/hazards.js';
 import type { Violation } from '../../src/invariants/types.js';
-import { loadScenarioFile, parseScenarioText } from '../../src/scenario/load.js';
+import { loadScenarioFile } from '../../src/scenario/load.js';
 import { runScenario } from '../../src/scenario/run.js';
 
 const violation = (over: Partial<Violation>): Violation => ({
@@ -145,24 +145,7 @@ describe('HazardTracker', () => {
     // unmapping its FC Block volume (pod link removed, the bind on the global map path not yet) when the
     // kubelet stops at 11.42 s. No pod dir names the volume any more, so syncStates never reconstructs
     // it and v0's reference stays on the global map path for ever.
-    const yaml = [
-      'name: block-unmap-interrupted',
-      'seed: 40117',
-      'horizon: 252s',
-      'cluster:',
-      '  nodes: [node-a]',
-      '  volumes:',
-      '    - {name: lun-1, plugin: fc, mode: Block, capacity: 10Gi}',
-      'timeline:',
-      '  - at: 0s',
-      '    createPod: {pod: v0, node: node-a, containers: 1, volumes: [lun-1], gracePeriod: 5s}',
-      '  - at: 10780ms',
-      '    deletePod: {pod: v0}',
-      '  - at: 11420ms',
-      '    restartKubelet: {node: node-a, downFor: 18990ms}',
-      '',
-    ].join('\n');
-    const r = runScenario(parseScenarioText(yaml, 'block-unmap-interrupted.yaml'), {
+    const r = runScenario(loadScenarioFile('scenarios/block-unmap-interrupted-by-restart.yaml'), {
       fixes: Fixes.all(),
       recordFacts: true,
     });
