@@ -54,10 +54,10 @@ export const HAZARDS = {
     explains: ['termination-stuck'],
   },
   'fc-detach-retry-window': {
-    upstream: ['kubernetes/kubernetes#101862'],
+    upstream: ['kubernetes/kubernetes#101862', 'kubernetes/kubernetes#94780'],
     summary:
       'FC UnmountDevice unmounts the global path, then retries DetachDisk every 10 s for 2 minutes; if the multipath map stays in use that long it returns the error, and the reconciler\'s next UnmountDevice finds nothing mounted (GetDeviceNameFromMount: "") and returns success without DetachDisk: the SCSI paths and the map stay on the node, unknown to the kubelet',
-    open: 'release-1.23 fc/attacher.go UnmountDevice bounds its retry at 2 minutes ("should be enough within 6 minute force detach timeout") and says a retried UnmountDevice skips DetachDisk; later releases keep the same bound in attacher.go (with SELinux mount options added); no bug report was found',
+    open: 'PR #101862 bounds the retry on purpose: its description accepts that after it "leaving the devices around should not harm Kubernetes that much"; the skip on an empty device name is #94780\'s fix (PR #94781); later releases keep the same 2-minute bound in attacher.go',
     scenario: 'fc-unmount-retry-window',
     explains: ['device-leaked-after-unmount'],
   },
