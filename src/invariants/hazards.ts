@@ -113,8 +113,8 @@ interface Marker {
   readonly node: string;
   readonly uid: string | null;
   readonly volume: string | null;
-  /** A reconstruction's outcome, for the restart hazards: which path their volume took. */
-  readonly outcome: string | null;
+  /** The invariants of the hazard's `explains` this marker may explain; null: all of them. */
+  readonly only: readonly InvariantId[] | null;
 }
 
 /**
@@ -137,7 +137,11 @@ export class HazardTracker {
           const id = f.podKnown
             ? 'terminating-pod-volume-torn-down-on-restart'
             : 'orphan-pod-volume-torn-down-on-restart';
-          this.#mark(id, f.atMs, f.node, f.uid, f.volume, f.outcome);
+          // Reported unused follows only through the reconciler: syncStates put the volume into the actual
+          // state, it was torn down and UnmountDevice succeeded. After cleanupMounts the global mount stays
+          // and nothing unmounts it: that is #101791's path (or #102059's, a fixed bug), not this one.
+          const only = f.outcome === 'cleanupMounts' ? (['volume-torn-down-while-running'] as const) : null;
+          this.#mark(id, f.atMs, f.node, f.uid, f.volume, only);
         }
         return;
       case 'volumeTearDown':
@@ -193,14 +197,14 @@ export class HazardTracker {
     node: string,
     uid: string | null,
     volume: string | null,
-    outcome: string | null = null,
+    only: readonly InvariantId[] | null = null,
   ): void {
     let list = this.#markers.get(id);
     if (list === undefined) {
       list = [];
       this.#markers.set(id, list);
     }
-    list.push({ atMs, node, uid, volume, outcome });
+    list.push({ atMs, node, uid, volume, only });
   }
 
   /**
@@ -213,17 +217,7 @@ export class HazardTracker {
     if (id === 'reconstruction-fails-other-error' && v.invariant === 'multi-node-mount') {
       return m.volume === v.volume;
     }
-    // A restart hazard reports a volume unused only through the reconciler: syncStates put it into the
-    // actual state, the reconciler tore it down and UnmountDevice succeeded. After cleanupMounts the global
-    // mount stays and nothing unmounts it: that is #101791's path (or #102059's, a fixed bug), not this.
-    if (
-      v.invariant === 'device-reported-unused-while-mounted' &&
-      (id === 'terminating-pod-volume-torn-down-on-restart' ||
-        id === 'orphan-pod-volume-torn-down-on-restart') &&
-      m.outcome !== 'addedToActualState'
-    ) {
-      return false;
-    }
+    if (m.only !== null && !m.only.includes(v.invariant)) return false;
     if (v.node !== null && m.node !== v.node) return false;
     // What the violation names must match what the marker names (a violation about a volume has no pod).
     if (m.volume !== null && v.volume !== null && m.volume !== v.volume) return false;

@@ -339,14 +339,15 @@ export class Host {
     const pluginsDir = join(KUBELET_ROOT, 'plugins');
     const out: { uid: string; volume: string }[] = [];
     for (const m of this.mounts.list()) {
-      if (m.lun === undefined || !pathWithinBase(m.path, pluginsDir) || !m.path.includes('/volumeDevices/'))
+      const lun = m.lun;
+      if (lun === undefined || !pathWithinBase(m.path, pluginsDir) || !m.path.includes('/volumeDevices/'))
         continue;
       const uid = basename(m.path);
       const deviceDir = join(podsDir, uid, 'volumeDevices');
       const linked =
         this.fs.isDir(deviceDir) &&
-        this.fs.readDir(deviceDir).some((plugin) => this.fs.exists(join(deviceDir, plugin, m.lun ?? '')));
-      if (!linked) out.push({ uid, volume: m.lun });
+        this.fs.readDir(deviceDir).some((p) => this.fs.exists(join(deviceDir, p, lun)));
+      if (!linked) out.push({ uid, volume: lun });
     }
     return out.sort((a, b) => (a.uid === b.uid ? cmp(a.volume, b.volume) : cmp(a.uid, b.uid)));
   }
