@@ -20,7 +20,16 @@ import {
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { KubeClient } from '../kubelet/kubeClient.js';
-import { AssertionError, type Co, type Effect, type Rng, type Sim, sleep, WRITES_ALL } from '../sim/index.js';
+import {
+  AssertionError,
+  type Co,
+  codeUnitOrder,
+  type Effect,
+  type Rng,
+  type Sim,
+  sleep,
+  WRITES_ALL,
+} from '../sim/index.js';
 
 /** The apiPodCreated fields that describe the pod's spec (shared with the static pods' manifests). */
 export function podCreatedFields(pod: Pod): {
@@ -611,11 +620,6 @@ export class APIServer {
     yield* this.latency();
     return this.deleteMirrorPod(namespace, name, uid);
   }
-}
-
-/** Code-unit order, not localeCompare: the same on every machine whatever its locale. */
-function codeUnitOrder(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function byUID(pods: Pod[]): Pod[] {

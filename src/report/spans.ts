@@ -5,6 +5,7 @@
 import type { Fact } from '../facts.js';
 import type { Violation } from '../invariants/types.js';
 import type { RunResult } from '../scenario/run.js';
+import { codeUnitOrder } from '../sim/order.js';
 
 /** The process name of cluster-wide components (API server, attach/detach controller, violations). */
 export const CLUSTER_PROCESS = 'cluster';
@@ -87,16 +88,12 @@ export type TimelineInput = Pick<RunResult, 'facts' | 'violations' | 'virtualTim
 // ---------------------------------------------------------------------------------------------------
 // Comparison helpers (code-unit order, independent of the locale).
 
-export function cmpStr(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function cmpKey(a: readonly (string | number)[], b: readonly (string | number)[]): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a[i]!;
     const y = b[i]!;
-    const c = typeof x === 'number' && typeof y === 'number' ? x - y : cmpStr(String(x), String(y));
+    const c = typeof x === 'number' && typeof y === 'number' ? x - y : codeUnitOrder(String(x), String(y));
     if (c !== 0) return c;
   }
   return a.length - b.length;
@@ -292,7 +289,7 @@ class Builder {
 
   /** Closes every open span whose pairing key starts with prefix (a kubelet stopping ends its workers). */
   endAll(prefix: string, atMs: number, args: Record<string, ArgValue>): void {
-    const keys = [...this.open.keys()].filter((k) => k.startsWith(prefix)).sort(cmpStr);
+    const keys = [...this.open.keys()].filter((k) => k.startsWith(prefix)).sort(codeUnitOrder);
     for (const k of keys) while (this.end(k, atMs, args) !== undefined) {}
   }
 
@@ -807,7 +804,7 @@ export function buildTimeline(result: TimelineInput): Timeline {
 
   // Processes: the cluster first, then the nodes by name.
   const processNames = [...new Set([...b.bases.values()].map((t) => t.process))].sort((x, y) =>
-    x === CLUSTER_PROCESS ? -1 : y === CLUSTER_PROCESS ? 1 : cmpStr(x, y),
+    x === CLUSTER_PROCESS ? -1 : y === CLUSTER_PROCESS ? 1 : codeUnitOrder(x, y),
   );
   const processes: TimelineProcess[] = processNames.map((name, i) => ({
     name,
@@ -826,7 +823,7 @@ export function buildTimeline(result: TimelineInput): Timeline {
     (x, y) =>
       (pidOf.get(x.base.process) ?? 0) - (pidOf.get(y.base.process) ?? 0) ||
       cmpKey(x.base.sort, y.base.sort) ||
-      cmpStr(x.base.key, y.base.key) ||
+      codeUnitOrder(x.base.key, y.base.key) ||
       x.lane - y.lane,
   );
   const trackList: Track[] = [];

@@ -16,6 +16,7 @@ export {
 } from './effects.js';
 export { IdleLoop, type LoopOptions, type RoundLoop, roundLoop, Ticker } from './elision.js';
 export { WRITES_ALL } from './masks.js';
+export { codeUnitOrder } from './order.js';
 export { Process, ProcessGroup, type ProcessState } from './process.js';
 export { EventQueue, type Target } from './queue.js';
 export { Rng, type RngState } from './rng.js';

@@ -5,7 +5,7 @@
 import { GoError, InconsistentReadError } from '../api/errors.js';
 import type { UID } from '../api/v1.js';
 import type { Fact } from '../facts.js';
-import type { Rng, Sim } from '../sim/index.js';
+import { codeUnitOrder, type Rng, type Sim } from '../sim/index.js';
 import {
   DEFAULT_LATENCIES,
   type DistributiveOmit,
@@ -65,9 +65,6 @@ function addRef(refs: NamespaceRef[], lun: string, readWrite: boolean): void {
   if (i < 0) refs.push({ lun, readWrite });
   else if (readWrite && !(refs[i] as NamespaceRef).readWrite) refs[i] = { lun, readWrite };
 }
-
-/** Code-unit order (locale-free), for sorted, deterministic observations. */
-const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 const PLUGIN_DIR_KIND: Record<string, LunPlugin> = {
   'kubernetes.io~fc': 'fc',
@@ -349,7 +346,9 @@ export class Host {
         this.fs.readDir(deviceDir).some((p) => this.fs.exists(join(deviceDir, p, lun)));
       if (!linked) out.push({ uid, volume: lun });
     }
-    return out.sort((a, b) => (a.uid === b.uid ? cmp(a.volume, b.volume) : cmp(a.uid, b.uid)));
+    return out.sort((a, b) =>
+      a.uid === b.uid ? codeUnitOrder(a.volume, b.volume) : codeUnitOrder(a.uid, b.uid),
+    );
   }
 
   // ---- devices ----
