@@ -118,6 +118,38 @@ describe('kubelet restarts and UID reuse reset what one kubelet process decided'
     expect(run(new GracePeriodIncreased(), [kill(1000, 1), created, kill(2000, 30)])).toEqual([]);
   });
 
+  it('grace-period-increased: a lifecycle that finished does not bind the next one (seed 24, case 14838)', () => {
+    // The static pod is put back with its UID before the old lifecycle's kill (1 s) started; that
+    // lifecycle finishes, the pod worker restarts the pod (#104847), and an eviction kills the new one
+    // with 19 s: a new podSyncStatus, so no earlier grace binds it.
+    const phase = (atMs: number, p: 'sync' | 'finished'): Fact => ({
+      kind: 'podWorkerPhase',
+      atMs,
+      node: 'node-a',
+      uid: 'u1',
+      pod: 'p',
+      phase: p,
+    });
+    const created: Fact = {
+      kind: 'apiPodCreated',
+      atMs: 500,
+      node: 'node-a',
+      uid: 'u1',
+      pod: 'p',
+      static: true,
+      restartPolicy: 'Always',
+      containers: ['c1'],
+      startDelayMs: 0,
+      volumes: [],
+    };
+    const lifecycles = [created, kill(1000, 1), phase(2000, 'finished'), phase(2000, 'sync'), kill(3000, 19)];
+    expect(run(new GracePeriodIncreased(), lifecycles)).toEqual([]);
+    // Within one lifecycle (no finished between) the increase still fires.
+    expect(
+      run(new GracePeriodIncreased(), [created, kill(1000, 1), phase(2000, 'sync'), kill(3000, 19)]),
+    ).toHaveLength(1);
+  });
+
   it('container-started-after-terminated: the next kubelet process judges anew', () => {
     const t: Fact = {
       kind: 'podTerminated',
