@@ -431,6 +431,16 @@ function normaliseAction(
       else c.checkVolume([...path, 'volumes', i], v);
       seenVolumes.add(v);
     });
+    if (a.static === true && volumes.length > 0) {
+      // Cluster volumes are PersistentVolumes, claimed by the pod. A static pod's spec cannot refer to API
+      // objects: NodeRestriction refuses its mirror pod ("can not create pods that reference
+      // persistentvolumeclaims", admission.go) and the node authorizer its claim lookup, so upstream never
+      // sets the volume up. Said here, rather than simulated as a pod that silently never starts.
+      c.problem(
+        [...path, 'volumes'],
+        "a static pod cannot use cluster volumes: they are PersistentVolumes claimed through the API, which a static pod's spec cannot refer to (NodeRestriction refuses its mirror pod); drop `static` or the volumes",
+      );
+    }
     const previous = c.pods.get(a.pod);
     if (previous?.alive === true) {
       c.problem(

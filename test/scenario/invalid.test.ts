@@ -83,6 +83,10 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
     '10:22: timeline[2].createPod.pod: pod "web" already exists (created at line 5 and not deleted since); delete it first or use another name',
   ],
   ['seed-out-of-range.yaml', '2:7: seed: expected an integer from 0 to 4294967295, got 4294967296'],
+  [
+    'static-pod-volume.yaml',
+    "8:80: timeline[0].createPod.volumes: a static pod cannot use cluster volumes: they are PersistentVolumes claimed through the API, which a static pod's spec cannot refer to (NodeRestriction refuses its mirror pod); drop `static` or the volumes",
+  ],
   ['static-not-boolean.yaml', '6:64: timeline[0].createPod.static: expected true or false, got "yes"'],
   ['syntax-bad-indent.yaml', '5:1: All mapping items must start at the same column'],
   [

@@ -150,7 +150,9 @@ function build(
                 startDelayMs: null,
               }))
             : s.containers;
-        const vols = volumes.length === 0 ? [] : [...new Set(s.volumePicks.map((i) => nth(volumes, i).name))];
+        // A static pod uses no cluster volume (the loader refuses it: they are claimed through the API).
+        const vols =
+          volumes.length === 0 || s.flag ? [] : [...new Set(s.volumePicks.map((i) => nth(volumes, i).name))];
         pods.set(name, { alive: true, containers: containers.map((c) => c.name) });
         action = {
           kind: 'createPod',
