@@ -2,7 +2,8 @@
 // (apiPodDeletionRequested at T with grace G) must by the end have no running containers, every volume
 // it set up torn down (a volumeSetUp not followed by a volumeTearDown ok=true is not), and, unless it
 // is a static pod, its API object gone (apiPodDeleted). Flagged only when end - T >= G + the
-// termination budget and no fault is still active at the end. Catches #104648 (UID reuse: finished worker
+// termination budget (and, once a kill started, end >= its start + its grace + the budget) and no fault
+// is still active at the end. Catches #104648 (UID reuse: finished worker
 // ignores updates), #50350 (API deletion blocked on container GC), #107733 / #113091 (static pods that
 // never finish) and an abandoned tear-down of an uncertain volume. Everything is keyed by UID.
 import type { Fact, FactKind } from '../facts.js';
@@ -24,6 +25,13 @@ interface PodState {
   request: DeletionRequested | undefined;
   /** T + grace of `request`, in ms. */
   dueMs: number;
+  /**
+   * The earliest time a kill promises the containers gone (its start + its grace, or its finish once it
+   * returned), Infinity while none started. The kubelet may kill with a longer grace than the API's: a deletion or eviction
+   * override of 0 becomes the spec's terminationGracePeriodSeconds (#115819, reproduced as upstream has
+   * it), so a force-deleted pod with a 40 min grace is terminating, not stuck, for 40 min.
+   */
+  killDueMs: number;
   deleted: boolean;
   /** node -> container -> containerStarted, for containers not yet exited / removed. */
   readonly running: Map<string, Map<string, Started>>;
@@ -73,6 +81,7 @@ export class TerminationStuck implements Checker {
         // A static pod put back from the same manifest reuses its UID (#104847): it is wanted again, so an
         // earlier deletion no longer asks for its termination.
         s.request = undefined;
+        s.killDueMs = Number.POSITIVE_INFINITY;
         return;
       }
       case 'apiPodDeletionRequested': {
@@ -115,11 +124,22 @@ export class TerminationStuck implements Checker {
         remember(s, f);
         return;
       }
+      case 'killPodStarted': {
+        const s = this.#seen(f.uid, f.pod, f.node);
+        s.killDueMs = Math.min(s.killDueMs, f.atMs + f.gracePeriodSeconds * 1000);
+        remember(s, f);
+        return;
+      }
+      case 'killPodFinished': {
+        // The containers are stopped: what is left (volumes, the API object) has the budget from now.
+        const s = this.#seen(f.uid, f.pod, f.node);
+        s.killDueMs = Math.min(s.killDueMs, f.atMs);
+        remember(s, f);
+        return;
+      }
       case 'podTerminationRequested':
       case 'podTerminated':
-      case 'podWorkerPhase':
-      case 'killPodStarted':
-      case 'killPodFinished': {
+      case 'podWorkerPhase': {
         remember(this.#seen(f.uid, f.pod, f.node), f);
         return;
       }
@@ -132,7 +152,9 @@ export class TerminationStuck implements Checker {
     if (this.#config.faultsActiveAtEnd()) return;
     for (const [uid, s] of this.#pods) {
       const request = s.request;
-      if (request === undefined || endMs < s.dueMs + this.#config.terminationBudgetMs) continue;
+      if (request === undefined) continue;
+      const dueMs = s.killDueMs === Number.POSITIVE_INFINITY ? s.dueMs : Math.max(s.dueMs, s.killDueMs);
+      if (endMs < dueMs + this.#config.terminationBudgetMs) continue;
       const problems: string[] = [];
       const outstanding: Fact[] = [];
       let node: string | null = s.node === '' ? null : s.node;
@@ -188,6 +210,7 @@ export class TerminationStuck implements Checker {
         isStatic: false,
         request: undefined,
         dueMs: 0,
+        killDueMs: Number.POSITIVE_INFINITY,
         deleted: false,
         running: new Map(),
         volumes: new Map(),

@@ -3,8 +3,8 @@
 // is published as a fact, so the invariant checkers see ground truth, not what the kubelet believes.
 //
 // Defaults (documented in docs/runtime.md): RunPodSandbox 100-300 ms, CreateContainer 10-50 ms,
-// StartContainer 20-100 ms (+ the container's startDelay, + an injected containerStart delay),
-// Stop/Remove 10-50 ms. After SIGTERM a container's process exits within 100-800 ms with probability 1/2;
+// StartContainer 20-100 ms (+ the container's startDelay, + an injected containerStart delay; a start
+// longer than the kubelet's 2 min runtime-request-timeout fails with DeadlineExceeded), Stop/Remove 10-50 ms. After SIGTERM a container's process exits within 100-800 ms with probability 1/2;
 // otherwise it ignores SIGTERM and is SIGKILLed when the grace period ends.
 
 import { GoError } from '../api/errors.js';
@@ -21,6 +21,7 @@ import {
   type Sim,
   sleep,
 } from '../sim/index.js';
+import { RUNTIME_REQUEST_TIMEOUT_MS } from './runtimeRequestTimeout.js';
 
 export interface RuntimeContainerSpec {
   readonly name: string;
@@ -203,20 +204,27 @@ export class FakeRuntime {
   ): Co<GoError | undefined> {
     const fault = this.startFaults.get(meta.uid);
     const faultDelayMs = fault?.delayMs ?? 0;
-    yield* sleep(this.latency(START_LATENCY_MS) + spec.startDelayMs + faultDelayMs);
+    const startMs = this.latency(START_LATENCY_MS) + spec.startDelayMs + faultDelayMs;
+    const timedOut = startMs > RUNTIME_REQUEST_TIMEOUT_MS;
+    yield* sleep(timedOut ? RUNTIME_REQUEST_TIMEOUT_MS : startMs);
     const started = this.pods.get(meta.uid);
     const c = started?.containers.get(containerId);
     if (started === undefined || c === undefined || c.state !== 'created') {
       return new GoError(`container ${spec.name} of pod ${meta.name} is not in created state`);
     }
     this.touched(started);
-    if (fault?.error !== undefined) {
+    if (fault?.error !== undefined || timedOut) {
       this.startFaults.delete(meta.uid);
+      // containerd marks a container whose start failed exited (exit code 128, reason StartError); a start
+      // cut off by the request's deadline failed the same way, its task created under that context.
       c.state = 'exited';
       c.exitCode = 128;
       c.finishedAtMs = this.sim.nowMs;
       this.namespaces?.destroyNamespace(c.id);
-      return new GoError(`failed to start container ${spec.name}: ${fault.error}`);
+      const why = timedOut
+        ? 'rpc error: code = DeadlineExceeded desc = context deadline exceeded'
+        : fault?.error;
+      return new GoError(`failed to start container ${spec.name}: ${why}`);
     }
     if (fault !== undefined) this.startFaults.delete(meta.uid);
     c.state = 'running';

@@ -12,6 +12,7 @@ import { Document, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { FIX_IDS, type KubeletName } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
+import { MAX_START_DELAY_MS } from '../runtime/runtimeRequestTimeout.js';
 import { formatDurationMs, parseDurationMs, parseSizeBytes } from '../sim/units.js';
 import { InputError } from './errors.js';
 import { readScenarioText } from './files.js';
@@ -418,6 +419,14 @@ function normaliseAction(
             name: k.name,
             startDelayMs: k.startDelay === undefined ? null : durationMs(k.startDelay),
           }));
+    containers.forEach((k, i) => {
+      if (k.startDelayMs === null || k.startDelayMs <= MAX_START_DELAY_MS) return;
+      // Every attempt would take as long, and the kubelet gives up on each (src/runtime/fakeRuntime.ts).
+      c.problem(
+        [...path, 'containers', i, 'startDelay'],
+        `expected at most ${formatDuration(MAX_START_DELAY_MS)}, got ${formatDuration(k.startDelayMs)}: a start must fit in the kubelet's runtime-request-timeout (2m, with the runtime's own latency), or StartContainer fails with DeadlineExceeded on every attempt and the container never starts; for a start that fails, use fault.containerStart`,
+      );
+    });
     for (const i of repeats(containers.map((k) => k.name))) {
       c.problem(
         [...path, 'containers', i, 'name'],

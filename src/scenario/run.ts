@@ -113,7 +113,6 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     createCheckers({
       volumes: scenario.volumes.map((v) => ({ name: v.name, accessMode: v.accessMode })),
       faultsActiveAtEnd: () => world.faultsActive(),
-      terminationBudgetMs: 0,
     }),
   );
   const facts: Fact[] | undefined = o.recordFacts === true ? [] : undefined;

@@ -246,7 +246,9 @@ const CreatePod = mapping(
     static: z
       .boolean({ error: expected('true or false') })
       .optional()
-      .meta({ description: 'a static pod (manifest file); its fullname is name_namespace; takes no volumes' }),
+      .meta({
+        description: 'a static pod (manifest file); its fullname is name_namespace; takes no volumes',
+      }),
     gracePeriod: GracePeriod.optional().meta({ description: 'terminationGracePeriodSeconds, default 30s' }),
     restartPolicy: enumOf(RESTART_POLICIES).optional().meta({ description: 'default Always' }),
   },

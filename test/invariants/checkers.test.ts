@@ -562,6 +562,28 @@ describe('termination-stuck', () => {
     expect(run(checker(), done, 10_000_000)).toEqual([]);
   });
 
+  it('gives a kill with a longer grace than the API its own time (#115819), but no more', () => {
+    // A force delete (grace 0) that the kubelet kills with the spec's 3600 s, as upstream does.
+    const forced: Fact[] = [
+      fact('containerStarted', 200, { ...WEB, container: 'app' }),
+      fact('apiPodDeletionRequested', 1000, { ...WEB, node: '', gracePeriodSeconds: 0 }),
+      fact('apiPodDeleted', 1000, { ...WEB, node: '', by: 'user-force' }),
+      fact('killPodStarted', 71_000, { ...WEB, gracePeriodSeconds: 3600, source: 'syncTerminatingPod' }),
+    ];
+    const killDue = 71_000 + 3_600_000;
+    expect(run(checker(), forced, killDue + BUDGET - 1)).toEqual([]);
+    expect(run(checker(), forced, killDue + BUDGET)[0]?.message).toContain('container(s) app still running');
+    // Once the kill returned, what is left has the budget from then, however long the grace was.
+    const finished: Fact[] = [
+      ...forced,
+      fact('containerExited', 90_000, { ...WEB, container: 'app', exitCode: 143 }),
+      fact('killPodFinished', 90_000, { ...WEB }),
+      fact('volumeSetUp', 100, { ...WEB, volume: 'lun-1' }),
+    ];
+    expect(run(checker(), finished, 90_000 + BUDGET - 1)).toEqual([]);
+    expect(run(checker(), finished, 90_000 + BUDGET)[0]?.message).toContain('volume(s) lun-1 not torn down');
+  });
+
   it('does not require an API deletion for a static pod', () => {
     const S = { pod: 'etcd', uid: 'uid-etcd' } as const;
     const facts: Fact[] = [

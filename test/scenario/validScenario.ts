@@ -74,7 +74,19 @@ const step = fc.record({
   delayMs: fc.option(durationMs),
   containers: fc.option(
     fc.uniqueArray(
-      fc.record({ name: label, startDelayMs: fc.option(durationMs) }, { noNullPrototype: true }),
+      // A start delay fits in the kubelet's runtime-request-timeout (MAX_START_DELAY_MS, 119 s).
+      fc.record(
+        {
+          name: label,
+          startDelayMs: fc.option(
+            fc.oneof(
+              fc.constant(0),
+              fc.integer({ min: 1, max: 119 }).map((s) => s * 1000),
+            ),
+          ),
+        },
+        { noNullPrototype: true },
+      ),
       {
         selector: (c) => c.name,
         minLength: 1,
