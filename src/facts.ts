@@ -19,6 +19,8 @@ export type Fact =
   | (Base & PodRef & { kind: 'containerCreated'; container: string })
   | (Base & PodRef & { kind: 'containerStarted'; container: string; staticFullname?: string | undefined })
   | (Base & PodRef & { kind: 'containerExited'; container: string; exitCode: number })
+  /** StartContainer failed (an injected error, the request's deadline): the container is exited, 128, never ran. */
+  | (Base & PodRef & { kind: 'containerStartFailed'; container: string; error: string })
   | (Base & PodRef & { kind: 'containerRemoved'; container: string })
   | (Base & PodRef & { kind: 'killPodStarted'; gracePeriodSeconds: number; source: string })
   | (Base & PodRef & { kind: 'killPodFinished' })

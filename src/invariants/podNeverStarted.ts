@@ -62,6 +62,8 @@ interface UidState {
 interface Incarnation {
   readonly created: Created;
   readonly started: Set<string>;
+  /** Containers whose start failed under restartPolicy Never: the kubelet never starts them again. */
+  readonly startFailed: Set<string>;
   terminating: boolean;
   /** When the kubelet process now running first admitted or synced it. */
   admittedAtMs: number | undefined;
@@ -89,6 +91,7 @@ const LIFECYCLE: ReadonlySet<Fact['kind']> = new Set([
   'containerCreated',
   'containerStarted',
   'containerExited',
+  'containerStartFailed',
   'killPodStarted',
   'podTerminationRequested',
   'volumeSetUp',
@@ -106,6 +109,7 @@ export class PodNeverStarted implements Checker {
     'containerExited',
     'containerRemoved',
     'containerStarted',
+    'containerStartFailed',
     'faultInjected',
     'killPodStarted',
     'kubeletStarted',
@@ -175,6 +179,15 @@ export class PodNeverStarted implements Checker {
         s.current?.oldRunning.delete(f.container);
         if (f.kind === 'containerExited') remember(s, f);
         this.#update(s, f.atMs);
+        return;
+      }
+      case 'containerStartFailed': {
+        const s = this.#uids.get(f.uid);
+        if (s === undefined) return;
+        remember(s, f);
+        // computePodActions restarts a dead container only if the restart policy allows: under Never
+        // the container that failed to start stays exited, and the pod runs without it.
+        if (s.current?.created.restartPolicy === 'Never') s.current.startFailed.add(f.container);
         return;
       }
       case 'volumeSetUp': {
@@ -265,7 +278,7 @@ export class PodNeverStarted implements Checker {
     for (const s of this.#uids.values()) {
       const inc = s.current;
       if (inc === undefined || inc.terminating) continue;
-      const missing = inc.created.containers.filter((c) => !inc.started.has(c));
+      const missing = inc.created.containers.filter((c) => !inc.started.has(c) && !inc.startFailed.has(c));
       if (missing.length === 0) continue;
       if (inc.admittedAtMs === undefined || inc.volumesReadyAtMs === undefined) continue;
       if (inc.oldHeld) continue;
@@ -319,6 +332,7 @@ export class PodNeverStarted implements Checker {
     const inc: Incarnation = {
       created: f,
       started: new Set(),
+      startFailed: new Set(),
       terminating: false,
       admittedAtMs: undefined,
       volumesReadyAtMs: undefined,

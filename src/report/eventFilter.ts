@@ -14,6 +14,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   containerCreated: true,
   containerStarted: true,
   containerExited: true,
+  containerStartFailed: true,
   containerRemoved: true,
   killPodStarted: true,
   killPodFinished: true,

@@ -352,6 +352,14 @@ function onFact(b: Builder, f: Fact): void {
       );
       return;
     }
+    case 'containerStartFailed':
+      b.instant(tracks.container(node, f.pod, f.uid, f.container), 'start failed', 'error', at, {
+        uid: f.uid,
+        pod: f.pod,
+        container: f.container,
+        error: f.error,
+      });
+      return;
     case 'containerExited': {
       const closed = b.end(pk('container', node, f.uid, f.container), at, { exitCode: f.exitCode });
       if (closed === undefined) {

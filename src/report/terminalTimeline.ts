@@ -42,6 +42,8 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'containerExited':
       return { subject: podSubject(f), text: `containerExited ${f.container} exit=${f.exitCode}` };
+    case 'containerStartFailed':
+      return { subject: podSubject(f), text: `containerStartFailed ${f.container}: ${f.error}` };
     case 'killPodStarted':
       return {
         subject: podSubject(f),

@@ -223,7 +223,16 @@ export class FakeRuntime {
       this.namespaces?.destroyNamespace(c.id);
       const why = timedOut
         ? 'rpc error: code = DeadlineExceeded desc = context deadline exceeded'
-        : fault?.error;
+        : (fault?.error ?? '');
+      this.publish({
+        kind: 'containerStartFailed',
+        atMs: this.sim.nowMs,
+        node: this.nodeName,
+        uid: meta.uid,
+        pod: meta.name,
+        container: spec.name,
+        error: why,
+      });
       return new GoError(`failed to start container ${spec.name}: ${why}`);
     }
     if (fault !== undefined) this.startFaults.delete(meta.uid);

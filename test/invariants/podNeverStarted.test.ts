@@ -141,6 +141,22 @@ describe('pod-never-started', () => {
     expect(run(lonely([started(1500, WEB, 'c2'), exited(3000, WEB, 'c2', 1)]), 200_000)).toEqual([]);
   });
 
+  it('near-miss: under restartPolicy Never a container whose start failed is never started again', () => {
+    const failedStart = (policy: string): Fact[] => [
+      fact('kubeletStarted', 0, {}),
+      created(1000, WEB, { containers: ['c1', 'c2'], policy }),
+      admitted(1030, WEB),
+      started(1400, WEB, 'c1'),
+      fact('containerStartFailed', 1500, { ...WEB, container: 'c2', error: 'RunContainerError' }),
+    ];
+    // ShouldContainerBeRestarted: a dead container of a Never pod stays dead (found with seed 11, case 1124
+    // of the round-trip generator, every fix on).
+    expect(run(failedStart('Never'), 10_000_000)).toEqual([]);
+    // Under Always and OnFailure the kubelet starts it again, so it is still judged.
+    expect(run(failedStart('Always'), 10_000_000)).toHaveLength(1);
+    expect(run(failedStart('OnFailure'), 10_000_000)).toHaveLength(1);
+  });
+
   it('near-miss: a pod terminating (deleted, evicted, terminal, node shut down) is not judged', () => {
     const ends: Fact[] = [
       fact('apiPodDeletionRequested', 150_000, { ...WEB, gracePeriodSeconds: 30 }),

@@ -66,6 +66,11 @@ describe('runtime-request-timeout', () => {
     const r = runScenario(scenario(true), { fixes: Fixes.all(), recordFacts: true });
     expect(r.violations).toEqual([]);
     expect(r.facts?.some((f) => f.kind === 'apiPodDeleted')).toBe(true);
+    const failed = r.facts?.filter((f) => f.kind === 'containerStartFailed') ?? [];
+    expect(failed.map((f) => f.error)).toEqual([
+      'rpc error: code = DeadlineExceeded desc = context deadline exceeded',
+    ]);
+    expect(failed[0]?.atMs).toBeGreaterThanOrEqual(RUNTIME_REQUEST_TIMEOUT_MS);
     // The fault is spent on the attempt that timed out; the next attempt starts.
     const kept = runScenario(scenario(false), { fixes: Fixes.all(), recordFacts: true });
     expect(kept.violations).toEqual([]);
