@@ -10,6 +10,8 @@
 const MiB = 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+import { MAX_START_DELAY_MS } from '../runtime/runtimeRequestTimeout.js';
+
 export const LIMITS = {
   /** Bytes of one scenario file. */
   fileBytes: 2 * MiB,
@@ -71,10 +73,8 @@ export const LIMIT_ROWS: readonly LimitRow[] = [
   { what: 'volumes of one pod', max: String(LIMITS.volumesPerPod) },
   { what: "a fault's `times` and `inconsistentReads`", max: String(LIMITS.faultCount) },
   { what: '`containerStart.error` (characters)', max: String(LIMITS.errorChars) },
-  {
-    what: 'every duration (`horizon`, `at`, `gracePeriod`, `startDelay`, `downFor`, `delay`)',
-    max: DURATION_TEXT,
-  },
+  { what: 'every duration (`horizon`, `at`, `gracePeriod`, `downFor`, `delay`)', max: DURATION_TEXT },
+  { what: "a container's `startDelay`", max: `${MAX_START_DELAY_MS / 1000}s` },
   { what: '`claims`', max: String(LIMITS.claims) },
   {
     what: 'entries of one claim list (`fixes.off`, `fixes.on`, `violations`, `findings`)',
