@@ -1,0 +1,409 @@
+// What each fact draws on the timeline: the span it opens or closes (a container's life, a mount, a
+// pod worker phase, a kill) or the instant it marks, on which component's track.
+import type { Fact } from '../facts.js';
+import { type ArgValue, CLUSTER_PROCESS } from './timelineModel.js';
+import { type Builder, kubeletOwned, pk, tracks } from './timelineTracks.js';
+
+export function onFact(b: Builder, f: Fact): void {
+  const node = f.node === '' ? CLUSTER_PROCESS : f.node;
+  const at = f.atMs;
+  switch (f.kind) {
+    // ---- runtime ----
+    case 'sandboxCreated':
+      b.instant(tracks.podWorker(node, f.pod, f.uid), 'sandbox created', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+      });
+      return;
+    case 'containerCreated':
+      b.instant(tracks.container(node, f.pod, f.uid, f.container), 'created', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        container: f.container,
+      });
+      return;
+    case 'containerStarted': {
+      const args: Record<string, ArgValue> = { uid: f.uid, pod: f.pod, container: f.container };
+      if (f.staticFullname !== undefined) args['staticFullname'] = f.staticFullname;
+      b.begin(
+        pk('container', node, f.uid, f.container),
+        tracks.container(node, f.pod, f.uid, f.container),
+        f.container,
+        at,
+        args,
+      );
+      return;
+    }
+    case 'containerStartFailed':
+      b.instant(tracks.container(node, f.pod, f.uid, f.container), 'start failed', 'error', at, {
+        uid: f.uid,
+        pod: f.pod,
+        container: f.container,
+        error: f.error,
+      });
+      return;
+    case 'containerExited': {
+      const closed = b.end(pk('container', node, f.uid, f.container), at, { exitCode: f.exitCode });
+      if (closed === undefined) {
+        b.instant(tracks.container(node, f.pod, f.uid, f.container), `exited (${f.exitCode})`, 'event', at, {
+          uid: f.uid,
+          pod: f.pod,
+          container: f.container,
+          exitCode: f.exitCode,
+        });
+      }
+      return;
+    }
+    case 'containerRemoved':
+      b.instant(tracks.container(node, f.pod, f.uid, f.container), 'removed', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        container: f.container,
+      });
+      return;
+    case 'killPodStarted':
+      b.begin(
+        `${kubeletOwned(node)}${JSON.stringify(['kill', f.uid])}]`,
+        tracks.kill(node, f.pod, f.uid),
+        'KillPod',
+        at,
+        { uid: f.uid, pod: f.pod, gracePeriodSeconds: f.gracePeriodSeconds, source: f.source },
+      );
+      return;
+    case 'killPodFinished':
+      if (b.end(`${kubeletOwned(node)}${JSON.stringify(['kill', f.uid])}]`, at) === undefined) {
+        b.instant(tracks.kill(node, f.pod, f.uid), 'KillPod finished', 'event', at, {
+          uid: f.uid,
+          pod: f.pod,
+        });
+      }
+      return;
+    // ---- kubelet ----
+    case 'podTerminated':
+      b.instant(tracks.podWorker(node, f.pod, f.uid), 'treated as terminated', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        reason: f.reason,
+      });
+      return;
+    case 'podWorkerPhase': {
+      const key = `${kubeletOwned(node)}${JSON.stringify(['worker', f.uid])}]`;
+      const current = b.peek(key);
+      if (current !== undefined && current.name === f.phase) return;
+      b.end(key, at);
+      if (f.phase === 'finished') {
+        b.instant(tracks.podWorker(node, f.pod, f.uid), 'finished', 'event', at, { uid: f.uid, pod: f.pod });
+        return;
+      }
+      b.begin(key, tracks.podWorker(node, f.pod, f.uid), f.phase, at, { uid: f.uid, pod: f.pod });
+      return;
+    }
+    case 'podAdmitted':
+      b.instant(tracks.podWorker(node, f.pod, f.uid), 'admitted', 'event', at, { uid: f.uid, pod: f.pod });
+      return;
+    case 'podTerminationRequested':
+      b.instant(tracks.podWorker(node, f.pod, f.uid), 'termination requested', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        reason: f.reason,
+      });
+      return;
+    case 'kubeletStarted':
+      b.begin(pk('kubelet', node), tracks.kubelet(node), 'kubelet up', at);
+      return;
+    case 'kubeletStopped':
+      b.end(pk('kubelet', node), at);
+      b.endAll(kubeletOwned(node), at, { interrupted: 'kubelet stopped' });
+      b.instant(tracks.kubelet(node), 'kubelet stopped', 'event', at);
+      return;
+    case 'kubeletPanic':
+      b.instant(tracks.kubelet(node), `panic in ${f.component}`, 'error', at, {
+        component: f.component,
+        message: f.message,
+      });
+      return;
+    // ---- API server ----
+    case 'apiPodCreated':
+      b.begin(pk('api', f.uid), tracks.api(f.pod, f.uid), f.static ? 'static pod' : 'pod object', at, {
+        uid: f.uid,
+        pod: f.pod,
+        node: f.node,
+        static: f.static,
+        restartPolicy: f.restartPolicy,
+      });
+      return;
+    case 'apiPodDeletionRequested':
+      b.instant(tracks.api(f.pod, f.uid), 'deletion requested', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        node: f.node,
+        gracePeriodSeconds: f.gracePeriodSeconds,
+      });
+      return;
+    case 'apiPodDeleted':
+      b.end(pk('api', f.uid), at, { deletedBy: f.by });
+      b.instant(tracks.api(f.pod, f.uid), `deleted by ${f.by}`, 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        node: f.node,
+        by: f.by,
+      });
+      return;
+    case 'mirrorPod':
+      // On the static pod's API track: the mirror pod is the API's view of it.
+      b.instant(tracks.api(f.pod, f.staticUid), `mirror pod ${f.op}`, 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        node: f.node,
+        staticUid: f.staticUid,
+      });
+      return;
+    case 'apiPodPhase': {
+      const args: Record<string, ArgValue> = {
+        uid: f.uid,
+        pod: f.pod,
+        node: f.node,
+        phase: f.phase,
+        restartable: f.restartable,
+      };
+      if (f.reason !== undefined) args['reason'] = f.reason;
+      b.instant(tracks.api(f.pod, f.uid), `phase ${f.phase}`, 'event', at, args);
+      return;
+    }
+    case 'nodeShutdownStarted':
+      b.instant(tracks.kubelet(node), 'node shutdown started', 'event', at);
+      return;
+    case 'nodeVolumesInUse':
+      b.instant(tracks.kubelet(node), 'volumesInUse', 'event', at, { volumes: f.volumes.join(', ') });
+      return;
+    // ---- volumes ----
+    case 'volumeSetUp':
+      b.begin(pk('volume', node, f.uid, f.volume), tracks.volume(node, f.pod, f.uid, f.volume), 'SetUp', at, {
+        uid: f.uid,
+        pod: f.pod,
+        volume: f.volume,
+      });
+      return;
+    case 'volumeTearDown':
+      if (f.ok && b.end(pk('volume', node, f.uid, f.volume), at) !== undefined) return;
+      b.instant(
+        tracks.volume(node, f.pod, f.uid, f.volume),
+        f.ok ? 'TearDown' : 'TearDown failed',
+        f.ok ? 'event' : 'error',
+        at,
+        { uid: f.uid, pod: f.pod, volume: f.volume, ok: f.ok },
+      );
+      return;
+    case 'mountDevice':
+      if (f.ok && b.peek(pk('device', node, f.volume)) === undefined) {
+        b.begin(pk('device', node, f.volume), tracks.device(node, f.volume), 'MountDevice', at, {
+          volume: f.volume,
+        });
+        return;
+      }
+      b.instant(
+        tracks.device(node, f.volume),
+        f.ok ? 'MountDevice' : 'MountDevice failed',
+        f.ok ? 'event' : 'error',
+        at,
+        { volume: f.volume, ok: f.ok },
+      );
+      return;
+    case 'unmountDevice':
+      if (f.ok && b.end(pk('device', node, f.volume), at) !== undefined) return;
+      b.instant(
+        tracks.device(node, f.volume),
+        f.ok ? 'UnmountDevice' : 'UnmountDevice failed',
+        f.ok ? 'event' : 'error',
+        at,
+        { volume: f.volume, ok: f.ok },
+      );
+      return;
+    case 'bindMountOfUnmountedGlobalPath':
+      b.instant(
+        tracks.volume(node, f.pod, f.uid, f.volume),
+        'bind mount of unmounted global path',
+        'error',
+        at,
+        {
+          uid: f.uid,
+          pod: f.pod,
+          volume: f.volume,
+        },
+      );
+      return;
+    // ---- storage ----
+    case 'lunAccessOpened':
+      b.begin(
+        pk('lun', node, f.volume),
+        tracks.lun(node, f.volume),
+        f.readWrite ? 'read-write' : 'read-only',
+        at,
+        {
+          volume: f.volume,
+          readWrite: f.readWrite,
+        },
+      );
+      return;
+    case 'lunAccessClosed':
+      if (b.end(pk('lun', node, f.volume), at) === undefined) {
+        b.instant(tracks.lun(node, f.volume), 'access closed', 'event', at, { volume: f.volume });
+      }
+      return;
+    case 'lunFenced':
+      b.instant(tracks.lun(node, f.volume), f.fenced ? 'fenced' : 'unfenced', 'event', at, {
+        volume: f.volume,
+        fenced: f.fenced,
+      });
+      return;
+    case 'deviceResidue': {
+      const leaked = f.scsiPaths > 0 || f.multipathMaps > 0;
+      b.instant(
+        tracks.device(node, f.volume),
+        leaked ? 'device residue' : 'devices clean',
+        leaked ? 'error' : 'event',
+        at,
+        {
+          volume: f.volume,
+          scsiPaths: f.scsiPaths,
+          multipathMaps: f.multipathMaps,
+        },
+      );
+      return;
+    }
+    case 'deviceInUseAfterUnmount':
+      b.instant(tracks.device(node, f.volume), 'device in use after unmount', 'error', at, {
+        volume: f.volume,
+      });
+      return;
+    case 'fcDetachRetryExhausted':
+      b.instant(tracks.device(node, f.volume), 'FC detach retry exhausted', 'error', at, {
+        volume: f.volume,
+        device: f.device,
+      });
+      return;
+    // ---- attach/detach controller ----
+    case 'volumeAttached':
+      b.begin(pk('adc', f.volume, f.node), tracks.adc(f.volume, f.node), 'attached', at, {
+        volume: f.volume,
+        node: f.node,
+      });
+      return;
+    case 'volumeDetached':
+      if (b.end(pk('adc', f.volume, f.node), at, { forced: f.forced }) === undefined) {
+        b.instant(tracks.adc(f.volume, f.node), f.forced ? 'force-detached' : 'detached', 'event', at, {
+          volume: f.volume,
+          node: f.node,
+          forced: f.forced,
+        });
+      }
+      return;
+    // ---- reconstruction ----
+    case 'reconstructionStarted':
+      b.begin(pk('syncStates', node), tracks.kubelet(node), 'reconstruction (syncStates)', at, {
+        volumeDirs: f.volumeDirs,
+      });
+      return;
+    case 'reconstructionFinished':
+      b.end(pk('syncStates', node), at, { unreconstructedDevices: f.unreconstructedDevices.join(', ') });
+      for (const volume of f.unreconstructedDevices) {
+        b.instant(tracks.device(node, volume), 'not reconstructed, still mounted', 'error', at, { volume });
+      }
+      for (const m of f.unreconstructedPodMaps) {
+        b.instant(tracks.device(node, m.volume), 'pod map reference not reconstructed', 'error', at, {
+          volume: m.volume,
+          uid: m.uid,
+        });
+      }
+      return;
+    case 'volumeReconstruction':
+      b.instant(
+        tracks.device(node, f.volume),
+        f.ok ? `reconstructed: ${f.outcome}` : `reconstruction failed: ${f.outcome}`,
+        f.ok ? 'event' : 'error',
+        at,
+        {
+          volume: f.volume,
+          pod: f.pod,
+          uid: f.uid,
+          mode: f.mode,
+          error: f.error ?? null,
+        },
+      );
+      return;
+    case 'procMountsRead':
+      if (!f.consistent || f.attempts > 1) {
+        b.instant(
+          tracks.faults(node),
+          f.consistent ? `/proc/mounts consistent after ${f.attempts} reads` : '/proc/mounts inconsistent',
+          f.consistent ? 'event' : 'error',
+          at,
+          { purpose: f.purpose, attempts: f.attempts },
+        );
+      }
+      return;
+    case 'multiAttachError':
+      b.instant(tracks.adc(f.volume, f.node), 'Multi-Attach error', 'error', at, {
+        volume: f.volume,
+        node: f.node,
+        attachedTo: f.attachedTo.join(', '),
+      });
+      return;
+    case 'volumeAttachUncertain':
+      b.instant(tracks.adc(f.volume, f.node), 'attach uncertain', 'error', at, {
+        volume: f.volume,
+        node: f.node,
+        error: f.error,
+      });
+      return;
+    case 'volumeDetachStarted':
+      b.instant(
+        tracks.adc(f.volume, f.node),
+        f.forced ? 'force detach started' : 'detach started',
+        'event',
+        at,
+        {
+          volume: f.volume,
+          node: f.node,
+          forced: f.forced,
+          verifySafeToDetach: f.verifySafeToDetach,
+        },
+      );
+      return;
+    case 'volumeDetachFailed':
+      b.instant(tracks.adc(f.volume, f.node), 'detach failed', 'error', at, {
+        volume: f.volume,
+        node: f.node,
+        error: f.error,
+      });
+      return;
+    // ---- scenario actions ----
+    case 'actionNoop': {
+      const args: Record<string, ArgValue> = { action: f.action, reason: f.reason };
+      if (f.line > 0) args['line'] = f.line;
+      if (f.pod !== undefined) args['pod'] = f.pod;
+      if (f.volume !== undefined) args['volume'] = f.volume;
+      if (f.fault !== undefined) args['fault'] = f.fault;
+      b.instant(tracks.actions(node), `${f.fault ?? f.action} did nothing`, 'event', at, args);
+      return;
+    }
+    case 'podCreateWaiting':
+      b.instant(tracks.actions(node), `createPod ${f.pod} waits`, 'event', at, {
+        pod: f.pod,
+        heldBy: f.heldBy,
+        reason: f.reason,
+        ...(f.line > 0 ? { line: f.line } : {}),
+      });
+      return;
+    // ---- faults ----
+    case 'faultInjected': {
+      const args: Record<string, ArgValue> = { fault: f.fault };
+      if (f.volume !== undefined) args['volume'] = f.volume;
+      if (f.pod !== undefined) args['pod'] = f.pod;
+      if (f.delayMs !== undefined) args['delayMs'] = f.delayMs;
+      if (f.error !== undefined) args['error'] = f.error;
+      b.instant(tracks.faults(node), `fault ${f.fault}`, 'fault', at, args);
+      return;
+    }
+  }
+}

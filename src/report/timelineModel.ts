@@ -1,0 +1,86 @@
+// The timeline's data model, what buildTimeline (spans.ts) returns and the Chrome trace, the HTML page
+// and the terminal timeline read: processes (the cluster, each node), tracks, spans and instants.
+import type { RunResult } from '../scenario/run.js';
+
+/** The process name of cluster-wide components (API server, attach/detach controller, violations). */
+export const CLUSTER_PROCESS = 'cluster';
+
+export type TrackGroup =
+  | 'kubelet'
+  | 'faults'
+  | 'actions'
+  | 'podWorker'
+  | 'kill'
+  | 'container'
+  | 'volume'
+  | 'device'
+  | 'lun'
+  | 'violations'
+  | 'api'
+  | 'adc';
+
+export type ArgValue = string | number | boolean | null;
+export type Args = Readonly<Record<string, ArgValue>>;
+
+export interface TimelineProcess {
+  /** A node name, or CLUSTER_PROCESS. */
+  readonly name: string;
+  readonly label: string;
+  /** 1-based, in display order: the cluster first, then the nodes sorted by name. */
+  readonly pid: number;
+}
+
+export interface Track {
+  /** Unique among the timeline's tracks. */
+  readonly id: string;
+  /** The owning process's name (a node or CLUSTER_PROCESS). */
+  readonly process: string;
+  readonly pid: number;
+  /** 1-based, unique across the whole timeline (not only its process), in display order. */
+  readonly tid: number;
+  readonly group: TrackGroup;
+  readonly label: string;
+}
+
+export interface Span {
+  readonly track: string;
+  readonly name: string;
+  readonly cat: TrackGroup;
+  readonly startMs: number;
+  readonly endMs: number;
+  /** Still running when the run ended (closed at the end time). */
+  readonly open: boolean;
+  readonly args: Args;
+}
+
+export type InstantKind = 'event' | 'fault' | 'error' | 'violation';
+
+export interface Instant {
+  readonly track: string;
+  readonly name: string;
+  readonly kind: InstantKind;
+  readonly atMs: number;
+  /** 'global' only for the copy of each violation on the cluster's violations track. */
+  readonly scope: 'thread' | 'global';
+  readonly args: Args;
+}
+
+export interface Timeline {
+  /** The run's end: spans still open close here. */
+  readonly endMs: number;
+  readonly processes: readonly TimelineProcess[];
+  /** Sorted by (pid, tid). */
+  readonly tracks: readonly Track[];
+  /** Sorted by (pid, tid, start, longest first). Spans on one track nest or are disjoint. */
+  readonly spans: readonly Span[];
+  /** Sorted by (time, pid, tid, fact order). */
+  readonly instants: readonly Instant[];
+}
+
+/** What buildTimeline reads from a run. */
+export type TimelineInput = Pick<RunResult, 'facts' | 'violations' | 'virtualTimeMs'>;
+
+/** Virtual milliseconds as seconds with three decimals: `1.520s`. */
+export function formatSeconds(ms: number): string {
+  return `${(ms / 1000).toFixed(3)}s`;
+}
