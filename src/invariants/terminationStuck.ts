@@ -60,6 +60,8 @@ export class TerminationStuck implements Checker {
     'containerStarted',
     'killPodFinished',
     'killPodStarted',
+    'kubeletStarted',
+    'kubeletStopped',
     'podTerminated',
     'podTerminationRequested',
     'podWorkerPhase',
@@ -68,6 +70,8 @@ export class TerminationStuck implements Checker {
   ];
   readonly #config: TerminationStuckConfig;
   readonly #pods = new Map<string, PodState>();
+  /** node -> when its kubelet process last started, or null while it is down (a node not seen: up from 0). */
+  readonly #kubeletUpSinceMs = new Map<string, number | null>();
 
   constructor(config: TerminationStuckConfig) {
     this.#config = config;
@@ -75,8 +79,14 @@ export class TerminationStuck implements Checker {
 
   onFact(f: Fact): void {
     switch (f.kind) {
+      case 'kubeletStarted':
+        this.#kubeletUpSinceMs.set(f.node, f.atMs);
+        return;
+      case 'kubeletStopped':
+        this.#kubeletUpSinceMs.set(f.node, null);
+        return;
       case 'apiPodCreated': {
-        const s = this.#state(f.uid, f.pod);
+        const s = this.#seen(f.uid, f.pod, f.node);
         s.isStatic ||= f.static;
         // A static pod put back from the same manifest reuses its UID (#104847): it is wanted again, so an
         // earlier deletion no longer asks for its termination.
@@ -153,7 +163,12 @@ export class TerminationStuck implements Checker {
     for (const [uid, s] of this.#pods) {
       const request = s.request;
       if (request === undefined) continue;
-      const dueMs = s.killDueMs === Number.POSITIVE_INFINITY ? s.dueMs : Math.max(s.dueMs, s.killDueMs);
+      // Only a kubelet can finish a termination: none is judged on a node whose kubelet is down at the
+      // end, and one that came back after the request has the grace period from its start.
+      const upSinceMs = this.#kubeletUpSinceMs.get(s.node) ?? (this.#kubeletUpSinceMs.has(s.node) ? null : 0);
+      if (upSinceMs === null) continue;
+      let dueMs = Math.max(s.dueMs, upSinceMs + request.gracePeriodSeconds * 1000);
+      if (s.killDueMs !== Number.POSITIVE_INFINITY) dueMs = Math.max(dueMs, s.killDueMs);
       if (endMs < dueMs + this.#config.terminationBudgetMs) continue;
       const problems: string[] = [];
       const outstanding: Fact[] = [];

@@ -584,6 +584,21 @@ describe('termination-stuck', () => {
     expect(run(checker(), finished, 90_000 + BUDGET)[0]?.message).toContain('volume(s) lun-1 not torn down');
   });
 
+  it('does not judge a node whose kubelet is down at the end, and times one that came back from its start', () => {
+    // A static pod's manifest removed while its kubelet is down (the round-trip generator, seed 14, case
+    // 2649): nothing on the node can terminate it until a kubelet runs there again.
+    const down: Fact[] = [
+      fact('kubeletStarted', 0, {}),
+      fact('containerStarted', 200, { ...WEB, container: 'app' }),
+      fact('kubeletStopped', 500, {}),
+      fact('apiPodDeletionRequested', 1000, { ...WEB, node: '', gracePeriodSeconds: 30 }),
+    ];
+    expect(run(checker(), down, 10_000_000)).toEqual([]);
+    const back = [...down, fact('kubeletStarted', 600_000, {})];
+    expect(run(checker(), back, 600_000 + 30_000 + BUDGET - 1)).toEqual([]);
+    expect(run(checker(), back, 600_000 + 30_000 + BUDGET)).toHaveLength(1);
+  });
+
   it('does not require an API deletion for a static pod', () => {
     const S = { pod: 'etcd', uid: 'uid-etcd' } as const;
     const facts: Fact[] = [
