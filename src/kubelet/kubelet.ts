@@ -43,6 +43,7 @@ import { NodeStatusReporter } from './kubeletNodeStatus.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
 import { convertPodStatusToRunningPod, KubeGenericRuntimeManager } from './kuberuntime/kuberuntimeManager.js';
 import { LegacyKubelet } from './legacy/kubeletLegacy.js';
+import { processShutdownEvent } from './nodeshutdown/nodeShutdownManager.js';
 import { GenericPLEG, type PodLifecycleEvent, plegChannelCapacity } from './pleg/genericPleg.js';
 import { BasicMirrorClient } from './pod/mirrorClient.js';
 import { BasicPodManager } from './pod/podManager.js';
@@ -62,13 +63,6 @@ export const containerGCPeriodMs = 60_000; // ContainerGCPeriod
 
 /** A coroutine step that performs no effect (keeps a `*` handler a generator). */
 function* noEffects(): Co<void> {}
-/** nodeshutdown defaults used by the simulator: ShutdownGracePeriod 30 s, of which 10 s for critical pods. */
-export const shutdownGracePeriodRequestedSeconds = 30;
-export const shutdownGracePeriodCriticalPodsSeconds = 10;
-/** nodeshutdown_manager_linux.go: "Shutdown" in release-1.20, "Terminated" since #102840 (release-1.22). */
-const nodeShutdownReasonLegacy = 'Shutdown';
-const nodeShutdownReason = 'Terminated';
-const nodeShutdownMessage = 'Pod was terminated in response to imminent node shutdown.';
 
 /** What the kubelet needs of the volume manager (pkg/kubelet/volumemanager VolumeManager). */
 export interface KubeletVolumeManager {
@@ -707,56 +701,9 @@ export class Kubelet {
     });
   }
 
-  /**
-   * nodeshutdown_manager_linux.go processShutdownEvent: kill every active pod through killPodNow, in
-   * parallel, with a grace period capped by the non-critical share of ShutdownGracePeriod. Release-1.20
-   * set Phase=Failed; PR #102344 as merged stopped it (1.22.0-1.22.4, 1.23.0: issue #104531), and
-   * #106899 / #106900 / #106901 (fix node-shutdown-failed-phase) set it again unless the pod Succeeded.
-   */
+  /** nodeshutdown_manager_linux.go processShutdownEvent (nodeshutdown/nodeShutdownManager.ts). */
   *processShutdownEvent(): Co<void> {
-    this.publish({ kind: 'nodeShutdownStarted', atMs: this.sim.nowMs, node: this.nodeName });
-    const maxGraceSeconds = shutdownGracePeriodRequestedSeconds - shutdownGracePeriodCriticalPodsSeconds;
-    const pods = this.podManager.getPods().filter((p) => !this.isPodKnownTerminatedForShutdown(p));
-    const done = this.sim.chan<GoError | undefined>(Math.max(1, pods.length), 'shutdown');
-    for (const pod of pods) {
-      const spec = pod.spec.terminationGracePeriodSeconds ?? 30;
-      const gracePeriodOverride = Math.min(spec, maxGraceSeconds);
-      this.sim.spawn(
-        `${this.nodeName}/shutdown ${pod.metadata.name}`,
-        this.shutdownPod(pod, gracePeriodOverride, done),
-        this.group,
-      );
-    }
-    for (let i = 0; i < pods.length; i++) yield* done.recv();
-  }
-
-  /** One pod's goroutine of processShutdownEvent: killPodNow with the shutdown status. */
-  private *shutdownPod(pod: Pod, gracePeriodOverride: number, done: Chan<GoError | undefined>): Co {
-    let err: GoError | undefined;
-    if (this.legacy !== undefined) {
-      const status = newPodStatus({
-        phase: 'Failed',
-        reason: nodeShutdownReasonLegacy,
-        message: nodeShutdownMessage,
-        containerStatuses: [],
-      });
-      err = yield* this.legacy.killPodNow(pod, status, gracePeriodOverride);
-    } else {
-      assert(this.podWorkers !== undefined, 'shutdown without pod workers');
-      const failedPhase = this.fixes.on('node-shutdown-failed-phase');
-      err = yield* killPodNow(this.podWorkers, pod, false, gracePeriodOverride, (s) => {
-        // set the pod status to failed (unless it was already in a successful terminal phase)
-        if (failedPhase && s.phase !== 'Succeeded') s.phase = 'Failed';
-        s.message = nodeShutdownMessage;
-        s.reason = nodeShutdownReason;
-      });
-    }
-    yield* done.send(err);
-  }
-
-  private isPodKnownTerminatedForShutdown(pod: Pod): boolean {
-    if (this.podWorkers !== undefined) return this.podWorkers.isPodKnownTerminated(pod.metadata.uid);
-    return this.legacy?.podIsTerminated(pod) ?? false;
+    yield* processShutdownEvent(this);
   }
 
   // ---- GC ----
