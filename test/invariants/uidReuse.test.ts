@@ -94,6 +94,20 @@ describe('kubelet restarts and UID reuse reset what one kubelet process decided'
     ).toEqual([]);
   });
 
+  /** The static pod u1 put back from its manifest (the same UID). */
+  const recreated = (atMs: number): Fact => ({
+    kind: 'apiPodCreated',
+    atMs,
+    node: 'node-a',
+    uid: 'u1',
+    pod: 'p',
+    static: true,
+    restartPolicy: 'Always',
+    containers: ['c1'],
+    startDelayMs: 0,
+    volumes: [],
+  });
+
   it('grace-period-increased: a restart or a re-created UID starts over', () => {
     expect(run(new GracePeriodIncreased(), [kill(1000, 1), kill(2000, 30)])).toHaveLength(1);
     expect(
@@ -103,18 +117,7 @@ describe('kubelet restarts and UID reuse reset what one kubelet process decided'
         kill(2000, 30),
       ]),
     ).toEqual([]);
-    const created: Fact = {
-      kind: 'apiPodCreated',
-      atMs: 1500,
-      node: 'node-a',
-      uid: 'u1',
-      pod: 'p',
-      static: true,
-      restartPolicy: 'Always',
-      containers: ['c1'],
-      startDelayMs: 0,
-      volumes: [],
-    };
+    const created = recreated(1500);
     expect(run(new GracePeriodIncreased(), [kill(1000, 1), created, kill(2000, 30)])).toEqual([]);
   });
 
@@ -130,18 +133,7 @@ describe('kubelet restarts and UID reuse reset what one kubelet process decided'
       pod: 'p',
       phase: p,
     });
-    const created: Fact = {
-      kind: 'apiPodCreated',
-      atMs: 500,
-      node: 'node-a',
-      uid: 'u1',
-      pod: 'p',
-      static: true,
-      restartPolicy: 'Always',
-      containers: ['c1'],
-      startDelayMs: 0,
-      volumes: [],
-    };
+    const created = recreated(500);
     const lifecycles = [created, kill(1000, 1), phase(2000, 'finished'), phase(2000, 'sync'), kill(3000, 19)];
     expect(run(new GracePeriodIncreased(), lifecycles)).toEqual([]);
     // Within one lifecycle (no finished between) the increase still fires.
