@@ -1,4 +1,4 @@
-// Reads scenario files (docs/scenario-format.md) into the normalised Scenario, and writes them back.
+// Reads scenario files (docs/scenario-format.md) into the normalised Scenario (write.ts writes them back).
 //
 // Three passes, each reporting every mistake it finds as `file:line:col: field.path: message` (one line
 // each, sorted by position, at most MAX_ERRORS), thrown together as one InputError:
@@ -8,12 +8,12 @@
 // Positions come from the YAML syntax tree (yamlTree.ts): the node at the issue's path, its key for an
 // unknown or duplicate key, the nearest existing mapping for a missing key. Every bound of LIMITS is checked
 // before anything proportional to it is built, and every check here is linear in the size of the file.
-import { Document, LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { FIX_IDS, type KubeletName } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { MAX_START_DELAY_MS } from '../runtime/runtimeRequestTimeout.js';
-import { formatDurationMs, parseDurationMs, parseSizeBytes } from '../sim/units.js';
+import { parseDurationMs, parseSizeBytes } from '../sim/units.js';
 import { InputError } from './errors.js';
 import { readScenarioText } from './files.js';
 import { FILE_BYTES_TEXT, LIMITS, tooMany } from './limits.js';
@@ -40,7 +40,10 @@ import {
   type TimelineEntry,
   type VolumeDecl,
 } from './types.js';
+import { formatDuration } from './write.js';
 import { type PathSeg, ScenarioTree } from './yamlTree.js';
+
+export { formatDuration, formatSize, type ScenarioToYamlOptions, scenarioToYaml } from './write.js';
 
 /** At most this many error lines are printed; a last line counts the rest. */
 export const MAX_ERRORS = 10;
@@ -628,164 +631,4 @@ function normaliseClaim(
       ? null
       : uniqueInOrder(c.findings, INVARIANT_IDS, [...path, 'findings'], 'finding ID', problem);
   return { line: lineOf(path), fixes: { kubelet, off, on }, violations, findings };
-}
-
-// ---- writing --------------------------------------------------------------------------------------------
-
-/** A duration in the largest unit that keeps it exact (`0s`, `250ms`, `30s`, `5m`). */
-export function formatDuration(ms: number): string {
-  return ms === 0 ? '0s' : formatDurationMs(ms);
-}
-
-/** A size in the largest binary unit that keeps it exact (`10Gi`, `1536Ki`, `1000`). */
-export function formatSize(bytes: number): string {
-  for (const [unit, factor] of [
-    ['Ti', 1024 ** 4],
-    ['Gi', 1024 ** 3],
-    ['Mi', 1024 ** 2],
-    ['Ki', 1024],
-  ] as const) {
-    if (bytes % factor === 0 && bytes !== 0) return `${bytes / factor}${unit}`;
-  }
-  return String(bytes);
-}
-
-export interface ScenarioToYamlOptions {
-  /** Adds `# yaml-language-server: $schema=PATH` (PATH relative to where the file will be written). */
-  readonly schemaPath?: string;
-}
-
-/**
- * Writes a scenario file that parseScenarioText reads back to the same Scenario (up to `file` and the
- * `line` fields). Defaults are left out; durations and sizes use the largest exact unit.
- */
-export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {}): string {
-  const doc = new Document();
-  const flow = (value: unknown) => doc.createNode(value, { flow: true });
-  const top: Record<string, unknown> = { name: s.name };
-  if (s.description !== '') top['description'] = s.description;
-  if (s.upstream.length > 0) top['upstream'] = flow([...s.upstream]);
-  top['seed'] = s.seed;
-  top['horizon'] = formatDuration(s.horizonMs);
-  const cluster: Record<string, unknown> = { nodes: flow([...s.nodes]) };
-  if (s.volumes.length > 0) {
-    cluster['volumes'] = s.volumes.map((v) => {
-      const out: Record<string, unknown> = { name: v.name, plugin: v.plugin };
-      if (v.mode !== DEFAULTS.volumeMode) out['mode'] = v.mode;
-      out['capacity'] = formatSize(v.capacityBytes);
-      if (v.accessMode !== DEFAULTS.accessMode) out['accessMode'] = v.accessMode;
-      return flow(out);
-    });
-  }
-  top['cluster'] = cluster;
-  top['timeline'] = s.timeline.map((e) => {
-    const [key, body] = actionToYaml(e.action);
-    // A pod with a list of containers reads better as a block mapping than as one long line.
-    const containers = body['containers'];
-    if (!Array.isArray(containers)) return { at: formatDuration(e.atMs), [key]: flow(body) };
-    const block: Record<string, unknown> = { ...body, containers: containers.map(flow) };
-    if (body['volumes'] !== undefined) block['volumes'] = flow(body['volumes']);
-    return { at: formatDuration(e.atMs), [key]: block };
-  });
-  if (s.claims.length > 0) {
-    top['claims'] = s.claims.map((c) => {
-      const out: Record<string, unknown> = {};
-      const { kubelet, off, on } = c.fixes;
-      if (kubelet === 'fixed' && on.length === 0)
-        out['fixes'] = off.length === 0 ? 'all' : flow({ off: [...off] });
-      else if (kubelet === 'legacy' && off.length === 0)
-        out['fixes'] = on.length === 0 ? 'none' : flow({ on: [...on] });
-      else {
-        out['kubelet'] = kubelet;
-        const toggles: Record<string, unknown> = {};
-        if (off.length > 0) toggles['off'] = [...off];
-        if (on.length > 0) toggles['on'] = [...on];
-        if (off.length + on.length > 0) out['fixes'] = flow(toggles);
-      }
-      out['violations'] = flow([...c.violations]);
-      if (c.findings !== null) out['findings'] = flow([...c.findings]);
-      return out;
-    });
-  }
-  doc.contents = doc.createNode(top) as typeof doc.contents;
-  if (options.schemaPath !== undefined)
-    doc.commentBefore = ` yaml-language-server: $schema=${options.schemaPath}`;
-  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
-}
-
-function grace(seconds: number): string {
-  return formatDuration(seconds * 1000);
-}
-
-function actionToYaml(a: Action): [string, Record<string, unknown>] {
-  switch (a.kind) {
-    case 'createPod': {
-      const plain = a.containers.every(
-        (k, i) => k.name === defaultContainerName(i) && k.startDelayMs === null,
-      );
-      const body: Record<string, unknown> = {
-        pod: a.pod,
-        node: a.node,
-        containers: plain
-          ? a.containers.length
-          : a.containers.map((k) =>
-              k.startDelayMs === null
-                ? { name: k.name }
-                : { name: k.name, startDelay: formatDuration(k.startDelayMs) },
-            ),
-      };
-      if (a.volumes.length > 0) body['volumes'] = [...a.volumes];
-      if (a.static) body['static'] = true;
-      if (a.gracePeriodS !== DEFAULTS.podGracePeriodS) body['gracePeriod'] = grace(a.gracePeriodS);
-      if (a.restartPolicy !== DEFAULTS.restartPolicy) body['restartPolicy'] = a.restartPolicy;
-      return ['createPod', body];
-    }
-    case 'deletePod':
-      return [
-        'deletePod',
-        a.gracePeriodS === null ? { pod: a.pod } : { pod: a.pod, gracePeriod: grace(a.gracePeriodS) },
-      ];
-    case 'forceDeletePod':
-      return ['forceDeletePod', { pod: a.pod }];
-    case 'evictPod':
-      return [
-        'evictPod',
-        a.gracePeriodS === DEFAULTS.evictGracePeriodS
-          ? { pod: a.pod }
-          : { pod: a.pod, gracePeriod: grace(a.gracePeriodS) },
-      ];
-    case 'restartKubelet':
-      return [
-        'restartKubelet',
-        a.downForMs === null ? { node: a.node } : { node: a.node, downFor: formatDuration(a.downForMs) },
-      ];
-    case 'shutdownNode':
-      return ['shutdownNode', { node: a.node }];
-    case 'crashContainer':
-      return ['crashContainer', { pod: a.pod, container: a.container }];
-    case 'fault':
-      return ['fault', faultToYaml(a.fault)];
-  }
-}
-
-function faultToYaml(f: Fault): Record<string, unknown> {
-  const times = (n: number) => (n === DEFAULTS.faultTimes ? {} : { times: n });
-  switch (f.kind) {
-    case 'unmountDevice':
-      return { unmountDevice: { node: f.node, volume: f.volume, stage: f.stage, ...times(f.times) } };
-    case 'procMounts':
-      return { procMounts: { node: f.node, inconsistentReads: f.inconsistentReads } };
-    case 'constructVolumeSpec':
-      return { constructVolumeSpec: { node: f.node, volume: f.volume } };
-    case 'containerStart':
-      return {
-        containerStart: {
-          pod: f.pod,
-          ...(f.delayMs === null ? {} : { delay: formatDuration(f.delayMs) }),
-          ...(f.error === null ? {} : { error: f.error }),
-        },
-      };
-    case 'tearDown':
-      return { tearDown: { node: f.node, volume: f.volume, ...times(f.times) } };
-  }
 }
