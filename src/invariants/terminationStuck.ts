@@ -2,8 +2,8 @@
 // (apiPodDeletionRequested at T with grace G) must by the end have no running containers, every volume
 // it set up torn down (a volumeSetUp not followed by a volumeTearDown ok=true is not), and, unless it
 // is a static pod, its API object gone (apiPodDeleted). Flagged only when end - T >= G + the
-// termination budget (and, once a kill started, end >= its start + its grace + the budget) and no fault
-// is still active at the end. Catches #104648 (UID reuse: finished worker
+// termination budget (and, once a kill started, end >= its start + its grace + the budget), no fault is
+// still active at the end and the node's kubelet is up. Catches #104648 (UID reuse: finished worker
 // ignores updates), #50350 (API deletion blocked on container GC), #107733 / #113091 (static pods that
 // never finish) and an abandoned tear-down of an uncertain volume. Everything is keyed by UID.
 import type { Fact, FactKind } from '../facts.js';
@@ -27,9 +27,10 @@ interface PodState {
   dueMs: number;
   /**
    * The earliest time a kill promises the containers gone (its start + its grace, or its finish once it
-   * returned), Infinity while none started. The kubelet may kill with a longer grace than the API's: a deletion or eviction
-   * override of 0 becomes the spec's terminationGracePeriodSeconds (#115819, reproduced as upstream has
-   * it), so a force-deleted pod with a 40 min grace is terminating, not stuck, for 40 min.
+   * returned), Infinity while none started. The kubelet may kill with a longer grace than the API's: a
+   * deletion or eviction override of 0 becomes the spec's terminationGracePeriodSeconds (#115819,
+   * reproduced as upstream has it), so a force-deleted pod with a 40 min grace is terminating, not stuck,
+   * for 40 min.
    */
   killDueMs: number;
   deleted: boolean;
@@ -70,7 +71,7 @@ export class TerminationStuck implements Checker {
   ];
   readonly #config: TerminationStuckConfig;
   readonly #pods = new Map<string, PodState>();
-  /** node -> when its kubelet process last started, or null while it is down (a node not seen: up from 0). */
+  /** node -> when its kubelet process last started, null while it is down; absent: up from 0. */
   readonly #kubeletUpSinceMs = new Map<string, number | null>();
 
   constructor(config: TerminationStuckConfig) {
@@ -165,9 +166,9 @@ export class TerminationStuck implements Checker {
       if (request === undefined) continue;
       // Only a kubelet can finish a termination: none is judged on a node whose kubelet is down at the
       // end, and one that came back after the request has the grace period from its start.
-      const upSinceMs = this.#kubeletUpSinceMs.get(s.node) ?? (this.#kubeletUpSinceMs.has(s.node) ? null : 0);
+      const upSinceMs = this.#kubeletUpSinceMs.get(s.node);
       if (upSinceMs === null) continue;
-      let dueMs = Math.max(s.dueMs, upSinceMs + request.gracePeriodSeconds * 1000);
+      let dueMs = Math.max(s.dueMs, (upSinceMs ?? 0) + request.gracePeriodSeconds * 1000);
       if (s.killDueMs !== Number.POSITIVE_INFINITY) dueMs = Math.max(dueMs, s.killDueMs);
       if (endMs < dueMs + this.#config.terminationBudgetMs) continue;
       const problems: string[] = [];

@@ -4,8 +4,9 @@
 //
 // Defaults (documented in docs/runtime.md): RunPodSandbox 100-300 ms, CreateContainer 10-50 ms,
 // StartContainer 20-100 ms (+ the container's startDelay, + an injected containerStart delay; a start
-// longer than the kubelet's 2 min runtime-request-timeout fails with DeadlineExceeded), Stop/Remove 10-50 ms. After SIGTERM a container's process exits within 100-800 ms with probability 1/2;
-// otherwise it ignores SIGTERM and is SIGKILLed when the grace period ends.
+// longer than the kubelet's 2 min runtime-request-timeout fails with DeadlineExceeded), Stop/Remove
+// 10-50 ms. After SIGTERM a container's process exits within 100-800 ms with probability 1/2; otherwise
+// it ignores SIGTERM and is SIGKILLed when the grace period ends.
 
 import { GoError } from '../api/errors.js';
 import type { RuntimeContainerState, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
