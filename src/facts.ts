@@ -22,6 +22,11 @@ export type Fact =
   /** StartContainer failed (an injected error, the request's deadline): the container is exited, 128, never ran. */
   | (Base & PodRef & { kind: 'containerStartFailed'; container: string; error: string })
   | (Base & PodRef & { kind: 'containerRemoved'; container: string })
+  /**
+   * StopContainer reached a running container: SIGTERM now, SIGKILL when `gracePeriodSeconds` ends (the
+   * runtime's ground truth; a SIGKILLed container exits 137).
+   */
+  | (Base & PodRef & { kind: 'containerStopping'; container: string; gracePeriodSeconds: number })
   | (Base & PodRef & { kind: 'killPodStarted'; gracePeriodSeconds: number; source: string })
   | (Base & PodRef & { kind: 'killPodFinished' })
   // ---- kubelet decisions ----
@@ -60,8 +65,15 @@ export type Fact =
         startDelayMs: number;
         /** The spec's volumes (PersistentVolume names). */
         volumes: readonly string[];
+        /** The spec's terminationGracePeriodSeconds. */
+        gracePeriodSeconds: number;
       })
   | (Base & PodRef & { kind: 'apiPodDeletionRequested'; gracePeriodSeconds: number })
+  /**
+   * The eviction manager was asked to evict the pod with this grace-period override (scenario `evictPod`:
+   * the request, published before the kubelet acts on it).
+   */
+  | (Base & PodRef & { kind: 'podEvictionRequested'; gracePeriodSeconds: number })
   /** The pod object left the API server; `by` says who finalised it. */
   | (Base & PodRef & { kind: 'apiPodDeleted'; by: 'kubelet' | 'user-force' })
   | (Base &

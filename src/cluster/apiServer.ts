@@ -38,6 +38,7 @@ export function podCreatedFields(pod: Pod): {
   containers: string[];
   startDelayMs: number;
   volumes: string[];
+  gracePeriodSeconds: number;
 } {
   return {
     static: isStaticPod(pod),
@@ -45,6 +46,8 @@ export function podCreatedFields(pod: Pod): {
     containers: pod.spec.containers.map((c) => c.name),
     startDelayMs: pod.spec.containers.reduce((sum, c) => sum + (c.startDelayMs ?? 0), 0),
     volumes: [...pod.spec.volumes],
+    // The API server defaults an unset terminationGracePeriodSeconds to 30 (DefaultTerminationGracePeriodSeconds).
+    gracePeriodSeconds: pod.spec.terminationGracePeriodSeconds ?? 30,
   };
 }
 

@@ -352,6 +352,14 @@ export class ScenarioActions {
       );
       return;
     }
+    this.world.bus.publish({
+      kind: 'podEvictionRequested',
+      atMs: this.world.sim.nowMs,
+      node: nodeName,
+      uid,
+      pod: name,
+      gracePeriodSeconds: gracePeriodS,
+    });
     this.world.sim.spawn(
       `${kubelet.nodeName}/evictionManager ${name}`,
       kubelet.evictPod(pod, gracePeriodS),

@@ -28,6 +28,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a deleted pod has not stopped its containers, torn down its volumes and left the API server by the end (no fault active)',
   'pod-never-started':
     'an admitted pod, not terminating, has not started all its containers 2 min after it could start (judged at the end, no fault active)',
+  'grace-period-not-honoured':
+    'a container is SIGKILLed sooner after its SIGTERM than the shortest grace period asked for its pod (deletion, eviction, shutdown, spec)',
 };
 
 export function describeInvariant(id: InvariantId): string {

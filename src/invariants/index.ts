@@ -7,6 +7,7 @@ import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminat
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
 import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMounted.js';
 import { GracePeriodIncreased } from './gracePeriodIncreased.js';
+import { GracePeriodNotHonoured } from './gracePeriodNotHonoured.js';
 import { KubeletPanic } from './kubeletPanic.js';
 import { MountDeviceSkippedAfterFailure } from './mountDeviceSkippedAfterFailure.js';
 import { MultiNodeMount } from './multiNodeMount.js';
@@ -35,6 +36,7 @@ export {
   DeviceLeakedAfterUnmount,
   DeviceReportedUnusedWhileMounted,
   GracePeriodIncreased,
+  GracePeriodNotHonoured,
   KubeletPanic,
   MountDeviceSkippedAfterFailure,
   MultiNodeMount,
@@ -78,6 +80,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
       terminationBudgetMs: config.terminationBudgetMs ?? DEFAULT_TERMINATION_BUDGET_MS,
     }),
     new PodNeverStarted({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
+    new GracePeriodNotHonoured(),
   ];
 }
 

@@ -34,6 +34,14 @@ export function onFact(b: Builder, f: Fact): void {
       );
       return;
     }
+    case 'containerStopping':
+      b.instant(tracks.container(node, f.pod, f.uid, f.container), 'SIGTERM', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        container: f.container,
+        gracePeriodSeconds: f.gracePeriodSeconds,
+      });
+      return;
     case 'containerStartFailed':
       b.instant(tracks.container(node, f.pod, f.uid, f.container), 'start failed', 'error', at, {
         uid: f.uid,
@@ -134,6 +142,14 @@ export function onFact(b: Builder, f: Fact): void {
       return;
     case 'apiPodDeletionRequested':
       b.instant(tracks.api(f.pod, f.uid), 'deletion requested', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        node: f.node,
+        gracePeriodSeconds: f.gracePeriodSeconds,
+      });
+      return;
+    case 'podEvictionRequested':
+      b.instant(tracks.api(f.pod, f.uid), 'eviction requested', 'event', at, {
         uid: f.uid,
         pod: f.pod,
         node: f.node,

@@ -72,6 +72,13 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'apiPodDeletionRequested':
       return { subject: podSubject(f), text: `apiPodDeletionRequested grace=${f.gracePeriodSeconds}s` };
+    case 'podEvictionRequested':
+      return { subject: podSubject(f), text: `podEvictionRequested grace=${f.gracePeriodSeconds}s` };
+    case 'containerStopping':
+      return {
+        subject: podSubject(f),
+        text: `containerStopping ${f.container} (SIGTERM, SIGKILL in ${f.gracePeriodSeconds}s)`,
+      };
     case 'apiPodDeleted':
       return { subject: podSubject(f), text: `apiPodDeleted by ${f.by}` };
     case 'mirrorPod':

@@ -264,6 +264,15 @@ export class FakeRuntime {
       return undefined;
     }
     if (c.state !== 'running') return undefined;
+    this.publish({
+      kind: 'containerStopping',
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid,
+      pod: entry.meta.name,
+      container: c.name,
+      gracePeriodSeconds,
+    });
     const exitAtMs = this.sim.nowMs + Math.min(c.sigtermExitMs, gracePeriodSeconds * 1000);
     if (exitAtMs < c.exitAtMs) {
       c.exitAtMs = exitAtMs;

@@ -495,6 +495,7 @@ describe('termination-stuck', () => {
       containers: ['c1'],
       startDelayMs: 0,
       volumes: [],
+      gracePeriodSeconds: 30,
     }),
     fact('volumeSetUp', 100, { ...WEB, volume: 'lun-1' }),
     fact('containerStarted', 200, { ...WEB, container: 'app' }),
@@ -556,6 +557,7 @@ describe('termination-stuck', () => {
         containers: ['c1'],
         startDelayMs: 0,
         volumes: [],
+        gracePeriodSeconds: 30,
       }),
       fact('containerStarted', 5200, { pod: 'web', uid: 'uid-web-2', container: 'app' }),
     ];
@@ -609,6 +611,7 @@ describe('termination-stuck', () => {
         containers: ['c1'],
         startDelayMs: 0,
         volumes: [],
+        gracePeriodSeconds: 30,
       }),
       fact('containerStarted', 100, { ...S, container: 'etcd', staticFullname: 'etcd_kube-system' }),
       fact('apiPodDeletionRequested', 1000, { ...S, gracePeriodSeconds: 30 }),

@@ -49,6 +49,7 @@ describe('InvariantMonitor', () => {
         containers: ['c1'],
         startDelayMs: 0,
         volumes: [],
+        gracePeriodSeconds: 30,
       },
       { kind: 'apiPodDeletionRequested', atMs: 0, node: '', pod: 'web', uid: 'u1', gracePeriodSeconds: 30 },
     ];

@@ -49,6 +49,7 @@ function created(
     containers: o.containers ?? ['c1'],
     startDelayMs: o.startDelayMs ?? 0,
     volumes: o.volumes ?? [],
+    gracePeriodSeconds: 30,
   });
 }
 const admitted = (atMs: number, p: { pod: string; uid: string }) => fact('podAdmitted', atMs, p);

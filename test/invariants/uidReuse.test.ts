@@ -57,6 +57,7 @@ describe('UID reuse', () => {
       containers: ['c1'],
       startDelayMs: 0,
       volumes: [],
+      gracePeriodSeconds: 30,
     };
     const started: Fact = {
       kind: 'containerStarted',
@@ -106,6 +107,7 @@ describe('kubelet restarts and UID reuse reset what one kubelet process decided'
     containers: ['c1'],
     startDelayMs: 0,
     volumes: [],
+    gracePeriodSeconds: 30,
   });
 
   it('grace-period-increased: a restart or a re-created UID starts over', () => {

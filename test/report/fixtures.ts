@@ -37,6 +37,7 @@ export function sampleFacts(podName = 'web'): Fact[] {
       containers: ['c1'],
       startDelayMs: 0,
       volumes: [],
+      gracePeriodSeconds: 30,
     }),
     fact('volumeAttached', 15, { volume: 'data' }),
     fact('podWorkerPhase', 20, { ...p, phase: 'sync' }),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIX_IDS } from '../../src/fixes.js';
+import { INVARIANT_IDS } from '../../src/invariants/types.js';
 import { InputError } from '../../src/scenario/errors.js';
 import { loadScenarioFile, MAX_ERRORS, parseScenarioText } from '../../src/scenario/load.js';
 
@@ -108,7 +109,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'unknown-invariant.yaml',
-    '7:54: claims[0].violations[1]: expected an invariant ID (one of container-started-after-terminated, volume-torn-down-while-running, pod-deleted-while-running, static-pod-overlap, multi-node-mount, device-reported-unused-while-mounted, mount-device-skipped-after-failure, device-leaked-after-unmount, kubelet-panic, node-shutdown-marked-failed, concurrent-kill, grace-period-increased, termination-stuck, pod-never-started), got "multi-node-mounts" (did you mean "multi-node-mount"?)',
+    `7:54: claims[0].violations[1]: expected an invariant ID (one of ${INVARIANT_IDS.join(', ')}), got "multi-node-mounts" (did you mean "multi-node-mount"?)`,
   ],
   [
     'unknown-key-top.yaml',

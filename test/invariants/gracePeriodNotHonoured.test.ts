@@ -1,0 +1,141 @@
+// grace-period-not-honoured: unit cases from facts, and the bug it exists for planted in the pod worker's
+// calculateEffectiveGracePeriod (the spec's terminationGracePeriodSeconds no longer the default when no
+// deletion grace or override was given, so a static pod whose manifest is removed is killed in 1 s).
+import { describe, expect, it, vi } from 'vitest';
+import type { Fact, FactKind } from '../../src/facts.js';
+import { Fixes } from '../../src/fixes.js';
+import { GracePeriodNotHonoured } from '../../src/invariants/index.js';
+import type { Violation } from '../../src/invariants/types.js';
+import { parseScenarioText } from '../../src/scenario/load.js';
+import { runScenario } from '../../src/scenario/run.js';
+
+const planted = vi.hoisted(() => ({ on: false }));
+
+vi.mock('../../src/kubelet/podWorkersStatus.js', async (importOriginal) => {
+  const m = await importOriginal<typeof import('../../src/kubelet/podWorkersStatus.js')>();
+  return {
+    ...m,
+    calculateEffectiveGracePeriod: (...args: Parameters<typeof m.calculateEffectiveGracePeriod>) => {
+      const [status, pod, options] = args;
+      if (!planted.on) return m.calculateEffectiveGracePeriod(status, pod, options);
+      // The planted bug: the spec's grace is forgotten, so "no request" falls through to the 1 s floor.
+      const forgetful = { ...pod, spec: { ...pod.spec, terminationGracePeriodSeconds: undefined } };
+      return m.calculateEffectiveGracePeriod(status, forgetful, options);
+    },
+  };
+});
+
+type FactOf<K extends FactKind> = Extract<Fact, { kind: K }>;
+const A = 'node-a';
+function fact<K extends FactKind>(
+  kind: K,
+  atMs: number,
+  fields: Omit<FactOf<K>, 'kind' | 'atMs' | 'node'>,
+): FactOf<K> {
+  return { node: A, ...fields, kind, atMs } as unknown as FactOf<K>;
+}
+const WEB = { pod: 'web', uid: 'uid-web' } as const;
+const created = (grace: number, isStatic = false) =>
+  fact('apiPodCreated', 0, {
+    ...WEB,
+    static: isStatic,
+    restartPolicy: 'Always',
+    containers: ['app'],
+    startDelayMs: 0,
+    volumes: [],
+    gracePeriodSeconds: grace,
+  });
+const stopping = (atMs: number, grace: number) =>
+  fact('containerStopping', atMs, { ...WEB, container: 'app', gracePeriodSeconds: grace });
+const exited = (atMs: number, exitCode: number) =>
+  fact('containerExited', atMs, { ...WEB, container: 'app', exitCode });
+
+function run(facts: readonly Fact[]): Violation[] {
+  const out: Violation[] = [];
+  const c = new GracePeriodNotHonoured();
+  for (const f of facts) c.onFact(f, (v) => out.push(v));
+  return out;
+}
+
+describe('grace-period-not-honoured from facts', () => {
+  it("fires on a SIGKILL sooner than the deletion's grace after the first SIGTERM", () => {
+    const del = fact('apiPodDeletionRequested', 1000, { ...WEB, gracePeriodSeconds: 10 });
+    const term = stopping(1100, 2);
+    const kill = exited(3100, 137);
+    const v = run([created(30), del, term, kill]);
+    expect(v).toHaveLength(1);
+    expect(v[0]?.message).toBe(
+      'container web/app (uid uid-web) was SIGKILLed at 3.10s, 2.00s after its SIGTERM at 1.10s (StopContainer ' +
+        'grace 2s), though the shortest grace period asked for the pod is 10s (the deletion at 1.00s)',
+    );
+    expect(v[0]?.causes).toEqual([created(30), del, term, kill]);
+  });
+
+  it('takes the shortest request: an eviction shortens a deletion, a force delete waives the grace', () => {
+    const del = fact('apiPodDeletionRequested', 1000, { ...WEB, gracePeriodSeconds: 30 });
+    const evict = fact('podEvictionRequested', 2000, { ...WEB, gracePeriodSeconds: 1 });
+    expect(run([created(30), del, stopping(1100, 30), evict, stopping(2100, 1), exited(3100, 137)])).toEqual(
+      [],
+    );
+    const force = fact('apiPodDeleted', 2000, { ...WEB, by: 'user-force' });
+    expect(run([created(30), stopping(1100, 1), force, exited(2100, 137)])).toEqual([]);
+  });
+
+  it("without a request, the spec's grace is owed; a graceful exit (143) is never judged", () => {
+    expect(run([created(30), stopping(1000, 2), exited(3000, 137)])).toHaveLength(1);
+    expect(run([created(30), stopping(1000, 2), exited(1500, 143)])).toEqual([]);
+    expect(run([created(2), stopping(1000, 2), exited(3000, 137)])).toEqual([]);
+  });
+
+  it("a node shutdown asks min(spec, ShutdownGracePeriod's non-critical 20 s)", () => {
+    const shutdown = fact('nodeShutdownStarted', 1000, {});
+    expect(run([created(60), shutdown, stopping(1100, 20), exited(21100, 137)])).toEqual([]);
+    expect(run([created(60), shutdown, stopping(1100, 10), exited(11100, 137)])).toHaveLength(1);
+  });
+
+  it('an orphan of a restarted kubelet may be killed in 1 s (HandlePodCleanups), not before', () => {
+    const removed = fact('apiPodDeletionRequested', 1000, { ...WEB, gracePeriodSeconds: 30 });
+    const restarted = fact('kubeletStarted', 5000, {});
+    expect(run([created(30, true), removed, restarted, stopping(7000, 1), exited(8000, 137)])).toEqual([]);
+    // The same kill by the kubelet that saw the manifest go: it owed the spec's 30 s.
+    expect(run([created(30, true), removed, stopping(7000, 1), exited(8000, 137)])).toHaveLength(1);
+  });
+
+  it('a container still stopping when its static pod is put back keeps its first SIGTERM', () => {
+    const del = fact('apiPodDeletionRequested', 1000, { ...WEB, gracePeriodSeconds: 30 });
+    const facts = [created(30, true), del, stopping(1100, 30), created(30, true), exited(31100, 137)];
+    expect(run(facts)).toEqual([]);
+  });
+});
+
+describe('grace-period-not-honoured with the bug planted', () => {
+  // Three containers: with this seed at least one ignores SIGTERM, so the kill's grace decides its end.
+  const scenario = parseScenarioText(
+    [
+      'name: static-manifest-removed',
+      'seed: 3',
+      'horizon: 3m',
+      'cluster: {nodes: [node-a]}',
+      'timeline:',
+      '  - at: 0s',
+      '    createPod: {pod: etcd, node: node-a, containers: 3, static: true, gracePeriod: 30s}',
+      '  - at: 20s',
+      '    deletePod: {pod: etcd}',
+    ].join('\n'),
+    'planted.yaml',
+  );
+  const fired = () =>
+    runScenario(scenario, { fixes: Fixes.all() })
+      .violations.map((v) => v.invariant)
+      .filter((id) => id === 'grace-period-not-honoured');
+
+  it('fires when calculateEffectiveGracePeriod forgets the spec default, and not otherwise', () => {
+    expect(fired()).toEqual([]);
+    planted.on = true;
+    try {
+      expect(fired()).toEqual(['grace-period-not-honoured']);
+    } finally {
+      planted.on = false;
+    }
+  });
+});
