@@ -133,6 +133,11 @@ export class World {
     return false;
   }
 
+  /** Ground truth for the checkers: the volumes pod `uid` still has set up on node `name` (none if no such node). */
+  podVolumeMounts(name: string, uid: string): readonly string[] {
+    return this.nodes.get(name)?.storage.podVolumeMounts(uid) ?? [];
+  }
+
   // ---- kubelet processes ----
 
   startKubelet(node: NodeWorld): void {

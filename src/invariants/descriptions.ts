@@ -30,6 +30,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'an admitted pod, not terminating, has not started all its containers 2 min after it could start (judged at the end, no fault active)',
   'grace-period-not-honoured':
     'a container is SIGKILLed sooner after its SIGTERM than the shortest grace period asked for its pod (deletion, eviction, shutdown, spec)',
+  'pod-deleted-before-volumes-reclaimed':
+    "the kubelet finalises a pod's API deletion while the pod still has a volume set up on its node (PodResourcesAreReclaimed)",
 };
 
 export function describeInvariant(id: InvariantId): string {

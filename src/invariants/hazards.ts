@@ -24,10 +24,14 @@ export const HAZARDS = {
   'reconstruction-fails-other-error': {
     upstream: ['kubernetes/kubernetes#101791'],
     summary:
-      'reconstruction of an FC / iSCSI volume fails with a non-retryable error after a kubelet restart: cleanupMounts unmounts only the pod bind mount, the global mount stays while the volume drops out of volumesInUse, and another node can mount the LUN',
+      "reconstruction of an FC / iSCSI volume fails with a non-retryable error after a kubelet restart: cleanupMounts unmounts only the pod bind mount, the global mount stays while the volume drops out of volumesInUse, and another node can mount the LUN; for a Block volume cleanupMounts' UnmountVolume has no volume spec, so it takes the Filesystem path (CheckVolumeModeFilesystem of a nil spec) and leaves the pod's device link and map reference, which podVolumesExist (the pod's volumes dir only) does not see: the pod leaves the API server with its Block volume still mapped",
     open: 'issue #101791 is open; PR #102059 retries only inconsistent /proc/mounts reads',
     scenario: 'reconstruct-fails-other-error',
-    explains: ['device-reported-unused-while-mounted', 'multi-node-mount'],
+    explains: [
+      'device-reported-unused-while-mounted',
+      'multi-node-mount',
+      'pod-deleted-before-volumes-reclaimed',
+    ],
   },
   'terminating-pod-volume-torn-down-on-restart': {
     upstream: ['kubernetes/kubernetes#113979', 'kubernetes/kubernetes#114326'],
@@ -130,7 +134,14 @@ export class HazardTracker {
     switch (f.kind) {
       case 'volumeReconstruction':
         if (!f.ok && !f.inconsistentRead && f.outcome === 'cleanupMounts') {
-          this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume);
+          // A Filesystem volume's cleanupMounts unmounts the pod's own mount (or fails, and podVolumesExist
+          // sees it on disk): only a Block volume's pod map outlives it unseen (reconciler.go cleanupMounts
+          // builds a MountedVolume without VolumeSpec, so UnmountVolume takes the Filesystem path).
+          const only =
+            f.mode === 'Block'
+              ? null
+              : (['device-reported-unused-while-mounted', 'multi-node-mount'] as const);
+          this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume, only);
           this.#cleanupsPending.add(cleanupKey(f.node, f.uid, f.volume));
         }
         if (f.outcome === 'addedToActualState' || f.outcome === 'cleanupMounts') {

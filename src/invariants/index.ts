@@ -12,6 +12,10 @@ import { KubeletPanic } from './kubeletPanic.js';
 import { MountDeviceSkippedAfterFailure } from './mountDeviceSkippedAfterFailure.js';
 import { MultiNodeMount } from './multiNodeMount.js';
 import { NodeShutdownMarkedFailed } from './nodeShutdownMarkedFailed.js';
+import {
+  PodDeletedBeforeVolumesReclaimed,
+  type PodVolumeMounts,
+} from './podDeletedBeforeVolumesReclaimed.js';
 import { PodDeletedWhileRunning } from './podDeletedWhileRunning.js';
 import { PodNeverStarted } from './podNeverStarted.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
@@ -41,6 +45,7 @@ export {
   MountDeviceSkippedAfterFailure,
   MultiNodeMount,
   NodeShutdownMarkedFailed,
+  PodDeletedBeforeVolumesReclaimed,
   PodDeletedWhileRunning,
   PodNeverStarted,
   StaticPodOverlap,
@@ -58,6 +63,11 @@ export interface CheckerConfig {
   readonly faultsActiveAtEnd: () => boolean;
   /** Time a deleted pod gets beyond its grace period to finish termination; default 120 000 ms. */
   readonly terminationBudgetMs?: number | undefined;
+  /**
+   * Ground truth: the volumes a pod still has set up on a node (its mounts under pods/{uid}/ and block map
+   * references). Without it pod-deleted-before-volumes-reclaimed judges nothing.
+   */
+  readonly podVolumeMounts?: PodVolumeMounts | undefined;
 }
 
 /** One checker per invariant ID, in INVARIANT_IDS order. */
@@ -81,6 +91,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     }),
     new PodNeverStarted({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
     new GracePeriodNotHonoured(),
+    new PodDeletedBeforeVolumesReclaimed(config.podVolumeMounts),
   ];
 }
 

@@ -17,6 +17,7 @@ export const INVARIANT_IDS = [
   'termination-stuck',
   'pod-never-started',
   'grace-period-not-honoured',
+  'pod-deleted-before-volumes-reclaimed',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -113,6 +113,7 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     createCheckers({
       volumes: scenario.volumes.map((v) => ({ name: v.name, accessMode: v.accessMode })),
       faultsActiveAtEnd: () => world.faultsActive(),
+      podVolumeMounts: (node, uid) => world.podVolumeMounts(node, uid),
     }),
   );
   const facts: Fact[] | undefined = o.recordFacts === true ? [] : undefined;

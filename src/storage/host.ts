@@ -340,15 +340,44 @@ export class Host {
       if (lun === undefined || !pathWithinBase(m.path, pluginsDir) || !m.path.includes('/volumeDevices/'))
         continue;
       const uid = basename(m.path);
-      const deviceDir = join(podsDir, uid, 'volumeDevices');
-      const linked =
-        this.fs.isDir(deviceDir) &&
-        this.fs.readDir(deviceDir).some((p) => this.fs.exists(join(deviceDir, p, lun)));
-      if (!linked) out.push({ uid, volume: lun });
+      if (!this.podLinksVolumeDevice(uid, lun)) out.push({ uid, volume: lun });
     }
     return out.sort((a, b) =>
       a.uid === b.uid ? codeUnitOrder(a.volume, b.volume) : codeUnitOrder(a.uid, b.uid),
     );
+  }
+
+  /** Whether pods/{uid}/volumeDevices/{plugin}/ has a link for the LUN (MapBlockVolume's pod link). */
+  private podLinksVolumeDevice(uid: string, lun: string): boolean {
+    const deviceDir = join(KUBELET_ROOT, 'pods', uid, 'volumeDevices');
+    return (
+      this.fs.isDir(deviceDir) &&
+      this.fs.readDir(deviceDir).some((p) => this.fs.exists(join(deviceDir, p, lun)))
+    );
+  }
+
+  /**
+   * Simulator observation (ground truth for the pod-deleted-before-volumes-reclaimed invariant): the volumes
+   * a pod still has set up in its own pod dir on this node, sorted: a mount under pods/{uid}/ (SetUp's bind
+   * mount, a CSI NodePublish), or a block volume the pod dir links whose global map still holds the pod's
+   * reference (`<global map path>/{uid}`). A reference no pod dir links is orphanedPodMapRefs' (#85476).
+   */
+  podVolumeMounts(uid: UID): string[] {
+    const podDir = join(KUBELET_ROOT, 'pods', uid);
+    const pluginsDir = join(KUBELET_ROOT, 'plugins');
+    const out = new Set<string>();
+    for (const m of this.mounts.list()) {
+      const lun = m.lun;
+      if (lun === undefined) continue;
+      const podMount = pathWithinBase(m.path, podDir);
+      const podMapRef =
+        m.kind === 'blockMap' &&
+        pathWithinBase(m.path, pluginsDir) &&
+        basename(m.path) === uid &&
+        this.podLinksVolumeDevice(uid, lun);
+      if (podMount || podMapRef) out.add(lun);
+    }
+    return [...out].sort(codeUnitOrder);
   }
 
   // ---- devices ----

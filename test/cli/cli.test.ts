@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FIX_IDS } from '../../src/fixes.js';
+import { INVARIANT_IDS } from '../../src/invariants/types.js';
 import { cli, podrace, root } from './spawnCli.js';
 
 const r1 = 'scenarios/pod-deleted-before-start.yaml';
@@ -140,7 +141,7 @@ describe('podrace CLI', () => {
   it('list prints one line per invariant and per fix', () => {
     const inv = podrace(['list', 'invariants']);
     expect(inv.code).toBe(0);
-    expect(inv.stdout.trim().split('\n')).toHaveLength(14);
+    expect(inv.stdout.trim().split('\n')).toHaveLength(INVARIANT_IDS.length);
     const fixes = podrace(['list', 'fixes']);
     // A header, two lines a switch (the table row, then its summary), a footer.
     expect(fixes.stdout.trim().split('\n')).toHaveLength(2 + 2 * FIX_IDS.length);
