@@ -28,6 +28,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a deleted pod has not stopped its containers, torn down its volumes and left the API server by the end (no fault active)',
   'pod-never-started':
     'an admitted pod, not terminating, has not started all its containers 2 min after it could start (judged at the end, no fault active)',
+  'device-released-while-open':
+    "a node deletes a LUN's SCSI path, logs out of its iSCSI session or is fenced from it while a mount, a container or a host process holds its device open",
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -5,6 +5,7 @@ import type { Fact, FactKind } from '../facts.js';
 import { ConcurrentKill } from './concurrentKill.js';
 import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminated.js';
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
+import { DeviceReleasedWhileOpen } from './deviceReleasedWhileOpen.js';
 import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMounted.js';
 import { GracePeriodIncreased } from './gracePeriodIncreased.js';
 import { KubeletPanic } from './kubeletPanic.js';
@@ -33,6 +34,7 @@ export {
   ContainerStartedAfterTerminated,
   DEFAULT_TERMINATION_BUDGET_MS,
   DeviceLeakedAfterUnmount,
+  DeviceReleasedWhileOpen,
   DeviceReportedUnusedWhileMounted,
   GracePeriodIncreased,
   KubeletPanic,
@@ -78,6 +80,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
       terminationBudgetMs: config.terminationBudgetMs ?? DEFAULT_TERMINATION_BUDGET_MS,
     }),
     new PodNeverStarted({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
+    new DeviceReleasedWhileOpen(),
   ];
 }
 
