@@ -29,7 +29,7 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
   'pod-never-started':
     'an admitted pod, not terminating, has not started all its containers 2 min after it could start (judged at the end, no fault active)',
   'device-released-while-open':
-    "a node deletes a LUN's SCSI path, logs out of its iSCSI session or is fenced from it while a mount, a container or a host process holds its device open",
+    "a node deletes a LUN's SCSI path, logs out of its iSCSI session or is fenced from it while a mount, container or process holds it",
 };
 
 export function describeInvariant(id: InvariantId): string {

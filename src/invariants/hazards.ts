@@ -92,7 +92,7 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#97014', 'kubernetes/kubernetes#97013', 'kubernetes/kubernetes#63176'],
     summary:
       'iSCSI detach does not stop for a device a host process holds open (a udev / blkid probe, a backup agent that opened it as UnmountDevice began): DetachDisk\'s deleteDevices deletes the LUN\'s disks although `multipath -f` failed ("map in use"; "Fall through -- keep deleting the block devices") and logs out, and DetachBlockISCSIDisk logs out without flushing the map at all; the holder loses the device under it',
-    open: 'release-1.23 iscsi_util.go deleteDevices (the fall-through since PR #63176) and DetachBlockISCSIDisk; the corruption of removing the paths of a map that `multipath -f` did not flush (#97014) was fixed for FC only (PR #97013: fc_util.go DetachDisk returns the flush error); the kubelet\'s isDeviceOpened check runs after UnmountDevice and only keeps the device from being marked unmounted (#107789); no iSCSI issue was found',
+    open: "release-1.23 iscsi_util.go deleteDevices (the fall-through since PR #63176) and DetachBlockISCSIDisk; the corruption of removing the paths of a map that `multipath -f` did not flush (#97014) was fixed for FC only (PR #97013: fc_util.go DetachDisk returns the flush error); the kubelet's isDeviceOpened check runs after UnmountDevice and only keeps the device from being marked unmounted (#107789); no iSCSI issue was found",
     scenario: 'iscsi-device-open-after-unmount',
     explains: ['device-released-while-open'],
   },
