@@ -142,8 +142,34 @@ export type Fact =
   | (Base & { kind: 'lunFenced'; volume: string; fenced: boolean })
   /** `multipath -f` failed (map in use); `fellThrough`: the caller went on as if it had worked (iSCSI). */
   | (Base & { kind: 'multipathFlushFailed'; volume: string; device: string; fellThrough: boolean })
+  /**
+   * The node took away something the LUN's device needs: a SCSI path deleted (a write to
+   * /sys/block/sdX/device/delete: `scsiDelete`), the iSCSI session it was found through logged out
+   * (`logout`: the kernel deletes the session's disks), or the node's path fenced by a real detach
+   * (`fence`: ControllerUnpublish). What held the LUN's device open on the node at that moment, as
+   * the host knows it: `mounts` of it (a global mount, pod bind mounts, block maps), the pods whose
+   * running containers hold it in their mount namespace or /dev (`pods`, one UID per container), and
+   * whether a host process holds it (`hostProcess`, the deviceStillOpen fault). `holders` is their sum.
+   * `multipath -f` is not a release: the kernel refuses to flush an open map.
+   */
+  | (Base & {
+      kind: 'deviceReleased';
+      volume: string;
+      action: 'scsiDelete' | 'logout' | 'fence';
+      /** The disk deleted ('/dev/sdb'); for a logout, the portal; for a fence, ''. */
+      device: string;
+      holders: number;
+      mounts: number;
+      pods: readonly UID[];
+      hostProcess: boolean;
+    })
   /** iSCSI detach skipped the logout because another volume keeps the session busy (isSessionBusy). */
   | (Base & { kind: 'iscsiLogoutSkipped'; volume: string; block: boolean })
+  /**
+   * iSCSI detach logs out of the volume's target (no other volume keeps the session busy): DetachDisk
+   * after deleteDevices, or (`block`) DetachBlockISCSIDisk, which flushes and deletes nothing first.
+   */
+  | (Base & { kind: 'iscsiLogout'; volume: string; block: boolean })
   /**
    * The kubelet marked a device unmounted (UnmountDevice / UnmapDevice succeeded and isDeviceOpened saw
    * nothing): what device state is left on the node.

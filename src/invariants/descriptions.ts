@@ -32,6 +32,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a container is SIGKILLed sooner after its SIGTERM than the shortest grace period asked for its pod (deletion, eviction, shutdown, spec)',
   'pod-deleted-before-volumes-reclaimed':
     "the kubelet finalises a pod's API deletion while the pod still has a volume set up on its node (PodResourcesAreReclaimed)",
+  'device-released-while-open':
+    "a node deletes a LUN's SCSI path, logs out of its iSCSI session or is fenced from it while a mount, container or process holds it",
 };
 
 export function describeInvariant(id: InvariantId): string {

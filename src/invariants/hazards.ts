@@ -27,9 +27,11 @@ export const HAZARDS = {
       "reconstruction of an FC / iSCSI volume fails with a non-retryable error after a kubelet restart: cleanupMounts unmounts only the pod bind mount, the global mount stays while the volume drops out of volumesInUse, and another node can mount the LUN; for a Block volume cleanupMounts' UnmountVolume has no volume spec, so it takes the Filesystem path (CheckVolumeModeFilesystem of a nil spec) and leaves the pod's device link and map reference, which podVolumesExist (the pod's volumes dir only) does not see: the pod leaves the API server with its Block volume still mapped",
     open: 'issue #101791 is open; PR #102059 retries only inconsistent /proc/mounts reads',
     scenario: 'reconstruct-fails-other-error',
+    // With a plugin whose detach fences (CSI), the detach then takes the device from under the global mount.
     explains: [
       'device-reported-unused-while-mounted',
       'multi-node-mount',
+      'device-released-while-open',
       'pod-deleted-before-volumes-reclaimed',
     ],
   },
@@ -39,7 +41,13 @@ export const HAZARDS = {
       "after a kubelet restart, the populator skips a pod that is terminating in the API, so syncStates puts its volume into the actual state (or cleanupMounts unmounts it) and the reconciler tears it down while the pod's containers still run; an UnmountDevice that then succeeds (iSCSI Block with a busy session) drops the volume from volumesInUse while the container still has the device open",
     open: 'fixed by #114326 in 1.27 and backported to 1.24-1.26, never to 1.23',
     scenario: 'terminating-pod-volume-torn-down-on-restart',
-    explains: ['volume-torn-down-while-running', 'device-reported-unused-while-mounted'],
+    // The UnmountDevice that follows the teardown deletes the LUN's paths (iSCSI falls through the busy
+    // flush; a Block volume logs out) while the pod's container still holds the device.
+    explains: [
+      'volume-torn-down-while-running',
+      'device-reported-unused-while-mounted',
+      'device-released-while-open',
+    ],
   },
   'orphan-pod-volume-torn-down-on-restart': {
     upstream: ['kubernetes/kubernetes#110682'],
@@ -47,7 +55,11 @@ export const HAZARDS = {
       'after a kubelet restart, the volume of a pod that left the API while the kubelet was down is reconstructed (or cleaned up) and torn down by the reconciler (every 100 ms) before housekeeping (every 2 s, then a 1 s grace) has killed the orphaned containers; an UnmountDevice that then succeeds drops the volume from volumesInUse while they still have the device open',
     open: 'nothing orders the two loops in 1.23 or later; PR #110682 proposed gating unmountVolumes on ShouldPodRuntimeBeRemoved and was closed unmerged; no bug report was found',
     scenario: 'fc-kubelet-restart-reconstruct-procmounts',
-    explains: ['volume-torn-down-while-running', 'device-reported-unused-while-mounted'],
+    explains: [
+      'volume-torn-down-while-running',
+      'device-reported-unused-while-mounted',
+      'device-released-while-open',
+    ],
   },
   'cleanup-mounts-not-retried': {
     upstream: ['kubernetes/kubernetes#85834', 'kubernetes/kubernetes#101791'],
@@ -81,6 +93,14 @@ export const HAZARDS = {
     scenario: 'iscsi-block-session-busy-leak',
     explains: ['device-leaked-after-unmount'],
   },
+  'iscsi-detach-ignores-open-device': {
+    upstream: ['kubernetes/kubernetes#97014', 'kubernetes/kubernetes#97013', 'kubernetes/kubernetes#63176'],
+    summary:
+      'iSCSI detach does not stop for a device a host process holds open (a udev / blkid probe, a backup agent that opened it as UnmountDevice began): DetachDisk\'s deleteDevices deletes the LUN\'s disks although `multipath -f` failed ("map in use"; "Fall through -- keep deleting the block devices") and logs out, and DetachBlockISCSIDisk logs out without flushing the map at all; the holder loses the device under it',
+    open: "release-1.23 iscsi_util.go deleteDevices (the fall-through since PR #63176) and DetachBlockISCSIDisk; the corruption of removing the paths of a map that `multipath -f` did not flush (#97014) was fixed for FC only (PR #97013: fc_util.go DetachDisk returns the flush error); the kubelet's isDeviceOpened check runs after UnmountDevice and only keeps the device from being marked unmounted (#107789); no iSCSI issue was found",
+    scenario: 'iscsi-device-open-after-unmount',
+    explains: ['device-released-while-open'],
+  },
   'terminal-on-first-sight-not-synced': {
     upstream: ['kubernetes/kubernetes#116954', 'kubernetes/kubernetes#117019'],
     summary:
@@ -112,6 +132,12 @@ export const HAZARD_IDS = Object.keys(HAZARDS) as readonly HazardId[];
 
 const cleanupKey = (node: string, uid: string, volume: string): string => `${node}\0${uid}\0${volume}`;
 
+/** The violation's release (its last cause) happened while a host process, and nothing else, held the device. */
+function releasedUnderHostProcessOnly(v: Violation): boolean {
+  const f = v.causes[v.causes.length - 1];
+  return f?.kind === 'deviceReleased' && f.hostProcess && f.mounts === 0 && f.pods.length === 0;
+}
+
 interface Marker {
   readonly atMs: number;
   readonly node: string;
@@ -140,7 +166,11 @@ export class HazardTracker {
           const only =
             f.mode === 'Block'
               ? null
-              : (['device-reported-unused-while-mounted', 'multi-node-mount'] as const);
+              : ([
+                  'device-reported-unused-while-mounted',
+                  'multi-node-mount',
+                  'device-released-while-open',
+                ] as const);
           this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume, only);
           this.#cleanupsPending.add(cleanupKey(f.node, f.uid, f.volume));
         }
@@ -175,6 +205,14 @@ export class HazardTracker {
         return;
       case 'iscsiLogoutSkipped':
         if (f.block) this.#mark('iscsi-block-session-busy', f.atMs, f.node, null, f.volume);
+        return;
+      case 'multipathFlushFailed':
+        // deleteDevices goes on deleting the disks of the map it could not flush.
+        if (f.fellThrough) this.#mark('iscsi-detach-ignores-open-device', f.atMs, f.node, null, f.volume);
+        return;
+      case 'iscsiLogout':
+        // DetachBlockISCSIDisk logs out with no flush that would find the map in use.
+        if (f.block) this.#mark('iscsi-detach-ignores-open-device', f.atMs, f.node, null, f.volume);
         return;
       case 'podFinishedOnFirstSight':
         this.#mark('terminal-on-first-sight-not-synced', f.atMs, f.node, f.uid, null);
@@ -228,6 +266,9 @@ export class HazardTracker {
     if (id === 'reconstruction-fails-other-error' && v.invariant === 'multi-node-mount') {
       return m.volume === v.volume;
     }
+    // The kubelet lets iSCSI detach only what no mount and no pod holds (GetDeviceMountRefs, the actual
+    // state's mounted pods): the hazard explains a release under a host process alone, nothing else.
+    if (id === 'iscsi-detach-ignores-open-device' && !releasedUnderHostProcessOnly(v)) return false;
     if (m.only !== null && !m.only.includes(v.invariant)) return false;
     if (v.node !== null && m.node !== v.node) return false;
     // What the violation names must match what the marker names (a violation about a volume has no pod).

@@ -5,6 +5,7 @@ import type { Fact, FactKind } from '../facts.js';
 import { ConcurrentKill } from './concurrentKill.js';
 import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminated.js';
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
+import { DeviceReleasedWhileOpen } from './deviceReleasedWhileOpen.js';
 import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMounted.js';
 import { GracePeriodIncreased } from './gracePeriodIncreased.js';
 import { GracePeriodNotHonoured } from './gracePeriodNotHonoured.js';
@@ -38,6 +39,7 @@ export {
   ContainerStartedAfterTerminated,
   DEFAULT_TERMINATION_BUDGET_MS,
   DeviceLeakedAfterUnmount,
+  DeviceReleasedWhileOpen,
   DeviceReportedUnusedWhileMounted,
   GracePeriodIncreased,
   GracePeriodNotHonoured,
@@ -92,6 +94,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new PodNeverStarted({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
     new GracePeriodNotHonoured(),
     new PodDeletedBeforeVolumesReclaimed(config.podVolumeMounts),
+    new DeviceReleasedWhileOpen(),
   ];
 }
 

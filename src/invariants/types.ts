@@ -18,6 +18,7 @@ export const INVARIANT_IDS = [
   'pod-never-started',
   'grace-period-not-honoured',
   'pod-deleted-before-volumes-reclaimed',
+  'device-released-while-open',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

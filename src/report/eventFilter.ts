@@ -51,6 +51,8 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   lunFenced: true,
   multipathFlushFailed: true,
   iscsiLogoutSkipped: true,
+  iscsiLogout: true,
+  deviceReleased: true,
   deviceResidue: true,
   deviceInUseAfterUnmount: true,
   fcDetachRetryExhausted: true,

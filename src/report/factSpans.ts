@@ -292,6 +292,22 @@ export function onFact(b: Builder, f: Fact): void {
         volume: f.volume,
       });
       return;
+    case 'deviceReleased':
+      b.instant(
+        tracks.device(node, f.volume),
+        f.holders > 0 ? `${f.action} while open` : f.action,
+        f.holders > 0 ? 'error' : 'event',
+        at,
+        {
+          volume: f.volume,
+          device: f.device,
+          holders: f.holders,
+          mounts: f.mounts,
+          pods: f.pods.join(', '),
+          hostProcess: f.hostProcess,
+        },
+      );
+      return;
     case 'fcDetachRetryExhausted':
       b.instant(tracks.device(node, f.volume), 'FC detach retry exhausted', 'error', at, {
         volume: f.volume,

@@ -144,6 +144,20 @@ export function describeFact(f: Fact): FactLine {
         subject: `volume ${f.volume}`,
         text: `multipathFlushFailed ${f.device} (map in use)${f.fellThrough ? ', fell through' : ''}`,
       };
+    case 'iscsiLogout':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `iscsiLogout${f.block ? ' (Block: no flush, no device deleted first)' : ''}`,
+      };
+    case 'deviceReleased':
+      return {
+        subject: `volume ${f.volume}`,
+        text:
+          `deviceReleased ${f.action}${f.device === '' ? '' : ` ${f.device}`}` +
+          (f.holders > 0
+            ? ` WHILE OPEN (mounts=${f.mounts} containers=${f.pods.length}${f.hostProcess ? ' host process' : ''})`
+            : ''),
+      };
     case 'iscsiLogoutSkipped':
       return {
         subject: `volume ${f.volume}`,

@@ -80,6 +80,18 @@ export interface NamespaceRef {
   readonly readWrite: boolean;
 }
 
+/** What holds a LUN's device open on a node at one moment (the deviceReleased fact's fields). */
+export interface DeviceHolders {
+  /** mounts + pods.length + (hostProcess ? 1 : 0). */
+  readonly holders: number;
+  /** Mounts of the device on the node: a global mount, pod bind mounts, block maps. */
+  readonly mounts: number;
+  /** The pod UID of each running container whose mount namespace or /dev holds it. */
+  readonly pods: readonly UID[];
+  /** A host process holds it (the deviceStillOpen fault). */
+  readonly hostProcess: boolean;
+}
+
 /**
  * How long a deviceStillOpen holder keeps the LUN's device open (unless the next UnmountDevice or
  * MountDevice of the volume comes first): longer than one UnmountDevice (so a flush and the kubelet's
@@ -116,6 +128,8 @@ export class Host {
    * open nothing; the device is open once the process runs (startNamespace), as the workload opens it.
    */
   private readonly pendingDevices = new Map<string, readonly NamespaceRef[]>();
+  /** The pod of each container in `namespaces` or `pendingDevices`. */
+  private readonly namespaceOwners = new Map<string, UID>();
 
   constructor(opts: HostOptions) {
     this.node = opts.node;
@@ -128,6 +142,8 @@ export class Host {
     this.faults = new HostFaults((fault, volume) => this.publish({ kind: 'faultInjected', fault, volume }));
     this.fs.mkdirAll(join(KUBELET_ROOT, 'pods'));
     this.fs.mkdirAll(join(KUBELET_ROOT, 'plugins'));
+    // A fence (ControllerUnpublish) asks the node who holds the LUN's device at that moment.
+    this.san.registerHolders(this.node, (volume) => this.deviceHolders(volume));
   }
 
   // ---- plumbing ----
@@ -450,6 +466,7 @@ export class Host {
       }
     }
     if (devices.length > 0) this.pendingDevices.set(containerId, devices);
+    if (devices.length > 0 || mounted.length > 0) this.namespaceOwners.set(containerId, podUID);
     if (mounted.length === 0) return;
     this.namespaces.set(containerId, mounted);
     for (const r of mounted) this.recomputeAccess(r.lun);
@@ -469,6 +486,7 @@ export class Host {
   /** The container's process is gone: so are its namespace's mounts (idempotent). */
   destroyNamespace(containerId: string): void {
     this.pendingDevices.delete(containerId);
+    this.namespaceOwners.delete(containerId);
     const refs = this.namespaces.get(containerId);
     if (refs === undefined) return;
     this.namespaces.delete(containerId);
@@ -482,10 +500,52 @@ export class Host {
   }
 
   /**
-   * A write to /sys/block/sdX/device/delete. When a map loses its last path and nothing holds it open,
-   * multipathd removes the map too (its remove-path uevent handler flushes empty maps).
+   * Who holds the LUN's device open on this node now: its mounts, the running containers whose mount
+   * namespace or /dev holds it, a host process. Ground truth for the deviceReleased fact.
+   */
+  deviceHolders(volume: string): DeviceHolders {
+    let mounts = 0;
+    for (const m of this.mounts.list()) if (m.lun === volume) mounts++;
+    const pods: UID[] = [];
+    for (const [id, refs] of this.namespaces) {
+      if (refs.some((r) => r.lun === volume)) pods.push(this.namespaceOwners.get(id) ?? id);
+    }
+    const hostProcess = this.heldByHostProcess(volume);
+    return { holders: mounts + pods.length + (hostProcess ? 1 : 0), mounts, pods, hostProcess };
+  }
+
+  /** Publishes a deviceReleased fact with the LUN's holders now. */
+  private publishReleased(volume: string, action: 'scsiDelete' | 'logout', device: string): void {
+    const h = this.deviceHolders(volume);
+    this.publish({
+      kind: 'deviceReleased',
+      volume,
+      action,
+      device,
+      holders: h.holders,
+      mounts: h.mounts,
+      pods: h.pods,
+      hostProcess: h.hostProcess,
+    });
+  }
+
+  /**
+   * A write to /sys/block/sdX/device/delete: the kernel deletes the disk even while it is open (a map
+   * over it, a mount, a process), and the holder loses the path (deviceReleased).
    */
   deleteScsiDevice(path: string): void {
+    const lun = this.devices.lunOf(path);
+    if (lun !== undefined && this.devices.scsiDevice(path) !== undefined) {
+      this.publishReleased(lun, 'scsiDelete', path);
+    }
+    this.removeScsiDevice(path);
+  }
+
+  /**
+   * The kernel removes a disk. When a map loses its last path and nothing holds it open, multipathd
+   * removes the map too (its remove-path uevent handler flushes empty maps).
+   */
+  private removeScsiDevice(path: string): void {
     const dm = this.devices.findMultipathDeviceForDevice(path);
     const lun = this.devices.lunOf(path);
     this.devices.deleteScsi(path);
@@ -501,8 +561,13 @@ export class Host {
     const session = this.devices.sessionList().find((s) => s.portal === portal && s.iqn === iqn);
     if (session === undefined) return false;
     for (const lun of this.san.allLuns()) {
+      let released = false;
       for (const d of this.devices.scsiPathsOf(lun.name)) {
-        if (d.hostNumber === session.hostNumber) this.deleteScsiDevice(d.path);
+        if (d.hostNumber !== session.hostNumber) continue;
+        // Every LUN found through the session loses its path: one deviceReleased per LUN.
+        if (!released) this.publishReleased(lun.name, 'logout', portal);
+        released = true;
+        this.removeScsiDevice(d.path);
       }
     }
     return this.devices.logout(portal, iqn);

@@ -4,6 +4,7 @@
 // ReadWriteOnce LUN are detected as corruption.
 import type { AccessMode, VolumeMode } from '../api/v1.js';
 import type { Fact } from '../facts.js';
+import type { DeviceHolders } from './host.js';
 
 /** The FC target port every FC LUN is behind (fc.go's TargetWWNs has one entry). */
 export const FC_TARGET_WWN = '50060e801049cfd1';
@@ -75,6 +76,8 @@ export interface SanOptions {
 export class San {
   private readonly luns = new Map<string, LunState>();
   private readonly nextLunNumber: Record<LunPlugin, number> = { fc: 0, iscsi: 0, csi: 0 };
+  /** Per node, who holds a LUN's device open there (its Host answers), for the fence's deviceReleased. */
+  private readonly holdersOf = new Map<string, (volume: string) => DeviceHolders>();
 
   constructor(private readonly opts: SanOptions) {}
 
@@ -127,12 +130,34 @@ export class San {
     this.opts.publish({ kind: 'lunFenced', atMs: this.opts.now(), node, volume, fenced: false });
   }
 
-  /** csi ControllerUnpublishVolume: the node's path is fenced; it can no longer write (lunFenced). */
+  /** A node's host registers the question "who holds this LUN's device open here now?". */
+  registerHolders(node: string, holders: (volume: string) => DeviceHolders): void {
+    this.holdersOf.set(node, holders);
+  }
+
+  /**
+   * csi ControllerUnpublishVolume: the node's path is fenced; it can no longer write (lunFenced), and
+   * whatever held the device there loses it (deviceReleased, action fence).
+   */
   detach(volume: string, node: string): void {
     const s = this.state(volume);
     if (s.lun.plugin !== 'csi' || !s.published.has(node)) return;
     s.published.delete(node);
-    this.opts.publish({ kind: 'lunFenced', atMs: this.opts.now(), node, volume, fenced: true });
+    const atMs = this.opts.now();
+    const h = this.holdersOf.get(node)?.(volume);
+    this.opts.publish({
+      kind: 'deviceReleased',
+      atMs,
+      node,
+      volume,
+      action: 'fence',
+      device: '',
+      holders: h?.holders ?? 0,
+      mounts: h?.mounts ?? 0,
+      pods: h?.pods ?? [],
+      hostProcess: h?.hostProcess ?? false,
+    });
+    this.opts.publish({ kind: 'lunFenced', atMs, node, volume, fenced: true });
   }
 
   // ---- access and writes ----

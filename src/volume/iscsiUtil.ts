@@ -244,7 +244,9 @@ function* detachISCSIDisk(
   volume: string,
   portals: readonly string[],
   iqn: string,
+  block: boolean,
 ): Co<GoError | undefined> {
+  host.publish({ kind: 'iscsiLogout', volume, block });
   for (const portal of portals) {
     yield* sleep(host.latency('iscsiLogout'));
     if (host.faults.unmountDevice(volume, 'afterUnmount')) {
@@ -311,7 +313,7 @@ export function* detachDisk(
       host.publish({ kind: 'iscsiLogoutSkipped', volume, block: false });
       return undefined;
     }
-    const err = yield* detachISCSIDisk(host, volume, portals, iqn);
+    const err = yield* detachISCSIDisk(host, volume, portals, iqn, false);
     return err === undefined
       ? undefined
       : new GoError(`failed to finish detachISCSIDisk, err: ${err.message}`);
@@ -352,7 +354,7 @@ export function* detachBlockISCSIDisk(
       host.publish({ kind: 'iscsiLogoutSkipped', volume, block: true });
       return undefined;
     }
-    const err = yield* detachISCSIDisk(host, volume, portals, iqn);
+    const err = yield* detachISCSIDisk(host, volume, portals, iqn, true);
     return err === undefined
       ? undefined
       : new GoError(`failed to finish detachISCSIDisk, err: ${err.message}`);
