@@ -348,7 +348,6 @@ export class Host {
    * stops in between leaves one: one-shot reconstruction only looks at pod dirs and never finds it.
    */
   orphanedPodMapRefs(): { uid: string; volume: string }[] {
-    const podsDir = join(KUBELET_ROOT, 'pods');
     const pluginsDir = join(KUBELET_ROOT, 'plugins');
     const out: { uid: string; volume: string }[] = [];
     for (const m of this.mounts.list()) {
