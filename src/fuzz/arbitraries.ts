@@ -24,6 +24,7 @@ import {
   type VolumeDecl,
 } from '../scenario/types.js';
 import type { PluginKind } from '../volume/volume.js';
+import { type KillSequenceDraft, killSequenceDraft, placeKillSequence } from './killSequence.js';
 import {
   CHAIN_PLOTS,
   CHAIN_PLOTS_ON_TWO_NODES,
@@ -142,7 +143,7 @@ export type ActionDraft =
  * faults; volumeChain: one volume from pod to pod (src/fuzz/profiles.ts); staticChain: versions of one
  * static pod.
  */
-export type ScenarioDraft = MixedDraft | VolumeChainCaseDraft | StaticChainCaseDraft;
+export type ScenarioDraft = MixedDraft | VolumeChainCaseDraft | StaticChainCaseDraft | KillSequenceCaseDraft;
 
 interface DraftBase {
   readonly seed: number;
@@ -169,6 +170,11 @@ export interface VolumeChainCaseDraft extends DraftBase {
 export interface StaticChainCaseDraft extends DraftBase {
   readonly profile: 'staticChain';
   readonly chain: StaticChainDraft;
+}
+
+export interface KillSequenceCaseDraft extends DraftBase {
+  readonly profile: 'killSequence';
+  readonly sequence: KillSequenceDraft;
 }
 
 /** The action kinds of the mixed profile, in mask bit order. */
@@ -334,7 +340,7 @@ const draftBase = {
   nodeCount: fc.integer({ min: 1, max: FUZZ_NODES.length }),
 };
 
-// Mixed 2 : volume chain 2 : static chain 1.
+// Mixed 2 : volume chain 2 : static chain 1 : kill sequence 1.
 export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.oneof(
   {
     arbitrary: fc.record({
@@ -360,6 +366,14 @@ export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.oneof(
       profile: fc.constant('staticChain' as const),
       ...draftBase,
       chain: staticChainDraft,
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({
+      profile: fc.constant('killSequence' as const),
+      ...draftBase,
+      sequence: killSequenceDraft,
     }),
     weight: 1,
   },
@@ -393,6 +407,10 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
   if (d.profile === 'volumeChain') return volumeChainScenario(d, nodes);
   if (d.profile === 'staticChain')
     return chainScenario(d.seed, nodes, [], placeStaticChain(d.chain, nodes), 0);
+  if (d.profile === 'killSequence') {
+    const placed = placeKillSequence(d.sequence, nodes);
+    return chainScenario(d.seed, nodes, placed.volumes, placed.entries, 0);
+  }
   const nodeOf = (i: number): string => nodes[i % nodes.length] ?? 'node-a';
   const volumes: VolumeDecl[] = d.volumes.map((v, i) => ({
     name: `lun-${i + 1}`,

@@ -1,0 +1,107 @@
+// The kill-sequence profile (src/fuzz/killSequence.ts): its placement is valid for every draft, and a
+// campaign's cases now hold the shapes issue #22 asked for, which the other profiles seldom or never
+// build: an override shorter than a pending deletion's grace landing inside that grace, a second manager's
+// kill (node shutdown) during a graceful deletion, the StatefulSet pattern (the same name and claim on
+// another node right after the delete), and a host process holding the device as its volume unmounts.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FUZZ_NODES } from '../../src/fuzz/arbitraries.js';
+import { killSequenceDraft, placeKillSequence } from '../../src/fuzz/killSequence.js';
+import { scenariosOfCases } from '../../src/fuzz/shrink.js';
+import { parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
+import type { Scenario, TimelineEntry } from '../../src/scenario/types.js';
+
+function deleteWindows(s: Scenario): { pod: string; fromMs: number; toMs: number }[] {
+  const graceOf = new Map<string, number>();
+  const out: { pod: string; fromMs: number; toMs: number }[] = [];
+  for (const e of s.timeline) {
+    if (e.action.kind === 'createPod') graceOf.set(e.action.pod, e.action.gracePeriodS);
+    if (e.action.kind === 'deletePod') {
+      const g = e.action.gracePeriodS ?? graceOf.get(e.action.pod) ?? 30;
+      out.push({ pod: e.action.pod, fromMs: e.atMs, toMs: e.atMs + g * 1000 });
+    }
+  }
+  return out;
+}
+
+const within = (e: TimelineEntry, w: { fromMs: number; toMs: number }) =>
+  e.atMs > w.fromMs && e.atMs < w.toMs;
+
+const SHAPES = {
+  'a shorter eviction inside a graceful deletion': (s: Scenario) =>
+    deleteWindows(s).some((w) =>
+      s.timeline.some(
+        (e) =>
+          e.action.kind === 'evictPod' &&
+          e.action.pod === w.pod &&
+          within(e, w) &&
+          e.action.gracePeriodS * 1000 < w.toMs - w.fromMs,
+      ),
+    ),
+  'a node shutdown inside a graceful deletion': (s: Scenario) =>
+    deleteWindows(s).some((w) => s.timeline.some((e) => e.action.kind === 'shutdownNode' && within(e, w))),
+  'the same name and claim on another node right after the delete': (s: Scenario) =>
+    s.timeline.some((d) => {
+      if (d.action.kind !== 'deletePod') return false;
+      const pod = d.action.pod;
+      const first = s.timeline.find((e) => e.action.kind === 'createPod' && e.action.pod === pod);
+      return s.timeline.some(
+        (e) =>
+          e.action.kind === 'createPod' &&
+          first?.action.kind === 'createPod' &&
+          e.action.pod === pod &&
+          e.atMs >= d.atMs &&
+          e.atMs - d.atMs <= 2_000 &&
+          e.action.node !== first.action.node &&
+          e.action.volumes.length > 0 &&
+          e.action.volumes.join() === first.action.volumes.join(),
+      );
+    }),
+  'a host process holding the device of a pod that is deleted': (s: Scenario) =>
+    s.timeline.some(
+      (e) =>
+        e.action.kind === 'fault' &&
+        e.action.fault.kind === 'unmountDevice' &&
+        e.action.fault.stage === 'deviceStillOpen',
+    ) && s.timeline.some((e) => e.action.kind === 'deletePod'),
+} as const;
+
+describe('the kill-sequence profile', () => {
+  it('places every draft as a valid scenario that survives the writer and the loader', () => {
+    fc.assert(
+      fc.property(killSequenceDraft, fc.integer({ min: 1, max: FUZZ_NODES.length }), (d, n) => {
+        const nodes = FUZZ_NODES.slice(0, n);
+        const { entries, volumes } = placeKillSequence(d, nodes);
+        const timeline = [...entries]
+          .map((e, seq) => ({ e, seq }))
+          .sort((a, b) => a.e.atMs - b.e.atMs || a.seq - b.seq)
+          .map(({ e }) => ({ atMs: e.atMs, line: 0, action: e.action }));
+        const s: Scenario = {
+          file: '',
+          name: 'kill-sequence',
+          description: '',
+          upstream: [],
+          seed: 1,
+          horizonMs: 600_000,
+          nodes,
+          volumes,
+          timeline,
+          claims: [],
+        };
+        parseScenarioText(scenarioToYaml(s), 'kill.yaml');
+      }),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
+  it("gives a campaign's first 1,500 cases each shape", () => {
+    const cases = scenariosOfCases(
+      1,
+      Array.from({ length: 1_500 }, (_, i) => i),
+    );
+    const counts = Object.fromEntries(
+      Object.entries(SHAPES).map(([name, has]) => [name, cases.filter((s) => has(s)).length]),
+    );
+    for (const [name, n] of Object.entries(counts)) expect(n, name).toBeGreaterThan(0);
+  });
+});
