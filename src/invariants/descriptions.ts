@@ -28,6 +28,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a deleted pod has not stopped its containers, torn down its volumes and left the API server by the end (no fault active)',
   'pod-never-started':
     'an admitted pod, not terminating, has not started all its containers 2 min after it could start (judged at the end, no fault active)',
+  'volume-detached-while-in-use':
+    'the attach/detach controller detaches a volume its node lists in volumesInUse, from a Ready node or before the 6 min timeout',
 };
 
 export function describeInvariant(id: InvariantId): string {
