@@ -106,7 +106,7 @@ export class VolumeDetachedWhileInUse implements Checker {
         ? ''
         : life.kind === 'kubeletStarted'
           ? `, ${f.node} Ready (its kubelet running since ${secs(life.atMs)})`
-          : `, ${f.node} ${ready ? `Ready (its kubelet down since ${secs(life.atMs)}, less than ${secs(SURELY_READY_DOWN_MS)})` : `possibly not Ready (its kubelet down since ${secs(life.atMs)})`}`;
+          : `, ${f.node} ${ready ? 'Ready' : this.#liveness.surelyNotReady(f.node, f.atMs) ? 'not Ready' : 'possibly not Ready'} (its kubelet down since ${secs(life.atMs)}${ready ? `, less than ${secs(SURELY_READY_DOWN_MS)}` : ''})`;
     const timer =
       unwantedMs === 0
         ? `a pod still wants it there`

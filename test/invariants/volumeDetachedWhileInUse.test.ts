@@ -115,7 +115,7 @@ describe('volume-detached-while-in-use', () => {
     ];
     const v = run(facts);
     expect(v).toHaveLength(1);
-    expect(v[0]?.message).toContain('possibly not Ready (its kubelet down since 100.00s)');
+    expect(v[0]?.message).toContain('node-a not Ready (its kubelet down since 100.00s)');
     expect(v[0]?.message).toContain('for 180.00s at most');
   });
 
