@@ -34,6 +34,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     "the kubelet finalises a pod's API deletion while the pod still has a volume set up on its node (PodResourcesAreReclaimed)",
   'device-released-while-open':
     "a node deletes a LUN's SCSI path, logs out of its iSCSI session or is fenced from it while a mount, container or process holds it",
+  'volume-detached-while-in-use':
+    'the attach/detach controller detaches a volume its node lists in volumesInUse, from a Ready node or before the 6 min timeout',
 };
 
 export function describeInvariant(id: InvariantId): string {

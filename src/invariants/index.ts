@@ -22,6 +22,7 @@ import { PodNeverStarted } from './podNeverStarted.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
 import { DEFAULT_TERMINATION_BUDGET_MS, TerminationStuck } from './terminationStuck.js';
 import type { Checker, Violation } from './types.js';
+import { VolumeDetachedWhileInUse } from './volumeDetachedWhileInUse.js';
 import { VolumeTornDownWhileRunning } from './volumeTornDownWhileRunning.js';
 
 export { describeInvariant, INVARIANT_DESCRIPTIONS } from './descriptions.js';
@@ -52,6 +53,7 @@ export {
   PodNeverStarted,
   StaticPodOverlap,
   TerminationStuck,
+  VolumeDetachedWhileInUse,
   VolumeTornDownWhileRunning,
 };
 
@@ -91,10 +93,11 @@ export function createCheckers(config: CheckerConfig): Checker[] {
       faultsActiveAtEnd: config.faultsActiveAtEnd,
       terminationBudgetMs: config.terminationBudgetMs ?? DEFAULT_TERMINATION_BUDGET_MS,
     }),
-    new PodNeverStarted({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
+    new PodNeverStarted({ faultsActiveAtEnd: config.faultsActiveAtEnd, volumes: config.volumes }),
     new GracePeriodNotHonoured(),
     new PodDeletedBeforeVolumesReclaimed(config.podVolumeMounts),
     new DeviceReleasedWhileOpen(),
+    new VolumeDetachedWhileInUse(),
   ];
 }
 

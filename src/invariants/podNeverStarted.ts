@@ -6,10 +6,16 @@
 // old UID, the old lifecycle is over), and any injected containerStart delay has passed. Not judged while
 // an injected storage fault is still active at the end. Catches a pod that the kubelet accepted and then
 // never ran: a static pod update that waits behind a predecessor terminated before it started (#107733,
-// fixed by #107900), a worker that ignores its pod, a lost sync.
+// fixed by #107900), a worker that ignores its pod, a lost sync. A pod that waits for a volume is judged
+// apart (#volumeWait): only when the volume is still attached to other nodes that, by ground truth (API
+// pods, node volumesInUse, node Ready from the Lease), should have let it go by upstream's rules, and
+// VOLUME_RELEASE_BOUND_MS have passed since; the message gives the reason.
+import type { AccessMode } from '../api/v1.js';
+import { nodeMonitorGracePeriodMs } from '../cluster/nodeLifecycle.js';
 import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
+import { MAX_WAIT_FOR_UNMOUNT_MS, NodeLiveness, NodeVolumesInUseLog, VolumeWants } from './volumeHolds.js';
 
 /**
  * The start bound, beyond the containers' own start delays: one resync of the pod worker (resyncInterval
@@ -26,6 +32,22 @@ export const POD_START_BOUND_MS = 120_000;
  * (MaxContainerBackOff 5 min at most) and the next sync (one resync, 90 s at most).
  */
 export const START_ERROR_ALLOWANCE_MS = 300_000 + 90_000;
+
+/**
+ * How long after a volume's holder on another node stopped holding it legitimately (the last pod that
+ * wanted it there gone and the node no longer listing it in volumesInUse; or, for a node that still lists
+ * it, the node not Ready and maxWaitForUnmountDuration passed) the waiting pod's volume must be set up:
+ * the attach/detach controller's detach and attach operations may each first wait out an exponential
+ * back-off (nestedpendingoperations, maxDurationBeforeRetry 2 min 2 s) and the kubelet's
+ * VerifyControllerAttachedVolume, failing while the volume was attached elsewhere, backs off as long
+ * (2 min 2 s); then the node status report that marks the volume reported in use before MountDevice
+ * (nodeStatusUpdateFrequency 10 s), the reconciler loops (100 ms each), informer deliveries and
+ * ControllerPublish / Unpublish (up to 1.5 s each): 4 min 26 s in all, rounded up to 5 min. The 6 min
+ * force-detach timeout and the 40 s node-monitor-grace-period are not in it: they are part of the moment
+ * the holder stops holding. WaitForAttachAndMount's 2 min 3 s is not either: the volume manager mounts
+ * independently of the pod worker's wait, and once the volume is set up the start bound applies.
+ */
+export const VOLUME_RELEASE_BOUND_MS = 300_000;
 
 /** How many recent lifecycle facts per UID are kept as causes. */
 const RECENT = 6;
@@ -81,7 +103,13 @@ interface Incarnation {
 
 export interface PodNeverStartedConfig {
   readonly faultsActiveAtEnd: () => boolean;
+  /** The scenario's volumes; one not listed is ReadWriteOnce (the scenario format's default). */
+  readonly volumes?: readonly { readonly name: string; readonly accessMode: AccessMode }[] | undefined;
 }
+
+type Attached = Extract<Fact, { kind: 'volumeAttached' }>;
+type DetachFact = Extract<Fact, { kind: 'volumeDetachStarted' | 'volumeDetachFailed' }>;
+type MultiAttachError = Extract<Fact, { kind: 'multiAttachError' }>;
 
 const LIFECYCLE: ReadonlySet<Fact['kind']> = new Set([
   'apiPodCreated',
@@ -114,11 +142,17 @@ export class PodNeverStarted implements Checker {
     'killPodStarted',
     'kubeletStarted',
     'kubeletStopped',
+    'multiAttachError',
     'nodeShutdownStarted',
+    'nodeVolumesInUse',
     'podAdmitted',
     'podTerminationRequested',
     'podWorkerPhase',
     'sandboxCreated',
+    'volumeAttached',
+    'volumeDetached',
+    'volumeDetachFailed',
+    'volumeDetachStarted',
     'volumeSetUp',
     'volumeTearDown',
   ];
@@ -128,15 +162,52 @@ export class PodNeverStarted implements Checker {
   readonly #staticByName = new Map<string, Set<string>>();
   /** `node\0pod name` -> the UID that holds the name now (the target of a containerStart fault). */
   readonly #holder = new Map<string, string>();
+  /** Volumes that may be attached to several nodes (ReadWriteMany, ReadOnlyMany): never held elsewhere. */
+  readonly #multiAttach = new Set<string>();
+  // Ground truth about who may hold a volume elsewhere (src/invariants/volumeHolds.ts).
+  readonly #liveness = new NodeLiveness();
+  readonly #inUse = new NodeVolumesInUseLog();
+  readonly #wants = new VolumeWants();
+  /** volume -> node -> the controller's volumeAttached not yet followed by a volumeDetached there. */
+  readonly #attached = new Map<string, Map<string, Attached>>();
+  /** `volume\0node` -> the controller's last detach operation start or failure there. */
+  readonly #detach = new Map<string, DetachFact>();
+  /** `volume\0node` -> the controller's last Multi-Attach error for a pod waiting on that node. */
+  readonly #multiAttachErrors = new Map<string, MultiAttachError>();
 
   constructor(config: PodNeverStartedConfig) {
     this.#config = config;
+    for (const v of config.volumes ?? []) if (v.accessMode !== 'ReadWriteOnce') this.#multiAttach.add(v.name);
   }
 
   onFact(f: Fact): void {
     switch (f.kind) {
       case 'apiPodCreated':
+        this.#wants.onFact(f);
         this.#created(f);
+        return;
+      case 'nodeVolumesInUse':
+        this.#inUse.onFact(f);
+        return;
+      case 'volumeAttached': {
+        let nodes = this.#attached.get(f.volume);
+        if (nodes === undefined) {
+          nodes = new Map();
+          this.#attached.set(f.volume, nodes);
+        }
+        nodes.set(f.node, f);
+        return;
+      }
+      case 'volumeDetached':
+        this.#attached.get(f.volume)?.delete(f.node);
+        this.#detach.delete(`${f.volume}\u0000${f.node}`);
+        return;
+      case 'volumeDetachStarted':
+      case 'volumeDetachFailed':
+        this.#detach.set(`${f.volume}\u0000${f.node}`, f);
+        return;
+      case 'multiAttachError':
+        this.#multiAttachErrors.set(`${f.volume}\u0000${f.node}`, f);
         return;
       case 'podAdmitted': {
         const s = this.#uids.get(f.uid);
@@ -218,6 +289,7 @@ export class PodNeverStarted implements Checker {
       }
       case 'apiPodDeletionRequested':
       case 'apiPodDeleted': {
+        this.#wants.onFact(f);
         const s = this.#uids.get(f.uid);
         if (s === undefined) return;
         remember(s, f);
@@ -225,6 +297,7 @@ export class PodNeverStarted implements Checker {
         return;
       }
       case 'apiPodPhase': {
+        this.#wants.onFact(f);
         const s = this.#uids.get(f.uid);
         if (s === undefined || (f.phase !== 'Failed' && f.phase !== 'Succeeded')) return;
         this.#terminating(s);
@@ -236,6 +309,7 @@ export class PodNeverStarted implements Checker {
         return;
       case 'kubeletStarted':
       case 'kubeletStopped':
+        this.#liveness.onFact(f);
         // A new kubelet process knows nothing: it admits its pods again, and its workers start afresh.
         for (const s of this.#uids.values()) {
           if (s.node !== f.node) continue;
@@ -280,7 +354,12 @@ export class PodNeverStarted implements Checker {
       if (inc === undefined || inc.terminating) continue;
       const missing = inc.created.containers.filter((c) => !inc.started.has(c) && !inc.startFailed.has(c));
       if (missing.length === 0) continue;
-      if (inc.admittedAtMs === undefined || inc.volumesReadyAtMs === undefined) continue;
+      if (inc.admittedAtMs === undefined) continue;
+      if (inc.volumesReadyAtMs === undefined) {
+        const v = this.#volumeWait(s, inc, inc.admittedAtMs, missing, endMs);
+        if (v !== undefined) report(v);
+        continue;
+      }
       if (inc.oldHeld) continue;
       let clockMs = Math.max(inc.admittedAtMs, inc.volumesReadyAtMs, inc.floorMs);
       let blocked = false;
@@ -309,6 +388,112 @@ export class PodNeverStarted implements Checker {
         causes: [...new Set<Fact>([c, ...s.recent])].sort((a, b) => a.atMs - b.atMs),
       });
     }
+  }
+
+  /**
+   * A pod that waits for volumes: judged only when every volume it lacks is still attached (as the
+   * attach/detach controller published it) to other nodes none of which holds it legitimately any more,
+   * and the end lies VOLUME_RELEASE_BOUND_MS past the moment the last of them stopped holding it. A node
+   * holds a volume legitimately while an API pod there wants it (a deleting pod still does: on a node
+   * whose kubelet is gone it stays Terminating for ever and the volume with it, as upstream), and while
+   * its node status lists the volume in volumesInUse unless the node is not Ready (then the controller
+   * force-detaches maxWaitForUnmountDuration after the last pod there stopped wanting it; a Ready node
+   * keeps a volume it still has mounted for ever, #110721). A Multi-Attach wait behind a pod that still
+   * uses the volume is upstream behaviour and is never judged.
+   */
+  #volumeWait(
+    s: UidState,
+    inc: Incarnation,
+    admittedAtMs: number,
+    missing: readonly string[],
+    endMs: number,
+  ): Violation | undefined {
+    const c = inc.created;
+    let freeFromMs = Math.max(admittedAtMs, c.atMs);
+    const reasons: string[] = [];
+    let first: string | null = null;
+    const causes = new Set<Fact>([c]);
+    for (const volume of c.volumes) {
+      if (s.volumes.has(volume)) continue;
+      if (this.#multiAttach.has(volume)) return undefined;
+      const attached = this.#attached.get(volume);
+      const holders: Attached[] = [];
+      for (const [node, f] of attached ?? []) if (node !== s.node) holders.push(f);
+      // Not attached elsewhere: what it waits for is not a detach (not judged here).
+      if (holders.length === 0) return undefined;
+      // Any pod that wants the volume on another node holds it (a Multi-Attach error for as long as it
+      // lives), whether or not the volume is attached there yet.
+      for (const node of this.#wants.nodesOf(volume)) {
+        if (node === s.node) continue;
+        if (this.#wants.lateWanters(volume, node).length > 0) return undefined;
+      }
+      const whys: string[] = [];
+      for (const held of holders) {
+        const node = held.node;
+        const lateEnd = this.#wants.lateEnd(volume, node);
+        const unwantedFromMs = lateEnd?.atMs ?? 0;
+        const unwanted =
+          lateEnd === undefined
+            ? 'no pod ever wanted it there'
+            : `no pod wants it there since ${secs(lateEnd.atMs)} (${lateEnd.pod} ${lateEnd.kind === 'apiPodDeleted' ? 'left the API server' : 'turned terminal'})`;
+        if (lateEnd !== undefined) causes.add(lateEnd);
+        causes.add(held);
+        const listed = this.#inUse.listedSince(node, volume);
+        let releasedMs: number;
+        let why: string;
+        if (listed !== undefined) {
+          // A node that may be Ready keeps a volume it lists in use (the safe-to-detach check, #110721).
+          if (!this.#liveness.surelyNotReady(node, endMs)) return undefined;
+          const down = this.#liveness.last(node);
+          const notReadyMs = (down?.atMs ?? 0) + nodeMonitorGracePeriodMs;
+          releasedMs = Math.max(unwantedFromMs + MAX_WAIT_FOR_UNMOUNT_MS, notReadyMs);
+          if (down !== undefined) causes.add(down);
+          causes.add(listed);
+          why =
+            `${unwanted}; ${node}'s kubelet is down since ${secs(down?.atMs ?? 0)} (not Ready from ` +
+            `${secs(notReadyMs)}) and its node status still lists the volume in use (since ${secs(listed.atMs)}), ` +
+            `so a force detach was due at ${secs(releasedMs)} (maxWaitForUnmountDuration ${secs(MAX_WAIT_FOR_UNMOUNT_MS)})`;
+        } else {
+          const dropped = this.#inUse.droppedBy(node, volume);
+          releasedMs = Math.max(unwantedFromMs, dropped?.atMs ?? 0);
+          if (dropped !== undefined) causes.add(dropped);
+          why = `${unwanted}; ${node}'s node status does not list it in volumesInUse${dropped === undefined ? '' : ` (since ${secs(dropped.atMs)})`}`;
+        }
+        const last = this.#detach.get(`${volume}\u0000${node}`);
+        if (last !== undefined) causes.add(last);
+        const detach =
+          last === undefined
+            ? 'no detach ever started'
+            : last.kind === 'volumeDetachFailed'
+              ? `the last detach failed at ${secs(last.atMs)}: ${last.error}`
+              : `a detach started at ${secs(last.atMs)}${last.forced ? ' (forced)' : ''} and never finished`;
+        freeFromMs = Math.max(freeFromMs, releasedMs);
+        whys.push(`${why}; ${detach}`);
+      }
+      const mae = this.#multiAttachErrors.get(`${volume}\u0000${s.node}`);
+      const since =
+        mae !== undefined && mae.atMs >= c.atMs ? ` (Multi-Attach error since ${secs(mae.atMs)})` : '';
+      if (since !== '' && mae !== undefined) causes.add(mae);
+      first ??= volume;
+      reasons.push(
+        `volume ${volume}, still attached to ${holders.map((h) => h.node).join(', ')}${since}: ${whys.join('; ')}`,
+      );
+    }
+    if (reasons.length === 0 || endMs < freeFromMs + VOLUME_RELEASE_BOUND_MS) return undefined;
+    for (const f of s.recent) causes.add(f);
+    return {
+      invariant: this.id,
+      atMs: endMs,
+      node: s.node,
+      pod: c.pod,
+      uid: s.uid,
+      volume: first,
+      message:
+        `pod ${c.pod} (uid ${s.uid}) was admitted at ${secs(admittedAtMs)} and waits for ${reasons.join('; and for ')}. ` +
+        `The volume should have been free from ${secs(freeFromMs)}, but container(s) ${missing.join(', ')} never ` +
+        `started by the end (${secs(endMs)}, bound ${secs(VOLUME_RELEASE_BOUND_MS)}, not terminating, no fault active)`,
+      causes: [...causes].sort((a, b) => a.atMs - b.atMs),
+    };
   }
 
   #created(f: Created): void {

@@ -19,6 +19,7 @@ export const INVARIANT_IDS = [
   'grace-period-not-honoured',
   'pod-deleted-before-volumes-reclaimed',
   'device-released-while-open',
+  'volume-detached-while-in-use',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
