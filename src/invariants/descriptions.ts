@@ -28,6 +28,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a deleted pod has not stopped its containers, torn down its volumes and left the API server by the end (no fault active)',
   'pod-never-started':
     'an admitted pod, not terminating, has not started all its containers 2 min after it could start (judged at the end, no fault active)',
+  'pod-status-regressed':
+    "a pod's API status goes backwards: its phase leaves Failed / Succeeded, or a terminated container that may not restart leaves terminated",
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -13,6 +13,7 @@ import { MultiNodeMount } from './multiNodeMount.js';
 import { NodeShutdownMarkedFailed } from './nodeShutdownMarkedFailed.js';
 import { PodDeletedWhileRunning } from './podDeletedWhileRunning.js';
 import { PodNeverStarted } from './podNeverStarted.js';
+import { PodStatusRegressed } from './podStatusRegressed.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
 import { DEFAULT_TERMINATION_BUDGET_MS, TerminationStuck } from './terminationStuck.js';
 import type { Checker, Violation } from './types.js';
@@ -41,6 +42,7 @@ export {
   NodeShutdownMarkedFailed,
   PodDeletedWhileRunning,
   PodNeverStarted,
+  PodStatusRegressed,
   StaticPodOverlap,
   TerminationStuck,
   VolumeTornDownWhileRunning,
@@ -78,6 +80,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
       terminationBudgetMs: config.terminationBudgetMs ?? DEFAULT_TERMINATION_BUDGET_MS,
     }),
     new PodNeverStarted({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
+    new PodStatusRegressed(),
   ];
 }
 

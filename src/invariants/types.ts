@@ -16,6 +16,7 @@ export const INVARIANT_IDS = [
   'grace-period-increased',
   'termination-stuck',
   'pod-never-started',
+  'pod-status-regressed',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

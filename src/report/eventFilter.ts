@@ -32,6 +32,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   apiPodDeletionRequested: true,
   apiPodDeleted: true,
   apiPodPhase: true,
+  apiContainerStates: true,
   mirrorPod: true,
   nodeShutdownStarted: true,
   nodeVolumesInUse: true,

@@ -140,7 +140,7 @@ describe('podrace CLI', () => {
   it('list prints one line per invariant and per fix', () => {
     const inv = podrace(['list', 'invariants']);
     expect(inv.code).toBe(0);
-    expect(inv.stdout.trim().split('\n')).toHaveLength(14);
+    expect(inv.stdout.trim().split('\n')).toHaveLength(15);
     const fixes = podrace(['list', 'fixes']);
     // A header, two lines a switch (the table row, then its summary), a footer.
     expect(fixes.stdout.trim().split('\n')).toHaveLength(2 + 2 * FIX_IDS.length);

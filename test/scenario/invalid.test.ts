@@ -108,7 +108,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'unknown-invariant.yaml',
-    '7:54: claims[0].violations[1]: expected an invariant ID (one of container-started-after-terminated, volume-torn-down-while-running, pod-deleted-while-running, static-pod-overlap, multi-node-mount, device-reported-unused-while-mounted, mount-device-skipped-after-failure, device-leaked-after-unmount, kubelet-panic, node-shutdown-marked-failed, concurrent-kill, grace-period-increased, termination-stuck, pod-never-started), got "multi-node-mounts" (did you mean "multi-node-mount"?)',
+    '7:54: claims[0].violations[1]: expected an invariant ID (one of container-started-after-terminated, volume-torn-down-while-running, pod-deleted-while-running, static-pod-overlap, multi-node-mount, device-reported-unused-while-mounted, mount-device-skipped-after-failure, device-leaked-after-unmount, kubelet-panic, node-shutdown-marked-failed, concurrent-kill, grace-period-increased, termination-stuck, pod-never-started, pod-status-regressed), got "multi-node-mounts" (did you mean "multi-node-mount"?)',
   ],
   [
     'unknown-key-top.yaml',
