@@ -1,7 +1,7 @@
 // Facts: what components publish to the event bus as they act. Invariant checkers and traces read them;
 // facts observe, they never steer. Every fact carries the virtual time and the node (or '' for
 // cluster-wide components).
-import type { PodPhase, UID } from './api/v1.js';
+import type { ContainerStatus, PodPhase, UID } from './api/v1.js';
 
 interface Base {
   atMs: number;
@@ -78,6 +78,17 @@ export type Fact =
   | (Base & PodRef & { kind: 'apiPodDeleted'; by: 'kubelet' | 'user-force' })
   | (Base &
       PodRef & { kind: 'apiPodPhase'; phase: PodPhase; reason?: string | undefined; restartable: boolean })
+  /**
+   * A status write changed a container's state or exit code in the pod object (published only then, as
+   * apiPodPhase only when the phase or reason changed): the written containers, as stored, and the
+   * spec's restart policy.
+   */
+  | (Base &
+      PodRef & {
+        kind: 'apiContainerStates';
+        restartPolicy: string;
+        containers: readonly ContainerStatus[];
+      })
   /**
    * The kubelet's mirror client created or deleted the mirror pod of a static pod (uid is the mirror
    * pod's own, staticUid the static pod's it mirrors). Mirror pods publish no apiPod* facts.

@@ -7,6 +7,7 @@ import { GoError, StatusError } from '../api/errors.js';
 import {
   type AttachedVolume,
   ConfigMirrorAnnotationKey,
+  type ContainerStatus,
   isStaticPod,
   type Node,
   newObjectMeta,
@@ -578,6 +579,17 @@ export class APIServer {
         restartable: pod.spec.restartPolicy !== 'Never',
       });
     }
+    if (containerStatesDiffer(previous.containerStatuses, updated.status.containerStatuses)) {
+      this.publish({
+        kind: 'apiContainerStates',
+        atMs: this.sim.nowMs,
+        node: pod.spec.nodeName,
+        uid,
+        pod: pod.metadata.name,
+        restartPolicy: pod.spec.restartPolicy,
+        containers: updated.status.containerStatuses,
+      });
+    }
     this.notify('MODIFIED', updated);
     return undefined;
   }
@@ -623,6 +635,26 @@ export class APIServer {
     yield* this.latency();
     return this.deleteMirrorPod(namespace, name, uid);
   }
+}
+
+/**
+ * Whether a status write changes some container's state or exit code (by name; a container added or
+ * dropped counts). Allocation-free: the statuses are a handful of containers.
+ */
+function containerStatesDiffer(a: readonly ContainerStatus[], b: readonly ContainerStatus[]): boolean {
+  if (a.length !== b.length) return true;
+  for (let i = 0; i < b.length; i++) {
+    const y = b[i] as ContainerStatus;
+    let x = a[i] as ContainerStatus;
+    if (x.name !== y.name) {
+      let found: ContainerStatus | undefined;
+      for (let j = 0; j < a.length; j++) if ((a[j] as ContainerStatus).name === y.name) found = a[j];
+      if (found === undefined) return true;
+      x = found;
+    }
+    if (x.state !== y.state || x.exitCode !== y.exitCode) return true;
+  }
+  return false;
 }
 
 function byUID(pods: Pod[]): Pod[] {

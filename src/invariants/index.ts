@@ -19,6 +19,7 @@ import {
 } from './podDeletedBeforeVolumesReclaimed.js';
 import { PodDeletedWhileRunning } from './podDeletedWhileRunning.js';
 import { PodNeverStarted } from './podNeverStarted.js';
+import { PodStatusRegressed } from './podStatusRegressed.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
 import { DEFAULT_TERMINATION_BUDGET_MS, TerminationStuck } from './terminationStuck.js';
 import type { Checker, Violation } from './types.js';
@@ -51,6 +52,7 @@ export {
   PodDeletedBeforeVolumesReclaimed,
   PodDeletedWhileRunning,
   PodNeverStarted,
+  PodStatusRegressed,
   StaticPodOverlap,
   TerminationStuck,
   VolumeDetachedWhileInUse,
@@ -98,6 +100,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new PodDeletedBeforeVolumesReclaimed(config.podVolumeMounts),
     new DeviceReleasedWhileOpen(),
     new VolumeDetachedWhileInUse(),
+    new PodStatusRegressed(),
   ];
 }
 

@@ -20,6 +20,7 @@ export const INVARIANT_IDS = [
   'pod-deleted-before-volumes-reclaimed',
   'device-released-while-open',
   'volume-detached-while-in-use',
+  'pod-status-regressed',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

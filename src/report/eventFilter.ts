@@ -34,6 +34,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   podEvictionRequested: true,
   apiPodDeleted: true,
   apiPodPhase: true,
+  apiContainerStates: true,
   mirrorPod: true,
   nodeShutdownStarted: true,
   nodeVolumesInUse: true,

@@ -186,6 +186,16 @@ export function onFact(b: Builder, f: Fact): void {
       b.instant(tracks.api(f.pod, f.uid), `phase ${f.phase}`, 'event', at, args);
       return;
     }
+    case 'apiContainerStates':
+      b.instant(tracks.api(f.pod, f.uid), 'container states', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        node: f.node,
+        containers: f.containers
+          .map((c) => `${c.name}=${c.state}${c.state === 'terminated' ? `(${c.exitCode ?? 0})` : ''}`)
+          .join(' '),
+      });
+      return;
     case 'nodeShutdownStarted':
       b.instant(tracks.kubelet(node), 'node shutdown started', 'event', at);
       return;

@@ -3,6 +3,7 @@
 // Colour comes from a Chalk instance built from the caller's choice (never from the environment here),
 // so the output is a pure function of its input.
 import { Chalk, type ChalkInstance } from 'chalk';
+import type { ContainerStatus } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import { isFinding, type Violation } from '../invariants/types.js';
 import type { RunResult } from '../scenario/run.js';
@@ -23,6 +24,11 @@ export interface FactLine {
 
 function podSubject(f: { pod: string; uid: string }): string {
   return `pod ${f.pod}`;
+}
+
+/** `app=terminated(1)`, `app=running`. */
+function containerState(c: ContainerStatus): string {
+  return `${c.name}=${c.state}${c.state === 'terminated' ? `(${c.exitCode ?? 0})` : ''}`;
 }
 
 /** One fact as a subject and a text, the way the timeline prints it. */
@@ -90,6 +96,11 @@ export function describeFact(f: Fact): FactLine {
       return {
         subject: podSubject(f),
         text: `apiPodPhase ${f.phase}` + (f.reason !== undefined ? ` (${f.reason})` : ''),
+      };
+    case 'apiContainerStates':
+      return {
+        subject: podSubject(f),
+        text: `apiContainerStates ${f.containers.length === 0 ? '(none)' : f.containers.map(containerState).join(' ')}`,
       };
     case 'nodeVolumesInUse':
       return { subject: 'kubelet', text: `nodeVolumesInUse [${f.volumes.join(', ')}]` };

@@ -71,7 +71,11 @@ export function apiContainerStatuses(
   });
 }
 
-/** generateAPIPodStatus: runtime truth merged with the status manager's and the API's terminal phases. */
+/**
+ * generateAPIPodStatus: runtime truth merged with the status manager's and the API's terminal phases (the
+ * three-way merge of #102344), then release-1.20's guard that survives in 1.23: a pod whose API phase is
+ * terminal keeps it ("Pod attempted illegal phase transition").
+ */
 export function generateAPIPodStatus(
   pod: Pod,
   podStatus: RuntimePodStatus | undefined,
@@ -83,15 +87,20 @@ export function generateAPIPodStatus(
     if (isPodPhaseTerminal(oldPodStatus.phase)) phase = oldPodStatus.phase;
     else if (isPodPhaseTerminal(pod.status.phase)) phase = pod.status.phase;
   }
+  let reason: string | undefined;
+  let message: string | undefined;
   if (phase === oldPodStatus.phase) {
-    return newPodStatus({
-      phase,
-      reason: oldPodStatus.reason,
-      message: oldPodStatus.message,
-      containerStatuses,
-    });
+    // preserve the reason and message which is associated with the phase
+    reason = oldPodStatus.reason;
+    message = oldPodStatus.message;
+    if (reason === undefined || reason === '') reason = pod.status.reason;
+    if (message === undefined || message === '') message = pod.status.message;
   }
-  return newPodStatus({ phase, containerStatuses });
+  // (No PodSyncHandlers are modelled: nothing evicts here.) Pods are not allowed to transition out of
+  // terminal phases: the API server's terminal phase wins over a different one computed here (a
+  // terminal phase of its own, or the status manager's).
+  if (isPodPhaseTerminal(pod.status.phase) && phase !== pod.status.phase) phase = pod.status.phase;
+  return newPodStatus({ phase, reason, message, containerStatuses });
 }
 
 /** notRunning (kubelet_pods.go): true if no container status is running. Waiting counts as not running. */
