@@ -36,7 +36,16 @@ export class DeviceReleasedWhileOpen implements Checker {
     'unmountDevice',
     'multipathFlushFailed',
     'volumeDetachStarted',
+    'kubeletStarted',
+    'kubeletStopped',
   ];
+  /**
+   * Nodes whose kubelet is down. A fence of such a node is the attach/detach controller's force detach of
+   * a node it takes for gone (#110721: only a node not Ready past maxWaitForUnmountDuration), which takes
+   * the device from under what still runs there on purpose; volume-detached-while-in-use judges whether
+   * it was due. A fence while the node's kubelet runs is this invariant's.
+   */
+  readonly #kubeletDown = new Set<string>();
   /** node -> volume -> the last few unmountDevice / multipathFlushFailed / volumeDetachStarted facts. */
   readonly #recent = new Map<string, Map<string, Fact[]>>();
 
@@ -50,8 +59,15 @@ export class DeviceReleasedWhileOpen implements Checker {
         if (recent.length > RECENT) recent.shift();
         return;
       }
+      case 'kubeletStopped':
+        this.#kubeletDown.add(f.node);
+        return;
+      case 'kubeletStarted':
+        this.#kubeletDown.delete(f.node);
+        return;
       case 'deviceReleased': {
         if (f.holders <= 0) return;
+        if (f.action === 'fence' && this.#kubeletDown.has(f.node)) return;
         const recent = this.#recent.get(f.node)?.get(f.volume) ?? [];
         const what =
           f.action === 'scsiDelete'
