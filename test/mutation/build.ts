@@ -19,14 +19,20 @@ export function bundleDir(root: string, id: string): string {
   return join(root, MUTATION_DIR, id);
 }
 
-/** The plugin that substitutes the mutated text for one file (by absolute path). */
-export function substitutePlugin(root: string, mutant: Pick<Mutant, 'file' | 'find' | 'replace'>): Plugin {
+/**
+ * The plugin that substitutes the mutated text for one file (by absolute path); `loaded()` says whether
+ * esbuild asked for that file at all (a file the CLI never imports would silently build the baseline).
+ */
+export function substitutePlugin(
+  root: string,
+  mutant: Pick<Mutant, 'file' | 'find' | 'replace'>,
+): { plugin: Plugin; loaded: () => boolean } {
   const target = resolve(root, mutant.file);
   const escaped = target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return {
+  let loaded = false;
+  const plugin: Plugin = {
     name: 'podrace-mutant',
     setup(b) {
-      let loaded = false;
       b.onLoad({ filter: new RegExp(`^${escaped}$`) }, (args) => {
         const text = readFileSync(args.path, 'utf8');
         if (occurrences(text, mutant.find) !== 1)
@@ -34,47 +40,45 @@ export function substitutePlugin(root: string, mutant: Pick<Mutant, 'file' | 'fi
         loaded = true;
         return { contents: applyMutant(text, mutant), loader: 'ts' };
       });
-      b.onEnd((r) => {
-        // A mutant of a file the CLI never imports would silently build the baseline.
-        if (r.errors.length === 0 && !loaded)
-          r.errors.push({
-            id: 'not-bundled',
-            pluginName: 'podrace-mutant',
-            text: `${mutant.file} is not part of the CLI bundle`,
-            location: null,
-            notes: [],
-            detail: undefined,
-          });
-      });
     },
   };
+  return { plugin, loaded: () => loaded };
 }
 
 export interface BuiltBundle {
   /** The folder of the bundle: podrace.js (the CLI), worker.js and their chunks. */
   readonly dir: string;
-  /** `<dir>/podrace.js`. */
+  /** `<dir>/podrace.js` (the first entry point's file: `<dir>/probe.js` for the probe). */
   readonly cli: string;
   readonly metafile: Metafile;
   readonly wallMs: number;
 }
 
+/** The CLI's entry points, as scripts/bundle.mjs has them. */
+export const CLI_ENTRY_POINTS = { podrace: 'src/cli.ts', worker: 'src/fuzz/worker.ts' };
+/** The reach probe's entry point (probe.ts), built beside a mutant's CLI only for a survivor. */
+export const PROBE_ENTRY_POINTS = { probe: 'test/mutation/probe.ts' };
+
 /**
- * Builds `<root>/.mutation/<id>/` (replacing what was there): the baseline when `mutant` is undefined.
- * Throws with esbuild's message if the bundle does not build.
+ * Builds the sources of `root` into `<outRoot>/.mutation/<id>/` (replacing what was there): the baseline
+ * when `mutant` is undefined. `outRoot` is the checkout itself, or a folder holding links to its
+ * package.json and scenarios/ (the tests build there). Throws with esbuild's message if it does not build.
  */
 export async function buildBundle(
   root: string,
   id: string,
   mutant: Pick<Mutant, 'file' | 'find' | 'replace'> | undefined,
+  outRoot: string = root,
+  entryPoints: Record<string, string> = CLI_ENTRY_POINTS,
 ): Promise<BuiltBundle> {
   const start = performance.now();
-  const outdir = bundleDir(root, id);
+  const outdir = bundleDir(outRoot, id);
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
+  const substitute = mutant === undefined ? undefined : substitutePlugin(root, mutant);
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { podrace: 'src/cli.ts', worker: 'src/fuzz/worker.ts' },
+    entryPoints,
     outdir,
     bundle: true,
     splitting: true,
@@ -89,11 +93,14 @@ export async function buildBundle(
     minify: false,
     metafile: true,
     logLevel: 'silent',
-    plugins: mutant === undefined ? [] : [substitutePlugin(root, mutant)],
+    plugins: substitute === undefined ? [] : [substitute.plugin],
   });
+  if (substitute !== undefined && !substitute.loaded())
+    throw new Error(`${mutant?.file}: not part of the bundle (the mutant would change nothing)`);
+  const main = Object.keys(entryPoints)[0] ?? 'podrace';
   return {
     dir: outdir,
-    cli: join(outdir, 'podrace.js'),
+    cli: join(outdir, `${main}.js`),
     metafile: result.metafile,
     wallMs: performance.now() - start,
   };

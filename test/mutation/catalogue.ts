@@ -394,7 +394,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'csi-reconstruct-wrong-data-dir',
     file: 'src/volume/csi.ts',
     find: "const volDir = basename(mountPath) === 'mount' ? dirname(mountPath) : mountPath;",
-    replace: 'const volDir = mountPath;',
+    replace:
+      "const volDir = basename(mountPath) === 'mount' ? dirname(mountPath) : join(mountPath, 'mount');",
     why: 'ConstructVolumeSpec looks for vol_data.json inside the mount dir instead of beside it: every CSI filesystem volume fails reconstruction after a kubelet restart',
   },
   {

@@ -330,3 +330,56 @@ export function rates(verdicts: readonly { outcome: Outcome; hiddenByHazard: boo
     hiddenByHazard: verdicts.filter((v) => v.outcome === 'survived' && v.hiddenByHazard).length,
   };
 }
+
+/** What the reach probe (probe.ts) printed: one digest per fuzz case and per bundled claim's run. */
+export interface ProbeDigests {
+  readonly seed: number;
+  readonly cases: readonly string[];
+  readonly scenarios: Readonly<Record<string, string>>;
+}
+
+/**
+ * Reach: in how many of the probe's runs the mutant changed what happened (a different digest from the
+ * baseline's), and the first of them. A survivor with none was never exercised by the generator's first
+ * cases nor by the bundled scenarios; one with some changed behaviour that no invariant or claim judged.
+ */
+export interface Reach {
+  readonly cases: number;
+  readonly casesOf: number;
+  readonly firstCase: number | null;
+  readonly claims: number;
+  readonly claimsOf: number;
+  readonly firstClaim: string | null;
+}
+
+export function reach(baseline: ProbeDigests, mutant: ProbeDigests): Reach {
+  let cases = 0;
+  let firstCase: number | null = null;
+  const n = Math.min(baseline.cases.length, mutant.cases.length);
+  for (let i = 0; i < n; i++) {
+    if (baseline.cases[i] === mutant.cases[i]) continue;
+    cases++;
+    firstCase ??= i;
+  }
+  let claims = 0;
+  let firstClaim: string | null = null;
+  const labels = Object.keys(baseline.scenarios);
+  for (const label of labels) {
+    if (baseline.scenarios[label] === mutant.scenarios[label]) continue;
+    claims++;
+    firstClaim ??= label;
+  }
+  return { cases, casesOf: n, firstCase, claims, claimsOf: labels.length, firstClaim };
+}
+
+/** `probe.js` output: its last JSON line, or undefined when it printed none (it failed). */
+export function probeDigests(stdout: string): ProbeDigests | undefined {
+  const last = jsonLines(stdout).at(-1);
+  if (last === undefined || !Array.isArray(last['cases']) || typeof last['scenarios'] !== 'object')
+    return undefined;
+  return {
+    seed: Number(last['seed']),
+    cases: (last['cases'] as unknown[]).map(String),
+    scenarios: last['scenarios'] as Record<string, string>,
+  };
+}

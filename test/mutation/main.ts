@@ -3,10 +3,12 @@
 // (exit 1 unless it is clean), then builds and runs each mutant with the fixed budget, two at a time,
 // and prints a table and the rates (docs/mutation.md). It measures: survivors never fail it.
 //
-//   npm run mutation -- [--jobs N] [--only id,id] [--runs N] [--timeout SECONDS] [--keep] [--json]
+//   npm run mutation -- [--jobs N] [--only id,id] [--runs N] [--timeout SECONDS] [--probe N] [--keep] [--json]
+//   npm run mutation -- --write-docs     (rewrites the catalogue's table in docs/mutation.md, runs nothing)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MUTANTS, type Mutant } from './catalogue.js';
+import { DOC_FILE, writeDocTable } from './docTable.js';
 import {
   buildReport,
   type MutantRecord,
@@ -87,7 +89,7 @@ export async function runSuite(o: SuiteOptions): Promise<Report> {
   o.log(`baseline clean in ${(baseline.wallMs / 1000).toFixed(1)} s`);
   let done = 0;
   const results = await pool(mutants, o.jobs, async (m): Promise<MutantResult> => {
-    const r = await runMutant(root, m, o.budget, baseline.fuzz, o.keep);
+    const r = await runMutant(root, m, o.budget, baseline, o.keep);
     done++;
     const v = r.verdict;
     const what =
@@ -115,12 +117,14 @@ interface Args {
   only: string[] | undefined;
   runs: number;
   timeoutMs: number;
+  probeCases: number;
   keep: boolean;
   json: boolean;
+  writeDocs: boolean;
 }
 
 const USAGE =
-  'usage: npm run mutation -- [--jobs N] [--only id,id] [--runs N] [--timeout SECONDS] [--keep] [--json]';
+  'usage: npm run mutation -- [--jobs N] [--only id,id] [--runs N] [--timeout SECONDS] [--probe N] [--keep] [--json] | --write-docs';
 
 export function parseArgs(argv: readonly string[]): Args {
   const a: Args = {
@@ -128,8 +132,10 @@ export function parseArgs(argv: readonly string[]): Args {
     only: undefined,
     runs: DEFAULT_BUDGET.runs,
     timeoutMs: DEFAULT_BUDGET.timeoutMs,
+    probeCases: DEFAULT_BUDGET.probeCases,
     keep: false,
     json: false,
+    writeDocs: false,
   };
   const positive = (flag: string, v: string | undefined): number => {
     const n = Number(v);
@@ -144,12 +150,16 @@ export function parseArgs(argv: readonly string[]): Args {
     if (flag === '--jobs') a.jobs = positive('--jobs', value());
     else if (flag === '--runs') a.runs = positive('--runs', value());
     else if (flag === '--timeout') a.timeoutMs = positive('--timeout', value()) * 1000;
-    else if (flag === '--only') {
+    else if (flag === '--probe') {
+      const v = value();
+      a.probeCases = v === '0' ? 0 : positive('--probe', v);
+    } else if (flag === '--only') {
       const v = value();
       if (v === undefined || v === '') throw new SuiteError(`--only needs mutant ids; ${USAGE}`, 2);
       a.only = v.split(',').filter((s) => s !== '');
     } else if (flag === '--keep') a.keep = true;
     else if (flag === '--json') a.json = true;
+    else if (flag === '--write-docs') a.writeDocs = true;
     else throw new SuiteError(`unknown argument ${arg}; ${USAGE}`, 2);
   }
   return a;
@@ -158,10 +168,16 @@ export function parseArgs(argv: readonly string[]): Args {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const err = (l: string) => process.stderr.write(`${l}\n`);
+  if (args.writeDocs) {
+    selectMutants(undefined); // a valid catalogue only
+    writeDocTable(root, MUTANTS);
+    err(`mutation: wrote the catalogue's table (${MUTANTS.length} mutants) into ${DOC_FILE}`);
+    return;
+  }
   const report = await runSuite({
     jobs: args.jobs,
     only: args.only,
-    budget: { ...DEFAULT_BUDGET, runs: args.runs, timeoutMs: args.timeoutMs },
+    budget: { ...DEFAULT_BUDGET, runs: args.runs, timeoutMs: args.timeoutMs, probeCases: args.probeCases },
     keep: args.keep,
     log: err,
   });

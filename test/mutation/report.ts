@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Mutant } from './catalogue.js';
-import { type HazardShift, type Outcome, type Rates, rates } from './classify.js';
+import { type HazardShift, type Outcome, type Rates, type Reach, rates } from './classify.js';
 import { areaOf } from './rules.js';
 import type { BaselineResult, Budget, MutantResult } from './run.js';
 
@@ -62,6 +62,8 @@ export interface MutantRecord {
   }[];
   /** Claims verify found failing (also for a mutant the fuzz campaigns caught first). */
   readonly verifyFailed: readonly string[];
+  /** A survivor's reach probe: in how many fuzz cases and claims' runs it changed what happened. */
+  readonly reach: Reach | null;
   readonly wallMs: number;
 }
 
@@ -80,6 +82,8 @@ export interface Report {
     readonly crashed: readonly string[];
     readonly timedOut: readonly string[];
     readonly hidden: readonly string[];
+    /** Survivors whose reach probe changed no run (never exercised), and those it did not measure. */
+    readonly unreached: readonly string[];
   };
   readonly mutants: readonly MutantRecord[];
   readonly wallMs: number;
@@ -113,6 +117,7 @@ export function mutantRecord(m: Mutant, r: MutantResult): MutantRecord {
       wallMs: Math.round(f.wallMs),
     })),
     verifyFailed: r.verify?.failed.map((c) => `${c.scenario}: ${c.claim}`) ?? [],
+    reach: r.reach ?? null,
     wallMs: Math.round(r.wallMs),
   };
 }
@@ -146,6 +151,9 @@ export function buildReport(
       crashed: ids('crashed'),
       timedOut: ids('timeout'),
       hidden: records.filter((x) => x.outcome === 'survived' && x.hiddenByHazard).map((x) => x.id),
+      unreached: records
+        .filter((x) => x.outcome === 'survived' && x.reach !== null && x.reach.cases + x.reach.claims === 0)
+        .map((x) => x.id),
     },
     mutants: records,
     wallMs: Math.round(wallMs),
@@ -153,6 +161,20 @@ export function buildReport(
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/** What a survivor's row says: where its reach probe saw it change a run, and a hazard that hid it. */
+export function survivorNote(r: Pick<MutantRecord, 'reach' | 'hiddenByHazard' | 'hazardShifts'>): string {
+  const parts: string[] = [];
+  if (r.reach !== null)
+    parts.push(
+      r.reach.cases + r.reach.claims === 0
+        ? 'not reached'
+        : `changes ${r.reach.cases}/${r.reach.casesOf} cases, ${r.reach.claims}/${r.reach.claimsOf} claim runs`,
+    );
+  if (r.hiddenByHazard)
+    parts.push(`hidden by hazard: ${[...new Set(r.hazardShifts.map((s) => s.invariant))].join(', ')}`);
+  return parts.join('; ');
+}
 
 /** How far into the budget a catch came: `s1 #417` (seed 1, case 417). */
 function where(r: MutantRecord): string {
@@ -166,10 +188,14 @@ function cut(s: string, n: number): string {
 
 /** The table and the summary, for people. */
 export function reportLines(report: Report): string[] {
+  return [...tableLines(report), '', ...summaryLines(report)];
+}
+
+/** One row per mutant: id, area, outcome, what caught it, where, wall time. */
+export function tableLines(report: Report): string[] {
   const rows = report.mutants.map((r) => {
     let by = r.by.join(', ');
-    if (r.outcome === 'survived' && r.hiddenByHazard)
-      by = `hidden by hazard: ${[...new Set(r.hazardShifts.map((s) => s.invariant))].join(', ')}`;
+    if (r.outcome === 'survived') by = survivorNote(r);
     if (r.outcome === 'equivalent') by = cut(r.equivalent ?? '', 60);
     return [
       r.id,
@@ -186,9 +212,14 @@ export function reportLines(report: Report): string[] {
     cells
       .map((c, i) => (i === cells.length - 1 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
       .join('  ');
+  return [line(head), ...rows.map(line)];
+}
+
+/** The counts, the rates, the budget, the survivors and the crashed. */
+export function summaryLines(report: Report): string[] {
   const s = report.summary;
   const live = s.mutants - s.equivalent;
-  const out = [line(head), ...rows.map(line), ''];
+  const out: string[] = [];
   out.push(
     `mutants ${s.mutants} (${s.equivalent} equivalent, ${live} run): killed by fuzz ${s.counts['killed-fuzz']}, crashed ${s.counts.crashed}, killed by verify ${s.counts['killed-verify']}, timeout ${s.counts.timeout}, survived ${s.counts.survived}`,
   );
@@ -199,6 +230,8 @@ export function reportLines(report: Report): string[] {
     `budget: fuzz --runs ${report.budget.runs} --seed ${report.budget.seeds.join(', ')} --shrink 0, then verify; ${(report.wallMs / 1000).toFixed(0)} s`,
   );
   if (s.survivors.length > 0) out.push(`survivors: ${s.survivors.join(', ')}`);
+  if (s.unreached.length > 0)
+    out.push(`survivors no probed run exercised (${s.unreached.length}): ${s.unreached.join(', ')}`);
   if (s.crashed.length > 0) out.push(`crashed: ${s.crashed.join(', ')}`);
   return out;
 }

@@ -5,12 +5,16 @@
 // opinion for the report, it takes a second).
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { BASELINE_ID, type BuiltBundle, buildBundle } from './build.js';
+import { BASELINE_ID, type BuiltBundle, buildBundle, PROBE_ENTRY_POINTS } from './build.js';
 import type { Mutant } from './catalogue.js';
 import {
   classify,
   type FuzzFacts,
   fuzzFacts,
+  type ProbeDigests,
+  probeDigests,
+  type Reach,
+  reach,
   type Verdict,
   type VerifyFacts,
   verifyFacts,
@@ -19,6 +23,8 @@ import {
 export const SEEDS = [1, 2] as const;
 export const DEFAULT_RUNS = 3000;
 export const DEFAULT_TIMEOUT_MS = 180_000;
+/** The reach probe's fuzz cases (of the first seed), run for survivors only. */
+export const DEFAULT_PROBE_CASES = 1000;
 
 export interface Budget {
   /** Cases per seed. */
@@ -26,9 +32,16 @@ export interface Budget {
   readonly seeds: readonly number[];
   /** Per child process. */
   readonly timeoutMs: number;
+  /** The reach probe's fuzz cases for a survivor (0: no probe). */
+  readonly probeCases: number;
 }
 
-export const DEFAULT_BUDGET: Budget = { runs: DEFAULT_RUNS, seeds: SEEDS, timeoutMs: DEFAULT_TIMEOUT_MS };
+export const DEFAULT_BUDGET: Budget = {
+  runs: DEFAULT_RUNS,
+  seeds: SEEDS,
+  timeoutMs: DEFAULT_TIMEOUT_MS,
+  probeCases: DEFAULT_PROBE_CASES,
+};
 
 export interface ChildResult {
   readonly exitCode: number | null;
@@ -84,23 +97,58 @@ export async function runVerify(bundle: BuiltBundle, budget: Budget): Promise<Ve
   return verifyFacts(r.stdout, r.stderr, r.exitCode, r.timedOut, r.wallMs);
 }
 
+/**
+ * Builds the reach probe (probe.ts, with the mutant's substitution) into `.mutation/<id>.probe/` and runs
+ * it; undefined if it printed nothing (it failed or timed out). The folder is removed afterwards.
+ */
+export async function runProbe(
+  root: string,
+  id: string,
+  mutant: Mutant | undefined,
+  budget: Budget,
+  outRoot: string = root,
+): Promise<ProbeDigests | undefined> {
+  const bundle = await buildBundle(root, `${id}.probe`, mutant, outRoot, PROBE_ENTRY_POINTS);
+  try {
+    const seed = String(budget.seeds[0] ?? 1);
+    const r = await runNode(
+      [bundle.cli, '--seed', seed, '--cases', String(budget.probeCases)],
+      bundle.dir,
+      budget.timeoutMs,
+    );
+    return r.exitCode === 0 ? probeDigests(r.stdout) : undefined;
+  } finally {
+    rmSync(bundle.dir, { recursive: true, force: true });
+  }
+}
+
 /** What the baseline's runs showed: it must be clean (every campaign and verify exit 0). */
 export interface BaselineResult {
   readonly fuzz: readonly FuzzFacts[];
   readonly verify: VerifyFacts;
+  /** The reach probe's digests (undefined with probeCases 0). */
+  readonly probe: ProbeDigests | undefined;
   readonly buildMs: number;
   readonly wallMs: number;
 }
 
 /** Builds and runs the unmutated source (its campaigns side by side when `parallel`). */
-export async function runBaseline(root: string, budget: Budget, parallel: boolean): Promise<BaselineResult> {
+export async function runBaseline(
+  root: string,
+  budget: Budget,
+  parallel: boolean,
+  outRoot: string = root,
+): Promise<BaselineResult> {
   const start = performance.now();
-  const bundle = await buildBundle(root, BASELINE_ID, undefined);
+  const bundle = await buildBundle(root, BASELINE_ID, undefined, outRoot);
   const fuzz = parallel
     ? await Promise.all(budget.seeds.map((s) => runFuzz(bundle, s, budget)))
     : await sequential(budget.seeds, (s) => runFuzz(bundle, s, budget));
   const verify = await runVerify(bundle, budget);
-  return { fuzz, verify, buildMs: bundle.wallMs, wallMs: performance.now() - start };
+  const probe =
+    budget.probeCases > 0 ? await runProbe(root, BASELINE_ID, undefined, budget, outRoot) : undefined;
+  if (budget.probeCases > 0 && probe === undefined) throw new Error('the reach probe of the baseline failed');
+  return { fuzz, verify, probe, buildMs: bundle.wallMs, wallMs: performance.now() - start };
 }
 
 /** Why the baseline is not clean, one line per problem (empty: clean). */
@@ -133,25 +181,37 @@ export interface MutantResult {
   readonly verdict: Verdict | undefined;
   readonly fuzz: readonly FuzzFacts[];
   readonly verify: VerifyFacts | undefined;
+  /** For a survivor, when the baseline has probe digests: what its reach probe found. */
+  readonly reach: Reach | undefined;
   readonly buildMs: number;
   readonly wallMs: number;
 }
 
 /**
  * Builds the mutant, runs its campaigns seed by seed until one catches it, then verify, and classifies.
- * An equivalent mutant is neither built nor run. The bundle is removed afterwards unless `keep`.
+ * An equivalent mutant is neither built nor run. The bundle (in `<outRoot>/.mutation/<id>/`) is removed
+ * afterwards unless `keep`.
  */
 export async function runMutant(
   root: string,
   mutant: Mutant,
   budget: Budget,
-  baseline: readonly FuzzFacts[],
+  baseline: Pick<BaselineResult, 'fuzz' | 'probe'>,
   keep = false,
+  outRoot: string = root,
 ): Promise<MutantResult> {
   const start = performance.now();
   if (mutant.equivalent !== undefined)
-    return { id: mutant.id, verdict: undefined, fuzz: [], verify: undefined, buildMs: 0, wallMs: 0 };
-  const bundle = await buildBundle(root, mutant.id, mutant);
+    return {
+      id: mutant.id,
+      verdict: undefined,
+      fuzz: [],
+      verify: undefined,
+      reach: undefined,
+      buildMs: 0,
+      wallMs: 0,
+    };
+  const bundle = await buildBundle(root, mutant.id, mutant, outRoot);
   try {
     const fuzz: FuzzFacts[] = [];
     for (const seed of budget.seeds) {
@@ -160,12 +220,18 @@ export async function runMutant(
       if (f.exitCode !== 0) break;
     }
     const verify = await runVerify(bundle, budget);
-    const verdict = classify(fuzz, verify, budget.runs, baseline);
+    const verdict = classify(fuzz, verify, budget.runs, baseline.fuzz);
+    let reached: Reach | undefined;
+    if (verdict.outcome === 'survived' && baseline.probe !== undefined && budget.probeCases > 0) {
+      const probe = await runProbe(root, mutant.id, mutant, budget, outRoot);
+      if (probe !== undefined) reached = reach(baseline.probe, probe);
+    }
     return {
       id: mutant.id,
       verdict,
       fuzz,
       verify,
+      reach: reached,
       buildMs: bundle.wallMs,
       wallMs: performance.now() - start,
     };
