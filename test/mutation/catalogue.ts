@@ -131,7 +131,14 @@ export const MUTANTS: readonly Mutant[] = [
     replace:
       '    if (podWorkers.isPodTerminationRequested(uid)) {\n      const err = yield* this.volumeManager.waitForAttachAndMount(pod);',
     why: 'syncPod waits for the volumes of a pod being terminated instead of one being started: containers start before their volumes are mounted',
+  },  {
+    id: 'kl-failed-pod-keeps-syncing',
+    file: 'src/kubelet/kubelet.ts',
+    find: "    if (apiPodStatus.phase === 'Succeeded' || apiPodStatus.phase === 'Failed') {",
+    replace: "    if (apiPodStatus.phase === 'Succeeded') {",
+    why: 'syncPod reports only Succeeded as terminal: a Failed pod is never moved to terminating, so its sandbox, volumes and cgroup stay until someone deletes it',
   },
+
   {
     id: 'kl-terminated-ignores-unmount-timeout',
     file: 'src/kubelet/kubelet.ts',
@@ -145,6 +152,8 @@ export const MUTANTS: readonly Mutant[] = [
     find: '    if (running.length > 0) {',
     replace: '    if (running.length > 1) {',
     why: 'the CRI-violation check after KillPod tolerates one container still running, so syncTerminatingPod reports the pod terminated',
+    equivalent:
+      "the check is dead here: the fake runtime's StopContainer always leaves its container stopped before KillPod returns, and with the pod worker nothing else starts a container of the pod meanwhile",
   },
   {
     id: 'kl-orphan-mirror-deleted-while-terminating',
@@ -165,12 +174,13 @@ export const MUTANTS: readonly Mutant[] = [
     upstream: 'kubernetes/kubernetes#108366',
   },
   {
-    id: 'sm-transition-check-always-only',
+    id: 'sm-status-patched-once',
     file: 'src/kubelet/status/statusManager.ts',
-    find: "  if (restartPolicy === 'Always') return undefined;",
-    replace: "  if (restartPolicy !== 'Never') return undefined;",
-    why: 'checkContainerStateTransition lets every OnFailure container leave the terminated state, a successful one included',
+    find: '    if (latest === undefined || latest < status.version) return true;',
+    replace: '    if (latest === undefined) return true;',
+    why: 'needsUpdate only asks whether a status was ever patched, not whether the cached one is newer: after its first patch a pod\'s API status never changes again (only the final delete still goes out)',
   },
+
   {
     id: 'sm-illegal-transition-applied',
     file: 'src/kubelet/status/statusManager.ts',
@@ -243,7 +253,14 @@ export const MUTANTS: readonly Mutant[] = [
     find: "    if (status === undefined || status.state !== 'running') {",
     replace: '    if (status === undefined) {',
     why: 'computePodActions counts an exited container as one to keep, so a crashed container of a restartable pod is never started again',
+  },  {
+    id: 'rt-sandbox-left-running',
+    file: 'src/kubelet/kuberuntime/kuberuntimeManager.ts',
+    find: '      if (!s.ready) continue; // stopping a stopped sandbox is a no-op in the fake runtime',
+    replace: '      if (s.ready) continue; // stopping a stopped sandbox is a no-op in the fake runtime',
+    why: 'killPodWithSyncResult skips the ready sandboxes instead of the stopped ones: KillPod stops the containers and leaves the pod sandbox running',
   },
+
 
   // ---- volume manager (src/kubelet/volumemanager/) ----
   {
