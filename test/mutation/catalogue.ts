@@ -131,7 +131,8 @@ export const MUTANTS: readonly Mutant[] = [
     replace:
       '    if (podWorkers.isPodTerminationRequested(uid)) {\n      const err = yield* this.volumeManager.waitForAttachAndMount(pod);',
     why: 'syncPod waits for the volumes of a pod being terminated instead of one being started: containers start before their volumes are mounted',
-  },  {
+  },
+  {
     id: 'kl-failed-pod-keeps-syncing',
     file: 'src/kubelet/kubelet.ts',
     find: "    if (apiPodStatus.phase === 'Succeeded' || apiPodStatus.phase === 'Failed') {",
@@ -178,7 +179,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'src/kubelet/status/statusManager.ts',
     find: '    if (latest === undefined || latest < status.version) return true;',
     replace: '    if (latest === undefined) return true;',
-    why: 'needsUpdate only asks whether a status was ever patched, not whether the cached one is newer: after its first patch a pod\'s API status never changes again (only the final delete still goes out)',
+    why: "needsUpdate only asks whether a status was ever patched, not whether the cached one is newer: after its first patch a pod's API status never changes again (only the final delete still goes out)",
   },
 
   {
@@ -253,14 +254,14 @@ export const MUTANTS: readonly Mutant[] = [
     find: "    if (status === undefined || status.state !== 'running') {",
     replace: '    if (status === undefined) {',
     why: 'computePodActions counts an exited container as one to keep, so a crashed container of a restartable pod is never started again',
-  },  {
+  },
+  {
     id: 'rt-sandbox-left-running',
     file: 'src/kubelet/kuberuntime/kuberuntimeManager.ts',
     find: '      if (!s.ready) continue; // stopping a stopped sandbox is a no-op in the fake runtime',
     replace: '      if (s.ready) continue; // stopping a stopped sandbox is a no-op in the fake runtime',
     why: 'killPodWithSyncResult skips the ready sandboxes instead of the stopped ones: KillPod stops the containers and leaves the pod sandbox running',
   },
-
 
   // ---- volume manager (src/kubelet/volumemanager/) ----
   {

@@ -16,6 +16,7 @@ import {
   REPORT_FILE,
   type Report,
   reportLines,
+  sourceHash,
 } from './report.js';
 import {
   type Budget,
@@ -76,6 +77,8 @@ export function selectMutants(only: readonly string[] | undefined): Mutant[] {
 export async function runSuite(o: SuiteOptions): Promise<Report> {
   const start = performance.now();
   const mutants = selectMutants(o.only);
+  // What was measured: the source as it was when the run started.
+  const hash = sourceHash(root);
   o.log(
     `mutation: baseline (fuzz --runs ${o.budget.runs} --seed ${o.budget.seeds.join(', ')}, verify), then ${mutants.length} mutants, ${o.jobs} at a time`,
   );
@@ -99,7 +102,7 @@ export async function runSuite(o: SuiteOptions): Promise<Report> {
   });
   const records: MutantRecord[] = mutants.map((m, i) => mutantRecord(m, results[i] as MutantResult));
   const report = buildReport(
-    root,
+    hash,
     o.budget,
     o.only === undefined,
     baseline,

@@ -123,7 +123,7 @@ export function mutantRecord(m: Mutant, r: MutantResult): MutantRecord {
 }
 
 export function buildReport(
-  root: string,
+  hash: string,
   budget: Budget,
   complete: boolean,
   baseline: BaselineResult,
@@ -133,7 +133,7 @@ export function buildReport(
   const r = rates(records);
   const ids = (o: Outcome) => records.filter((x) => x.outcome === o).map((x) => x.id);
   return {
-    sourceHash: sourceHash(root),
+    sourceHash: hash,
     budget,
     complete,
     baseline: {
