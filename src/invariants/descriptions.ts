@@ -38,6 +38,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'the attach/detach controller detaches a volume its node lists in volumesInUse, from a Ready node or before the 6 min timeout',
   'pod-status-regressed':
     "a pod's API status goes backwards: its phase leaves Failed / Succeeded, or a terminated container that may not restart leaves terminated",
+  'mirror-pod-deleted-while-running':
+    "the kubelet deletes a static pod's mirror pod after its manifest went while the static pod's containers still run",
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -10,6 +10,7 @@ import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMou
 import { GracePeriodIncreased } from './gracePeriodIncreased.js';
 import { GracePeriodNotHonoured } from './gracePeriodNotHonoured.js';
 import { KubeletPanic } from './kubeletPanic.js';
+import { MirrorPodDeletedWhileRunning } from './mirrorPodDeletedWhileRunning.js';
 import { MountDeviceSkippedAfterFailure } from './mountDeviceSkippedAfterFailure.js';
 import { MultiNodeMount } from './multiNodeMount.js';
 import { NodeShutdownMarkedFailed } from './nodeShutdownMarkedFailed.js';
@@ -46,6 +47,7 @@ export {
   GracePeriodIncreased,
   GracePeriodNotHonoured,
   KubeletPanic,
+  MirrorPodDeletedWhileRunning,
   MountDeviceSkippedAfterFailure,
   MultiNodeMount,
   NodeShutdownMarkedFailed,
@@ -101,6 +103,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new DeviceReleasedWhileOpen(),
     new VolumeDetachedWhileInUse(),
     new PodStatusRegressed(),
+    new MirrorPodDeletedWhileRunning(),
   ];
 }
 
