@@ -13,7 +13,10 @@ import { readDoc } from '../docs/docText.js';
 const GUARDS: ReadonlyArray<readonly [FixId, readonly string[]]> = [
   ['block-volume-stats', ['block-metrics-nil-provider']],
   ['terminal-pod-on-first-sight', ['terminal-pod-first-sight-not-synced']],
-  ['mirror-pod-pending-termination', ['static-pod-replaced-before-stop', 'static-pod-rapid-updates']],
+  [
+    'mirror-pod-pending-termination',
+    ['static-pod-uid-reuse', 'static-pod-replaced-before-stop', 'static-pod-rapid-updates'],
+  ],
 ];
 
 describe("the gate's blind spots are guarded by bundled claims", () => {
