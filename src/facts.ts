@@ -29,6 +29,8 @@ export type Fact =
   | (Base & PodRef & { kind: 'containerStopping'; container: string; gracePeriodSeconds: number })
   | (Base & PodRef & { kind: 'killPodStarted'; gracePeriodSeconds: number; source: string })
   | (Base & PodRef & { kind: 'killPodFinished' })
+  /** The host destroyed the pod's cgroup (pcm.Destroy: syncTerminatedPod or cleanupOrphanedPodCgroups). */
+  | (Base & PodRef & { kind: 'podCgroupDestroyed' })
   // ---- kubelet decisions ----
   /** The kubelet treated the pod as terminated: no running containers, none coming. */
   | (Base & PodRef & { kind: 'podTerminated'; reason: string })
@@ -101,6 +103,11 @@ export type Fact =
   | (Base & PodRef & { kind: 'volumeTearDown'; volume: string; ok: boolean })
   | (Base & { kind: 'mountDevice'; volume: string; ok: boolean })
   | (Base & { kind: 'unmountDevice'; volume: string; ok: boolean })
+  /**
+   * WaitForUnmount returned while some of the pod's mounts were only uncertain (a failed TearDown):
+   * upstream's check counts VolumeMounted alone (#113563).
+   */
+  | (Base & PodRef & { kind: 'unmountWaitIgnoredUncertain'; volumes: readonly string[] })
   /** SetUp bind-mounted a global path that was not mounted (MountDevice skipped after a failure). */
   | (Base & PodRef & { kind: 'bindMountOfUnmountedGlobalPath'; volume: string })
   // ---- volume reconstruction after a kubelet start (reconciler syncStates, release-1.23) ----

@@ -7,8 +7,9 @@ import type { Fixes } from '../fixes.js';
 import { WRITES_NONE } from '../kubelet/elisionMasks.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import { FakeRuntime } from '../runtime/fakeRuntime.js';
+import { PodCgroups } from '../runtime/podCgroups.js';
 import type { Scenario } from '../scenario/types.js';
-import { AssertionError, Bus, Sim, VersionedSet } from '../sim/index.js';
+import { AssertionError, Bus, Sim } from '../sim/index.js';
 import { Host } from '../storage/host.js';
 import { San } from '../storage/san.js';
 import { APIServer } from './apiServer.js';
@@ -78,7 +79,16 @@ export class World {
       this.nodes.set(name, {
         name,
         storage,
-        host: { runtime, podCgroups: new VersionedSet(), staticManifests: new Map() },
+        host: {
+          runtime,
+          podCgroups: new PodCgroups(
+            name,
+            () => this.sim.nowMs,
+            publish,
+            (uid) => this.actions.podNameOf(uid),
+          ),
+          staticManifests: new Map(),
+        },
         kubelet: undefined,
         kubeletGeneration: 0,
       });

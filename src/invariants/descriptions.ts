@@ -40,6 +40,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     "a pod's API status goes backwards: its phase leaves Failed / Succeeded, or a terminated container that may not restart leaves terminated",
   'mirror-pod-deleted-while-running':
     "the kubelet deletes a static pod's mirror pod after its manifest went while the static pod's containers still run",
+  'pod-cgroup-destroyed-with-volumes':
+    "a pod's cgroup is destroyed while the pod still has a volume set up on its node (cleanupOrphanedPodCgroups, syncTerminatedPod)",
 };
 
 export function describeInvariant(id: InvariantId): string {

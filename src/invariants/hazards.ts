@@ -33,6 +33,7 @@ export const HAZARDS = {
       'multi-node-mount',
       'device-released-while-open',
       'pod-deleted-before-volumes-reclaimed',
+      'pod-cgroup-destroyed-with-volumes',
     ],
   },
   'terminating-pod-volume-torn-down-on-restart': {
@@ -67,7 +68,9 @@ export const HAZARDS = {
       "after a kubelet restart, a volume whose reconstruction failed gets cleanupMounts' single UnmountVolume; when that TearDown fails nothing retries it (syncStates runs once, the volume is in neither state of the world, and cleanupOrphanedPodDirs skips pods the pod manager knows), so podVolumesExist sees the pod's mount on disk for ever and the terminating pod never leaves the API server",
     open: 'release-1.23 cleanupMounts logs the UnmountVolume error and returns; #85834 was closed as stale without a fix; only KEP-3756 (NewVolumeManagerReconstruction, 1.27+) puts such volumes into the actual state as uncertain so the reconciler retries them',
     scenario: 'reconstruct-fails-cleanup-not-retried',
-    explains: ['termination-stuck'],
+    // WaitForUnmount asks the actual state only, where the cleaned-up volume is not: syncTerminatedPod
+    // destroys the cgroup while the mount stays on disk.
+    explains: ['termination-stuck', 'pod-cgroup-destroyed-with-volumes'],
   },
   'fc-detach-retry-window': {
     upstream: ['kubernetes/kubernetes#101862', 'kubernetes/kubernetes#94780'],
@@ -100,6 +103,14 @@ export const HAZARDS = {
     open: "release-1.23 iscsi_util.go deleteDevices (the fall-through since PR #63176) and DetachBlockISCSIDisk; the corruption of removing the paths of a map that `multipath -f` did not flush (#97014) was fixed for FC only (PR #97013: fc_util.go DetachDisk returns the flush error); the kubelet's isDeviceOpened check runs after UnmountDevice and only keeps the device from being marked unmounted (#107789); no iSCSI issue was found",
     scenario: 'iscsi-device-open-after-unmount',
     explains: ['device-released-while-open'],
+  },
+  'wait-for-unmount-ignores-uncertain': {
+    upstream: ['kubernetes/kubernetes#113563', 'kubernetes/kubernetes#138721'],
+    summary:
+      "a pod volume whose TearDown failed is marked VolumeMountUncertain (#100183), and WaitForUnmount counts only VolumeMounted (GetMountedVolumesForPod): syncTerminatedPod goes on as if every volume were unmounted and destroys the pod's cgroup while the mount is still on the node (podVolumesExist, which also counts uncertain mounts and the disk, still holds the API deletion back)",
+    open: 'release-1.23 volume_manager.go WaitForUnmount (and master still): issue #113563 is open; PR #138721 (WaitForUnmount on GetPossiblyMountedVolumesForPod) is not merged',
+    scenario: 'teardown-fails-cgroup-destroyed',
+    explains: ['pod-cgroup-destroyed-with-volumes'],
   },
   'terminal-on-first-sight-not-synced': {
     upstream: ['kubernetes/kubernetes#116954', 'kubernetes/kubernetes#117019'],
@@ -213,6 +224,9 @@ export class HazardTracker {
       case 'iscsiLogout':
         // DetachBlockISCSIDisk logs out with no flush that would find the map in use.
         if (f.block) this.#mark('iscsi-detach-ignores-open-device', f.atMs, f.node, null, f.volume);
+        return;
+      case 'unmountWaitIgnoredUncertain':
+        this.#mark('wait-for-unmount-ignores-uncertain', f.atMs, f.node, f.uid, null);
         return;
       case 'podFinishedOnFirstSight':
         this.#mark('terminal-on-first-sight-not-synced', f.atMs, f.node, f.uid, null);

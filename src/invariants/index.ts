@@ -14,6 +14,7 @@ import { MirrorPodDeletedWhileRunning } from './mirrorPodDeletedWhileRunning.js'
 import { MountDeviceSkippedAfterFailure } from './mountDeviceSkippedAfterFailure.js';
 import { MultiNodeMount } from './multiNodeMount.js';
 import { NodeShutdownMarkedFailed } from './nodeShutdownMarkedFailed.js';
+import { PodCgroupDestroyedWithVolumes } from './podCgroupDestroyedWithVolumes.js';
 import {
   PodDeletedBeforeVolumesReclaimed,
   type PodVolumeMounts,
@@ -51,6 +52,7 @@ export {
   MountDeviceSkippedAfterFailure,
   MultiNodeMount,
   NodeShutdownMarkedFailed,
+  PodCgroupDestroyedWithVolumes,
   PodDeletedBeforeVolumesReclaimed,
   PodDeletedWhileRunning,
   PodNeverStarted,
@@ -104,6 +106,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new VolumeDetachedWhileInUse(),
     new PodStatusRegressed(),
     new MirrorPodDeletedWhileRunning(),
+    new PodCgroupDestroyedWithVolumes(config.podVolumeMounts),
   ];
 }
 

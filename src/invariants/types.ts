@@ -22,6 +22,7 @@ export const INVARIANT_IDS = [
   'volume-detached-while-in-use',
   'pod-status-regressed',
   'mirror-pod-deleted-while-running',
+  'pod-cgroup-destroyed-with-volumes',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

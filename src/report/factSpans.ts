@@ -86,6 +86,25 @@ export function onFact(b: Builder, f: Fact): void {
         });
       }
       return;
+    case 'unmountWaitIgnoredUncertain':
+      b.instant(
+        tracks.podWorker(node, f.pod, f.uid),
+        'WaitForUnmount ignored uncertain mounts',
+        'event',
+        at,
+        {
+          uid: f.uid,
+          pod: f.pod,
+          volumes: f.volumes.join(', '),
+        },
+      );
+      return;
+    case 'podCgroupDestroyed':
+      b.instant(tracks.podWorker(node, f.pod, f.uid), 'pod cgroup destroyed', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+      });
+      return;
     // ---- kubelet ----
     case 'podTerminated':
       b.instant(tracks.podWorker(node, f.pod, f.uid), 'treated as terminated', 'event', at, {

@@ -57,6 +57,13 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'killPodFinished':
       return { subject: podSubject(f), text: 'killPodFinished' };
+    case 'unmountWaitIgnoredUncertain':
+      return {
+        subject: podSubject(f),
+        text: `WaitForUnmount done with uncertain mounts ${f.volumes.join(', ')}`,
+      };
+    case 'podCgroupDestroyed':
+      return { subject: podSubject(f), text: 'podCgroupDestroyed' };
     case 'podTerminated':
       return { subject: podSubject(f), text: `podTerminated (${f.reason})` };
     case 'podWorkerPhase':

@@ -212,10 +212,32 @@ export class VolumeManager {
         .getMountedVolumesForPod(uniquePodName)
         .map((v) => v.outerVolumeSpecName)
         .sort();
-      if (mountedVolumes.length === 0) return undefined;
+      if (mountedVolumes.length === 0) {
+        this.publishUncertainIgnored(pod, uniquePodName);
+        return undefined;
+      }
       return new GoError(`mounted volumes=[${mountedVolumes.join(' ')}]: ${err.message}`);
     }
+    this.publishUncertainIgnored(pod, uniquePodName);
     return undefined;
+  }
+
+  /**
+   * Simulator observation, the known-open hazard `wait-for-unmount-ignores-uncertain` (#113563): upstream's
+   * WaitForUnmount counts only VolumeMounted (GetMountedVolumesForPod), so it returns while a mount whose
+   * TearDown failed is VolumeMountUncertain (#100183) and is still on the node.
+   */
+  private publishUncertainIgnored(pod: Pod, uniquePodName: UniquePodName): void {
+    const possibly = this.actualStateOfWorld.getPossiblyMountedVolumesForPod(uniquePodName);
+    if (possibly.length === 0) return;
+    this.o.host.publish({
+      kind: 'unmountWaitIgnoredUncertain',
+      atMs: this.o.sim.nowMs,
+      node: this.o.nodeName,
+      uid: pod.metadata.uid,
+      pod: pod.metadata.name,
+      volumes: possibly.map((v) => v.outerVolumeSpecName).sort(),
+    });
   }
 
   /** wait.PollImmediate(podAttachAndMountRetryInterval, podAttachAndMountTimeout, condition). */
