@@ -112,6 +112,7 @@ export class VolumeDetachedWhileInUse implements Checker {
         return;
       }
       case 'volumeDetachStarted':
+        this.#judgeUnreport(f, f.volume, report);
         this.#detaching.set(`${f.volume}\u0000${f.node}`, {
           started: f,
           safeRead: undefined,
@@ -222,7 +223,11 @@ export class VolumeDetachedWhileInUse implements Checker {
    * a volume the node no longer has mounted by its volumesInUse (MountedByNode false), unless the
    * force-detach rule lets a mounted one go.
    */
-  #judgeUnreport(f: NodeVolumesAttached, volume: string, report: (v: Violation) => void): void {
+  #judgeUnreport(
+    f: NodeVolumesAttached | DetachStarted,
+    volume: string,
+    report: (v: Violation) => void,
+  ): void {
     const listed = this.#inUse.listedSince(f.node, volume);
     if (listed === undefined) return;
     const attached = this.#attached.get(`${volume}\u0000${f.node}`);
@@ -251,7 +256,7 @@ export class VolumeDetachedWhileInUse implements Checker {
       uid: null,
       volume,
       message:
-        `the attach/detach controller took volume ${volume} off ${f.node}'s volumesAttached at ${secs(f.atMs)} to detach it ` +
+        `the attach/detach controller ${f.kind === 'volumeDetachStarted' ? `started detaching volume ${volume} from ${f.node}` : `took volume ${volume} off ${f.node}'s volumesAttached to detach it`} at ${secs(f.atMs)} ` +
         `while ${f.node}'s node status listed it in volumesInUse (since ${secs(listed.atMs)}` +
         `${sinceAttach && attached !== undefined ? `, before its attach at ${secs(attached.atMs)}` : ''})` +
         `${this.#health(f.node, ready, f.atMs)}; ${this.#timer(unwantedMs, early, 'it did')}: ${rule}`,
