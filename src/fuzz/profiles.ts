@@ -9,8 +9,9 @@
 // It reaches: MountDevice skipped after a failed UnmountDevice (same-node reuse), reconstruction after a
 // restart with inconsistent /proc/mounts reads and another node waiting for the LUN, the FC flush
 // retry, a device still open after its unmount, a volume shared by two pods across a restart, Block
-// metrics, and the attach/detach controller's force detach of a volume whose UnmountDevice keeps
-// failing (the chain then settles for longer than maxWaitForUnmountDuration).
+// metrics, the attach/detach controller's force detach of a volume whose UnmountDevice keeps
+// failing (the chain then settles for longer than maxWaitForUnmountDuration), and its detach request
+// time across a same-node reuse that outlives that timeout (late reuse).
 //
 // A static pod chain: versions of one static pod's manifest, each replacing the previous after a short
 // gap while the previous may still be in its grace period; a version may repeat the previous manifest

@@ -1,15 +1,22 @@
-// volume-detached-while-in-use: the attach/detach controller detached a volume from a node (its detach
-// operation succeeded, volumeDetached, or for CSI fenced the node's path, lunFenced) while that node's
-// status in the API server listed the volume in volumesInUse, and either the node was Ready or the
-// force-detach timeout (maxWaitForUnmountDuration, 6 min from when no pod wanted the volume there any
-// more) had not passed. Upstream: before the timeout, the detach operation's verifyVolumeIsSafeToDetach
+// volume-detached-while-in-use: the attach/detach controller detached a volume from a node, or started
+// to, while the node had not said it no longer uses it. Three steps are judged: the reconciler taking
+// the volume off the node's status.volumesAttached (nodeVolumesAttached), the detach operation's start
+// (volumeDetachStarted), and the detach itself (volumeDetached, or for CSI the fence, lunFenced). At
+// each, the node's status in the API server listing the volume in volumesInUse (since 1 s before, or
+// since before the volume's attach: "assume mounted, until proven otherwise") is a violation if the
+// node was Ready or the force-detach timeout (maxWaitForUnmountDuration, 6 min from when no pod wanted
+// the volume there any more) had not passed; and before the timeout a detach needs a read of the node
+// object during the operation that did not list it (nodeStatusRead). Upstream: reconciler.go skips a
+// volume MountedByNode unless timed out, the operation's verifyVolumeIsSafeToDetach
 // (operation_generator.go) fails with "volume is still in use by node, according to Node status"; after
-// it, PR #110721 (reconciler.go: forceDetach := !isHealthy && timeout) force-detaches only from a node
-// that is not Ready. Everything is judged from ground truth: the node object's volumesInUse
-// (nodeVolumesInUse), the API pods (the controller's desired state follows them), and the node's Lease
-// (its kubelet's lifecycle); never from the controller's `forced` flag. Catches #106710 (release-1.23's
-// force detach from a healthy node, switch `no-force-detach-healthy-node`) and any port bug that skips
-// the safe-to-detach check or starts the force-detach clock too early.
+// the timeout, PR #110721 (reconciler.go: forceDetach := !isHealthy && timeout) force-detaches only from
+// a node that is not Ready. Everything is judged from ground truth: the node object as the API server
+// stored and served it (nodeVolumesInUse, nodeVolumesAttached, nodeStatusRead), the API pods (the
+// controller's desired state follows them), and the node's Lease (its kubelet's lifecycle); never from
+// the controller's `forced` / `verifySafeToDetach` flags. Catches #106710 (release-1.23's force detach
+// from a healthy node, switch `no-force-detach-healthy-node`) and port bugs that skip or misread the
+// safe-to-detach check, start the force-detach clock too early, misjudge a node's health, or assume a
+// new attachment unmounted.
 import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
@@ -141,8 +148,13 @@ export class VolumeDetachedWhileInUse implements Checker {
   #health(node: string, ready: boolean, atMs: number): string {
     const life = this.#liveness.last(node);
     if (life === undefined) return '';
-    if (life.kind === 'kubeletStarted') return `, ${node} Ready (its kubelet running since ${secs(life.atMs)})`;
-    const state = ready ? 'Ready' : this.#liveness.surelyNotReady(node, atMs) ? 'not Ready' : 'possibly not Ready';
+    if (life.kind === 'kubeletStarted')
+      return `, ${node} Ready (its kubelet running since ${secs(life.atMs)})`;
+    const state = ready
+      ? 'Ready'
+      : this.#liveness.surelyNotReady(node, atMs)
+        ? 'not Ready'
+        : 'possibly not Ready';
     return `, ${node} ${state} (its kubelet down since ${secs(life.atMs)}${ready ? `, less than ${secs(SURELY_READY_DOWN_MS)}` : ''})`;
   }
 
