@@ -98,6 +98,17 @@ export type Fact =
   | (Base & PodRef & { kind: 'mirrorPod'; op: 'created' | 'deleted'; staticUid: UID })
   | (Base & { kind: 'nodeShutdownStarted' })
   | (Base & { kind: 'nodeVolumesInUse'; volumes: readonly string[] })
+  /**
+   * The attach/detach controller patched node.status.volumesAttached (its node status updater): the
+   * volumes the node object now lists as attached, which the kubelet's VerifyControllerAttachedVolume
+   * reads. Published on every successful patch, changed or not.
+   */
+  | (Base & { kind: 'nodeVolumesAttached'; volumes: readonly string[] })
+  /**
+   * The API server answered the attach/detach controller's GET of the node (verifyVolumeIsSafeToDetach
+   * reads it): the node object's volumesInUse as served at that moment.
+   */
+  | (Base & { kind: 'nodeStatusRead'; volumesInUse: readonly string[] })
   // ---- volumes: kubelet operations ----
   | (Base & PodRef & { kind: 'volumeSetUp'; volume: string })
   | (Base & PodRef & { kind: 'volumeTearDown'; volume: string; ok: boolean })

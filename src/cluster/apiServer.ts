@@ -510,7 +510,16 @@ export class APIServer {
 
   private *controllerGetNode(rng: Rng, name: string): Co<Node | undefined> {
     yield* sleep(rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1]));
-    return this.nodes.get(name);
+    const node = this.nodes.get(name);
+    if (node !== undefined) {
+      this.publish({
+        kind: 'nodeStatusRead',
+        atMs: this.sim.nowMs,
+        node: name,
+        volumesInUse: node.status.volumesInUse,
+      });
+    }
+    return node;
   }
 
   private *controllerPatchNodeVolumesAttached(
@@ -526,6 +535,12 @@ export class APIServer {
       return new GoError(`failed to patch status of node "${name}": etcdserver: request timed out`);
     }
     this.updateNodeStatus(name, { volumesAttached: [...volumesAttached] });
+    this.publish({
+      kind: 'nodeVolumesAttached',
+      atMs: this.sim.nowMs,
+      node: name,
+      volumes: volumesAttached.map((v) => v.name),
+    });
     return undefined;
   }
 

@@ -9,8 +9,9 @@
 // It reaches: MountDevice skipped after a failed UnmountDevice (same-node reuse), reconstruction after a
 // restart with inconsistent /proc/mounts reads and another node waiting for the LUN, the FC flush
 // retry, a device still open after its unmount, a volume shared by two pods across a restart, Block
-// metrics, and the attach/detach controller's force detach of a volume whose UnmountDevice keeps
-// failing (the chain then settles for longer than maxWaitForUnmountDuration).
+// metrics, the attach/detach controller's force detach of a volume whose UnmountDevice keeps
+// failing (the chain then settles for longer than maxWaitForUnmountDuration), and its detach request
+// time across a same-node reuse that outlives that timeout (late reuse).
 //
 // A static pod chain: versions of one static pod's manifest, each replacing the previous after a short
 // gap while the previous may still be in its grace period; a version may repeat the previous manifest
@@ -51,7 +52,8 @@ export type ChainFaultDraft =
 /**
  * What a volume chain is built around. free: the steps as drawn. reuse: the next pod lands on the same
  * node just after the first pod's grace period, while its UnmountDevice fails (or its device is still
- * open). restart: the first pod's node restarts its kubelet around the pod's deletion, with a
+ * open); in a quarter of them (late) it keeps the volume for more than maxWaitForUnmountDuration, the
+ * attach/detach controller's detach request time of the first deletion then stale. restart: the first pod's node restarts its kubelet around the pod's deletion, with a
  * reconstruction fault armed, and the next pod waits on another node. stuck: the first pod's
  * UnmountDevice fails for the whole run while the next pod (FC or iSCSI, ReadWriteOnce) waits on another
  * node past the attach/detach controller's maxWaitForUnmountDuration.
@@ -59,6 +61,8 @@ export type ChainFaultDraft =
 export const CHAIN_PLOTS = ['free', 'reuse', 'restart', 'stuck'] as const;
 export type ChainPlot = (typeof CHAIN_PLOTS)[number];
 const PLOT_FIRST_LIFE_MS_MIN = 12_000;
+/** A late reuse's next pod lives this long at least: past maxWaitForUnmountDuration (6 min). */
+export const REUSE_LATE_LIFE_MS = 6.5 * 60_000;
 /** The plots whose story has another node wait for the LUN: the case gets at least two nodes. */
 export const CHAIN_PLOTS_ON_TWO_NODES: ReadonlySet<ChainPlot> = new Set(['restart', 'stuck']);
 
@@ -273,11 +277,21 @@ function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
             ? 'deviceStillOpen'
             : 'afterUnmount';
       const times = fault?.kind === 'unmountDevice' ? Math.max(2, fault.times) : 3;
+      // A late reuse (a quarter of them, keyed on the restart draft this plot does not use otherwise):
+      // the next pod keeps the volume past maxWaitForUnmountDuration from the first pod's deletion, so a
+      // controller that kept the first detach request time would count the next one as timed out.
+      const late = d.restart !== null && d.restart.downForMs === 60_000;
+      const secondLifeMs = late ? REUSE_LATE_LIFE_MS + ((second.lifeMs ?? 0) % 20_000) : second.lifeMs;
       return {
         ...d,
         steps: [
           { ...first, lifeMs, force: false, graceS },
-          { ...second, node: first.node, gapMs: graceS * 1000 + (second.gapMs % 4_000) },
+          {
+            ...second,
+            node: first.node,
+            gapMs: graceS * 1000 + (second.gapMs % 4_000),
+            lifeMs: secondLifeMs,
+          },
           ...rest,
         ],
         restart: null,

@@ -35,7 +35,7 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
   'device-released-while-open':
     "a node deletes a LUN's SCSI path, logs out of its iSCSI session or is fenced from it while a mount, container or process holds it",
   'volume-detached-while-in-use':
-    'the attach/detach controller detaches a volume its node lists in volumesInUse, from a Ready node or before the 6 min timeout',
+    'the attach/detach controller detaches a volume its node lists in volumesInUse (Ready node, or before 6 min), or before 6 min unverified',
   'pod-status-regressed':
     "a pod's API status goes backwards: its phase leaves Failed / Succeeded, or a terminated container that may not restart leaves terminated",
   'mirror-pod-deleted-while-running':

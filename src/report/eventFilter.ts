@@ -39,6 +39,8 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   mirrorPod: true,
   nodeShutdownStarted: true,
   nodeVolumesInUse: true,
+  nodeVolumesAttached: true,
+  nodeStatusRead: true,
   volumeSetUp: true,
   volumeTearDown: true,
   mountDevice: true,

@@ -221,6 +221,14 @@ export function onFact(b: Builder, f: Fact): void {
     case 'nodeVolumesInUse':
       b.instant(tracks.kubelet(node), 'volumesInUse', 'event', at, { volumes: f.volumes.join(', ') });
       return;
+    case 'nodeVolumesAttached':
+      b.instant(tracks.kubelet(node), 'volumesAttached', 'event', at, { volumes: f.volumes.join(', ') });
+      return;
+    case 'nodeStatusRead':
+      b.instant(tracks.kubelet(node), 'node read by attach/detach controller', 'event', at, {
+        volumesInUse: f.volumesInUse.join(', '),
+      });
+      return;
     // ---- volumes ----
     case 'volumeSetUp':
       b.begin(pk('volume', node, f.uid, f.volume), tracks.volume(node, f.pod, f.uid, f.volume), 'SetUp', at, {

@@ -111,6 +111,10 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'nodeVolumesInUse':
       return { subject: 'kubelet', text: `nodeVolumesInUse [${f.volumes.join(', ')}]` };
+    case 'nodeVolumesAttached':
+      return { subject: 'attach/detach', text: `nodeVolumesAttached [${f.volumes.join(', ')}]` };
+    case 'nodeStatusRead':
+      return { subject: 'attach/detach', text: `nodeStatusRead volumesInUse [${f.volumesInUse.join(', ')}]` };
     case 'volumeSetUp':
       return { subject: podSubject(f), text: `volumeSetUp ${f.volume}` };
     case 'volumeTearDown':

@@ -3,6 +3,7 @@
 // force detach from a node that is not Ready, which it must leave alone.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ActualStateOfWorld } from '../../src/cluster/attachdetach/actualStateOfWorld.js';
+import { OperationGenerator } from '../../src/cluster/attachdetach/operations.js';
 import { Reconciler } from '../../src/cluster/attachdetach/reconciler.js';
 import type { Fact, FactKind } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
@@ -30,6 +31,17 @@ function run(facts: readonly Fact[]): Violation[] {
   return out;
 }
 
+/** As the monitor keeps them: the first violation per (volume, node). */
+function first(facts: readonly Fact[]): Violation[] {
+  const seen = new Set<string>();
+  return run(facts).filter((v) => {
+    const key = `${v.volume}\u0000${v.node}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 const created = (atMs: number, node = A, p: { pod: string; uid: string } = P1) =>
   fact('apiPodCreated', atMs, {
     ...p,
@@ -43,6 +55,10 @@ const created = (atMs: number, node = A, p: { pod: string; uid: string } = P1) =
   });
 const inUse = (atMs: number, volumes: string[], node = A) =>
   fact('nodeVolumesInUse', atMs, { node, volumes });
+const attachedList = (atMs: number, volumes: string[], node = A) =>
+  fact('nodeVolumesAttached', atMs, { node, volumes });
+const read = (atMs: number, volumesInUse: string[], node = A) =>
+  fact('nodeStatusRead', atMs, { node, volumesInUse });
 const detachStarted = (atMs: number, forced = false, node = A) =>
   fact('volumeDetachStarted', atMs, { node, volume: 'lun-1', forced, verifySafeToDetach: !forced });
 const detached = (atMs: number, forced = false, node = A) =>
@@ -54,50 +70,74 @@ const base = (): Fact[] => [
   fact('kubeletStarted', 0, { node: B }),
   created(0),
   fact('volumeAttached', 800, { volume: 'lun-1' }),
+  attachedList(900, ['lun-1']),
   inUse(10_000, ['lun-1']),
   fact('apiPodDeletionRequested', 20_000, { ...P1, gracePeriodSeconds: 2 }),
   fact('apiPodDeleted', 23_000, { ...P1, by: 'kubelet' }),
 ];
 
 describe('volume-detached-while-in-use', () => {
-  it('fires on a detach of a volume the Ready node lists in use, before the timeout (safe-to-detach skipped)', () => {
-    const start = detachStarted(60_000);
-    const done = detached(60_300);
-    const v = run([...base(), start, done]);
-    expect(v).toHaveLength(1);
+  it('fires on a detach started for a volume the Ready node lists in use, before the timeout', () => {
+    const v = run([
+      ...base(),
+      attachedList(59_980, []),
+      detachStarted(60_000),
+      read(60_020, []),
+      detached(60_300),
+    ]);
+    // Judged at each step: taken off volumesAttached, the operation's start, the detach (the monitor
+    // keeps the first).
+    expect(v.map((x) => x.atMs)).toEqual([59_980, 60_000, 60_300]);
     expect(v[0]).toMatchObject({
       invariant: 'volume-detached-while-in-use',
-      atMs: 60_300,
+      atMs: 59_980,
       node: A,
       pod: null,
       uid: null,
       volume: 'lun-1',
       message:
-        "the attach/detach controller detached volume lun-1 from node-a at 60.30s while node-a's node status " +
-        'listed it in volumesInUse (since 10.00s), node-a Ready (its kubelet running since 0.00s); no pod ' +
-        'wanted it there for 40.00s at most when the detach started (maxWaitForUnmountDuration 360.00s not ' +
-        'passed): verifyVolumeIsSafeToDetach must refuse it: "volume is still in use by node, according to ' +
-        'Node status" (the controller started it at 60.00s)',
+        "the attach/detach controller took volume lun-1 off node-a's volumesAttached to detach it at 59.98s " +
+        "while node-a's node status listed it in volumesInUse (since 10.00s), node-a Ready (its kubelet " +
+        'running since 0.00s); no pod wanted it there for 39.98s at most when it did (maxWaitForUnmountDuration ' +
+        '360.00s not passed): before maxWaitForUnmountDuration the reconciler starts a detach only once the node ' +
+        'no longer reports the volume mounted (MountedByNode)',
     });
     expect(v[0]?.causes.map((f) => f.kind)).toEqual([
       'kubeletStarted',
+      'volumeAttached',
       'nodeVolumesInUse',
-      'volumeDetachStarted',
-      'volumeDetached',
+      'nodeVolumesAttached',
     ]);
+    expect(v[1]?.message).toContain('started detaching volume lun-1 from node-a at 60.00s');
+  });
+
+  it('fires at the detach itself when no start was seen (safe-to-detach skipped)', () => {
+    const v = run([...base(), detached(60_300)]);
+    expect(v).toHaveLength(1);
+    expect(v[0]?.message).toBe(
+      "the attach/detach controller detached volume lun-1 from node-a at 60.30s while node-a's node status " +
+        'listed it in volumesInUse (since 10.00s), node-a Ready (its kubelet running since 0.00s); no pod ' +
+        'wanted it there for 40.30s at most when the detach started (maxWaitForUnmountDuration 360.00s not ' +
+        'passed): verifyVolumeIsSafeToDetach must refuse it: "volume is still in use by node, according to ' +
+        'Node status" (no volumeDetachStarted)',
+    );
   });
 
   it("fires on release-1.23's force detach from a Ready node after the timeout (#106710, before #110721)", () => {
-    const v = run([...base(), detachStarted(383_200, true), detached(383_200, true)]);
+    const v = first([...base(), detachStarted(383_200, true), detached(383_200, true)]);
     expect(v).toHaveLength(1);
     expect(v[0]?.message).toContain('maxWaitForUnmountDuration 360.00s passed');
     expect(v[0]?.message).toContain('only a node that is not Ready may lose a mounted volume (#110721)');
   });
 
   it('fires on a CSI fence inside the detach operation, judged at the fence', () => {
+    // Listed only from 59.5 s: too new for the start, but the operation read it listed and went on.
     const facts = [
       ...base(),
+      inUse(25_000, []),
+      inUse(59_500, ['lun-1']),
       detachStarted(60_000),
+      read(60_020, ['lun-1']),
       fact('lunFenced', 61_000, { volume: 'lun-1', fenced: true }),
       detached(61_000),
     ];
@@ -105,6 +145,9 @@ describe('volume-detached-while-in-use', () => {
     expect(v).toHaveLength(2); // the monitor keeps the first per (invariant, volume, node)
     expect(v[0]?.atMs).toBe(61_000);
     expect(v[0]?.message).toContain('fenced volume lun-1 from node-a');
+    expect(v[0]?.message).toContain(
+      "although node-a's node object, read at 60.02s, listed it in volumesInUse",
+    );
   });
 
   it('fires when the clock started too early: a node not Ready, the volume unwanted for less than 6 min', () => {
@@ -114,7 +157,7 @@ describe('volume-detached-while-in-use', () => {
       detachStarted(200_000, true),
       detached(200_100, true),
     ];
-    const v = run(facts);
+    const v = first(facts);
     expect(v).toHaveLength(1);
     expect(v[0]?.message).toContain('node-a not Ready (its kubelet down since 100.00s)');
     expect(v[0]?.message).toContain('for 180.00s at most');
@@ -124,13 +167,14 @@ describe('volume-detached-while-in-use', () => {
     const facts = [
       ...base(),
       fact('kubeletStopped', 100_000, {}),
+      attachedList(380_150, []),
       detachStarted(380_200, true),
       detached(380_300, true),
     ];
     expect(run(facts)).toEqual([]);
     // The timeout counts from the deletion request (20 s): at 380.00s it has not passed.
     expect(
-      run([
+      first([
         ...base(),
         fact('kubeletStopped', 100_000, {}),
         detachStarted(380_000, true),
@@ -139,8 +183,39 @@ describe('volume-detached-while-in-use', () => {
     ).toHaveLength(1);
   });
 
-  it('near-miss: a detach after the node dropped the volume from volumesInUse', () => {
-    expect(run([...base(), inUse(25_000, []), detachStarted(25_200), detached(25_400)])).toEqual([]);
+  it('near-miss: a detach after the node dropped the volume from volumesInUse, verified by a read', () => {
+    const facts = [
+      ...base(),
+      inUse(25_000, []),
+      attachedList(25_150, []),
+      detachStarted(25_200),
+      read(25_220, []),
+      detached(25_400),
+    ];
+    expect(run(facts)).toEqual([]);
+  });
+
+  it('fires on a detach before the timeout that never read the node object (verifyVolumeIsSafeToDetach skipped)', () => {
+    const v = run([...base(), inUse(25_000, []), detachStarted(25_200), detached(25_400)]);
+    expect(v).toHaveLength(1);
+    expect(v[0]?.message).toContain("without reading node-a's node object since the detach started");
+    expect(v[0]?.causes.map((f) => f.kind)).toEqual(['volumeDetachStarted', 'volumeDetached']);
+    // A read from before the start is not the operation's.
+    expect(
+      run([...base(), inUse(25_000, []), read(25_100, []), detachStarted(25_200), detached(25_400)]),
+    ).toHaveLength(1);
+  });
+
+  it('near-miss: a read that listed the volume, then one that did not, before the detach', () => {
+    const facts = [
+      ...base(),
+      inUse(25_000, []),
+      detachStarted(25_200),
+      read(25_210, []),
+      read(25_230, ['lun-1']), // another operation's read of the node, after a new listing
+      detached(25_400),
+    ];
+    expect(run(facts)).toEqual([]);
   });
 
   it('near-miss: a listing newer than the slack before the detach started (the controller may not have seen it)', () => {
@@ -148,7 +223,9 @@ describe('volume-detached-while-in-use', () => {
       ...base(),
       inUse(25_000, []),
       inUse(29_500, ['lun-1']),
+      attachedList(29_990, []),
       detachStarted(30_000),
+      read(30_020, []),
       detached(30_100),
     ];
     expect(run(facts)).toEqual([]);
@@ -157,10 +234,33 @@ describe('volume-detached-while-in-use', () => {
       ...base(),
       inUse(25_000, []),
       inUse(29_000, ['lun-1']),
+      attachedList(29_990, []),
       detachStarted(30_000),
+      read(30_020, []),
       detached(30_100),
     ];
-    expect(run(older)).toHaveLength(1);
+    expect(first(older)).toHaveLength(1);
+  });
+
+  it('fires on a detach started right after an attach whose volume the node listed before it (assumed mounted)', () => {
+    const facts = (listedAtMs: number): Fact[] => [
+      fact('kubeletStarted', 0, {}),
+      created(0),
+      inUse(listedAtMs, ['lun-1']),
+      fact('apiPodDeletionRequested', 1_400, { ...P1, gracePeriodSeconds: 2 }),
+      fact('volumeAttached', 1_500, { volume: 'lun-1' }),
+      attachedList(1_600, ['lun-1']),
+      attachedList(1_640, []),
+      detachStarted(1_650),
+      read(1_670, ['lun-1']),
+      fact('volumeDetachFailed', 1_670, { volume: 'lun-1', error: 'still in use' }),
+    ];
+    const v = first(facts(1_300));
+    expect(v).toHaveLength(1);
+    expect(v[0]?.atMs).toBe(1_640);
+    expect(v[0]?.message).toContain('(since 1.30s, before its attach at 1.50s)');
+    // Listed less than the informer's delivery before the attach: an update from before it may follow.
+    expect(run(facts(1_450))).toEqual([]);
   });
 
   it("near-miss: the node's Ready state uncertain (kubelet down 30-40 s) past the timeout is not judged", () => {
@@ -178,7 +278,7 @@ describe('volume-detached-while-in-use', () => {
       detachStarted(385_000, true),
       detached(385_100, true),
     ];
-    expect(run(ready)).toHaveLength(1);
+    expect(first(ready)).toHaveLength(1);
     // A node that was down long enough to lose Ready inside the window is not surely Ready either.
     const back = [
       ...base(),
@@ -202,7 +302,7 @@ describe('volume-detached-while-in-use', () => {
     // Wanted for 2 s only: the controller may have kept its clock from 20 s, 6 min passed at 385 s.
     expect(run(reused(2_000))).toEqual([]);
     // Wanted for 10 s: the controller reset it; the clock runs from 50 s.
-    const v = run(reused(10_000));
+    const v = first(reused(10_000));
     expect(v).toHaveLength(1);
     expect(v[0]?.message).toContain('for 335.00s at most');
   });
@@ -215,16 +315,26 @@ describe('volume-detached-while-in-use', () => {
       detachStarted(60_000),
       detached(60_100),
     ];
-    expect(run(facts)[0]?.message).toContain('a pod still wants it there');
+    expect(first(facts)[0]?.message).toContain('a pod still wants it there');
   });
 
-  it('near-miss: a failed detach operation is no detach', () => {
+  it('a failed detach operation is no detach, but its start was judged', () => {
     const facts = [
       ...base(),
       detachStarted(60_000),
+      read(60_030, ['lun-1']),
       fact('volumeDetachFailed', 60_030, { volume: 'lun-1', error: 'still in use' }),
     ];
-    expect(run(facts)).toEqual([]);
+    expect(run(facts).map((v) => v.atMs)).toEqual([60_000]);
+    // Started after the node dropped the volume: nothing.
+    const dropped = [
+      ...base(),
+      inUse(25_000, []),
+      detachStarted(60_000),
+      read(60_030, ['lun-1']),
+      fact('volumeDetachFailed', 60_030, { volume: 'lun-1', error: 'still in use' }),
+    ];
+    expect(run(dropped)).toEqual([]);
   });
 });
 
@@ -253,6 +363,21 @@ timeline:
     restartKubelet: { node: node-a, downFor: 30m }
   - at: 100s
     forceDeletePod: { pod: p1b }
+`;
+
+/** p1 uses lun-1 on node-a and is deleted at 20 s: an ordinary unmount, then the detach. */
+const PLAIN_DELETE = `name: plain-delete
+seed: 1
+horizon: 2m
+cluster:
+  nodes: [node-a, node-b]
+  volumes:
+    - { name: lun-1, plugin: fc, mode: Filesystem, capacity: 10Gi, accessMode: ReadWriteOnce }
+timeline:
+  - at: 0s
+    createPod: { pod: p1, node: node-a, containers: 1, volumes: [lun-1], gracePeriod: 2s }
+  - at: 20s
+    deletePod: { pod: p1 }
 `;
 
 const fired = (text: string | undefined, file: string | undefined): Violation[] => {
@@ -303,5 +428,46 @@ describe('volume-detached-while-in-use catches planted controller bugs', () => {
       'volume-detached-while-in-use',
     );
     expect(ids(Fixes.all())).not.toContain('volume-detached-while-in-use');
+  });
+
+  it('a detach operation that skips verifyVolumeIsSafeToDetach before the timeout', () => {
+    const scenario = parseScenarioText(PLAIN_DELETE, 'planted.yaml');
+    const detachedAt = (): number[] =>
+      (runScenario(scenario, { fixes: Fixes.all(), recordFacts: true }).facts ?? [])
+        .filter((f) => f.kind === 'volumeDetached')
+        .map((f) => f.atMs);
+    // Unpatched: the operation reads node-a (no longer listing lun-1) and detaches.
+    expect(detachedAt()).toHaveLength(1);
+    expect(fired(PLAIN_DELETE, undefined)).toEqual([]);
+    // Planted: the operation's check returns "safe" without reading the node (a dropped check): the
+    // detach is the same, on a node that happens to have unmounted, but nothing verified it.
+    vi.spyOn(OperationGenerator.prototype, 'verifyVolumeIsSafeToDetach').mockImplementation(
+      // biome-ignore lint/correctness/useYield: the planted check does not block.
+      function* () {
+        return undefined;
+      },
+    );
+    const v = fired(PLAIN_DELETE, undefined);
+    expect(v).toHaveLength(1);
+    expect(v[0]?.message).toContain("without reading node-a's node object since the detach started");
+  });
+
+  it("processVolumesInUse never believing the node's volumesInUse (every attachment read as unmounted)", () => {
+    // Planted: the node informer's volumesInUse is compared with the wrong field, so MountedByNode turns
+    // false at the first node update: the reconciler starts detaching lun-1 as soon as p1 is deleted,
+    // while node-a still has it mounted and listed (verifyVolumeIsSafeToDetach then refuses, and retries).
+    const original = ActualStateOfWorld.prototype.setVolumeMountedByNode;
+    vi.spyOn(ActualStateOfWorld.prototype, 'setVolumeMountedByNode').mockImplementation(function (
+      this: ActualStateOfWorld,
+      volumeName,
+      nodeName,
+    ) {
+      return original.call(this, volumeName, nodeName, false);
+    });
+    const v = fired(PLAIN_DELETE, undefined);
+    expect(v).toHaveLength(1);
+    expect(v[0]?.node).toBe(A);
+    expect(v[0]?.message).toContain("took volume lun-1 off node-a's volumesAttached to detach it");
+    expect(v[0]?.message).toContain('MountedByNode');
   });
 });
