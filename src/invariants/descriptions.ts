@@ -38,6 +38,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'the attach/detach controller detaches a volume its node lists in volumesInUse, from a Ready node or before the 6 min timeout',
   'pod-status-regressed':
     "a pod's API status goes backwards: its phase leaves Failed / Succeeded, or a terminated container that may not restart leaves terminated",
+  'grace-period-exceeded':
+    'the runtime is told to stop a container with a longer grace period than the shortest the kubelet had been asked for its pod (deletion, eviction, shutdown, orphan kill, spec)',
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -7,6 +7,7 @@ import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminat
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
 import { DeviceReleasedWhileOpen } from './deviceReleasedWhileOpen.js';
 import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMounted.js';
+import { GracePeriodExceeded } from './gracePeriodExceeded.js';
 import { GracePeriodIncreased } from './gracePeriodIncreased.js';
 import { GracePeriodNotHonoured } from './gracePeriodNotHonoured.js';
 import { KubeletPanic } from './kubeletPanic.js';
@@ -43,6 +44,7 @@ export {
   DeviceLeakedAfterUnmount,
   DeviceReleasedWhileOpen,
   DeviceReportedUnusedWhileMounted,
+  GracePeriodExceeded,
   GracePeriodIncreased,
   GracePeriodNotHonoured,
   KubeletPanic,
@@ -101,6 +103,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new DeviceReleasedWhileOpen(),
     new VolumeDetachedWhileInUse(),
     new PodStatusRegressed(),
+    new GracePeriodExceeded(),
   ];
 }
 

@@ -21,6 +21,7 @@ export const INVARIANT_IDS = [
   'device-released-while-open',
   'volume-detached-while-in-use',
   'pod-status-regressed',
+  'grace-period-exceeded',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -57,6 +57,8 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'killPodFinished':
       return { subject: podSubject(f), text: 'killPodFinished' };
+    case 'podKillDispatched':
+      return { subject: podSubject(f), text: 'podKillDispatched' };
     case 'podTerminated':
       return { subject: podSubject(f), text: `podTerminated (${f.reason})` };
     case 'podWorkerPhase':
@@ -78,6 +80,8 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'apiPodDeletionRequested':
       return { subject: podSubject(f), text: `apiPodDeletionRequested grace=${f.gracePeriodSeconds}s` };
+    case 'podDeletionDelivered':
+      return { subject: podSubject(f), text: `podDeletionDelivered grace=${f.gracePeriodSeconds}s` };
     case 'podEvictionRequested':
       return { subject: podSubject(f), text: `podEvictionRequested grace=${f.gracePeriodSeconds}s` };
     case 'containerStopping':
