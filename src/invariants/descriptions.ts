@@ -39,7 +39,7 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
   'pod-status-regressed':
     "a pod's API status goes backwards: its phase leaves Failed / Succeeded, or a terminated container that may not restart leaves terminated",
   'grace-period-exceeded':
-    'the runtime is told to stop a container with a longer grace period than the shortest the kubelet had been asked for its pod (deletion, eviction, shutdown, orphan kill, spec)',
+    'a container is told to stop with a longer grace than the kubelet was asked for its pod (deletion, eviction, shutdown, orphan kill)',
 };
 
 export function describeInvariant(id: InvariantId): string {
