@@ -31,6 +31,11 @@ export type Fact =
   | (Base & PodRef & { kind: 'killPodFinished' })
   /** The host destroyed the pod's cgroup (pcm.Destroy: syncTerminatedPod or cleanupOrphanedPodCgroups). */
   | (Base & PodRef & { kind: 'podCgroupDestroyed' })
+  /**
+   * The pod worker handed its goroutine a kill (release-1.23: a TerminatingPodWork; release-1.20: a
+   * SyncPodKill update): the grace the kill carries was settled by what the pod worker had been asked by now.
+   */
+  | (Base & PodRef & { kind: 'podKillDispatched' })
   // ---- kubelet decisions ----
   /** The kubelet treated the pod as terminated: no running containers, none coming. */
   | (Base & PodRef & { kind: 'podTerminated'; reason: string })
@@ -71,6 +76,11 @@ export type Fact =
         gracePeriodSeconds: number;
       })
   | (Base & PodRef & { kind: 'apiPodDeletionRequested'; gracePeriodSeconds: number })
+  /**
+   * The node's kubelet watch delivered the pod marked for deletion, with its deletionGracePeriodSeconds (a
+   * MODIFIED / DELETED event, or the LIST of a kubelet that starts): the moment the kubelet can know it.
+   */
+  | (Base & PodRef & { kind: 'podDeletionDelivered'; gracePeriodSeconds: number })
   /**
    * The eviction manager was asked to evict the pod with this grace-period override (scenario `evictPod`:
    * the request, published before the kubelet acts on it).

@@ -290,7 +290,10 @@ export class APIServer {
     // Code-unit order of UIDs, not localeCompare: the same on every machine whatever its locale.
     // (Upstream's order is a cache map's; HandlePodAdditions sorts by creation time anyway.)
     const pods = byUID([...this.podsOnNode(nodeName), ...this.mirrorPodsOnNode(nodeName)]);
-    this.enqueue(w, () => onList(pods));
+    this.enqueue(w, () => {
+      for (const pod of pods) this.publishDeletionDelivered(nodeName, pod);
+      onList(pods);
+    });
   }
 
   unwatchNode(nodeName: string): void {
@@ -349,10 +352,31 @@ export class APIServer {
 
   private notify(type: WatchEventType, pod: Pod): void {
     const w = this.watchers.get(pod.spec.nodeName);
-    if (w !== undefined) this.enqueue(w, () => w.handler(type, pod));
+    if (w !== undefined) {
+      if (pod.metadata.deletionGracePeriodSeconds === undefined) this.enqueue(w, () => w.handler(type, pod));
+      else
+        this.enqueue(w, () => {
+          this.publishDeletionDelivered(pod.spec.nodeName, pod);
+          w.handler(type, pod);
+        });
+    }
     // A mirror pod reaches its node's kubelet only: it is no pod of the controllers' (no volumes of its own).
     if (pod.metadata.annotations[ConfigMirrorAnnotationKey] !== undefined) return;
     for (const cw of this.podWatchers) this.enqueue(cw, () => cw.handler(type, pod));
+  }
+
+  /** Ground truth for the checkers: the kubelet's watch delivered a pod marked for deletion. */
+  private publishDeletionDelivered(node: string, pod: Pod): void {
+    const grace = pod.metadata.deletionGracePeriodSeconds;
+    if (grace === undefined || pod.metadata.annotations[ConfigMirrorAnnotationKey] !== undefined) return;
+    this.publish({
+      kind: 'podDeletionDelivered',
+      atMs: this.sim.nowMs,
+      node,
+      uid: pod.metadata.uid,
+      pod: pod.metadata.name,
+      gracePeriodSeconds: grace,
+    });
   }
 
   private notifyNode(node: Node): void {

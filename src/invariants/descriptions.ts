@@ -42,6 +42,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     "the kubelet deletes a static pod's mirror pod after its manifest went while the static pod's containers still run",
   'pod-cgroup-destroyed-with-volumes':
     "a pod's cgroup is destroyed while the pod still has a volume set up on its node (cleanupOrphanedPodCgroups, syncTerminatedPod)",
+  'grace-period-exceeded':
+    'a container is told to stop with a longer grace than the kubelet was asked for its pod (deletion, eviction, shutdown, orphan kill)',
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -7,6 +7,7 @@ import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminat
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
 import { DeviceReleasedWhileOpen } from './deviceReleasedWhileOpen.js';
 import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMounted.js';
+import { GracePeriodExceeded } from './gracePeriodExceeded.js';
 import { GracePeriodIncreased } from './gracePeriodIncreased.js';
 import { GracePeriodNotHonoured } from './gracePeriodNotHonoured.js';
 import { KubeletPanic } from './kubeletPanic.js';
@@ -45,6 +46,7 @@ export {
   DeviceLeakedAfterUnmount,
   DeviceReleasedWhileOpen,
   DeviceReportedUnusedWhileMounted,
+  GracePeriodExceeded,
   GracePeriodIncreased,
   GracePeriodNotHonoured,
   KubeletPanic,
@@ -107,6 +109,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new PodStatusRegressed(),
     new MirrorPodDeletedWhileRunning(),
     new PodCgroupDestroyedWithVolumes(config.podVolumeMounts),
+    new GracePeriodExceeded(),
   ];
 }
 

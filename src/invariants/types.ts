@@ -23,6 +23,7 @@ export const INVARIANT_IDS = [
   'pod-status-regressed',
   'mirror-pod-deleted-while-running',
   'pod-cgroup-destroyed-with-volumes',
+  'grace-period-exceeded',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

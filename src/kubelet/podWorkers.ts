@@ -268,6 +268,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       status.working = true;
       const sent = podUpdates.trySend(work);
       if (!sent) throw new AssertionError(`pod worker channel of ${uid} full while the worker was idle`);
+      if (workType === 'TerminatingPodWork') this.publishPod(pod, { kind: 'podKillDispatched' });
       return;
     }
 

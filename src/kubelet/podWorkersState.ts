@@ -17,7 +17,14 @@ import type { PodStateProvider, PodStatusFunc, PodWorkerState } from './types.js
 export type WorkerPhase = 'sync' | 'terminating' | 'terminated' | 'finished';
 type PodFact = Extract<
   Fact,
-  { kind: 'podTerminated' | 'podWorkerPhase' | 'podTerminationRequested' | 'podFinishedOnFirstSight' }
+  {
+    kind:
+      | 'podTerminated'
+      | 'podWorkerPhase'
+      | 'podTerminationRequested'
+      | 'podFinishedOnFirstSight'
+      | 'podKillDispatched';
+  }
 >;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type PodFactBody = DistributiveOmit<PodFact, 'atMs' | 'node' | 'uid' | 'pod'>;
@@ -273,6 +280,9 @@ export class PodWorkerStates implements PodStateProvider {
       // The worker itself consumed the last item, so the channel is empty and the send cannot block.
       const sent = ch.trySend(workUpdate);
       if (!sent) throw new AssertionError(`pod worker channel of ${uid} full in completeWorkQueueNext`);
+      const pod = workUpdate.options.pod;
+      if (workUpdate.workType === 'TerminatingPodWork' && pod !== undefined)
+        this.publishPod(pod, { kind: 'podKillDispatched' });
       this.lastUndeliveredWorkUpdate.delete(uid);
     } else {
       const status = this.podSyncStatuses.get(uid);

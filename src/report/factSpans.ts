@@ -78,6 +78,12 @@ export function onFact(b: Builder, f: Fact): void {
         { uid: f.uid, pod: f.pod, gracePeriodSeconds: f.gracePeriodSeconds, source: f.source },
       );
       return;
+    case 'podKillDispatched':
+      b.instant(tracks.kill(node, f.pod, f.uid), 'kill handed to the pod worker', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+      });
+      return;
     case 'killPodFinished':
       if (b.end(`${kubeletOwned(node)}${JSON.stringify(['kill', f.uid])}]`, at) === undefined) {
         b.instant(tracks.kill(node, f.pod, f.uid), 'KillPod finished', 'event', at, {
@@ -161,6 +167,14 @@ export function onFact(b: Builder, f: Fact): void {
       return;
     case 'apiPodDeletionRequested':
       b.instant(tracks.api(f.pod, f.uid), 'deletion requested', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        node: f.node,
+        gracePeriodSeconds: f.gracePeriodSeconds,
+      });
+      return;
+    case 'podDeletionDelivered':
+      b.instant(tracks.api(f.pod, f.uid), 'deletion delivered to the kubelet', 'event', at, {
         uid: f.uid,
         pod: f.pod,
         node: f.node,

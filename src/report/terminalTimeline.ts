@@ -64,6 +64,8 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'podCgroupDestroyed':
       return { subject: podSubject(f), text: 'podCgroupDestroyed' };
+    case 'podKillDispatched':
+      return { subject: podSubject(f), text: 'podKillDispatched' };
     case 'podTerminated':
       return { subject: podSubject(f), text: `podTerminated (${f.reason})` };
     case 'podWorkerPhase':
@@ -85,6 +87,8 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'apiPodDeletionRequested':
       return { subject: podSubject(f), text: `apiPodDeletionRequested grace=${f.gracePeriodSeconds}s` };
+    case 'podDeletionDelivered':
+      return { subject: podSubject(f), text: `podDeletionDelivered grace=${f.gracePeriodSeconds}s` };
     case 'podEvictionRequested':
       return { subject: podSubject(f), text: `podEvictionRequested grace=${f.gracePeriodSeconds}s` };
     case 'containerStopping':

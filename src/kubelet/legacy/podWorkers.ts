@@ -169,6 +169,7 @@ export class LegacyPodWorkers implements PodWorkers {
       const sent = podUpdates.trySend(Object.assign({}, options));
       if (!sent)
         throw new AssertionError(`pod worker ${uid}: send on a full update channel while not working`);
+      if (options.updateType === 'SyncPodKill') this.publishKillDispatched(pod);
     } else {
       // if a request to kill a pod is pending, we do not let anything overwrite that request.
       const update = this.lastUndeliveredWorkUpdate.get(uid);
@@ -221,6 +222,17 @@ export class LegacyPodWorkers implements PodWorkers {
     this.checkForUpdates(uid);
   }
 
+  /** Ground truth of what the pod worker was handed: a kill whose grace is settled now. */
+  private publishKillDispatched(pod: Pod): void {
+    this.publish?.({
+      kind: 'podKillDispatched',
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid: pod.metadata.uid,
+      pod: pod.metadata.name,
+    });
+  }
+
   private checkForUpdates(uid: UID): void {
     const workUpdate = this.lastUndeliveredWorkUpdate.get(uid);
     if (workUpdate !== undefined) {
@@ -233,6 +245,7 @@ export class LegacyPodWorkers implements PodWorkers {
       const sent = ch.trySend(workUpdate);
       if (!sent)
         throw new AssertionError(`pod worker ${uid}: send on a full update channel in checkForUpdates`);
+      if (workUpdate.updateType === 'SyncPodKill') this.publishKillDispatched(workUpdate.pod);
       this.lastUndeliveredWorkUpdate.delete(uid);
     } else {
       this.isWorking.set(uid, false);
