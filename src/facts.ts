@@ -219,6 +219,8 @@ export type Fact =
    * still open: the operation fails and is retried (uncertain with PR #107789, else still mounted).
    */
   | (Base & { kind: 'deviceInUseAfterUnmount'; volume: string })
+  /** The host mounted something on a path that was already a mount point (Linux stacks the two). */
+  | (Base & { kind: 'mountStacked'; volume: string; path: string; device: string })
   /**
    * FC UnmountDevice (PR #101862) retried DetachDisk for its 2 minutes and gave up with the global path
    * already unmounted: the next UnmountDevice finds no device name there and succeeds without DetachDisk.

@@ -44,6 +44,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     "a pod's cgroup is destroyed while the pod still has a volume set up on its node (cleanupOrphanedPodCgroups, syncTerminatedPod)",
   'grace-period-exceeded':
     'a container is told to stop with a longer grace than the kubelet was asked for its pod (deletion, eviction, shutdown, orphan kill)',
+  'mount-stacked':
+    'a node mounts something on a path that is already a mount point (a plugin or CSI call that is not idempotent)',
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -13,6 +13,7 @@ import { GracePeriodNotHonoured } from './gracePeriodNotHonoured.js';
 import { KubeletPanic } from './kubeletPanic.js';
 import { MirrorPodDeletedWhileRunning } from './mirrorPodDeletedWhileRunning.js';
 import { MountDeviceSkippedAfterFailure } from './mountDeviceSkippedAfterFailure.js';
+import { MountStacked } from './mountStacked.js';
 import { MultiNodeMount } from './multiNodeMount.js';
 import { NodeShutdownMarkedFailed } from './nodeShutdownMarkedFailed.js';
 import { PodCgroupDestroyedWithVolumes } from './podCgroupDestroyedWithVolumes.js';
@@ -52,6 +53,7 @@ export {
   KubeletPanic,
   MirrorPodDeletedWhileRunning,
   MountDeviceSkippedAfterFailure,
+  MountStacked,
   MultiNodeMount,
   NodeShutdownMarkedFailed,
   PodCgroupDestroyedWithVolumes,
@@ -110,6 +112,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new MirrorPodDeletedWhileRunning(),
     new PodCgroupDestroyedWithVolumes(config.podVolumeMounts),
     new GracePeriodExceeded(),
+    new MountStacked(),
   ];
 }
 

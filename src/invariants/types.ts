@@ -24,6 +24,7 @@ export const INVARIANT_IDS = [
   'mirror-pod-deleted-while-running',
   'pod-cgroup-destroyed-with-volumes',
   'grace-period-exceeded',
+  'mount-stacked',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -62,6 +62,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   deviceReleased: true,
   deviceResidue: true,
   deviceInUseAfterUnmount: true,
+  mountStacked: true,
   fcDetachRetryExhausted: true,
   volumeAttached: true,
   volumeDetached: true,

@@ -343,6 +343,12 @@ export function onFact(b: Builder, f: Fact): void {
         volume: f.volume,
       });
       return;
+    case 'mountStacked':
+      b.instant(tracks.device(node, f.volume), 'mount stacked', 'error', at, {
+        path: f.path,
+        device: f.device,
+      });
+      return;
     case 'deviceReleased':
       b.instant(
         tracks.device(node, f.volume),

@@ -144,6 +144,11 @@ export function describeFact(f: Fact): FactLine {
       };
     case 'deviceInUseAfterUnmount':
       return { subject: `volume ${f.volume}`, text: 'deviceInUseAfterUnmount (isDeviceOpened: retry)' };
+    case 'mountStacked':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `mountStacked ${f.device} on ${f.path} (already a mount point)`,
+      };
     case 'fcDetachRetryExhausted':
       return {
         subject: `volume ${f.volume}`,

@@ -298,6 +298,16 @@ export class Host {
         entry = { ...entry, opts: ['ro', ...options] };
       }
     }
+    // Linux stacks a second mount on a mount point; the kubelet's callers check first (IsLikelyNotMountPoint).
+    const under = this.mounts.at(tgt);
+    if (under !== undefined) {
+      this.publish({
+        kind: 'mountStacked',
+        volume: entry.lun ?? under.lun ?? '',
+        path: tgt,
+        device: entry.device,
+      });
+    }
     this.mounts.add(entry);
     if (entry.lun !== undefined) this.recomputeAccess(entry.lun);
     return undefined;
