@@ -24,6 +24,7 @@ import {
   type VolumeDecl,
 } from '../scenario/types.js';
 import type { PluginKind } from '../volume/volume.js';
+import { type JobsDraft, jobsDraft, placeJobs } from './jobs.js';
 import { type KillSequenceDraft, killSequenceDraft, placeKillSequence } from './killSequence.js';
 import {
   CHAIN_PLOTS,
@@ -143,7 +144,12 @@ export type ActionDraft =
  * faults; volumeChain: one volume from pod to pod (src/fuzz/profiles.ts); staticChain: versions of one
  * static pod.
  */
-export type ScenarioDraft = MixedDraft | VolumeChainCaseDraft | StaticChainCaseDraft | KillSequenceCaseDraft;
+export type ScenarioDraft =
+  | MixedDraft
+  | VolumeChainCaseDraft
+  | StaticChainCaseDraft
+  | KillSequenceCaseDraft
+  | JobsCaseDraft;
 
 interface DraftBase {
   readonly seed: number;
@@ -175,6 +181,11 @@ export interface StaticChainCaseDraft extends DraftBase {
 export interface KillSequenceCaseDraft extends DraftBase {
   readonly profile: 'killSequence';
   readonly sequence: KillSequenceDraft;
+}
+
+export interface JobsCaseDraft extends DraftBase {
+  readonly profile: 'jobs';
+  readonly jobs: JobsDraft;
 }
 
 /** The action kinds of the mixed profile, in mask bit order. */
@@ -340,7 +351,7 @@ const draftBase = {
   nodeCount: fc.integer({ min: 1, max: FUZZ_NODES.length }),
 };
 
-// Mixed 2 : volume chain 2 : static chain 1 : kill sequence 1.
+// Mixed 2 : volume chain 2 : static chain 1 : kill sequence 1 : jobs 1.
 export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.oneof(
   {
     arbitrary: fc.record({
@@ -377,6 +388,14 @@ export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.oneof(
     }),
     weight: 1,
   },
+  {
+    arbitrary: fc.record({
+      profile: fc.constant('jobs' as const),
+      ...draftBase,
+      jobs: jobsDraft,
+    }),
+    weight: 1,
+  },
 );
 
 // ---- the fix-up ------------------------------------------------------------------------------------------
@@ -407,6 +426,10 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
   if (d.profile === 'volumeChain') return volumeChainScenario(d, nodes);
   if (d.profile === 'staticChain')
     return chainScenario(d.seed, nodes, [], placeStaticChain(d.chain, nodes), 0);
+  if (d.profile === 'jobs') {
+    const placed = placeJobs(d.jobs, nodes);
+    return chainScenario(d.seed, nodes, placed.volumes, placed.entries, 0);
+  }
   if (d.profile === 'killSequence') {
     const placed = placeKillSequence(d.sequence, nodes);
     return chainScenario(d.seed, nodes, placed.volumes, placed.entries, 0);
@@ -605,7 +628,7 @@ function actionFromDraft(
           const holder = holderAt(pods, p.name, atMs) ?? p;
           const container =
             holder.containers[a.container % holder.containers.length]?.name ?? defaultContainerName(0);
-          return { atMs, action: { kind: 'crashContainer', pod: p.name, container } };
+          return { atMs, action: { kind: 'crashContainer', pod: p.name, container, exitCode: 1 } };
         }
         case 'containerStart':
           return fault(atMs, { kind: 'containerStart', pod: p.name, delayMs: a.delayMs, error: a.error });

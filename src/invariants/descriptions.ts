@@ -38,6 +38,10 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'the attach/detach controller detaches a volume its node lists in volumesInUse, from a Ready node or before the 6 min timeout',
   'pod-status-regressed':
     "a pod's API status goes backwards: its phase leaves Failed / Succeeded, or a terminated container that may not restart leaves terminated",
+  'pod-deleted-without-request':
+    'the kubelet deletes a pod object from the API server although nobody requested its deletion (canBeDeleted needs a deletionTimestamp)',
+  'container-restarted-against-policy':
+    'the runtime starts a container again after it exited on its own although the restart policy forbids it (Never; OnFailure after exit 0)',
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -3,6 +3,7 @@
 import type { AccessMode } from '../api/v1.js';
 import type { Fact, FactKind } from '../facts.js';
 import { ConcurrentKill } from './concurrentKill.js';
+import { ContainerRestartedAgainstPolicy } from './containerRestartedAgainstPolicy.js';
 import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminated.js';
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
 import { DeviceReleasedWhileOpen } from './deviceReleasedWhileOpen.js';
@@ -18,6 +19,7 @@ import {
   type PodVolumeMounts,
 } from './podDeletedBeforeVolumesReclaimed.js';
 import { PodDeletedWhileRunning } from './podDeletedWhileRunning.js';
+import { PodDeletedWithoutRequest } from './podDeletedWithoutRequest.js';
 import { PodNeverStarted } from './podNeverStarted.js';
 import { PodStatusRegressed } from './podStatusRegressed.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
@@ -38,6 +40,7 @@ export {
 } from './types.js';
 export {
   ConcurrentKill,
+  ContainerRestartedAgainstPolicy,
   ContainerStartedAfterTerminated,
   DEFAULT_TERMINATION_BUDGET_MS,
   DeviceLeakedAfterUnmount,
@@ -51,6 +54,7 @@ export {
   NodeShutdownMarkedFailed,
   PodDeletedBeforeVolumesReclaimed,
   PodDeletedWhileRunning,
+  PodDeletedWithoutRequest,
   PodNeverStarted,
   PodStatusRegressed,
   StaticPodOverlap,
@@ -101,6 +105,8 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new DeviceReleasedWhileOpen(),
     new VolumeDetachedWhileInUse(),
     new PodStatusRegressed(),
+    new PodDeletedWithoutRequest(),
+    new ContainerRestartedAgainstPolicy(),
   ];
 }
 

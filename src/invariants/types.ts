@@ -21,6 +21,8 @@ export const INVARIANT_IDS = [
   'device-released-while-open',
   'volume-detached-while-in-use',
   'pod-status-regressed',
+  'pod-deleted-without-request',
+  'container-restarted-against-policy',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
