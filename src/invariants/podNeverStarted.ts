@@ -82,13 +82,10 @@ interface UidState {
   readonly recent: Fact[];
 }
 
-/** Whether every container of the spec exited in a way its restart policy does not restart. */
-function terminalByExits(created: Created, exits: ReadonlyMap<string, number>): boolean {
-  if (created.restartPolicy === 'Always') return false;
-  return created.containers.every((c) => {
-    const code = exits.get(c);
-    return code !== undefined && (created.restartPolicy === 'Never' || code === 0);
-  });
+/** Whether a container's exit (undefined: none) is one its pod's restart policy does not restart. */
+function doneByExit(created: Created, code: number | undefined): boolean {
+  if (code === undefined || created.restartPolicy === 'Always') return false;
+  return created.restartPolicy === 'Never' || code === 0;
 }
 
 /** One apiPodCreated of a UID (a static pod put back from the same manifest is a second one). */
@@ -369,14 +366,17 @@ export class PodNeverStarted implements Checker {
     for (const s of this.#uids.values()) {
       const inc = s.current;
       if (inc === undefined || inc.terminating) continue;
-      const missing = inc.created.containers.filter((c) => !inc.started.has(c) && !inc.startFailed.has(c));
+      // A UID created again keeps its old containers' exits (the new incarnation started none of these):
+      // computePodActions does not start one its restart policy does not restart (ShouldContainerBeRestarted;
+      // a new sandbox skips an OnFailure container that succeeded), and a pod that all of them left in a
+      // terminal phase (kubelet_pods.go getPhase) is not restarted at all (HandlePodCleanups,
+      // isAdmittedPodTerminal, #104847).
+      const done = (c: string): boolean => inc.reused && doneByExit(inc.created, s.exits.get(c));
+      const missing = inc.created.containers.filter(
+        (c) => !inc.started.has(c) && !inc.startFailed.has(c) && !done(c),
+      );
       if (missing.length === 0) continue;
       if (inc.admittedAtMs === undefined) continue;
-      // A UID created again whose old lifecycle left the pod in a terminal phase by ground truth (every
-      // container exited, under Never, or with 0 under OnFailure: kubelet_pods.go getPhase; the new
-      // incarnation started none, so the exits are the old ones): HandlePodCleanups does not restart a
-      // terminal pod (isAdmittedPodTerminal, #104847).
-      if (inc.reused && s.running.size === 0 && terminalByExits(inc.created, s.exits)) continue;
       if (inc.volumesReadyAtMs === undefined) {
         const v = this.#volumeWait(s, inc, inc.admittedAtMs, missing, endMs);
         if (v !== undefined) report(v);
