@@ -90,10 +90,9 @@ const jobPodDraft: fc.Arbitrary<JobPodDraft> = fc.record({
     { freq: 3 },
   ),
   recreate: fc.option(fc.record({ gapMs: timeMs(3_000), otherNode: fc.boolean() }), { freq: 2 }),
-  restart: fc.option(
-    fc.record({ afterMs: timeMs(5_000), downForMs: timeMs(20_000).map((t) => t + 500) }),
-    { freq: 5 },
-  ),
+  restart: fc.option(fc.record({ afterMs: timeMs(5_000), downForMs: timeMs(20_000).map((t) => t + 500) }), {
+    freq: 5,
+  }),
 });
 
 export const jobsDraft: fc.Arbitrary<JobsDraft> = fc.record({
@@ -143,7 +142,12 @@ export function placeJobs(
           at += e.afterMs;
           entries.push({
             atMs: at,
-            action: { kind: 'crashContainer', pod: name, container: defaultContainerName(i), exitCode: e.code },
+            action: {
+              kind: 'crashContainer',
+              pod: name,
+              container: defaultContainerName(i),
+              exitCode: e.code,
+            },
           });
           last = Math.max(last, at);
         });
