@@ -397,13 +397,13 @@ const jobsCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
 });
 
 /**
- * One case in seven is a jobs case. The jobs draft and the pick are drawn after the swarm draft, from the
+ * One case in ten is a jobs case. The jobs draft and the pick are drawn after the swarm draft, from the
  * same per-case stream, so every other case is exactly the case it was before the jobs profile existed:
  * a profile added this way displaces cases instead of reshuffling them, and the switches' time-to-bug
  * moves only where a case that found a bug became a jobs case.
  */
 export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
-  .tuple(swarmDraftArbitrary, fc.nat({ max: 6 }), jobsCaseArbitrary)
+  .tuple(swarmDraftArbitrary, fc.nat({ max: 9 }), jobsCaseArbitrary)
   .map(([swarm, pick, jobs]) => (pick === 0 ? jobs : swarm));
 
 // ---- the fix-up ------------------------------------------------------------------------------------------
