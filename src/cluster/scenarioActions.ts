@@ -149,7 +149,9 @@ export class ScenarioActions {
             `no pod ${action.pod} has been created yet (its createPod waits)`,
             { pod: action.pod },
           );
-        } else if (!this.world.nodeOf(nodeName).host.runtime.crashContainer(uid, action.container)) {
+        } else if (
+          !this.world.nodeOf(nodeName).host.runtime.crashContainer(uid, action.container, action.exitCode)
+        ) {
           this.noop(
             nodeName,
             'crashContainer',

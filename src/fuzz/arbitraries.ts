@@ -24,6 +24,7 @@ import {
   type VolumeDecl,
 } from '../scenario/types.js';
 import type { PluginKind } from '../volume/volume.js';
+import { type JobsDraft, jobsDraft, placeJobs } from './jobs.js';
 import { type KillSequenceDraft, killSequenceDraft, placeKillSequence } from './killSequence.js';
 import {
   CHAIN_PLOTS,
@@ -143,7 +144,12 @@ export type ActionDraft =
  * faults; volumeChain: one volume from pod to pod (src/fuzz/profiles.ts); staticChain: versions of one
  * static pod.
  */
-export type ScenarioDraft = MixedDraft | VolumeChainCaseDraft | StaticChainCaseDraft | KillSequenceCaseDraft;
+export type ScenarioDraft =
+  | MixedDraft
+  | VolumeChainCaseDraft
+  | StaticChainCaseDraft
+  | KillSequenceCaseDraft
+  | JobsCaseDraft;
 
 interface DraftBase {
   readonly seed: number;
@@ -175,6 +181,11 @@ export interface StaticChainCaseDraft extends DraftBase {
 export interface KillSequenceCaseDraft extends DraftBase {
   readonly profile: 'killSequence';
   readonly sequence: KillSequenceDraft;
+}
+
+export interface JobsCaseDraft extends DraftBase {
+  readonly profile: 'jobs';
+  readonly jobs: JobsDraft;
 }
 
 /** The action kinds of the mixed profile, in mask bit order. */
@@ -341,7 +352,7 @@ const draftBase = {
 };
 
 // Mixed 2 : volume chain 2 : static chain 1 : kill sequence 1.
-export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.oneof(
+const swarmDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.oneof(
   {
     arbitrary: fc.record({
       profile: fc.constant('mixed' as const),
@@ -379,6 +390,22 @@ export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.oneof(
   },
 );
 
+const jobsCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
+  profile: fc.constant('jobs' as const),
+  ...draftBase,
+  jobs: jobsDraft,
+});
+
+/**
+ * One case in ten is a jobs case. The jobs draft and the pick are drawn after the swarm draft, from the
+ * same per-case stream, so every other case is exactly the case it was before the jobs profile existed:
+ * a profile added this way displaces cases instead of reshuffling them, and the switches' time-to-bug
+ * moves only where a case that found a bug became a jobs case.
+ */
+export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(swarmDraftArbitrary, fc.nat({ max: 9 }), jobsCaseArbitrary)
+  .map(([swarm, pick, jobs]) => (pick === 0 ? jobs : swarm));
+
 // ---- the fix-up ------------------------------------------------------------------------------------------
 
 const ACCESS = ['ReadWriteOnce', 'ReadWriteMany', 'ReadOnlyMany'] as const;
@@ -407,6 +434,10 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
   if (d.profile === 'volumeChain') return volumeChainScenario(d, nodes);
   if (d.profile === 'staticChain')
     return chainScenario(d.seed, nodes, [], placeStaticChain(d.chain, nodes), 0);
+  if (d.profile === 'jobs') {
+    const placed = placeJobs(d.jobs, nodes);
+    return chainScenario(d.seed, nodes, placed.volumes, placed.entries, 0);
+  }
   if (d.profile === 'killSequence') {
     const placed = placeKillSequence(d.sequence, nodes);
     return chainScenario(d.seed, nodes, placed.volumes, placed.entries, 0);
@@ -605,7 +636,7 @@ function actionFromDraft(
           const holder = holderAt(pods, p.name, atMs) ?? p;
           const container =
             holder.containers[a.container % holder.containers.length]?.name ?? defaultContainerName(0);
-          return { atMs, action: { kind: 'crashContainer', pod: p.name, container } };
+          return { atMs, action: { kind: 'crashContainer', pod: p.name, container, exitCode: 1 } };
         }
         case 'containerStart':
           return fault(atMs, { kind: 'containerStart', pod: p.name, delayMs: a.delayMs, error: a.error });

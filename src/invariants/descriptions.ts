@@ -46,6 +46,10 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a container is told to stop with a longer grace than the kubelet was asked for its pod (deletion, eviction, shutdown, orphan kill)',
   'mount-stacked':
     'a node mounts something on a path that is already a mount point (a plugin or CSI call that is not idempotent)',
+  'pod-deleted-without-request':
+    'the kubelet deletes a pod object from the API server although nobody requested its deletion (canBeDeleted needs a deletionTimestamp)',
+  'container-restarted-against-policy':
+    'the runtime starts a container again after it exited on its own although the restart policy forbids it (Never; OnFailure after exit 0)',
 };
 
 export function describeInvariant(id: InvariantId): string {

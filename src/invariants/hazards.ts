@@ -86,7 +86,15 @@ export const HAZARDS = {
       "after a kubelet restart between a pod's TearDown and its UnmountDevice (or after MountDevice, before SetUp), no pod volume dir names the volume: syncStates never reconstructs it, its global mount is never unmounted and it drops out of volumesInUse; likewise a restart inside a Block volume's UnmapBlockVolume (pod link removed, the pod's reference on the global map not yet) leaves that reference for ever, so the pod's volume is never torn down",
     open: 'issue #85476 is open ("kubelet looses any track of the volume"); reconstruction, in 1.23 and with KEP-3756, starts from pod volume dirs only',
     scenario: 'restart-between-teardown-and-unmount-device',
-    explains: ['device-reported-unused-while-mounted', 'termination-stuck'],
+    // With a plugin whose detach fences (CSI), the attach/detach controller's detach of the volume that
+    // dropped out of volumesInUse then takes the device from under the global mount that nothing unmounts.
+    // With one that does not (FC, iSCSI), another node then attaches and mounts it beside that mount.
+    explains: [
+      'device-reported-unused-while-mounted',
+      'termination-stuck',
+      'device-released-while-open',
+      'multi-node-mount',
+    ],
   },
   'iscsi-block-session-busy': {
     upstream: ['kubernetes/kubernetes#137913', 'kubernetes/kubernetes#137914'],
@@ -126,7 +134,10 @@ export const HAZARDS = {
       'a REMOVE that arrives before all pod sources are ready is dropped ("skipping delete because sources aren\'t ready yet") and housekeeping leaves a worker in SyncPod state alone, so the pod is never stopped',
     open: 'fixed by the pod worker rewrite #113145 in 1.27 (no patch backports)',
     scenario: 'static-pod-removed-before-sources-ready',
-    explains: ['termination-stuck'],
+    // A static pod's worker never learns of the removal, so it is not terminating when housekeeping
+    // finds its mirror pod orphaned (IsPodForMirrorPodTerminatingByFullName is false): the mirror goes
+    // while the containers run.
+    explains: ['termination-stuck', 'mirror-pod-deleted-while-running'],
   },
   'static-pod-orphan-after-restart': {
     upstream: ['kubernetes/kubernetes#112814'],
@@ -277,7 +288,12 @@ export class HazardTracker {
    */
   #ties(id: HazardId, m: Marker, v: Violation): boolean {
     if (m.atMs > v.atMs) return false;
-    if (id === 'reconstruction-fails-other-error' && v.invariant === 'multi-node-mount') {
+    // multi-node-mount is reported on the node that mounted second; the marker is on the node that kept
+    // the forgotten mount, so only the volume has to match.
+    if (
+      (id === 'reconstruction-fails-other-error' || id === 'one-shot-reconstruction-gap') &&
+      v.invariant === 'multi-node-mount'
+    ) {
       return m.volume === v.volume;
     }
     // The kubelet lets iSCSI detach only what no mount and no pod holds (GetDeviceMountRefs, the actual

@@ -3,6 +3,7 @@
 import type { AccessMode } from '../api/v1.js';
 import type { Fact, FactKind } from '../facts.js';
 import { ConcurrentKill } from './concurrentKill.js';
+import { ContainerRestartedAgainstPolicy } from './containerRestartedAgainstPolicy.js';
 import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminated.js';
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
 import { DeviceReleasedWhileOpen } from './deviceReleasedWhileOpen.js';
@@ -22,6 +23,7 @@ import {
   type PodVolumeMounts,
 } from './podDeletedBeforeVolumesReclaimed.js';
 import { PodDeletedWhileRunning } from './podDeletedWhileRunning.js';
+import { PodDeletedWithoutRequest } from './podDeletedWithoutRequest.js';
 import { PodNeverStarted } from './podNeverStarted.js';
 import { PodStatusRegressed } from './podStatusRegressed.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
@@ -42,6 +44,7 @@ export {
 } from './types.js';
 export {
   ConcurrentKill,
+  ContainerRestartedAgainstPolicy,
   ContainerStartedAfterTerminated,
   DEFAULT_TERMINATION_BUDGET_MS,
   DeviceLeakedAfterUnmount,
@@ -59,6 +62,7 @@ export {
   PodCgroupDestroyedWithVolumes,
   PodDeletedBeforeVolumesReclaimed,
   PodDeletedWhileRunning,
+  PodDeletedWithoutRequest,
   PodNeverStarted,
   PodStatusRegressed,
   StaticPodOverlap,
@@ -113,6 +117,8 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new PodCgroupDestroyedWithVolumes(config.podVolumeMounts),
     new GracePeriodExceeded(),
     new MountStacked(),
+    new PodDeletedWithoutRequest(),
+    new ContainerRestartedAgainstPolicy(),
   ];
 }
 

@@ -61,6 +61,8 @@ interface UidState {
   node: string;
   /** Container names running now. */
   readonly running: Set<string>;
+  /** Container name -> the exit code of its newest attempt, once it exited (until it starts again). */
+  readonly exits: Map<string, number>;
   /** Volumes set up for the UID now (volumeSetUp not followed by a volumeTearDown with ok). */
   readonly volumes: Set<string>;
   /** A pod worker of the kubelet process now running was asked to terminate it and has not finished. */
@@ -80,6 +82,12 @@ interface UidState {
   readonly recent: Fact[];
 }
 
+/** Whether a container's exit (undefined: none) is one its pod's restart policy does not restart. */
+function doneByExit(created: Created, code: number | undefined): boolean {
+  if (code === undefined || created.restartPolicy === 'Always') return false;
+  return created.restartPolicy === 'Never' || code === 0;
+}
+
 /** One apiPodCreated of a UID (a static pod put back from the same manifest is a second one). */
 interface Incarnation {
   readonly created: Created;
@@ -87,6 +95,8 @@ interface Incarnation {
   /** Containers whose start failed under restartPolicy Never: the kubelet never starts them again. */
   readonly startFailed: Set<string>;
   terminating: boolean;
+  /** A UID created again (a static pod put back from the same manifest). */
+  readonly reused: boolean;
   /** When the kubelet process now running first admitted or synced it. */
   admittedAtMs: number | undefined;
   /** When its spec's volumes last became all set up (-1: it has none); undefined while some are missing. */
@@ -237,6 +247,7 @@ export class PodNeverStarted implements Checker {
         const s = this.#uids.get(f.uid);
         if (s === undefined) return;
         s.running.add(f.container);
+        s.exits.delete(f.container);
         s.current?.started.add(f.container);
         remember(s, f);
         this.#update(s, f.atMs);
@@ -248,7 +259,10 @@ export class PodNeverStarted implements Checker {
         if (s === undefined) return;
         s.running.delete(f.container);
         s.current?.oldRunning.delete(f.container);
-        if (f.kind === 'containerExited') remember(s, f);
+        if (f.kind === 'containerExited') {
+          s.exits.set(f.container, f.exitCode);
+          remember(s, f);
+        }
         this.#update(s, f.atMs);
         return;
       }
@@ -352,7 +366,15 @@ export class PodNeverStarted implements Checker {
     for (const s of this.#uids.values()) {
       const inc = s.current;
       if (inc === undefined || inc.terminating) continue;
-      const missing = inc.created.containers.filter((c) => !inc.started.has(c) && !inc.startFailed.has(c));
+      // A UID created again keeps its old containers' exits (the new incarnation started none of these):
+      // computePodActions does not start one its restart policy does not restart (ShouldContainerBeRestarted;
+      // a new sandbox skips an OnFailure container that succeeded), and a pod that all of them left in a
+      // terminal phase (kubelet_pods.go getPhase) is not restarted at all (HandlePodCleanups,
+      // isAdmittedPodTerminal, #104847).
+      const done = (c: string): boolean => inc.reused && doneByExit(inc.created, s.exits.get(c));
+      const missing = inc.created.containers.filter(
+        (c) => !inc.started.has(c) && !inc.startFailed.has(c) && !done(c),
+      );
       if (missing.length === 0) continue;
       if (inc.admittedAtMs === undefined) continue;
       if (inc.volumesReadyAtMs === undefined) {
@@ -503,6 +525,7 @@ export class PodNeverStarted implements Checker {
         uid: f.uid,
         node: f.node,
         running: new Set(),
+        exits: new Map(),
         volumes: new Set(),
         awaitingFinish: false,
         inSlot: false,
@@ -519,6 +542,7 @@ export class PodNeverStarted implements Checker {
       started: new Set(),
       startFailed: new Set(),
       terminating: false,
+      reused: s.current !== undefined,
       admittedAtMs: undefined,
       volumesReadyAtMs: undefined,
       oldRunning: new Set(s.running),

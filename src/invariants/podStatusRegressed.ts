@@ -5,7 +5,10 @@
 //   the three-way merge before it keeps the status manager's or the API's terminal phase);
 // - a container reported terminated is never reported running or waiting again, unless the restart
 //   policy is Always, or OnFailure and it failed (status_manager.go checkContainerStateTransition, which
-//   updateStatusInternal runs on every update: "Status update on pod aborted").
+//   updateStatusInternal runs on every update: "Status update on pod aborted"), nor, in a pod of a terminal
+//   phase, whatever the restart policy: such a pod never runs again, and a container the runtime no
+//   longer lists keeps its terminated status (kubelet_pods.go convertToAPIContainerStatuses: the old
+//   status is the default when `oldStatus.State.Terminated != nil`).
 // Everything is keyed by UID: a pod created again with the same name is a new UID and starts afresh.
 import type { ContainerStatus } from '../api/v1.js';
 import type { Fact, FactKind } from '../facts.js';
@@ -67,12 +70,14 @@ export class PodStatusRegressed implements Checker {
       const previous = last.get(now.name);
       last.set(now.name, f);
       if (reported || previous === undefined || now.state === 'terminated') continue;
+      // A pod in a terminal phase never runs a container again, whatever its restart policy.
+      const terminal = this.#terminal.has(f.uid);
       // Always restarts every container.
-      if (f.restartPolicy === 'Always') continue;
+      if (f.restartPolicy === 'Always' && !terminal) continue;
       const before = stateOf(previous.containers, now.name);
       if (before === undefined || before.state !== 'terminated') continue;
       // OnFailure restarts a container that failed.
-      if (f.restartPolicy === 'OnFailure' && (before.exitCode ?? 0) !== 0) continue;
+      if (f.restartPolicy === 'OnFailure' && !terminal && (before.exitCode ?? 0) !== 0) continue;
       report({
         invariant: this.id,
         atMs: f.atMs,
@@ -83,7 +88,8 @@ export class PodStatusRegressed implements Checker {
         message:
           `container ${now.name} of pod ${f.pod} (uid ${f.uid}, restartPolicy ${f.restartPolicy}) was ` +
           `written ${now.state} at ${secs(f.atMs)} after terminated (exit ${before.exitCode ?? 0}) at ` +
-          `${secs(previous.atMs)}: a terminated container may not be reported non-terminated`,
+          `${secs(previous.atMs)}${terminal ? ' in a pod of a terminal phase' : ''}: a terminated container ` +
+          'may not be reported non-terminated',
         causes: [previous, f],
       });
       reported = true;

@@ -25,6 +25,8 @@ export const INVARIANT_IDS = [
   'pod-cgroup-destroyed-with-volumes',
   'grace-period-exceeded',
   'mount-stacked',
+  'pod-deleted-without-request',
+  'container-restarted-against-policy',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

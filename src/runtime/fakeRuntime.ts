@@ -316,13 +316,13 @@ export class FakeRuntime {
 
   // ---- scenario actions on the host ----
 
-  /** The container's process dies on its own (scenario `crashContainer`). */
-  crashContainer(uid: UID, name: string | undefined): boolean {
+  /** The container's process exits on its own (scenario `crashContainer`), with `exitCode` (1: it failed). */
+  crashContainer(uid: UID, name: string | undefined, exitCode = 1): boolean {
     const entry = this.pods.get(uid);
     if (entry === undefined) return false;
     for (const c of entry.containers.values()) {
       if ((name === undefined || c.name === name) && c.state === 'running') {
-        this.exit(entry, c, 1);
+        this.exit(entry, c, exitCode);
         return true;
       }
     }

@@ -523,7 +523,7 @@ function normaliseAction(
         `unknown container ${JSON.stringify(a.container)}${didYouMean(a.container, names)}; pod ${JSON.stringify(a.pod)} has ${listNames(names, names.length)}`,
       );
     }
-    return { kind: 'crashContainer', pod: a.pod, container };
+    return { kind: 'crashContainer', pod: a.pod, container, exitCode: a.exitCode ?? DEFAULTS.crashExitCode };
   }
   if (entry.fault !== undefined) {
     const fault = normaliseFault(entry.fault, [...at, 'fault'], c);

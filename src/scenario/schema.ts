@@ -282,8 +282,14 @@ const CrashContainer = mapping(
   {
     pod: PodName,
     container: ContainerName.optional().meta({ description: "default: the pod's first container" }),
+    exitCode: z
+      .int({ error: expected('an integer from 0 to 255') })
+      .min(0, { error: expected('an integer from 0 to 255') })
+      .max(255, { error: expected('an integer from 0 to 255') })
+      .optional()
+      .meta({ description: 'the exit code, default 1 (an error); 0: the container completed' }),
   },
-  'a mapping {pod, container?}',
+  'a mapping {pod, container?, exitCode?}',
 );
 
 const Times = count('an integer >= 1', 'how many calls fail, default 1', 'failing calls', LIMITS.faultCount);

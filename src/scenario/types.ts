@@ -55,6 +55,8 @@ export const DEFAULTS = {
   restartPolicy: 'Always',
   /** Hard eviction: grace 0 unless the entry gives one. */
   evictGracePeriodS: 0,
+  /** crashContainer: the container fails. */
+  crashExitCode: 1,
   faultTimes: 1,
 } as const;
 
@@ -128,6 +130,8 @@ export interface CrashContainerAction {
   readonly pod: string;
   /** Always a container of the pod; when the file leaves it out, the pod's first container. */
   readonly container: string;
+  /** The process's exit code (default 1: it failed; 0: it completed, as a Job's container does). */
+  readonly exitCode: number;
 }
 
 export interface UnmountDeviceFault {

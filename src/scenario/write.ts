@@ -134,7 +134,12 @@ function actionToYaml(a: Action): [string, Record<string, unknown>] {
     case 'shutdownNode':
       return ['shutdownNode', { node: a.node }];
     case 'crashContainer':
-      return ['crashContainer', { pod: a.pod, container: a.container }];
+      return [
+        'crashContainer',
+        a.exitCode === DEFAULTS.crashExitCode
+          ? { pod: a.pod, container: a.container }
+          : { pod: a.pod, container: a.container, exitCode: a.exitCode },
+      ];
     case 'fault':
       return ['fault', faultToYaml(a.fault)];
   }

@@ -10,7 +10,8 @@ import { MergeError, mergeShards, parseShardOutputs, type ShardSource } from '..
 const VERSION = '0.0.0-test';
 const SEED = 7;
 const RUNS = 12;
-const SHRINK = 3;
+// Five shrunk failures: with the jobs profile, seed 7's first three all come from one shard.
+const SHRINK = 5;
 
 async function linesOf(shard: Shard | undefined): Promise<CampaignLines> {
   const report = await runCampaign({

@@ -127,8 +127,8 @@ describe('valid scenario files', () => {
         },
       ],
       [0, 33, { kind: 'fault', fault: { kind: 'containerStart', pod: 'web', delayMs: 250, error: null } }],
-      [500, 35, { kind: 'crashContainer', pod: 'web', container: 'app' }],
-      [500, 37, { kind: 'crashContainer', pod: 'web', container: 'sidecar' }],
+      [500, 35, { kind: 'crashContainer', pod: 'web', container: 'app', exitCode: 1 }],
+      [500, 37, { kind: 'crashContainer', pod: 'web', container: 'sidecar', exitCode: 1 }],
       [1000, 21, { kind: 'deletePod', pod: 'web', gracePeriodS: 0 }],
       [1000, 39, { kind: 'forceDeletePod', pod: 'web' }],
       [

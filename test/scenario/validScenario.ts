@@ -183,7 +183,12 @@ function build(
         break;
       case 'crashContainer':
         if (pod !== undefined) {
-          action = { kind: 'crashContainer', pod, container: nth(pods.get(pod)?.containers ?? [], s.pick2) };
+          action = {
+            kind: 'crashContainer',
+            pod,
+            container: nth(pods.get(pod)?.containers ?? [], s.pick2),
+            exitCode: s.pick2 % 3 === 0 ? 0 : 1,
+          };
         }
         break;
       case 'unmountDevice':

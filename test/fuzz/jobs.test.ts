@@ -1,0 +1,86 @@
+// The jobs profile (src/fuzz/jobs.ts): its placement is valid for every draft (the horizon may be past the
+// default 10 min: it is a bound only), and a campaign's cases now hold the run-to-completion shapes the
+// other profiles never build: a container that exits 0 on its own under Never and under OnFailure, a
+// finished pod nobody deletes, a name taken over by a new UID right after its delete (on another node),
+// and a static pod's manifest put back (the same UID) after all its containers completed.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FUZZ_NODES } from '../../src/fuzz/arbitraries.js';
+import { jobsDraft, placeJobs } from '../../src/fuzz/jobs.js';
+import { scenariosOfCases } from '../../src/fuzz/shrink.js';
+import { parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
+import type { CreatePodAction, Scenario } from '../../src/scenario/types.js';
+
+const creates = (s: Scenario): { atMs: number; a: CreatePodAction }[] =>
+  s.timeline.flatMap((e) => (e.action.kind === 'createPod' ? [{ atMs: e.atMs, a: e.action }] : []));
+
+const exitsZero = (s: Scenario, policy: string) =>
+  creates(s).some(
+    (c) =>
+      c.a.restartPolicy === policy &&
+      s.timeline.some(
+        (e) => e.action.kind === 'crashContainer' && e.action.pod === c.a.pod && e.action.exitCode === 0,
+      ),
+  );
+
+const SHAPES = {
+  'a Never container that completes': (s: Scenario) => exitsZero(s, 'Never'),
+  'an OnFailure container that completes': (s: Scenario) => exitsZero(s, 'OnFailure'),
+  'a finished pod nobody deletes': (s: Scenario) =>
+    creates(s).some(
+      (c) =>
+        c.a.restartPolicy !== 'Always' &&
+        s.timeline.some((e) => e.action.kind === 'crashContainer' && e.action.pod === c.a.pod) &&
+        !s.timeline.some(
+          (e) =>
+            (e.action.kind === 'deletePod' || e.action.kind === 'forceDeletePod') && e.action.pod === c.a.pod,
+        ),
+    ),
+  'a finished pod re-created under its name on another node': (s: Scenario) => {
+    const cs = creates(s).filter((c) => !c.a.static && c.a.restartPolicy !== 'Always');
+    return cs.some((c) => cs.some((d) => d.a.pod === c.a.pod && d.atMs > c.atMs && d.a.node !== c.a.node));
+  },
+  'a static manifest put back after its containers completed': (s: Scenario) => {
+    const cs = creates(s).filter((c) => c.a.static && c.a.restartPolicy !== 'Always');
+    return cs.some((c) => cs.some((d) => d.a.pod === c.a.pod && d.atMs > c.atMs)) && exitsZero(s, 'Never');
+  },
+} as const;
+
+describe('the jobs profile', () => {
+  it('places every draft as a valid scenario that survives the writer and the loader', () => {
+    fc.assert(
+      fc.property(jobsDraft, fc.integer({ min: 1, max: FUZZ_NODES.length }), (d, n) => {
+        const nodes = FUZZ_NODES.slice(0, n);
+        const { entries, volumes } = placeJobs(d, nodes);
+        const timeline = [...entries]
+          .map((e, seq) => ({ e, seq }))
+          .sort((a, b) => a.e.atMs - b.e.atMs || a.seq - b.seq)
+          .map(({ e }) => ({ atMs: e.atMs, line: 0, action: e.action }));
+        const s: Scenario = {
+          file: '',
+          name: 'jobs',
+          description: '',
+          upstream: [],
+          seed: 1,
+          horizonMs: 3_600_000,
+          nodes,
+          volumes,
+          timeline,
+          claims: [],
+        };
+        const back = parseScenarioText(scenarioToYaml(s), 'jobs.yaml');
+        expect(back.timeline.map((e) => e.action)).toEqual(timeline.map((e) => e.action));
+      }),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
+  it("gives a campaign's first 1,500 cases each shape", () => {
+    const cases = scenariosOfCases(
+      1,
+      Array.from({ length: 1_500 }, (_, i) => i),
+    );
+    for (const [name, has] of Object.entries(SHAPES))
+      expect(cases.filter((s) => has(s)).length, name).toBeGreaterThan(0);
+  });
+});
