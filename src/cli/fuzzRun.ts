@@ -37,7 +37,7 @@ import { EXIT, InputError } from './errors.js';
 import { failureCompanions, writeFailureFiles } from './failureFiles.js';
 import type { fuzzBuilder, mainBuilder, replayBuilder } from './fuzzCommands.js';
 import { durationOption, fixesOption, positiveIntOption, seedOption, shardOption } from './options.js';
-import { writeOutputFile } from './output.js';
+import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
 import { wantsRunFiles, writeRunFiles } from './runFiles.js';
 import { defaultScenariosDir } from './scenarioArgs.js';
 import { colorEnabled, wallClockMs } from './terminal.js';
@@ -109,6 +109,9 @@ function replay(a: ReplayArgs, out: Out): number {
       `--path: no fuzz case at seed ${a.seed} path ${a.path} (${(err as Error).message.split('\n')[0]})`,
     );
   }
+  const outputs = { '--save': a.save, '--trace': a.trace, '--timeline': a.timeline };
+  refuseInputsAsOutputs([], outputs);
+  checkOutputPaths(outputs);
   if (a.save !== undefined) writeOutputFile(a.save, scenarioToYaml(scenario));
   const start = wallClockMs();
   const run = runGuarded(scenario, a.fixes, !a.json || wantsRunFiles(a));
@@ -116,7 +119,12 @@ function replay(a: ReplayArgs, out: Out): number {
   if (!run.ok)
     throw new Error(`the simulator failed on fuzz case --seed ${a.seed} --path ${a.path}:\n${run.error}`);
   const result = run.result;
-  writeRunFiles(result, a);
+  let writeError: unknown;
+  try {
+    writeRunFiles(result, a);
+  } catch (err) {
+    writeError = err;
+  }
   if (a.json) {
     out(JSON.stringify({ ...resultToJson(result, wallMs), campaignSeed: a.seed, path: a.path }));
   } else {
@@ -135,6 +143,7 @@ function replay(a: ReplayArgs, out: Out): number {
     );
     if (a.save !== undefined) out(`wrote ${a.save}`);
   }
+  if (writeError !== undefined) throw writeError;
   return result.violations.length === 0 ? EXIT.OK : EXIT.VIOLATION;
 }
 
@@ -282,6 +291,7 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
   let failing = 0;
   const planned = shardRange(a.runs, a.shard).size;
   if (a.shrink > 0) checkOutFolder(a.out);
+  checkOutputPaths({ '--junit': a.junit });
   const signals = interruptible();
   // Standard error only, and not with --json (whose consumers want stderr quiet): a CI log shows at once
   // what is running; from here a SIGINT / SIGTERM stops with the partial results.
@@ -324,10 +334,16 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     shrinkRuns: a.shrinkRuns,
     strict: a.strict,
   });
+  // A report that cannot be written after all (the disk filled up): said after the results, exit 2.
+  let junitError: string | undefined;
   if (a.junit !== undefined) {
     const { campaignJUnit, junitXml } = await import('../report/junit.js');
     const cases = report.results.map((r) => caseLine(r, a.seed, a.fixes));
-    writeOutputFile(a.junit, junitXml([campaignJUnit(lines, cases)]));
+    try {
+      writeOutputFile(a.junit, junitXml([campaignJUnit(lines, cases)]));
+    } catch (err) {
+      junitError = err instanceof Error ? err.message : String(err);
+    }
   }
 
   if (a.json) {
@@ -346,9 +362,10 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
   }
   const unwritten = written.filter((w) => w.error !== undefined);
   for (const w of unwritten) process.stderr.write(`podrace: ${w.error}\n`);
+  if (junitError !== undefined) process.stderr.write(`podrace: --junit ${junitError}\n`);
   // 128 + the signal number, as a shell reports a process the signal ended: after the partial results.
   if (signals.received !== null) return signals.received === 'SIGINT' ? 130 : 143;
-  return unwritten.length > 0 ? EXIT.USAGE : lines.summary.exitCode;
+  return unwritten.length > 0 || junitError !== undefined ? EXIT.USAGE : lines.summary.exitCode;
 }
 
 /**
