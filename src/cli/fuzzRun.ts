@@ -25,7 +25,7 @@ import {
   replayCommand,
   type SummaryLine,
 } from '../fuzz/campaignJson.js';
-import { defaultWorkerCount } from '../fuzz/pool.js';
+import { defaultWorkerCount, MAX_WORKERS } from '../fuzz/pool.js';
 import { checkPath, MAX_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { resultToJson } from '../report/json.js';
@@ -53,6 +53,17 @@ function nonNegativeIntOption(value: unknown, flag: string): number {
     throw new InputError(`${flag}: expected a whole number (0 or more), got "${text}"`);
   }
   return Number(text);
+}
+
+/** --workers: 1 ... MAX_WORKERS (src/fuzz/pool.ts says why). */
+function workersOption(value: unknown): number {
+  const workers = positiveIntOption(value, '--workers');
+  if (workers > MAX_WORKERS) {
+    throw new InputError(
+      `--workers: at most ${MAX_WORKERS} worker threads, got ${workers} (each loads and warms the simulator afresh: about 40 MB and a second of a core)`,
+    );
+  }
+  return workers;
 }
 
 /** --runs: 1 ... MAX_RUNS, so that every case a campaign runs is one `--path` may name. */
@@ -537,7 +548,7 @@ export async function fuzzCommand(argv: ArgvOf<typeof fuzzBuilder>): Promise<num
     seed,
     runs,
     fixes,
-    workers: positiveIntOption(argv.workers, '--workers'),
+    workers: workersOption(argv.workers),
     shard,
     out: String(argv.out),
     timeLimitMs:
@@ -581,7 +592,7 @@ export async function mainCommand(argv: ArgvOf<typeof mainBuilder>): Promise<num
       workers:
         argv.workers === undefined
           ? defaultWorkerCount(runs, availableParallelism())
-          : positiveIntOption(argv.workers, '--workers'),
+          : workersOption(argv.workers),
       color,
     },
     stdoutLine,

@@ -111,6 +111,13 @@ export interface SummaryLine {
   readonly strict: boolean;
   /** What stopped the campaign before every case of the shard ran, or null. */
   readonly stoppedBy: StopCause | null;
+  /** `stopped after N of M cases (--time-limit)` when stoppedBy is set, else null: not a complete campaign. */
+  readonly stopped: string | null;
+}
+
+/** `stopped after 3 of 500 cases (SIGINT)`: what an interrupted campaign says in its summary and JUnit. */
+export function stoppedText(ran: number, planned: number, by: StopCause): string {
+  return `stopped after ${ran} of ${planned} cases (${by === 'time-limit' ? '--time-limit' : by}): the rest were not checked`;
 }
 
 /** Why a campaign stopped starting cases early. */
@@ -274,6 +281,7 @@ export function linesOf(
     maxEventsCases: s.maxEventsCases,
     strict: s.strict,
     stoppedBy: s.stoppedBy,
+    stopped: s.stoppedBy === null ? null : stoppedText(s.ran, s.planned, s.stoppedBy),
   };
   return { cases, failures, summary };
 }
