@@ -326,6 +326,10 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     shouldStop: () => signals.received !== null || timeUp(),
     // Room for the signal handlers between chunks and shrink steps.
     yieldToHost: () => new Promise<void>((resolve) => setImmediate(resolve)),
+    every: (ms, check) => {
+      const timer = setInterval(check, ms);
+      return () => clearInterval(timer);
+    },
     onChunk: (done, results) => {
       failing += results.filter((r) => r.fired.length > 0 || r.error !== null).length;
       progress.update(`fuzz: ${done}/${planned} cases, ${failing} with violations`);

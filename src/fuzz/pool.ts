@@ -53,6 +53,11 @@ export interface PoolOptions {
    * signal handler can ask shouldStop to stop; without it the chunks run back to back.
    */
   readonly yieldToHost?: () => Promise<void>;
+  /**
+   * Calls `check` every `ms` of the host's wall clock until the returned function is called (the CLI passes
+   * setInterval): with worker threads, lets shouldStop end the campaign while workers are still starting.
+   */
+  readonly every?: (ms: number, check: () => void) => () => void;
   /** Where the worker script is; default: worker.js beside this file, if it exists. */
   readonly workerUrl?: URL | null;
 }
@@ -173,21 +178,19 @@ function runThreads(
     const startedAt = new Map<number, number>();
 
     // A worker gets its first chunk when it says it is ready: a time limit that passes while workers are
-    // still starting (many workers on few cores take seconds) stops the campaign there, not after every
-    // worker has started and run a chunk.
-    const poll =
-      o.shouldStop === undefined
-        ? undefined
-        : setInterval(() => {
-            if (running === 0 && o.shouldStop?.() === true) {
-              stopped = true;
-              finish();
-            }
-          }, 50);
+    // still starting (many workers on few cores take seconds) stops the campaign at the first worker
+    // ready after it (dispatch finishes when nothing runs), or at the host's next check (`every`) when no
+    // chunk runs, not after every worker has started and run a chunk.
+    const stopPolling = o.every?.(50, () => {
+      if (running === 0 && o.shouldStop?.() === true) {
+        stopped = true;
+        finish();
+      }
+    });
     const finish = (err?: Error) => {
       if (settled) return;
       settled = true;
-      if (poll !== undefined) clearInterval(poll);
+      stopPolling?.();
       for (const w of workers) void w.terminate();
       if (err !== undefined) reject(err);
       else resolve(stopped);

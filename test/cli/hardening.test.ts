@@ -36,7 +36,8 @@ describe('the process', () => {
   it('prints no Node warning: an error stays one line', () => {
     // A warning emitted while podrace runs (planted by a preloaded module; its timer keeps the process
     // alive until it fires, after start-up).
-    const plant = "data:text/javascript,setTimeout(()=>process.emitWarning('boo','ExperimentalWarning'),1500)";
+    const plant =
+      "data:text/javascript,setTimeout(()=>process.emitWarning('boo','ExperimentalWarning'),1500)";
     const r = podrace(['run', join(dir, 'missing.yaml')], { env: { NODE_OPTIONS: `--import=${plant}` } });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`${join(dir, 'missing.yaml')}: cannot read (ENOENT: no such file or directory)\n`);
