@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { podrace, root } from './spawnCli.js';
+import { podrace, root, shell } from './spawnCli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'podrace-hardening-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,5 +55,19 @@ describe('the process', () => {
     const r = podrace(['verify', bundled, `${root}/./scenarios/pod-deleted-before-start.yaml`]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/\n2 claims, all hold\n$/);
+  });
+});
+
+describe('inputs that never end', () => {
+  it('a FIFO whose writer stays silent: exit 2 after 5 s with one line saying so', () => {
+    const fifo = join(dir, 'silent.yaml');
+    // The shell holds the FIFO open for writing (O_RDWR does not wait for a reader) and writes nothing.
+    const start = Date.now();
+    const r = shell(`mkfifo '${fifo}' && exec 3<>'${fifo}' && $PODRACE run '${fifo}'`);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `${fifo}: nothing to read for 5s (0 bytes read): a writer that stays silent, or a file that waits for events; podrace reads a pipe whose writer sends it a scenario\n`,
+    );
+    expect(Date.now() - start).toBeLessThan(20_000);
   });
 });
