@@ -4,7 +4,7 @@
 // no facts (as fuzzing does), so a sweep costs what the runs cost.
 import { Chalk } from 'chalk';
 import type { Fixes } from '../fixes.js';
-import { fixFlags } from '../fuzz/fixFlags.js';
+import { fixFlags, shellQuote } from '../fuzz/fixFlags.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { type RunResult, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
@@ -117,7 +117,7 @@ export function formatSweep(s: SeedSweep, file: string, color: boolean): string[
       Number.POSITIVE_INFINITY,
     );
     lines.push(
-      `  replay a seed: ${['npx podrace run', file, `--seed ${first}`, ...fixFlags(s.fixes)].join(' ')}`,
+      `  replay a seed: ${['npx podrace run', shellQuote(file), `--seed ${first}`, ...fixFlags(s.fixes)].join(' ')}`,
     );
   }
   if (s.maxEvents > 0) lines.push(c.yellow(`${s.maxEvents} seed(s) hit the event budget before the horizon`));

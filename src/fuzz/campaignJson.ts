@@ -19,6 +19,7 @@ import {
   replayCommand,
   type Shard,
 } from './campaign.js';
+import { shellQuote } from './fixFlags.js';
 import type { ClosedBy } from './oracle.js';
 import { caseName, type FailureKind } from './shrink.js';
 
@@ -194,7 +195,7 @@ export function failureLine(f: CampaignFailure, file: string, seed: number, fixe
     minimal: !f.shrink.cutShort,
     violations: f.run.ok ? f.run.result.violations.map(violationToJson) : [],
     replay: [
-      [`${PODRACE_COMMAND} run`, file, ...fixFlags(fixes)].join(' '),
+      [`${PODRACE_COMMAND} run`, shellQuote(file), ...fixFlags(fixes)].join(' '),
       replayCommand(seed, f.shrink.path, fixes),
     ],
     timeline: f.run.ok ? formatTimeline(f.run.result, { color: false, limit: FAILURE_TIMELINE_LINES }) : [],

@@ -41,3 +41,14 @@ export function claimFixesOf(fixes: Fixes): ClaimFixes {
   }
   return best ?? { kubelet: 'fixed', off: [], on: [] };
 }
+
+/**
+ * One word of a command line podrace prints for pasting into a POSIX shell: as it is when it holds only
+ * characters no shell treats specially, else in single quotes (a `'` inside as `'\''`), so a path with a
+ * space stays one word and a crafted file name (`$(rm -rf ~).yaml`, `a;b`) is never run. Control
+ * characters inside are escaped for the terminal by the CLI's output.
+ */
+export function shellQuote(word: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}

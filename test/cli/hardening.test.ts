@@ -71,3 +71,24 @@ describe('inputs that never end', () => {
     expect(Date.now() - start).toBeLessThan(20_000);
   });
 });
+
+describe('what reaches the terminal', () => {
+  it('replay commands quote a path with a space or shell characters (POSIX single quotes)', () => {
+    const file = join(dir, "my scenario $(touch pwned)'.yaml");
+    writeFileSync(file, text);
+    const r = podrace(['run', file, '--seeds', '1..2', '--kubelet', 'legacy']);
+    const quoted = `'${file.replaceAll("'", "'\\''")}'`;
+    expect(r.stdout).toContain(`replay a seed: npx podrace run ${quoted} --seed `);
+    // Pasted into a shell, it is one word: the file itself.
+    const echoed = shell(`printf %s ${quoted}`);
+    expect(echoed.stdout).toBe(file);
+  });
+
+  it('escapes control characters of an input in an error line', () => {
+    const r = podrace(['run', join(dir, 'a\x1b]0;title\x07b.yaml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `${join(dir, 'a\\x1b]0;title\\x07b.yaml')}: cannot read (ENOENT: no such file or directory)\n`,
+    );
+  });
+});
