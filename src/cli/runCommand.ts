@@ -37,7 +37,13 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
       .concat(argv.bisect ? ['bisect'] : [])
       .map((k) => `--${k}`);
     const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
-    const sweep = { seeds: argv.seeds, json: argv.json, color, conflicts };
+    const sweep = {
+      seeds: argv.seeds,
+      json: argv.json,
+      color,
+      conflicts,
+      maxEvents: maxEventsOption(argv['max-events']),
+    };
     const { runSweep } = await import('./seedSweep.js');
     return runSweep(scenario, fixes, sweep, wallClockMs, (l) => process.stdout.write(`${l}\n`));
   }

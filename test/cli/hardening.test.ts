@@ -92,3 +92,14 @@ describe('what reaches the terminal', () => {
     );
   });
 });
+
+describe('event budgets', () => {
+  it('run --seeds honours --max-events and never counts a seed cut short as clean', () => {
+    const r = podrace(['run', bundled, '--seeds', '1..3', '--max-events', '20']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      'INCOMPLETE: 3 seed(s) cut short by the event budget before the horizon (not checked after that point)',
+    );
+    expect(r.stdout).toContain('3 of 3 seeds with violations or cut short');
+  });
+});
