@@ -6,7 +6,7 @@ import { hideBin } from 'yargs/helpers';
 import { EXIT, InputError } from './cli/errors.js';
 import { buildParser } from './cli/parser.js';
 import { escapeControl } from './cli/terminal.js';
-import { shellQuote } from './fuzz/fixFlags.js';
+import { shellQuote } from './shellQuote.js';
 
 async function main(argv: string[]): Promise<number> {
   let exitCode: number = EXIT.OK;

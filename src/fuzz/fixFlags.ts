@@ -1,6 +1,8 @@
 // How a fix set and a fuzz case are written on a command line and in a claim: the shortest --kubelet /
 // --fix flags, the replay command, the claim's fix set. Light: the CLI's `run` prints them without loading
 // the fuzzer.
+export { shellQuote } from '../shellQuote.js';
+
 import { FIX_IDS, Fixes, KUBELET_NAMES } from '../fixes.js';
 import type { ClaimFixes } from '../scenario/types.js';
 
@@ -40,15 +42,4 @@ export function claimFixesOf(fixes: Fixes): ClaimFixes {
       best = { kubelet, off, on };
   }
   return best ?? { kubelet: 'fixed', off: [], on: [] };
-}
-
-/**
- * One word of a command line podrace prints for pasting into a POSIX shell: as it is when it holds only
- * characters no shell treats specially, else in single quotes (a `'` inside as `'\''`), so a path with a
- * space stays one word and a crafted file name (`$(rm -rf ~).yaml`, `a;b`) is never run. Control
- * characters inside are escaped for the terminal by the CLI's output.
- */
-export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replaceAll("'", "'\\''")}'`;
 }
