@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // The podrace command line (docs/cli.md). This shell is the only place that touches the process:
 // argv, stdout, exit codes and the wall clock for `wallMs`.
+import './cli/quietWarnings.js';
 import { hideBin } from 'yargs/helpers';
 import { EXIT, InputError } from './cli/errors.js';
 import { buildParser } from './cli/parser.js';
+import { escapeControl } from './cli/terminal.js';
+import { shellQuote } from './shellQuote.js';
 
 async function main(argv: string[]): Promise<number> {
   let exitCode: number = EXIT.OK;
@@ -35,13 +38,15 @@ try {
 } catch (err) {
   if (err instanceof InputError) {
     // `file:line:col: field: ...` as editors and CI parse it: the location first, no prefix before it.
-    process.stderr.write(err.located ? `${err.message}\n` : `podrace: ${err.message}\n`);
+    process.stderr.write(escapeControl(err.located ? `${err.message}\n` : `podrace: ${err.message}\n`));
     process.exitCode = EXIT.USAGE;
   } else {
     const stack = err instanceof Error ? (err.stack ?? err.message) : String(err);
-    process.stderr.write(`podrace: internal error\n${stack}\n`);
+    process.stderr.write(escapeControl(`podrace: internal error\n${stack}\n`));
     process.stderr.write(
-      `This is a bug in podrace. Please report it with the command you ran: podrace ${hideBin(process.argv).join(' ')}\n`,
+      escapeControl(
+        `This is a bug in podrace. Please report it with the command you ran: podrace ${hideBin(process.argv).map(shellQuote).join(' ')}\n`,
+      ),
     );
     process.exitCode = EXIT.INTERNAL;
   }

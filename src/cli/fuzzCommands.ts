@@ -25,7 +25,8 @@ export function fuzzBuilder(y: Argv) {
       type: 'string',
       requiresArg: true,
       default: '1',
-      describe: 'worker threads (built code only; see docs/fuzzing.md)',
+      describe:
+        'worker threads, 1 to 64 (built code only; start-up counts against --time-limit; docs/fuzzing.md)',
     })
     .option('shard', {
       type: 'string',
@@ -120,7 +121,7 @@ export function mainBuilder(y: Argv) {
     .option('workers', {
       type: 'string',
       requiresArg: true,
-      describe: 'worker threads (default: one per 2,000 cases, up to 4 CPUs)',
+      describe: 'worker threads, 1 to 64 (default: one per 2,000 cases, up to 4 CPUs)',
     })
     .options(elideOption)
     .example('$0 main --runs 20 --workers 1', 'a shorter npm start');

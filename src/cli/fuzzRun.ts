@@ -25,7 +25,7 @@ import {
   replayCommand,
   type SummaryLine,
 } from '../fuzz/campaignJson.js';
-import { defaultWorkerCount } from '../fuzz/pool.js';
+import { defaultWorkerCount, MAX_WORKERS } from '../fuzz/pool.js';
 import { checkPath, MAX_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { resultToJson } from '../report/json.js';
@@ -37,7 +37,7 @@ import { EXIT, InputError } from './errors.js';
 import { failureCompanions, writeFailureFiles } from './failureFiles.js';
 import type { fuzzBuilder, mainBuilder, replayBuilder } from './fuzzCommands.js';
 import { durationOption, fixesOption, positiveIntOption, seedOption, shardOption } from './options.js';
-import { writeOutputFile } from './output.js';
+import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
 import { wantsRunFiles, writeRunFiles } from './runFiles.js';
 import { defaultScenariosDir } from './scenarioArgs.js';
 import { colorEnabled, wallClockMs } from './terminal.js';
@@ -53,6 +53,17 @@ function nonNegativeIntOption(value: unknown, flag: string): number {
     throw new InputError(`${flag}: expected a whole number (0 or more), got "${text}"`);
   }
   return Number(text);
+}
+
+/** --workers: 1 ... MAX_WORKERS (src/fuzz/pool.ts says why). */
+function workersOption(value: unknown): number {
+  const workers = positiveIntOption(value, '--workers');
+  if (workers > MAX_WORKERS) {
+    throw new InputError(
+      `--workers: at most ${MAX_WORKERS} worker threads, got ${workers} (each loads and warms the simulator afresh: about 40 MB and a second of a core)`,
+    );
+  }
+  return workers;
 }
 
 /** --runs: 1 ... MAX_RUNS, so that every case a campaign runs is one `--path` may name. */
@@ -109,6 +120,9 @@ function replay(a: ReplayArgs, out: Out): number {
       `--path: no fuzz case at seed ${a.seed} path ${a.path} (${(err as Error).message.split('\n')[0]})`,
     );
   }
+  const outputs = { '--save': a.save, '--trace': a.trace, '--timeline': a.timeline };
+  refuseInputsAsOutputs([], outputs);
+  checkOutputPaths(outputs);
   if (a.save !== undefined) writeOutputFile(a.save, scenarioToYaml(scenario));
   const start = wallClockMs();
   const run = runGuarded(scenario, a.fixes, !a.json || wantsRunFiles(a));
@@ -116,7 +130,12 @@ function replay(a: ReplayArgs, out: Out): number {
   if (!run.ok)
     throw new Error(`the simulator failed on fuzz case --seed ${a.seed} --path ${a.path}:\n${run.error}`);
   const result = run.result;
-  writeRunFiles(result, a);
+  let writeError: unknown;
+  try {
+    writeRunFiles(result, a);
+  } catch (err) {
+    writeError = err;
+  }
   if (a.json) {
     out(JSON.stringify({ ...resultToJson(result, wallMs), campaignSeed: a.seed, path: a.path }));
   } else {
@@ -135,6 +154,7 @@ function replay(a: ReplayArgs, out: Out): number {
     );
     if (a.save !== undefined) out(`wrote ${a.save}`);
   }
+  if (writeError !== undefined) throw writeError;
   return result.violations.length === 0 ? EXIT.OK : EXIT.VIOLATION;
 }
 
@@ -282,6 +302,7 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
   let failing = 0;
   const planned = shardRange(a.runs, a.shard).size;
   if (a.shrink > 0) checkOutFolder(a.out);
+  checkOutputPaths({ '--junit': a.junit });
   const signals = interruptible();
   // Standard error only, and not with --json (whose consumers want stderr quiet): a CI log shows at once
   // what is running; from here a SIGINT / SIGTERM stops with the partial results.
@@ -305,6 +326,10 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     shouldStop: () => signals.received !== null || timeUp(),
     // Room for the signal handlers between chunks and shrink steps.
     yieldToHost: () => new Promise<void>((resolve) => setImmediate(resolve)),
+    every: (ms, check) => {
+      const timer = setInterval(check, ms);
+      return () => clearInterval(timer);
+    },
     onChunk: (done, results) => {
       failing += results.filter((r) => r.fired.length > 0 || r.error !== null).length;
       progress.update(`fuzz: ${done}/${planned} cases, ${failing} with violations`);
@@ -324,10 +349,16 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     shrinkRuns: a.shrinkRuns,
     strict: a.strict,
   });
+  // A report that cannot be written after all (the disk filled up): said after the results, exit 2.
+  let junitError: string | undefined;
   if (a.junit !== undefined) {
     const { campaignJUnit, junitXml } = await import('../report/junit.js');
     const cases = report.results.map((r) => caseLine(r, a.seed, a.fixes));
-    writeOutputFile(a.junit, junitXml([campaignJUnit(lines, cases)]));
+    try {
+      writeOutputFile(a.junit, junitXml([campaignJUnit(lines, cases)]));
+    } catch (err) {
+      junitError = err instanceof Error ? err.message : String(err);
+    }
   }
 
   if (a.json) {
@@ -346,9 +377,10 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
   }
   const unwritten = written.filter((w) => w.error !== undefined);
   for (const w of unwritten) process.stderr.write(`podrace: ${w.error}\n`);
+  if (junitError !== undefined) process.stderr.write(`podrace: --junit ${junitError}\n`);
   // 128 + the signal number, as a shell reports a process the signal ended: after the partial results.
   if (signals.received !== null) return signals.received === 'SIGINT' ? 130 : 143;
-  return unwritten.length > 0 ? EXIT.USAGE : lines.summary.exitCode;
+  return unwritten.length > 0 || junitError !== undefined ? EXIT.USAGE : lines.summary.exitCode;
 }
 
 /**
@@ -520,7 +552,7 @@ export async function fuzzCommand(argv: ArgvOf<typeof fuzzBuilder>): Promise<num
     seed,
     runs,
     fixes,
-    workers: positiveIntOption(argv.workers, '--workers'),
+    workers: workersOption(argv.workers),
     shard,
     out: String(argv.out),
     timeLimitMs:
@@ -564,7 +596,7 @@ export async function mainCommand(argv: ArgvOf<typeof mainBuilder>): Promise<num
       workers:
         argv.workers === undefined
           ? defaultWorkerCount(runs, availableParallelism())
-          : positiveIntOption(argv.workers, '--workers'),
+          : workersOption(argv.workers),
       color,
     },
     stdoutLine,

@@ -9,7 +9,7 @@ import type { ArgvOf, runBuilder } from './commands.js';
 import { EXIT } from './errors.js';
 import { eventFilterOf, eventLines } from './eventsOption.js';
 import { fixesOption, maxEventsOption, seedOption } from './options.js';
-import { refuseInputsAsOutputs } from './output.js';
+import { checkOutputPaths, refuseInputsAsOutputs } from './output.js';
 import { writeRunFiles } from './runFiles.js';
 import { resolveScenarioArg } from './scenarioArgs.js';
 import { colorEnabled, wallClockMs } from './terminal.js';
@@ -17,6 +17,7 @@ import { colorEnabled, wallClockMs } from './terminal.js';
 export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<number> {
   const file = resolveScenarioArg(String(argv.file));
   refuseInputsAsOutputs([file], { '--trace': argv.trace, '--timeline': argv.timeline });
+  checkOutputPaths({ '--trace': argv.trace, '--timeline': argv.timeline });
   const scenario = loadScenarioFile(file);
   const fixes = fixesOption(argv.kubelet, argv.fix);
   if (argv.seeds !== undefined) {
@@ -36,7 +37,13 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
       .concat(argv.bisect ? ['bisect'] : [])
       .map((k) => `--${k}`);
     const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
-    const sweep = { seeds: argv.seeds, json: argv.json, color, conflicts };
+    const sweep = {
+      seeds: argv.seeds,
+      json: argv.json,
+      color,
+      conflicts,
+      maxEvents: maxEventsOption(argv['max-events']),
+    };
     const { runSweep } = await import('./seedSweep.js');
     return runSweep(scenario, fixes, sweep, wallClockMs, (l) => process.stdout.write(`${l}\n`));
   }
@@ -51,7 +58,13 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
   const start = wallClockMs();
   const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts, maxEvents });
   const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
-  writeRunFiles(result, argv);
+  // Checked before the run; a write that fails after all (a full disk) is reported after the output.
+  let writeError: unknown;
+  try {
+    writeRunFiles(result, argv);
+  } catch (err) {
+    writeError = err;
+  }
   const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
   // The oracle (and the fuzzer it belongs to) only for --bisect.
   const bisector = argv.bisect ? await import('./bisect.js') : undefined;
@@ -87,6 +100,7 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
     if (bisection !== undefined)
       for (const line of bisector?.formatBisection(bisection, color) ?? []) process.stdout.write(`${line}\n`);
   }
+  if (writeError !== undefined) throw writeError;
   // A run cut short did not check the rest of its scenario: never a pass.
   return result.violations.length === 0 && result.complete ? EXIT.OK : EXIT.VIOLATION;
 }

@@ -1,7 +1,7 @@
 // What `run` and `verify` accept where a scenario is expected: a file, a folder of *.yaml files, or the
 // name of a bundled scenario (as `podrace list scenarios` prints it); and which folder `verify` checks
 // when it is given none.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { bundledScenarioFiles, bundledScenariosDir } from '../scenario/bundled.js';
 import { pathFiles, SCENARIO_EXTENSIONS } from '../scenario/files.js';
@@ -97,5 +97,19 @@ export function expandScenarioPaths(paths: readonly string[]): ExpandedPaths {
     files.push(...found.files);
     invalid.push(...found.invalid);
   }
-  return { files, invalid };
+  // One file named twice (`verify a.yaml ./a.yaml`, a folder and a file in it, a symlink to it) is checked
+  // once, where it first appears: it is no clash with itself.
+  const seen = new Set<string>();
+  const unique = files.filter((f) => {
+    let real: string;
+    try {
+      real = realpathSync(f);
+    } catch {
+      real = resolve(f);
+    }
+    if (seen.has(real)) return false;
+    seen.add(real);
+    return true;
+  });
+  return { files: unique, invalid };
 }

@@ -4,7 +4,7 @@
 // no facts (as fuzzing does), so a sweep costs what the runs cost.
 import { Chalk } from 'chalk';
 import type { Fixes } from '../fixes.js';
-import { fixFlags } from '../fuzz/fixFlags.js';
+import { fixFlags, shellQuote } from '../fuzz/fixFlags.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { type RunResult, runScenario } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
@@ -54,7 +54,7 @@ export interface SeedSweep {
   readonly seeds: readonly number[];
   /** Violations and findings, in the invariant table's order. */
   readonly invariants: ReadonlyMap<InvariantId, SweepTally>;
-  /** Seeds with no violation (findings do not count). */
+  /** Seeds run to their horizon with no violation (findings do not count; a seed cut short is not clean). */
   readonly clean: number;
   /** Seeds whose run hit the event budget before the horizon. */
   readonly maxEvents: number;
@@ -66,13 +66,15 @@ export function sweepSeeds(
   fixes: Fixes,
   seeds: readonly number[],
   onSeed?: (done: number, result: RunResult) => void,
+  maxEventsBudget?: number,
 ): SeedSweep {
   const acc = new Map<InvariantId, { seeds: number; knownOpen: number; firstSeed: number }>();
   let clean = 0;
   let maxEvents = 0;
   seeds.forEach((seed, i) => {
-    const result = runScenario(scenario, { fixes, seed });
-    if (result.violations.length === 0) clean++;
+    const result = runScenario(scenario, { fixes, seed, maxEvents: maxEventsBudget });
+    // A run cut short by its event budget checked nothing after that point: never clean.
+    if (result.violations.length === 0 && result.complete) clean++;
     if (result.outcome === 'max-events') maxEvents++;
     for (const id of INVARIANT_IDS) {
       const fired = [...result.violations, ...result.findings].filter((v) => v.invariant === id);
@@ -117,14 +119,19 @@ export function formatSweep(s: SeedSweep, file: string, color: boolean): string[
       Number.POSITIVE_INFINITY,
     );
     lines.push(
-      `  replay a seed: ${['npx podrace run', file, `--seed ${first}`, ...fixFlags(s.fixes)].join(' ')}`,
+      `  replay a seed: ${['npx podrace run', shellQuote(file), `--seed ${first}`, ...fixFlags(s.fixes)].join(' ')}`,
     );
   }
-  if (s.maxEvents > 0) lines.push(c.yellow(`${s.maxEvents} seed(s) hit the event budget before the horizon`));
+  if (s.maxEvents > 0)
+    lines.push(
+      c.red(
+        `INCOMPLETE: ${s.maxEvents} seed(s) cut short by the event budget before the horizon (not checked after that point)`,
+      ),
+    );
   const verdict =
     s.clean === n
       ? c.green(`all ${n} seeds: no violations`)
-      : c.red(`${n - s.clean} of ${n} seeds with violations`);
+      : c.red(`${n - s.clean} of ${n} seeds with violations or cut short`);
   lines.push(verdict);
   return lines;
 }
@@ -149,6 +156,8 @@ export interface SweepArgs {
   readonly color: boolean;
   /** Flags given with --seeds that a sweep cannot honour (each names one seed's run). */
   readonly conflicts: readonly string[];
+  /** --max-events: each seed's event budget (default: sized from the scenario). */
+  readonly maxEvents?: number | undefined;
 }
 
 /** `run --seeds`: the sweep, printed; returns the exit code (1 if some seed violated an invariant). */
@@ -166,10 +175,16 @@ export function runSweep(
   const seeds = parseSeedList(a.seeds);
   const start = clock();
   const progress = process.stderr.isTTY === true && !a.json;
-  const sweep = sweepSeeds(scenario, fixes, seeds, (done) => {
-    if (progress && (done % 10 === 0 || done === seeds.length))
-      process.stderr.write(`\r\x1b[2Kseeds: ${done}/${seeds.length}`);
-  });
+  const sweep = sweepSeeds(
+    scenario,
+    fixes,
+    seeds,
+    (done) => {
+      if (progress && (done % 10 === 0 || done === seeds.length))
+        process.stderr.write(`\r\x1b[2Kseeds: ${done}/${seeds.length}`);
+    },
+    a.maxEvents,
+  );
   if (progress) process.stderr.write('\r\x1b[2K');
   const wallMs = Math.round((clock() - start) * 10) / 10;
   if (a.json) out(JSON.stringify(sweepToJson(sweep, wallMs)));

@@ -2,7 +2,7 @@
 // command runs (src/cli/commands.ts registers it; src/cli/verify.ts checks the claims).
 import type { ArgvOf, verifyBuilder } from './commands.js';
 import { maxEventsOption } from './options.js';
-import { refuseInputsAsOutputs, writeOutputFile } from './output.js';
+import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
 import { defaultScenariosDir, expandScenarioPaths } from './scenarioArgs.js';
 import { colorEnabled } from './terminal.js';
 import {
@@ -19,6 +19,7 @@ export async function verifyCommand(argv: ArgvOf<typeof verifyBuilder>): Promise
     argv.paths === undefined || argv.paths.length === 0 ? [defaultScenariosDir()] : argv.paths.map(String);
   const { files, invalid } = expandScenarioPaths(paths);
   refuseInputsAsOutputs(files, { '--junit': argv.junit });
+  checkOutputPaths({ '--junit': argv.junit });
   const entries = verifyFiles(files, invalid, maxEventsOption(argv['max-events']));
   const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
   const out = argv.json ? verifyJsonLines(entries) : formatVerifyTable(entries, color);

@@ -193,6 +193,11 @@ export interface CampaignOptions {
   readonly oracle?: boolean;
   /** Lets the host's event loop run between chunks and shrink steps (signals); see PoolOptions. */
   readonly yieldToHost?: () => Promise<void>;
+  /**
+   * Calls `check` every `ms` of the host's wall clock until the returned function is called (the CLI passes
+   * setInterval): with worker threads, lets shouldStop end the campaign while workers are still starting.
+   */
+  readonly every?: (ms: number, check: () => void) => () => void;
   /** Run every case twice and compare digests (--check-determinism). */
   readonly checkDeterminism?: boolean;
   /** Where the worker script is (null: run in this thread); default: beside pool.js when built. */
@@ -434,6 +439,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     ...(o.now === undefined ? {} : { now: o.now }),
     ...(o.workerUrl === undefined ? {} : { workerUrl: o.workerUrl }),
     ...(o.yieldToHost === undefined ? {} : { yieldToHost: o.yieldToHost }),
+    ...(o.every === undefined ? {} : { every: o.every }),
   });
   const kinds = kindStats(pool.results);
   const failures: CampaignFailure[] = [];

@@ -19,6 +19,7 @@ import {
   replayCommand,
   type Shard,
 } from './campaign.js';
+import { shellQuote } from './fixFlags.js';
 import type { ClosedBy } from './oracle.js';
 import { caseName, type FailureKind } from './shrink.js';
 
@@ -111,6 +112,13 @@ export interface SummaryLine {
   readonly strict: boolean;
   /** What stopped the campaign before every case of the shard ran, or null. */
   readonly stoppedBy: StopCause | null;
+  /** `stopped after N of M cases (--time-limit)` when stoppedBy is set, else null: not a complete campaign. */
+  readonly stopped: string | null;
+}
+
+/** `stopped after 3 of 500 cases (SIGINT)`: what an interrupted campaign says in its summary and JUnit. */
+export function stoppedText(ran: number, planned: number, by: StopCause): string {
+  return `stopped after ${ran} of ${planned} cases (${by === 'time-limit' ? '--time-limit' : by}): the rest were not checked`;
 }
 
 /** Why a campaign stopped starting cases early. */
@@ -187,7 +195,7 @@ export function failureLine(f: CampaignFailure, file: string, seed: number, fixe
     minimal: !f.shrink.cutShort,
     violations: f.run.ok ? f.run.result.violations.map(violationToJson) : [],
     replay: [
-      [`${PODRACE_COMMAND} run`, file, ...fixFlags(fixes)].join(' '),
+      [`${PODRACE_COMMAND} run`, shellQuote(file), ...fixFlags(fixes)].join(' '),
       replayCommand(seed, f.shrink.path, fixes),
     ],
     timeline: f.run.ok ? formatTimeline(f.run.result, { color: false, limit: FAILURE_TIMELINE_LINES }) : [],
@@ -274,6 +282,7 @@ export function linesOf(
     maxEventsCases: s.maxEventsCases,
     strict: s.strict,
     stoppedBy: s.stoppedBy,
+    stopped: s.stoppedBy === null ? null : stoppedText(s.ran, s.planned, s.stoppedBy),
   };
   return { cases, failures, summary };
 }

@@ -1,6 +1,8 @@
 // How a fix set and a fuzz case are written on a command line and in a claim: the shortest --kubelet /
 // --fix flags, the replay command, the claim's fix set. Light: the CLI's `run` prints them without loading
 // the fuzzer.
+export { shellQuote } from '../shellQuote.js';
+
 import { FIX_IDS, Fixes, KUBELET_NAMES } from '../fixes.js';
 import type { ClaimFixes } from '../scenario/types.js';
 

@@ -122,6 +122,8 @@ const summarySchema = z.object({
   maxEventsCases: count,
   strict: z.boolean(),
   stoppedBy: z.enum(['time-limit', 'SIGINT', 'SIGTERM']).nullable(),
+  // Added later: a shard written by an older podrace has no such field.
+  stopped: z.string().nullable().optional(),
 });
 
 function quote(text: string): string {

@@ -29,6 +29,7 @@ export interface WorkerSetup {
 
 export type ToWorker = { readonly type: 'chunk'; readonly id: number; readonly cases: readonly number[] };
 export type FromWorker =
+  | { readonly type: 'ready' }
   | { readonly type: 'chunk'; readonly id: number; readonly results: readonly CaseOutcome[] }
   | { readonly type: 'error'; readonly id: number; readonly error: string };
 
@@ -52,6 +53,11 @@ export interface PoolOptions {
    * signal handler can ask shouldStop to stop; without it the chunks run back to back.
    */
   readonly yieldToHost?: () => Promise<void>;
+  /**
+   * Calls `check` every `ms` of the host's wall clock until the returned function is called (the CLI passes
+   * setInterval): with worker threads, lets shouldStop end the campaign while workers are still starting.
+   */
+  readonly every?: (ms: number, check: () => void) => () => void;
   /** Where the worker script is; default: worker.js beside this file, if it exists. */
   readonly workerUrl?: URL | null;
 }
@@ -76,6 +82,14 @@ export const CASES_PER_WORKER_MIN = 2000;
  * cases, at most `cpus` and 4, and at least 1 (this thread). `npm start`'s 60 cases run in this thread,
  * already warm from verifying the bundled scenarios: two cold workers took 4.0-4.2 s against 2.2 s.
  */
+/**
+ * The most worker threads `--workers` takes. Each thread is a V8 isolate that loads the simulator and warms
+ * its JIT afresh (about 35-40 MB and a second or more of one core each); 64 is more cores than the
+ * machines podrace runs on have, and 64 threads already cost about 2.4 GB. More would only buy memory
+ * and start-up time, so the flag refuses them (exit 2) instead of letting them eat a --time-limit.
+ */
+export const MAX_WORKERS = 64;
+
 export function defaultWorkerCount(cases: number, cpus: number): number {
   return Math.max(1, Math.min(4, cpus, Math.floor(cases / CASES_PER_WORKER_MIN)));
 }
@@ -163,9 +177,20 @@ function runThreads(
     let settled = false;
     const startedAt = new Map<number, number>();
 
+    // A worker gets its first chunk when it says it is ready: a time limit that passes while workers are
+    // still starting (many workers on few cores take seconds) stops the campaign at the first worker
+    // ready after it (dispatch finishes when nothing runs), or at the host's next check (`every`) when no
+    // chunk runs, not after every worker has started and run a chunk.
+    const stopPolling = o.every?.(50, () => {
+      if (running === 0 && o.shouldStop?.() === true) {
+        stopped = true;
+        finish();
+      }
+    });
     const finish = (err?: Error) => {
       if (settled) return;
       settled = true;
+      stopPolling?.();
       for (const w of workers) void w.terminate();
       if (err !== undefined) reject(err);
       else resolve(stopped);
@@ -190,6 +215,10 @@ function runThreads(
       });
       workers.push(w);
       w.on('message', (msg: FromWorker) => {
+        if (msg.type === 'ready') {
+          dispatch(w);
+          return;
+        }
         running--;
         if (msg.type === 'error') {
           finish(new Error(`fuzz worker failed on chunk ${msg.id}: ${msg.error}`));
@@ -206,7 +235,6 @@ function runThreads(
       w.on('exit', (code) => {
         if (code !== 0 && !settled) finish(new Error(`fuzz worker exited with code ${code}`));
       });
-      dispatch(w);
     }
   });
 }

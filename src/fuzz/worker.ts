@@ -24,4 +24,6 @@ if (port !== null) {
     }
     port.postMessage(reply);
   });
+  // Loaded and ready: only now is a chunk sent, so start-up counts against --time-limit (src/fuzz/pool.ts).
+  port.postMessage({ type: 'ready' } satisfies FromWorker);
 }

@@ -2,7 +2,13 @@
 // per fuzz case, one per scenario claim. Built with junit-report-builder, never by hand: it escapes
 // what a scenario name or a stack may contain. Loaded only when --junit is given.
 import junitModule, { type Builder } from 'junit-report-builder';
-import { type CampaignLines, type CaseLine, fixesOfRecord, replayCommand } from '../fuzz/campaignJson.js';
+import {
+  type CampaignLines,
+  type CaseLine,
+  fixesOfRecord,
+  replayCommand,
+  stoppedText,
+} from '../fuzz/campaignJson.js';
 import { type ClaimResult, claimLabel } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 
@@ -88,6 +94,16 @@ export function campaignJUnit(lines: CampaignLines, cases: readonly CaseLine[]):
     }
     return c.fired.length === 0 ? base : { ...base, output: details.join('\n') };
   });
+  // An interrupted campaign is not a green one: the cases that never ran are one case that errors.
+  if (s.stoppedBy !== null) {
+    const message = stoppedText(s.ran, s.planned, s.stoppedBy);
+    tests.push({
+      name: 'campaign stopped before every case ran',
+      className: `podrace.fuzz.seed-${s.campaignSeed}`,
+      timeS: 0,
+      error: { message, text: `${message}; rerun without --time-limit (or uninterrupted) to check them` },
+    });
+  }
   return {
     name: `podrace fuzz seed ${s.campaignSeed}${s.shard === null ? '' : ` shard ${s.shard}`}`,
     properties: {
@@ -98,6 +114,9 @@ export function campaignJUnit(lines: CampaignLines, cases: readonly CaseLine[]):
       strict: String(s.strict),
       version: s.version,
       stoppedByTimeLimit: String(s.stoppedByTimeLimit),
+      ...(s.stoppedBy === null
+        ? {}
+        : { stoppedBy: s.stoppedBy, stopped: stoppedText(s.ran, s.planned, s.stoppedBy) }),
     },
     cases: tests,
   };

@@ -6,7 +6,9 @@
 //
 // Pipes: a pipe named on the command line is read (`podrace run <(sed ... s.yaml)`), capped like a file, if
 // a writer has it open already, as process substitution gives; podrace never waits for a writer to appear
-// (it opens without blocking and reads a pipe nobody writes to as empty). In a folder only regular files
+// (it opens without blocking and reads a pipe nobody writes to as empty), and a read that finds nothing for
+// SILENT_INPUT_MS (a writer that stays silent, /proc/kmsg) is an InputError, not a hang. In a folder only
+// regular files
 // (or symlinks to them) are read; any other `*.yaml` there is reported, not opened.
 import {
   closeSync,
@@ -68,6 +70,13 @@ function nap(ms: number): void {
 const CHUNK_BYTES = 64 * 1024;
 
 /**
+ * How long a read may find nothing to read before podrace gives up: a FIFO whose writer stays silent,
+ * /proc/kmsg (which blocks until the kernel logs). A writer that is there sends within milliseconds.
+ */
+export const SILENT_INPUT_MS = 5000;
+const NAP_MS = 10;
+
+/**
  * The text of a regular file or of a pipe named explicitly, at most `limit.maxBytes` bytes. `what` names
  * the expected content in messages ("a scenario file").
  */
@@ -93,6 +102,7 @@ export function readInputText(path: string, limit: ReadLimit, what: string): str
     }
     const chunks: Buffer[] = [];
     let total = 0;
+    let silentMs = 0;
     for (;;) {
       const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, limit.maxBytes + 1 - total));
       let n: number;
@@ -100,12 +110,21 @@ export function readInputText(path: string, limit: ReadLimit, what: string): str
         n = readSync(fd, buffer, 0, buffer.length, null);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
-          nap(10); // a pipe whose writer has not written yet
+          // A pipe whose writer has not written yet: waited for, a while.
+          if (silentMs >= SILENT_INPUT_MS) {
+            throw fileError(
+              path,
+              `nothing to read for ${SILENT_INPUT_MS / 1000}s (${total} bytes read): a writer that stays silent, or a file that waits for events; podrace reads a pipe whose writer sends it a scenario`,
+            );
+          }
+          nap(NAP_MS);
+          silentMs += NAP_MS;
           continue;
         }
         throw fileError(path, `cannot read (${errnoReason(err)})`);
       }
       if (n === 0) break;
+      silentMs = 0;
       chunks.push(buffer.subarray(0, n));
       total += n;
       if (total > limit.maxBytes) throw tooLarge(path, `more than ${limit.maxBytes} bytes`, limit);

@@ -84,9 +84,12 @@ export function parseScenarioText(text: string, fileName: string): Scenario {
       located: true,
     });
   }
+  // A lone CR is a line break in YAML 1.2 (classic Mac files); the yaml package breaks lines at LF only.
+  // One character for one: every offset, line and column stays where it was.
+  const lines = text.includes('\r') ? text.replace(/\r(?!\n)/g, '\n') : text;
   const lineCounter = new LineCounter();
   // uniqueKeys: false: the yaml package's check is quadratic; ScenarioTree finds duplicates in one walk.
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
+  const doc = parseDocument(lines, { lineCounter, uniqueKeys: false, prettyErrors: false });
   const tree = new ScenarioTree(doc);
   const report = (problems: readonly Problem[]): never => {
     throw new InputError(formatProblems(problems, fileName, tree, lineCounter), { located: true });
@@ -100,7 +103,21 @@ export function parseScenarioText(text: string, fileName: string): Scenario {
       ...(d.firstOffset !== undefined && d.firstOffset !== d.offset ? { firstOffset: d.firstOffset } : {}),
     }),
   );
-  const syntax = doc.errors.map((e): Problem => yamlErrorProblem(e.code, e.message, e.pos[0]));
+  // A tag the schema does not know (`!foo`, `!!binary`) is only a warning to the yaml package, which then
+  // reads the value as if untagged: refused, as a typo in a tag would otherwise be silently ignored.
+  const tags = doc.warnings
+    .filter((w) => w.code === 'TAG_RESOLVE_FAILED')
+    .map(
+      (w): Problem => ({
+        path: [],
+        message: `${oneLine(w.message)}; a scenario file uses no YAML tags`,
+        offset: w.pos[0],
+      }),
+    );
+  const syntax = [
+    ...doc.errors.map((e): Problem => yamlErrorProblem(e.code, e.message, e.pos[0])),
+    ...tags,
+  ].sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0));
   if (syntax.length > 0) report([...syntax, ...duplicates]);
   const excessAlias = tree.aliases[LIMITS.yamlAliases];
   if (excessAlias !== undefined) {

@@ -6,17 +6,24 @@ export type ParseResult = { ok: true; value: number } | { ok: false; error: stri
 const durationPattern = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const durationUnitMs: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** Virtual time is an integer count of milliseconds; a duration that is not a whole ms is an error. */
+/**
+ * Virtual time is an integer count of milliseconds; a duration that is not a whole ms is an error. The
+ * decimal is read exactly (integer arithmetic on its digits, never through a float): `1.005s` is 1005 ms.
+ */
 export function parseDurationMs(text: string): ParseResult {
   const match = durationPattern.exec(text.trim());
   if (match === null) return { ok: false, error: `expected a duration like 250ms, 30s or 5m, got "${text}"` };
   const unitMs = durationUnitMs[match[2] ?? ''];
   if (unitMs === undefined) return { ok: false, error: `unknown duration unit in "${text}"` };
-  const value = Number(match[1]) * unitMs;
-  if (!Number.isSafeInteger(value)) {
+  const [whole = '0', fraction = ''] = (match[1] ?? '0').split('.');
+  const scale = 10n ** BigInt(fraction.length);
+  const scaled = (BigInt(whole) * scale + BigInt(fraction === '' ? '0' : fraction)) * BigInt(unitMs);
+  if (scaled % scale !== 0n) {
     return { ok: false, error: `duration "${text}" is not a whole number of milliseconds` };
   }
-  return { ok: true, value };
+  const value = scaled / scale;
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, error: `duration "${text}" is too large` };
+  return { ok: true, value: Number(value) };
 }
 
 const sizePattern = /^(\d+)(Ki|Mi|Gi|Ti)?$/;

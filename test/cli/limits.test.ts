@@ -3,7 +3,7 @@
 // nothing is not a pass, --out checked before the campaign, write errors on standard output, and
 // SIGINT / SIGTERM that stop with the partial results (exit 130 / 143) or, twice, at once.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,47 @@ describe('campaign limits', () => {
     expect(summary['planned']).toBe(10_000_000);
     expect(summary['ran']).toBeGreaterThan(0);
     expect(summary['stoppedBy']).toBe('time-limit');
+  });
+
+  it('--workers is at most 64 (exit 2 beyond)', () => {
+    const r = podrace(['fuzz', '--runs', '3', '--workers', '65']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^podrace: --workers: at most 64 worker threads, got 65 /);
+  });
+
+  it('worker start-up counts against --time-limit: many workers stop at the limit, not after starting', () => {
+    const start = Date.now();
+    const r = podrace([
+      'fuzz',
+      '--runs',
+      '100000',
+      '--workers',
+      '24',
+      '--time-limit',
+      '1s',
+      '--json',
+      '--shrink',
+      '0',
+    ]);
+    const wall = Date.now() - start;
+    const summary = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+    expect(summary['stoppedBy']).toBe('time-limit');
+    // 24 workers on this machine's cores take far longer than 1 s to start and each run a chunk.
+    expect(wall).toBeLessThan(12_000);
+  });
+
+  it('a campaign stopped by its time limit says so in the JSON summary and the JUnit report', () => {
+    const junit = join(dir, 'stopped.xml');
+    const r = podrace(['fuzz', '--runs', '50', '--time-limit', '0s', '--json', '--junit', junit]);
+    const summary = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+    expect(summary['stopped']).toBe('stopped after 0 of 50 cases (--time-limit): the rest were not checked');
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toMatch(/<testsuites tests="1" failures="0" errors="1"/);
+    expect(xml).toContain('<property name="stoppedBy" value="time-limit"/>');
+    expect(xml).toContain(
+      '<error message="stopped after 0 of 50 cases (--time-limit): the rest were not checked" type="error">',
+    );
   });
 
   it('a campaign that ran no case is not a pass', () => {

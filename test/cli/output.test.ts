@@ -1,6 +1,7 @@
 // Output files never follow a planted symlink and never replace an input: writeOutputFile's temporary
 // file is unguessable and opened O_EXCL | O_NOFOLLOW, rename replaces a symlink at the target itself, and
 // run / verify refuse an output flag that names one of their inputs (by real path) or another output.
+import { execFileSync, spawn } from 'node:child_process';
 import {
   existsSync,
   lstatSync,
@@ -13,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/cli/errors.js';
 import { refuseInputsAsOutputs, writeOutputFile } from '../../src/cli/output.js';
@@ -35,18 +36,49 @@ function messageOf(f: () => void): string {
 }
 
 describe('writeOutputFile', () => {
-  it('replaces a symlink planted at the target instead of writing through it', () => {
+  it('refuses a symlink planted at the target: neither writes through it nor replaces it', () => {
     const outside = join(dir, 'outside.txt');
     writeFileSync(outside, 'keep me');
     const folder = join(dir, 'out1');
     mkdirSync(folder);
     const target = join(folder, 'failure.yaml');
     symlinkSync(outside, target);
-    writeOutputFile(target, 'new text');
+    expect(messageOf(() => writeOutputFile(target, 'new text'))).toMatch(
+      /failure\.yaml: cannot write file \(a symbolic link to a regular file; /,
+    );
     expect(readFileSync(outside, 'utf8')).toBe('keep me');
-    expect(lstatSync(target).isSymbolicLink()).toBe(false);
-    expect(readFileSync(target, 'utf8')).toBe('new text');
+    expect(lstatSync(target).isSymbolicLink()).toBe(true);
     expect(readdirSync(folder)).toEqual(['failure.yaml']);
+  });
+
+  it('writes into a FIFO (and a symlink to one) instead of replacing it', async () => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const link = join(dir, 'fifo-link');
+    symlinkSync(fifo, link);
+    for (const target of [fifo, link]) {
+      const got = join(dir, `got-${basename(target)}`);
+      const reader = spawn('sh', ['-c', `cat "${fifo}" > "${got}"`]);
+      const done = new Promise((resolve) => reader.on('exit', resolve));
+      writeOutputFile(target, `into ${basename(target)}`);
+      await done;
+      expect(readFileSync(got, 'utf8')).toBe(`into ${basename(target)}`);
+    }
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+
+  it.runIf(process.getuid?.() === 0)('writes into a character device (and a symlink to one), as root', () => {
+    // A device node of our own (the major/minor of /dev/null): the old rename replaced it with a file.
+    const node = join(dir, 'null-device');
+    execFileSync('mknod', [node, 'c', '1', '3']);
+    const link = join(dir, 'null-link');
+    symlinkSync(node, link);
+    writeOutputFile(node, 'gone');
+    writeOutputFile(link, 'gone');
+    expect(lstatSync(node).isCharacterDevice()).toBe(true);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('ignores a symlink planted at the temporary name the old code used', () => {
@@ -65,7 +97,7 @@ describe('writeOutputFile', () => {
     mkdirSync(folder);
     mkdirSync(join(folder, 'taken'));
     expect(messageOf(() => writeOutputFile(join(folder, 'taken'), 'x'))).toBe(
-      `${join(folder, 'taken')}: cannot write file (EISDIR)`,
+      `${join(folder, 'taken')}: cannot write file (a directory; podrace writes regular files, character devices and pipes)`,
     );
     expect(readdirSync(folder)).toEqual(['taken']);
   });
@@ -111,5 +143,52 @@ describe('outputs that are inputs', () => {
     const both = podrace(['run', input, '--trace', join(dir, 'x'), '--timeline', join(dir, 'x')]);
     expect(both.code).toBe(2);
     expect(existsSync(join(dir, 'x'))).toBe(false);
+  });
+});
+
+describe('output flags naming devices, pipes and descriptors', () => {
+  const scenario = join(root, 'scenarios', 'pod-deleted-before-start.yaml');
+
+  it('run --trace /dev/null --timeline /dev/null: written into the device, which stays a device', () => {
+    const r = podrace(['run', scenario, '--quiet', '--trace', '/dev/null', '--timeline', '/dev/null']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(lstatSync('/dev/null').isCharacterDevice()).toBe(true);
+  });
+
+  it('run --trace /dev/stdout: the trace on standard output', () => {
+    const r = podrace(['run', scenario, '--quiet', '--trace', '/dev/stdout']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.startsWith('{"traceEvents":[\n')).toBe(true);
+    expect(r.stdout).toMatch(/no violations {2}\(140 events, .*\n$/);
+  });
+
+  it('fuzz --junit into a folder that does not exist: exit 2 before any case runs', () => {
+    const r = podrace(['fuzz', '--runs', '3', '--junit', join(dir, 'no', 'such', 'r.xml')]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `podrace: --junit ${join(dir, 'no', 'such', 'r.xml')}: cannot write there (ENOENT)\n`,
+    );
+  });
+
+  it('fuzz --junit that fails only when written (/dev/full): the results first, then exit 2', () => {
+    const r = podrace(['fuzz', '--runs', '3', '--shrink', '0', '--junit', '/dev/full']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^podrace fuzz {2}seed 1 {2}3 cases/);
+    expect(r.stderr).toMatch(/podrace: --junit \/dev\/full: cannot write file \(ENOSPC\)\n$/);
+  });
+
+  it('refuses a symlink to a regular file and a directory before running', () => {
+    const file = join(dir, 'plain.json');
+    writeFileSync(file, 'old');
+    const link = join(dir, 'plain-link.json');
+    symlinkSync(file, link);
+    const r = podrace(['run', scenario, '--trace', link]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/cannot write there \(a symbolic link to a regular file; /);
+    expect(readFileSync(file, 'utf8')).toBe('old');
+    expect(podrace(['run', scenario, '--trace', dir]).stderr).toMatch(/cannot write there \(a directory; /);
   });
 });
