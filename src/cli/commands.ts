@@ -42,7 +42,8 @@ export function runBuilder(y: Argv) {
     .option('bisect', {
       type: 'boolean',
       default: false,
-      describe: 'then re-run it with each fix switch flipped: which switches close the violations',
+      describe:
+        'then re-run it with each fix switch flipped: which switches close the violations (a flip cut short by --max-events is INCOMPLETE and closes nothing)',
     })
     .option('max-events', maxEventsFlag)
     .example('$0 run pod-deleted-before-start --kubelet legacy', 'a bundled race without its fix: exit 1');

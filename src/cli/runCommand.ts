@@ -68,7 +68,7 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
   const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
   // The oracle (and the fuzzer it belongs to) only for --bisect.
   const bisector = argv.bisect ? await import('./bisect.js') : undefined;
-  const bisection = bisector?.bisect(scenario, fixes, seed, result);
+  const bisection = bisector?.bisect(scenario, fixes, seed, result, maxEvents);
   if (argv.json && events !== undefined) {
     for (const line of eventLines(result, events, true, false)) process.stdout.write(`${line}\n`);
   } else if (argv.json) {
