@@ -936,6 +936,7 @@ describe('worker loop', () => {
     expect(summary).toEqual([
       'phase:sync',
       'podTerminationRequested:marked for graceful deletion',
+      'podKillDispatched',
       'phase:terminating',
       'podTerminated:syncTerminatingPod completed',
       'phase:terminated',
@@ -957,8 +958,12 @@ describe('worker loop', () => {
     h.podWorkers.updatePod({ pod: b, updateType: 'SyncPodKill' });
     h.drain();
     const forB = h.facts.filter((f) => f.kind !== 'podWorkerPhase' && 'uid' in f && f.uid === 'b');
-    expect(forB.map((f) => f.kind)).toEqual(['podTerminationRequested', 'podTerminated']);
-    expect(forB[1]).toMatchObject({ reason: 'terminated before it started' });
+    expect(forB.map((f) => f.kind)).toEqual([
+      'podTerminationRequested',
+      'podKillDispatched',
+      'podTerminated',
+    ]);
+    expect(forB[2]).toMatchObject({ reason: 'terminated before it started' });
     expect(records(h, 'b')).toEqual([]);
   });
 });
