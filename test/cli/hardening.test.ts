@@ -93,6 +93,38 @@ describe('what reaches the terminal', () => {
   });
 });
 
+describe('scenario text on stdout', () => {
+  it('a containerStart error with escape sequences and a newline reaches the timeline escaped, on one line', () => {
+    const file = join(dir, 'esc.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: esc',
+        'cluster:',
+        '  nodes: [a]',
+        'timeline:',
+        '  - at: 0s',
+        '    createPod: { pod: web, node: a, containers: 1 }',
+        '  - at: 0s',
+        '    fault: { containerStart: { pod: web, error: "boom \\x1b]0;pwned\\x07 \\x1b[2J\\nforged line" } }',
+        '',
+      ].join('\n'),
+    );
+    for (const args of [
+      ['run', file],
+      ['run', file, '--events', 'pod=web'],
+      ['diff', file, '--seed', '2'],
+    ]) {
+      const r = podrace(args);
+      expect(r.stdout).not.toMatch(/[\x07\x1b]/);
+      if (args.length === 2) {
+        expect(r.stdout).toContain('containerStartFailed c1: boom \\x1b]0;pwned\\x07 \\x1b[2J\\nforged line');
+        expect(r.stdout).not.toMatch(/^forged line/m);
+      }
+    }
+  });
+});
+
 describe('event budgets', () => {
   it('run --seeds honours --max-events and never counts a seed cut short as clean', () => {
     const r = podrace(['run', bundled, '--seeds', '1..3', '--max-events', '20']);
