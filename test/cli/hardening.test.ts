@@ -116,7 +116,7 @@ describe('scenario text on stdout', () => {
       ['diff', file, '--seed', '2'],
     ]) {
       const r = podrace(args);
-      expect(r.stdout).not.toMatch(/[\x07\x1b]/);
+      expect(r.stdout.includes('\x1b') || r.stdout.includes('\x07')).toBe(false);
       if (args.length === 2) {
         expect(r.stdout).toContain('containerStartFailed c1: boom \\x1b]0;pwned\\x07 \\x1b[2J\\nforged line');
         expect(r.stdout).not.toMatch(/^forged line/m);
