@@ -20,4 +20,4 @@ export function wallClockMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-export { escapeControl } from '../report/controlText.js';
+export { escapeControl } from '../controlText.js';

@@ -4,10 +4,10 @@
 // so the output is a pure function of its input.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { ContainerStatus } from '../api/v1.js';
+import { escapeControl } from '../controlText.js';
 import type { Fact } from '../facts.js';
 import { isFinding, type Violation } from '../invariants/types.js';
 import type { RunResult } from '../scenario/run.js';
-import { escapeControl } from './controlText.js';
 import { formatSeconds } from './spans.js';
 
 export interface TimelineOptions {
