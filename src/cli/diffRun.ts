@@ -1,4 +1,4 @@
-// `podrace diff`: where two runs of one scenario first diverge, and what each did next (docs/cli-diff.md).
+// `podrace diff`: where two runs of one scenario first diverge, and what each did next (docs/watching.md).
 //   podrace diff FILE --fix pod-worker-lifecycle=off      A: the file's seed, every fix on; B: these flags
 //   podrace diff FILE --base-seed 3 --seed 4              A and B both given
 //   podrace diff a.jsonl b.jsonl                          two `run FILE --events --json` outputs
