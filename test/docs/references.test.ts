@@ -101,6 +101,18 @@ describe('README.md', () => {
     expect(number(/the (\d+) bundled scenarios/)).toBe(bundledScenarioFiles().length);
   });
 
+  it('names every flag that may be given twice, and no other', () => {
+    const sentence = readme.slice(
+      readme.indexOf('the list flags repeat:'),
+      readme.indexOf('marks each "repeatable"'),
+    );
+    const named = new Set([...sentence.matchAll(/`(--[a-z-]+)`/g)].map((m) => m[1]));
+    const repeatable = new Set(
+      allCommandSpecs().flatMap((c) => c.options.filter((o) => o.array).map((o) => `--${o.name}`)),
+    );
+    expect(named).toEqual(repeatable);
+  });
+
   it('lists docs/cli.md and docs/races.md, and every file of docs/', () => {
     for (const f of docFiles().filter((d) => d !== 'README.md')) expect(readme).toContain(f);
   });
