@@ -178,6 +178,17 @@ export function isFixId(id: string): id is FixId {
   return Object.hasOwn(FIX_TABLE, id);
 }
 
+/**
+ * `1.24`, `v1.19.3`: a Kubernetes release podrace has no preset for. Said as such (with where to see the
+ * modelled ones), not as a typo of the nearest preset: 1.24 is not a misspelt 1.20.
+ */
+export function looksLikeRelease(text: string): boolean {
+  return /^v?1\.\d+(\.\d+)?$/.test(text.trim());
+}
+
+export const UNMODELLED_RELEASE_HINT =
+  ' (not modelled: `npx podrace list fixes` shows what each modelled release ships)';
+
 export function isKubeletName(name: string): name is KubeletName {
   return (KUBELET_NAMES as readonly string[]).includes(name);
 }

@@ -121,7 +121,7 @@ describe('claims that name a kubelet', () => {
 
   it('rejects an unknown kubelet, fixes: all beside a kubelet, and a claim with neither', () => {
     expect(loadError(`${head}  - kubelet: 1.24\n    violations: []\n`)).toMatch(
-      /^c\.yaml:6:14: claims\[0\]\.kubelet: expected a kubelet: fixed, legacy, 1\.20, 1\.21, 1\.22, 1\.23, 1\.25, got 1\.24$/,
+      /^c\.yaml:6:14: claims\[0\]\.kubelet: expected fixed, legacy or a modelled release \(1\.20, 1\.21, 1\.22, 1\.23, 1\.25\), got 1\.24 \(not modelled: `npx podrace list fixes` shows what each modelled release ships\)$/,
     );
     expect(loadError(`${head}  - kubelet: legacyy\n    violations: []\n`)).toContain(
       '(did you mean "legacy"?)',

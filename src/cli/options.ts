@@ -8,7 +8,9 @@ import {
   isKubeletName,
   KUBELET_NAMES,
   type KubeletName,
+  looksLikeRelease,
   RELEASE_PRESETS,
+  UNMODELLED_RELEASE_HINT,
 } from '../fixes.js';
 import { didYouMean } from '../scenario/didYouMean.js';
 import { parseDurationMs, parseSeed } from '../sim/units.js';
@@ -96,10 +98,7 @@ function fixToggle(text: string, flag: string): [FixId, boolean] {
 export function kubeletChoiceMessage(flag: string, given: string): string {
   const releases = RELEASE_PRESETS.join(', ');
   const names = [...KUBELET_NAMES, ...Object.keys(KUBELET_ALIASES)];
-  const release = /^v?1\.\d+(\.\d+)?$/.test(given);
-  const hint = release
-    ? ' (not modelled: `npx podrace list fixes` shows what each modelled release ships)'
-    : didYouMean(given, names);
+  const hint = looksLikeRelease(given) ? UNMODELLED_RELEASE_HINT : didYouMean(given, names);
   return `${flag}: expected fixed (also all), legacy (also none) or a modelled release (${releases}), got ${JSON.stringify(given)}${hint}`;
 }
 

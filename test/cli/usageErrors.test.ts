@@ -107,7 +107,7 @@ describe('flag values', () => {
       ['1...200', '1..200'],
       ['1:200', '1..200'],
       ['0x10-0x1f', '0x10..0x1f'],
-    ])
+    ] as const)
       expect(thrown(() => parseSeedList(given))).toBe(
         `--seeds: ranges are A..B (both included): ${meant}, not "${given}"`,
       );
