@@ -20,18 +20,4 @@ export function wallClockMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-/**
- * Text from an input (a scenario's values and comments, a file name) as the terminal may show it: control
- * characters other than tab and newline (ESC, BEL, CR, the C1 range) as `\xNN`, so that a crafted file
- * cannot move the cursor, recolour or retitle the terminal, or hide a line. Applied before podrace's own
- * colours are added.
- */
-export function escapeControl(text: string): string {
-  let out = '';
-  for (const c of text) {
-    const code = c.charCodeAt(0);
-    const control = (code < 0x20 && c !== '\t' && c !== '\n') || (code >= 0x7f && code <= 0x9f);
-    out += control ? `\\x${code.toString(16).padStart(2, '0')}` : c;
-  }
-  return out;
-}
+export { escapeControl } from '../report/controlText.js';

@@ -11,6 +11,7 @@ import {
   claimLabel,
   firedInvariants,
   incompleteLine,
+  type RunResult,
   recordedFindings,
   runScenario,
 } from '../scenario/run.js';
@@ -46,9 +47,15 @@ const isInvalid = (e: VerifyEntry): e is InvalidRow => 'message' in e;
 
 export function verifyScenarios(scenarios: readonly Scenario[], maxEvents?: number): VerifyRow[] {
   const rows: VerifyRow[] = [];
-  for (const scenario of scenarios)
-    for (const claim of scenario.claims)
-      rows.push({ scenario, claim: checkClaim(scenario, claim, maxEvents) });
+  for (const scenario of scenarios) {
+    // Claims whose fix sets differ only in switches an earlier claim's run never read share that run.
+    const runs: RunResult[] = [];
+    for (const claim of scenario.claims) {
+      const checked = checkClaim(scenario, claim, maxEvents, runs);
+      if (checked.result.sharedWith === undefined) runs.push(checked.result);
+      rows.push({ scenario, claim: checked });
+    }
+  }
   return rows;
 }
 
@@ -95,6 +102,8 @@ export function verifyFiles(
 export interface VerifySummary {
   readonly type: 'summary';
   readonly claims: number;
+  /** The runs those claims took: claims that differ only in switches a run never read share it. */
+  readonly runs: number;
   readonly passed: number;
   readonly failed: number;
   readonly invalid: number;
@@ -110,6 +119,7 @@ export function verifySummary(entries: readonly VerifyEntry[]): VerifySummary {
   return {
     type: 'summary',
     claims: claims.length,
+    runs: claims.filter((r) => r.claim.result.sharedWith === undefined).length,
     passed: claims.length - failed,
     failed,
     invalid,
@@ -190,6 +200,8 @@ function summaryLine(s: VerifySummary, c: InstanceType<typeof Chalk>): string {
   if (s.claims === 0) parts.push('no claims checked');
   else if (s.failed === 0) parts.push(c.green(`${s.claims} claims, all hold`));
   else parts.push(c.red(`${s.failed} of ${s.claims} claims failed`));
+  if (s.runs < s.claims)
+    parts.push(`${s.runs} runs (claims that differ only in switches a run never read share it)`);
   if (s.noClaims > 0)
     parts.push(c.yellow(`${s.noClaims} scenario(s) without claims (run, nothing to check)`));
   if (s.invalid > 0) parts.push(c.red(`${s.invalid} file(s) did not load (exit 2)`));

@@ -7,6 +7,7 @@ import type { ContainerStatus } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import { isFinding, type Violation } from '../invariants/types.js';
 import type { RunResult } from '../scenario/run.js';
+import { escapeControl } from './controlText.js';
 import { formatSeconds } from './spans.js';
 
 export interface TimelineOptions {
@@ -31,8 +32,17 @@ function containerState(c: ContainerStatus): string {
   return `${c.name}=${c.state}${c.state === 'terminated' ? `(${c.exitCode ?? 0})` : ''}`;
 }
 
-/** One fact as a subject and a text, the way the timeline prints it. */
+/**
+ * One fact as a subject and a text, the way the timeline prints it; text that came from the scenario (a
+ * containerStart error) has its control characters escaped.
+ */
 export function describeFact(f: Fact): FactLine {
+  const d = describeFactRaw(f);
+  // A newline in an error string would forge a timeline line of its own.
+  return { subject: escapeControl(d.subject), text: escapeControl(d.text).replaceAll('\n', '\\n') };
+}
+
+function describeFactRaw(f: Fact): FactLine {
   switch (f.kind) {
     case 'sandboxCreated':
       return { subject: podSubject(f), text: `sandboxCreated (uid ${f.uid})` };
@@ -314,7 +324,7 @@ export function formatViolation(v: Violation, color: boolean): string {
   const label = isFinding(v.invariant)
     ? c.cyan.bold(`FINDING ${v.invariant}`)
     : c.red.bold(`VIOLATION ${v.invariant}`);
-  return `${label} ${where.join(' ')}: ${v.message}`;
+  return `${label} ${escapeControl(`${where.join(' ')}: ${v.message}`)}`;
 }
 
 type Entry =

@@ -8,7 +8,8 @@
 // docs/scenario-format.md ("Limits") lists LIMIT_ROWS; a test keeps the two equal.
 
 const MiB = 1024 * 1024;
-const DAY_MS = 24 * 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 
 import { MAX_START_DELAY_MS } from '../runtime/runtimeRequestTimeout.js';
 
@@ -36,6 +37,13 @@ export const LIMITS = {
   errorChars: 1_000,
   /** Every duration: horizon, at, gracePeriod, startDelay, downFor, delay. */
   durationMs: DAY_MS,
+  /**
+   * Nodes times horizon. Every node's kubelet heartbeats (node status, lease, PLEG relists that reach
+   * the API) whether or not a pod runs there: an idle node-hour costs about 600 events, a few ms. 200
+   * node-hours (1,000 nodes for 12m, 8 for a day) run in under 10 s on a loaded 2-core machine; a day on
+   * 1,000 nodes would run for minutes, and once more per claim.
+   */
+  nodeHours: 200,
   claims: 100,
   /** Entries of one claim list: fixes.off, fixes.on, violations, findings. */
   claimListEntries: 100,
@@ -74,6 +82,7 @@ export const LIMIT_ROWS: readonly LimitRow[] = [
   { what: "a fault's `times` and `inconsistentReads`", max: String(LIMITS.faultCount) },
   { what: '`containerStart.error` (characters)', max: String(LIMITS.errorChars) },
   { what: 'every duration (`horizon`, `at`, `gracePeriod`, `downFor`, `delay`)', max: DURATION_TEXT },
+  { what: 'nodes times horizon (node-hours)', max: String(LIMITS.nodeHours) },
   { what: "a container's `startDelay`", max: `${MAX_START_DELAY_MS / 1000}s` },
   { what: '`claims`', max: String(LIMITS.claims) },
   {
@@ -87,6 +96,23 @@ export const LIMIT_ROWS: readonly LimitRow[] = [
 /** `too many nodes: 1001 (at most 1000)`. */
 export function tooMany(what: string, count: number, max: number): string {
   return `too many ${what}: ${count} (at most ${max})`;
+}
+
+/**
+ * `24h on 1000 nodes is 24000 node-hours (at most 200 ...)`, or undefined within the bound. The product is
+ * compared in whole milliseconds, so a horizon exactly at the bound passes. `maxText` formats the longest
+ * horizon that would pass on these nodes.
+ */
+export function nodeHoursProblem(
+  nodes: number,
+  horizonMs: number,
+  horizonText: string,
+  maxText: (ms: number) => string,
+): string | undefined {
+  if (nodes * horizonMs <= LIMITS.nodeHours * HOUR_MS) return undefined;
+  const hours = Math.round(((nodes * horizonMs) / HOUR_MS) * 10) / 10;
+  const maxHorizonMs = Math.floor((LIMITS.nodeHours * HOUR_MS) / nodes / 1000) * 1000;
+  return `${horizonText} on ${nodes} nodes is ${hours} node-hours (at most ${LIMITS.nodeHours}, nodes times horizon: with ${nodes} nodes the horizon may be ${maxText(maxHorizonMs)} at most)`;
 }
 
 /** `too long: 300 characters (at most 253)`. */

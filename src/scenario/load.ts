@@ -17,7 +17,7 @@ import { MAX_START_DELAY_MS } from '../runtime/runtimeRequestTimeout.js';
 import { parseDurationMs, parseSizeBytes } from '../sim/units.js';
 import { InputError } from './errors.js';
 import { readScenarioText } from './files.js';
-import { FILE_BYTES_TEXT, LIMITS, tooMany } from './limits.js';
+import { FILE_BYTES_TEXT, LIMITS, nodeHoursProblem, tooMany } from './limits.js';
 import {
   type ClaimFile,
   didYouMean,
@@ -346,6 +346,12 @@ function normalise(
 
   const horizonMs = raw.horizon === undefined ? DEFAULTS.horizonMs : durationMs(raw.horizon);
   if (horizonMs === 0) problem(['horizon'], 'expected a horizon longer than 0s');
+  // Only a horizon the file gives can exceed it: the default (10m) on the most nodes (1,000) is 167 node-hours.
+  const nodeHours =
+    raw.horizon === undefined
+      ? undefined
+      : nodeHoursProblem(nodes.length, horizonMs, String(raw.horizon), formatDuration);
+  if (nodeHours !== undefined) problem(['horizon'], nodeHours);
 
   // Sort stably by time; equal times keep file order.
   const entries = raw.timeline.map((entry, index) => ({ entry, index, atMs: durationMs(entry.at) }));

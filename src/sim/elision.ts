@@ -59,6 +59,9 @@ export class IdleLoop implements Parked, LoopRef {
   stage = 0;
   readonly ch = undefined;
   readDomain = 0;
+  bucketAt = -1;
+  heapAt = -1;
+  heapTie = 0;
   park = false;
   deadlineMs = Number.POSITIVE_INFINITY;
   private readonly it: EffectIterator<void>;
@@ -138,6 +141,9 @@ export class Ticker implements Parked {
   dueMs = Number.POSITIVE_INFINITY;
   stage = 0;
   readDomain = 0;
+  bucketAt = -1;
+  heapAt = -1;
+  heapTie = 0;
   readonly ch: Chan<number>;
   private fx0 = 0;
   private events0 = -1;

@@ -1,7 +1,7 @@
 // Issue 27 (hardening), the smaller items: unknown YAML tags, CR-only line endings, Node's warnings,
 // one file given twice to verify, FORCE_COLOR=false; and the wait on a silent FIFO, the shell-quoting of
 // replay commands and the escaping of control characters.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,18 @@ describe('inputs that never end', () => {
 });
 
 describe('what reaches the terminal', () => {
+  it.runIf(process.getuid?.() === 0 && existsSync('/proc/kmsg'))(
+    'as root, /proc/kmsg (a file that waits for kernel events) ends in exit 2 after the 5 s bound',
+    () => {
+      const start = Date.now();
+      const r = podrace(['run', '/proc/kmsg']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^\/proc\/kmsg: nothing to read for 5s .*\n$/);
+      expect(r.stderr.split('\n')).toHaveLength(2); // one line
+      expect(Date.now() - start).toBeLessThan(15_000);
+    },
+  );
+
   it('replay commands quote a path with a space or shell characters (POSIX single quotes)', () => {
     const file = join(dir, "my scenario $(touch pwned)'.yaml");
     writeFileSync(file, text);
@@ -90,6 +102,38 @@ describe('what reaches the terminal', () => {
     expect(r.stderr).toBe(
       `${join(dir, 'a\\x1b]0;title\\x07b.yaml')}: cannot read (ENOENT: no such file or directory)\n`,
     );
+  });
+});
+
+describe('scenario text on stdout', () => {
+  it('a containerStart error with escape sequences and a newline reaches the timeline escaped, on one line', () => {
+    const file = join(dir, 'esc.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: esc',
+        'cluster:',
+        '  nodes: [a]',
+        'timeline:',
+        '  - at: 0s',
+        '    createPod: { pod: web, node: a, containers: 1 }',
+        '  - at: 0s',
+        '    fault: { containerStart: { pod: web, error: "boom \\x1b]0;pwned\\x07 \\x1b[2J\\nforged line" } }',
+        '',
+      ].join('\n'),
+    );
+    for (const args of [
+      ['run', file],
+      ['run', file, '--events', 'pod=web'],
+      ['diff', file, '--seed', '2'],
+    ]) {
+      const r = podrace(args);
+      expect(r.stdout.includes('\x1b') || r.stdout.includes('\x07')).toBe(false);
+      if (args.length === 2) {
+        expect(r.stdout).toContain('containerStartFailed c1: boom \\x1b]0;pwned\\x07 \\x1b[2J\\nforged line');
+        expect(r.stdout).not.toMatch(/^forged line/m);
+      }
+    }
   });
 });
 

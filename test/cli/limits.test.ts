@@ -26,11 +26,12 @@ function podrace(args: string[], stdout: 'pipe' | number = 'pipe') {
 /** Starts a campaign, waits until it has run some cases, sends `signals`, and collects the outcome. */
 function interrupt(
   signals: NodeJS.Signals[],
+  extra: readonly string[] = [],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(
       process.execPath,
-      [cli, 'fuzz', '--runs', '100000', '--kubelet', 'legacy', '--no-oracle'],
+      [cli, 'fuzz', '--runs', '100000', '--kubelet', 'legacy', '--no-oracle', ...extra],
       {
         cwd: dir,
         env: { ...process.env, NO_COLOR: '1' },
@@ -149,6 +150,18 @@ describe('campaign limits', () => {
     expect(r.stdout).toMatch(/ran \d+ of 100000 case\(s\)/);
     expect(r.stdout).toMatch(/stopped by SIGINT before cases \d+ \.\.\. 99999/);
     expect(r.stdout).toMatch(/replay it with either of:/);
+  });
+
+  it('SIGINT with --junit: the report is written and marked stopped, never all green', async () => {
+    const junit = join(dir, 'sigint.xml');
+    const r = await interrupt(['SIGINT'], ['--junit', junit]);
+    expect(r.code).toBe(130);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain('<property name="stoppedBy" value="SIGINT"/>');
+    expect(xml).toMatch(
+      /<error message="stopped after \d+ of 100000 cases \(SIGINT\): the rest were not checked"/,
+    );
+    expect(xml).toMatch(/errors="1"/);
   });
 
   it('SIGTERM twice: exits 143 at once', async () => {

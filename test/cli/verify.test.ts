@@ -83,6 +83,7 @@ describe('podrace verify', () => {
     expect(lines.at(-1)).toEqual({
       type: 'summary',
       claims: 2,
+      runs: 2,
       passed: 2,
       failed: 0,
       invalid: 1,

@@ -133,6 +133,23 @@ describe('scenario limits', () => {
     );
   });
 
+  it(`nodes times horizon: ${LIMITS.nodeHours} node-hours at most, located at the horizon`, () => {
+    const nodes = (n: number) => list(n, (i) => `n${i}`);
+    // At the bound: 8 nodes for 25h would pass the product, but 24h is the longest horizon; 200 nodes for 1h.
+    expect(load(scenario({ top: 'horizon: 1h', nodes: nodes(200), timeline: [] })).nodes).toHaveLength(200);
+    expect(load(scenario({ top: 'horizon: 24h', nodes: nodes(8), timeline: [] })).horizonMs).toBe(
+      LIMITS.durationMs,
+    );
+    expect(refusal(scenario({ top: 'horizon: 24h', nodes: nodes(9), timeline: [] }))).toBe(
+      'f.yaml:2:10: horizon: 24h on 9 nodes is 216 node-hours (at most 200, nodes times horizon: with 9 nodes the horizon may be 80000s at most)',
+    );
+    expect(refusal(scenario({ top: 'horizon: 24h', nodes: nodes(1000), timeline: [] }))).toBe(
+      'f.yaml:2:10: horizon: 24h on 1000 nodes is 24000 node-hours (at most 200, nodes times horizon: with 1000 nodes the horizon may be 12m at most)',
+    );
+    // The default horizon (10m) on the most nodes, 1,000, is 166.7 node-hours: a file that gives none loads.
+    expect(load(scenario({ nodes: nodes(1000), timeline: [] })).nodes).toHaveLength(1000);
+  });
+
   it(`every duration: ${DURATION_TEXT} at most`, () => {
     const at = (d: string) => [`  - {at: ${d}, shutdownNode: {node: a}}`];
     expect(load(scenario({ top: 'horizon: 24h', timeline: at('24h') })).horizonMs).toBe(LIMITS.durationMs);
