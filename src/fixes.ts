@@ -178,6 +178,17 @@ export function isFixId(id: string): id is FixId {
   return Object.hasOwn(FIX_TABLE, id);
 }
 
+/**
+ * `1.24`, `v1.19.3`: a Kubernetes release podrace has no preset for. Said as such (with where to see the
+ * modelled ones), not as a typo of the nearest preset: 1.24 is not a misspelt 1.20.
+ */
+export function looksLikeRelease(text: string): boolean {
+  return /^v?1\.\d+(\.\d+)?$/.test(text.trim());
+}
+
+export const UNMODELLED_RELEASE_HINT =
+  ' (not modelled: `npx podrace list fixes` shows what each modelled release ships)';
+
 export function isKubeletName(name: string): name is KubeletName {
   return (KUBELET_NAMES as readonly string[]).includes(name);
 }
@@ -198,11 +209,24 @@ export class Fixes {
    */
   private readonly reads: Map<FixId, number> | undefined;
   private readonly nowMs: () => number;
+  /**
+   * The kubelet the set was made from (`Fixes.of`), kept through `with`: two releases may ship the same
+   * switches (the last patch of 1.22 has every modelled backport of 1.23), and then `--kubelet 1.22` must
+   * still print as `1.22`, not as the other name of the same set. It names the set; it never changes
+   * which switches are on.
+   */
+  readonly base: KubeletName | undefined;
 
-  constructor(enabled: Iterable<FixId>, reads?: Map<FixId, number>, nowMs: () => number = () => 0) {
+  constructor(
+    enabled: Iterable<FixId>,
+    reads?: Map<FixId, number>,
+    nowMs: () => number = () => 0,
+    base?: KubeletName,
+  ) {
     this.enabled = new Set(enabled);
     this.reads = reads;
     this.nowMs = nowMs;
+    this.base = base;
   }
 
   /**
@@ -210,7 +234,7 @@ export class Fixes {
    * virtual time (`nowMs`) of its first read.
    */
   recording(reads: Map<FixId, number>, nowMs: () => number): Fixes {
-    return new Fixes(this.enabled, reads, nowMs);
+    return new Fixes(this.enabled, reads, nowMs, this.base);
   }
 
   static all(): Fixes {
@@ -223,9 +247,14 @@ export class Fixes {
 
   /** `fixed`, `legacy` or a release preset: every switch as that release's last patch shipped it. */
   static of(kubelet: KubeletName): Fixes {
-    if (kubelet === 'fixed') return Fixes.all();
-    if (kubelet === 'legacy') return Fixes.none();
-    return new Fixes(FIX_IDS.filter((id) => FIX_TABLE[id].presets[kubelet]));
+    if (kubelet === 'fixed') return new Fixes(FIX_IDS, undefined, undefined, kubelet);
+    if (kubelet === 'legacy') return new Fixes([], undefined, undefined, kubelet);
+    return new Fixes(
+      FIX_IDS.filter((id) => FIX_TABLE[id].presets[kubelet]),
+      undefined,
+      undefined,
+      kubelet,
+    );
   }
 
   on(id: FixId): boolean {
@@ -243,7 +272,7 @@ export class Fixes {
     const next = new Set(this.enabled);
     if (value) next.add(id);
     else next.delete(id);
-    return new Fixes(next);
+    return new Fixes(next, undefined, undefined, this.base);
   }
 
   equals(other: Fixes): boolean {
@@ -271,9 +300,7 @@ export class Fixes {
    */
   label(): string {
     let best: { base: KubeletName; diff: string[] } | undefined;
-    // fixed and legacy first, then the newest release: when two releases ship the same switches, the
-    // label names the newer one.
-    for (const base of ['fixed', 'legacy', ...[...RELEASE_PRESETS].reverse()] as const) {
+    for (const base of this.baseOrder()) {
       const ref = Fixes.of(base);
       const diff = FIX_IDS.filter((id) => ref.on(id) !== this.on(id)).map(
         (id) => `${this.on(id) ? '+' : '-'}${id}`,
@@ -284,5 +311,15 @@ export class Fixes {
     const name = b.base === 'fixed' ? 'all' : b.base === 'legacy' ? 'none' : b.base;
     if (b.diff.length === 0) return name;
     return b.base === 'fixed' || b.base === 'legacy' ? b.diff.join(',') : `${name},${b.diff.join(',')}`;
+  }
+
+  /**
+   * The bases a description may start from, the preferred first (the first of those with the fewest
+   * differences wins): the kubelet the set was made from, then fixed and legacy, then the releases, the
+   * newest first (a set nobody named after a release, equal to two of them, names the newer).
+   */
+  baseOrder(): KubeletName[] {
+    const order: KubeletName[] = ['fixed', 'legacy', ...[...RELEASE_PRESETS].reverse()];
+    return this.base === undefined ? order : [this.base, ...order.filter((k) => k !== this.base)];
   }
 }

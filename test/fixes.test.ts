@@ -48,7 +48,9 @@ describe('release presets', () => {
     expect(f.on('no-force-detach-healthy-node')).toBe(true);
     expect(f.on('block-metrics')).toBe(false);
     expect(f.on('pod-worker-lifecycle')).toBe(true);
-    expect(() => fixesOption('1.24', undefined)).toThrow(/--kubelet: expected one of fixed, legacy, 1.20/);
+    expect(() => fixesOption('1.24', undefined)).toThrow(
+      /--kubelet: expected fixed \(also all\), legacy \(also none\) or a modelled release \(1.20, /,
+    );
   });
 });
 
@@ -60,6 +62,28 @@ describe('labels and replay flags', () => {
     expect(Fixes.none().with('block-metrics', true).label()).toBe('+block-metrics');
     expect(Fixes.of('1.23').label()).toBe('1.23');
     expect(Fixes.of('1.21').with('block-metrics', true).label()).toBe('1.21,+block-metrics');
+  });
+
+  it('prints the kubelet asked for, also where two releases ship the same switches (1.22 and 1.23)', () => {
+    expect(Fixes.of('1.22').equals(Fixes.of('1.23'))).toBe(true);
+    const printed = { fixed: 'all', legacy: 'none' } as Record<string, string>;
+    for (const kubelet of KUBELET_NAMES) {
+      const fixes = fixesOption(kubelet, undefined);
+      expect(fixes.label(), kubelet).toBe(printed[kubelet] ?? kubelet);
+      expect(fixFlags(fixes), kubelet).toEqual(kubelet === 'fixed' ? [] : [`--kubelet ${kubelet}`]);
+      expect(claimFixesOf(fixes).kubelet, kubelet).toBe(kubelet);
+    }
+    // The row of docs/cli.md's table that could not print while 1.23 won every tie.
+    const off = fixesOption('1.22', ['static-pod-start-exclusion=off']);
+    expect(off.label()).toBe('1.22,-static-pod-start-exclusion');
+    expect(fixFlags(off)).toEqual(['--kubelet 1.22', '--fix static-pod-start-exclusion=off']);
+    // The name survives a recording copy (a run's) and further toggles.
+    expect(off.recording(new Map(), () => 0).label()).toBe('1.22,-static-pod-start-exclusion');
+    // Fewer differences still win over the name asked for (1.25 has every switch on: all), and a set
+    // nobody named names the newer of two equal releases.
+    const both = ['no-force-detach-healthy-node=on', 'reconstruct-every-pod-of-volume=on'];
+    expect(fixesOption('1.22', both).label()).toBe('all');
+    expect(new Fixes(Fixes.of('1.22').ids()).label()).toBe('1.23');
   });
 
   it('the replay flags of any fix set select exactly that set', () => {
@@ -97,7 +121,7 @@ describe('claims that name a kubelet', () => {
 
   it('rejects an unknown kubelet, fixes: all beside a kubelet, and a claim with neither', () => {
     expect(loadError(`${head}  - kubelet: 1.24\n    violations: []\n`)).toMatch(
-      /^c\.yaml:6:14: claims\[0\]\.kubelet: expected a kubelet: fixed, legacy, 1\.20, 1\.21, 1\.22, 1\.23, 1\.25, got 1\.24$/,
+      /^c\.yaml:6:14: claims\[0\]\.kubelet: expected fixed, legacy or a modelled release \(1\.20, 1\.21, 1\.22, 1\.23, 1\.25\), got 1\.24 \(not modelled: `npx podrace list fixes` shows what each modelled release ships\)$/,
     );
     expect(loadError(`${head}  - kubelet: legacyy\n    violations: []\n`)).toContain(
       '(did you mean "legacy"?)',

@@ -1,4 +1,4 @@
-// `podrace diff`: where two runs of one scenario first diverge, and what each did next (docs/cli-diff.md).
+// `podrace diff`: where two runs of one scenario first diverge, and what each did next (docs/watching.md).
 //   podrace diff FILE --fix pod-worker-lifecycle=off      A: the file's seed, every fix on; B: these flags
 //   podrace diff FILE --base-seed 3 --seed 4              A and B both given
 //   podrace diff a.jsonl b.jsonl                          two `run FILE --events --json` outputs
@@ -14,11 +14,13 @@ import { diffFacts, type FactDiff } from '../report/factDiff.js';
 import { formatSeconds } from '../report/spans.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import { type RunResult, runScenario } from '../scenario/run.js';
+import { shellQuote } from '../shellQuote.js';
 import type { ArgvOf } from './commands.js';
 import type { diffBuilder } from './diffCommand.js';
 import { EXIT, InputError } from './errors.js';
 import { eventFilterOf } from './eventsOption.js';
 import { fixesOption, positiveIntOption, seedOption } from './options.js';
+import { scenarioArg } from './scenarioArgs.js';
 import { colorEnabled } from './terminal.js';
 
 /** One side of the comparison: a label, its facts (filtered) and its violations. */
@@ -198,13 +200,14 @@ export function diffCommand(argv: ArgvOf<typeof diffBuilder>): number {
       throw new InputError(
         `diff: ${argv.b}: with a scenario file, give run B as flags (--seed, --kubelet, --fix)`,
       );
-    const scenario = loadScenarioFile(argv.a);
+    const { file, shown } = scenarioArg(argv.a);
+    const scenario = loadScenarioFile(file);
     const seedA =
       argv['base-seed'] === undefined ? scenario.seed : seedOption(argv['base-seed'], '--base-seed');
     const seedB = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
-    const fixesA = fixesOption(argv['base-kubelet'], argv['base-fix']);
+    const fixesA = fixesOption(argv['base-kubelet'], argv['base-fix'], 'base-');
     const fixesB = fixesOption(argv.kubelet, argv.fix);
-    if (seedA === seedB && fixesA.label() === fixesB.label())
+    if (seedA === seedB && fixesA.equals(fixesB))
       throw new InputError(
         'diff: runs A and B are the same run; give B a --seed, --kubelet or --fix (A: --base-seed, --base-kubelet, --base-fix)',
       );
@@ -212,8 +215,8 @@ export function diffCommand(argv: ArgvOf<typeof diffBuilder>): number {
     const run = (seed: number, fixes: typeof fixesA) =>
       runScenario(scenario, { fixes, seed, recordFacts: true });
     d = diffRuns(
-      side(`${scenario.file} seed ${seedA} fixes ${fixesA.label()}`, run(seedA, fixesA), filter),
-      side(`${scenario.file} seed ${seedB} fixes ${fixesB.label()}`, run(seedB, fixesB), filter),
+      side(`${shellQuote(shown)} seed ${seedA} fixes ${fixesA.label()}`, run(seedA, fixesA), filter),
+      side(`${shellQuote(shown)} seed ${seedB} fixes ${fixesB.label()}`, run(seedB, fixesB), filter),
       o,
     );
   }

@@ -2,6 +2,7 @@
 // the flags and their checks (src/report/eventFilter.ts filters). A filter flag implies --events. Names
 // are checked against the scenario, so a typo is an error with a hint rather than an empty stream.
 
+import { INVARIANT_IDS } from '../invariants/types.js';
 import {
   EVENT_KINDS,
   type EventFilter,
@@ -44,6 +45,21 @@ function checked(flag: string, given: string[], known: readonly string[], what: 
   return given;
 }
 
+/**
+ * `--kind`: fact kinds, `violation`, or an invariant ID (its violations). A typo gets the nearest of all
+ * of them; the list that follows is the fact kinds (`npx podrace list invariants` lists the others).
+ */
+function checkedKinds(given: string[]): string[] {
+  const known = [...EVENT_KINDS, ...INVARIANT_IDS];
+  for (const g of given) {
+    if (!known.includes(g))
+      throw new InputError(
+        `--kind: unknown kind "${g}"${didYouMean(g, known)}; expected an invariant ID (\`npx podrace list invariants\`), violation, or a fact kind: ${EVENT_KINDS.filter((k) => k !== 'violation').join(', ')}`,
+      );
+  }
+  return given;
+}
+
 /** UIDs are made at run time from the name: `web-1` (a pod's first incarnation), `static-web-<hash>`. */
 function isUidOf(text: string, podNames: readonly string[]): boolean {
   return podNames.some((n) => text.startsWith(`${n}-`) || text.startsWith(`static-${n}-`));
@@ -71,7 +87,7 @@ export function eventFilterOf(argv: EventsArgv, scenario: Scenario | undefined):
     nodes,
     pods,
     volumes,
-    kinds: checked('--kind', kinds, EVENT_KINDS, 'kind'),
+    kinds: checkedKinds(kinds),
     sinceMs,
     untilMs,
   };

@@ -27,7 +27,10 @@ export const eventsOptions = {
   },
   pod: { ...list, describe: 'events: only this pod (a name or a UID)' },
   volume: { ...list, describe: 'events: only this volume' },
-  kind: { ...list, describe: 'events: only this fact kind (or `violation`)' },
+  kind: {
+    ...list,
+    describe: 'events: only this fact kind, `violation`, or an invariant ID (its violations)',
+  },
   since: { type: 'string', requiresArg: true, describe: 'events: from this virtual time on (e.g. 80s)' },
   until: { type: 'string', requiresArg: true, describe: 'events: up to this virtual time (e.g. 110s)' },
 } as const;

@@ -8,7 +8,11 @@ import {
   isKubeletName,
   KUBELET_NAMES,
   type KubeletName,
+  looksLikeRelease,
+  RELEASE_PRESETS,
+  UNMODELLED_RELEASE_HINT,
 } from '../fixes.js';
+import { didYouMean } from '../scenario/didYouMean.js';
 import { parseDurationMs, parseSeed } from '../sim/units.js';
 import { InputError } from './errors.js';
 
@@ -27,9 +31,16 @@ export function positiveIntOption(value: unknown, flag: string): number {
 }
 
 export function durationOption(value: unknown, flag: string): number {
-  const r = parseDurationMs(String(value));
-  if (!r.ok) throw new InputError(`${flag}: ${r.error}`);
-  return r.value;
+  const text = String(value);
+  const r = parseDurationMs(text);
+  if (r.ok) return r.value;
+  // A bare number is the most common mistake (`--since 80`): which unit it needs, with the value in it.
+  const n = text.trim();
+  if (/^\d+(\.\d+)?$/.test(n))
+    throw new InputError(
+      `${flag}: "${n}" needs a unit: ${n}ms, ${n}s or ${n}m (a duration like 250ms, 30s or 5m)`,
+    );
+  throw new InputError(`${flag}: ${r.error}`);
 }
 
 /**
@@ -41,26 +52,54 @@ export const KUBELET_ALIASES = { all: 'fixed', none: 'legacy' } as const satisfi
   KubeletName
 >;
 
-/** `--kubelet fixed|legacy|all|none|<release>` then each `--fix ID=on|off` in order. */
-export function fixesOption(kubelet: unknown, fix: unknown): Fixes {
+/**
+ * `--kubelet fixed|legacy|all|none|<release>` then each `--fix ID=on|off` in order (`prefix` 'base-':
+ * diff's `--base-kubelet` and `--base-fix`).
+ */
+export function fixesOption(kubelet: unknown, fix: unknown, prefix: '' | 'base-' = ''): Fixes {
   const given = kubelet === undefined ? 'fixed' : String(kubelet);
   const name = Object.hasOwn(KUBELET_ALIASES, given)
     ? KUBELET_ALIASES[given as keyof typeof KUBELET_ALIASES]
     : given;
-  if (!isKubeletName(name))
-    throw new InputError(
-      `--kubelet: expected one of ${[...KUBELET_NAMES, ...Object.keys(KUBELET_ALIASES)].join(', ')}, got "${name}"`,
-    );
+  if (!isKubeletName(name)) throw new InputError(kubeletChoiceMessage(`--${prefix}kubelet`, given));
   let fixes = Fixes.of(name);
   const items = fix === undefined ? [] : Array.isArray(fix) ? fix : [fix];
   for (const item of items) {
-    const m = /^([a-z-]+)=(on|off)$/.exec(String(item));
-    if (m === null) throw new InputError(`--fix: expected ID=on or ID=off, got "${String(item)}"`);
-    const id = m[1] ?? '';
-    if (!isFixId(id)) throw new InputError(`--fix: unknown fix "${id}"; known fixes: ${FIX_IDS.join(', ')}`);
-    fixes = fixes.with(id as FixId, m[2] === 'on');
+    const [id, value] = fixToggle(String(item), `--${prefix}fix`);
+    fixes = fixes.with(id, value);
   }
   return fixes;
+}
+
+/** One `--fix ID=on|off`, with a did-you-mean for a misspelt ID or state. */
+function fixToggle(text: string, flag: string): [FixId, boolean] {
+  const m = /^([^=]*)=(.*)$/.exec(text);
+  if (m === null) {
+    const hint = isFixId(text) ? ` (${text}=on or ${text}=off)` : didYouMean(text, FIX_IDS);
+    throw new InputError(`${flag}: expected ID=on or ID=off, got "${text}"${hint}`);
+  }
+  const id = m[1] ?? '';
+  const state = m[2] ?? '';
+  if (!isFixId(id))
+    throw new InputError(
+      `${flag}: unknown fix "${id}"${didYouMean(id, FIX_IDS)}; known fixes: ${FIX_IDS.join(', ')}`,
+    );
+  if (state !== 'on' && state !== 'off')
+    throw new InputError(
+      `${flag}: ${id}=${state}: expected on or off after "="${didYouMean(state, ['off', 'on'])}`,
+    );
+  return [id, state === 'on'];
+}
+
+/**
+ * A `--kubelet` value that names no kubelet: which names there are, and that a release podrace does not
+ * model (1.24, 1.19) is not one of them, so the user looks for the nearest release rather than a typo.
+ */
+export function kubeletChoiceMessage(flag: string, given: string): string {
+  const releases = RELEASE_PRESETS.join(', ');
+  const names = [...KUBELET_NAMES, ...Object.keys(KUBELET_ALIASES)];
+  const hint = looksLikeRelease(given) ? UNMODELLED_RELEASE_HINT : didYouMean(given, names);
+  return `${flag}: expected fixed (also all), legacy (also none) or a modelled release (${releases}), got ${JSON.stringify(given)}${hint}`;
 }
 
 /** `--shard I/N` (1-based); `--shard /N` or `--shard N` takes I from JOB_COMPLETION_INDEX (0-based). */

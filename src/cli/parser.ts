@@ -4,12 +4,13 @@ import yargs, { type Argv } from 'yargs';
 import { didYouMean } from '../scenario/didYouMean.js';
 import { registerCommands } from './commands.js';
 import { InputError } from './errors.js';
-import { commandNames } from './introspect.js';
+import { commandNames, commandSpecs, globalOptionSpecs } from './introspect.js';
 import { refuseRepeatedFlags } from './repeatedFlags.js';
+import { type UsageContext, usageErrorMessage } from './usageErrors.js';
 import { podraceVersion } from './version.js';
 
 export function buildParser(argv: readonly string[], setExit: (code: number) => void): Argv {
-  const parser = configureGlobal(yargs([...argv]));
+  const parser = configureGlobal(yargs([...argv]), argv);
   refuseRepeatedFlags(parser, argv);
   registerAllCommands(parser, setExit);
   skipHelpCache(parser);
@@ -42,9 +43,10 @@ function skipHelpCache(parser: Argv): void {
  * package.json above the node_modules it was loaded from, and bundled (scripts/bundle.mjs) there is none
  * (it found the working directory's, or printed "unknown"); and it would translate its headings and
  * errors by LANG from locale files beside its modules, which the bundle does not carry, while podrace's
- * own messages are English.
+ * own messages are English. yargs' own failure messages are rewritten in podrace's style (usageErrors.ts)
+ * from `args`, the raw command line.
  */
-export function configureGlobal(parser: Argv): Argv {
+export function configureGlobal(parser: Argv, args: readonly string[] = []): Argv {
   return parser
     .scriptName('podrace')
     .usage(
@@ -65,8 +67,21 @@ export function configureGlobal(parser: Argv): Argv {
     .wrap(Math.min(110, process.stdout.columns ?? 110))
     .fail((msg: string | null, err: Error | undefined) => {
       if (err !== undefined && err !== null && msg === null) throw err; // an InputError keeps its location
-      throw new InputError(msg ?? err?.message ?? 'invalid command line');
+      throw new InputError(
+        msg === null ? (err?.message ?? 'invalid command line') : usageErrorMessage(msg, usageContext(args)),
+      );
     });
+}
+
+/** The commands and global flags a rewritten failure message draws its candidates from. */
+function usageContext(args: readonly string[]): UsageContext {
+  return {
+    args,
+    commands: commandSpecs((p) => registerAllCommands(p, () => {})),
+    globals: globalOptionSpecs((p) => {
+      configureGlobal(p);
+    }),
+  };
 }
 
 /** Every command, `help` included (what the docs generator and `help` itself enumerate). */

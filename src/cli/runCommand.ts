@@ -11,15 +11,16 @@ import { eventFilterOf, eventLines } from './eventsOption.js';
 import { fixesOption, maxEventsOption, seedOption } from './options.js';
 import { checkOutputPaths, refuseInputsAsOutputs } from './output.js';
 import { writeRunFiles } from './runFiles.js';
-import { resolveScenarioArg } from './scenarioArgs.js';
+import { scenarioArg } from './scenarioArgs.js';
 import { colorEnabled, wallClockMs } from './terminal.js';
 
 export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<number> {
-  const file = resolveScenarioArg(String(argv.file));
+  // The flags first: a typo in one is reported before the scenario is looked for and loaded.
+  const fixes = fixesOption(argv.kubelet, argv.fix);
+  const { file, shown } = scenarioArg(String(argv.file));
   refuseInputsAsOutputs([file], { '--trace': argv.trace, '--timeline': argv.timeline });
   checkOutputPaths({ '--trace': argv.trace, '--timeline': argv.timeline });
   const scenario = loadScenarioFile(file);
-  const fixes = fixesOption(argv.kubelet, argv.fix);
   if (argv.seeds !== undefined) {
     const conflicts = [
       'seed',
@@ -38,6 +39,7 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
       .map((k) => `--${k}`);
     const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
     const sweep = {
+      shown,
       seeds: argv.seeds,
       json: argv.json,
       color,

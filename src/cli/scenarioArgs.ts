@@ -2,7 +2,7 @@
 // name of a bundled scenario (as `podrace list scenarios` prints it); and which folder `verify` checks
 // when it is given none.
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { bundledScenarioFiles, bundledScenariosDir } from '../scenario/bundled.js';
 import { pathFiles, SCENARIO_EXTENSIONS } from '../scenario/files.js';
 import { loadScenarioFile } from '../scenario/load.js';
@@ -47,8 +47,31 @@ export function bundledScenarioFile(name: string): string {
 
 /** `run FILE|NAME`: an existing path as given, else a bundled scenario's name, else the path (the loader says it is missing). */
 export function resolveScenarioArg(arg: string): string {
-  if (existsSync(arg) || !looksLikeName(arg)) return arg;
-  return bundledScenarioFile(arg);
+  return scenarioArg(arg).file;
+}
+
+/**
+ * How a printed path names a file: relative to the current folder when the file is inside it (a bundled
+ * scenario found by name, `verify`'s default folder), so hints and `file:line` locations are short and
+ * work after a checkout elsewhere; else as it is.
+ */
+export function shownPath(path: string, cwd: string = process.cwd()): string {
+  if (!isAbsolute(path)) return path;
+  const rel = relative(cwd, path);
+  return rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? path : rel;
+}
+
+/** A scenario argument: the file to load, and how hints (replay commands, diff labels) name it. */
+export interface ScenarioArg {
+  readonly file: string;
+  /** The bundled scenario's name as the user gave it, or the path (relative when inside the current folder). */
+  readonly shown: string;
+}
+
+/** `run` / `diff` FILE|NAME: an existing path as given, else a bundled scenario's name, else the path. */
+export function scenarioArg(arg: string): ScenarioArg {
+  if (existsSync(arg) || !looksLikeName(arg)) return { file: arg, shown: shownPath(arg) };
+  return { file: bundledScenarioFile(arg), shown: arg };
 }
 
 /**
@@ -87,7 +110,7 @@ export function expandScenarioPaths(paths: readonly string[]): ExpandedPaths {
   for (const p of paths) {
     if (!existsSync(p) && looksLikeName(p)) {
       try {
-        files.push(bundledScenarioFile(p));
+        files.push(shownPath(bundledScenarioFile(p)));
       } catch (err) {
         invalid.push({ file: p, message: (err as Error).message });
       }

@@ -25,6 +25,7 @@ export function parseSeedList(text: string): number[] {
   };
   for (const part of text.split(',').map((p) => p.trim())) {
     if (part === '') throw new InputError(`--seeds: expected A..B or a comma list of seeds, got "${text}"`);
+    misspeltRange(part);
     const range = /^(.+?)\.\.(.+)$/.exec(part);
     const from = seed(range === null ? part : (range[1] ?? ''));
     const to = range === null ? from : seed(range[2] ?? '');
@@ -38,6 +39,25 @@ export function parseSeedList(text: string): number[] {
     }
   }
   return seeds;
+}
+
+/** A seed as --seeds reads it: decimal or 0x-hex (parseSeed checks its range). */
+const SEED = String.raw`(?:0[xX][0-9a-fA-F]+|\d+)`;
+/** `1-200`, `1:200`, `1...200`, `1 to 200`: a range as other tools write it. */
+const OTHER_RANGE = new RegExp(String.raw`^(${SEED})\s*(?:-|:|–|\.{3,}|\s+to\s+)\s*(${SEED})$`);
+
+/**
+ * A range written as other tools write it, or without one of its ends: said as such, with the A..B it
+ * means, rather than "expected a seed, got "1-200"".
+ */
+function misspeltRange(part: string): void {
+  const m = OTHER_RANGE.exec(part);
+  if (m !== null)
+    throw new InputError(
+      `--seeds: ranges are A..B (both included): ${m[1] ?? ''}..${m[2] ?? ''}, not "${part}"`,
+    );
+  if (/^\.\.|\.\.$/.test(part))
+    throw new InputError(`--seeds: ${part} lacks an end; ranges are A..B (both included), as 1..200`);
 }
 
 export interface SweepTally {
@@ -151,6 +171,8 @@ export function sweepToJson(s: SeedSweep, wallMs: number): Record<string, unknow
 }
 
 export interface SweepArgs {
+  /** How the replay hint names the scenario: the name or path the user gave (scenarioArgs.ts). */
+  readonly shown: string;
   readonly seeds: string;
   readonly json: boolean;
   readonly color: boolean;
@@ -189,7 +211,7 @@ export function runSweep(
   const wallMs = Math.round((clock() - start) * 10) / 10;
   if (a.json) out(JSON.stringify(sweepToJson(sweep, wallMs)));
   else {
-    for (const line of formatSweep(sweep, scenario.file, a.color)) out(line);
+    for (const line of formatSweep(sweep, a.shown, a.color)) out(line);
     process.stderr.write(`seeds: ${seeds.length} runs in ${(wallMs / 1000).toFixed(1)}s wall\n`);
   }
   return sweep.clean === seeds.length ? 0 : 1;

@@ -3,8 +3,8 @@
 import type { ArgvOf, verifyBuilder } from './commands.js';
 import { maxEventsOption } from './options.js';
 import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
-import { defaultScenariosDir, expandScenarioPaths } from './scenarioArgs.js';
-import { colorEnabled } from './terminal.js';
+import { defaultScenariosDir, expandScenarioPaths, shownPath } from './scenarioArgs.js';
+import { colorEnabled, escapeControl } from './terminal.js';
 import {
   formatVerifyTable,
   type InvalidRow,
@@ -16,7 +16,9 @@ import {
 
 export async function verifyCommand(argv: ArgvOf<typeof verifyBuilder>): Promise<number> {
   const paths =
-    argv.paths === undefined || argv.paths.length === 0 ? [defaultScenariosDir()] : argv.paths.map(String);
+    argv.paths === undefined || argv.paths.length === 0
+      ? [shownPath(defaultScenariosDir())]
+      : argv.paths.map(String);
   const { files, invalid } = expandScenarioPaths(paths);
   refuseInputsAsOutputs(files, { '--junit': argv.junit });
   checkOutputPaths({ '--junit': argv.junit });
@@ -24,6 +26,10 @@ export async function verifyCommand(argv: ArgvOf<typeof verifyBuilder>): Promise
   const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
   const out = argv.json ? verifyJsonLines(entries) : formatVerifyTable(entries, color);
   for (const line of out) process.stdout.write(`${line}\n`);
+  // Each error of a file that did not load also goes to standard error as `file:line:col: message`, as
+  // `run` prints it, for editors and CI problem matchers (the table pads and indents them; JSON quotes).
+  for (const bad of entries.filter((e): e is InvalidRow => 'message' in e))
+    process.stderr.write(`${escapeControl(bad.message)}\n`);
   if (argv.junit !== undefined) {
     const { junitXml, verifyJUnit } = await import('../report/junit.js');
     const rows = entries.filter((e): e is VerifyRow => 'claim' in e);

@@ -3,7 +3,7 @@
 // the fuzzer.
 export { shellQuote } from '../shellQuote.js';
 
-import { FIX_IDS, Fixes, KUBELET_NAMES } from '../fixes.js';
+import { FIX_IDS, Fixes } from '../fixes.js';
 import type { ClaimFixes } from '../scenario/types.js';
 
 /** The shortest `--kubelet` / `--fix` flags that select `fixes` (none for the default, all fixes on). */
@@ -31,10 +31,13 @@ export function replayCommand(
   return [`${PODRACE_COMMAND} ${command}`, `--seed ${seed}`, `--path ${path}`, ...fixFlags(fixes)].join(' ');
 }
 
-/** A claim's fix set for `fixes`: the kubelet (fixed, legacy or a release) with the fewest toggles. */
+/**
+ * A claim's fix set for `fixes`: the kubelet (fixed, legacy or a release) with the fewest toggles; on a
+ * tie, the one the set was made from (`--kubelet 1.22` stays 1.22 where 1.23 ships the same switches).
+ */
 export function claimFixesOf(fixes: Fixes): ClaimFixes {
   let best: ClaimFixes | undefined;
-  for (const kubelet of KUBELET_NAMES) {
+  for (const kubelet of fixes.baseOrder()) {
     const base = Fixes.of(kubelet);
     const off = FIX_IDS.filter((id) => base.on(id) && !fixes.on(id));
     const on = FIX_IDS.filter((id) => !base.on(id) && fixes.on(id));

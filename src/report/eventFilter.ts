@@ -85,7 +85,7 @@ export interface EventFilter {
   /** Pod names or UIDs. */
   readonly pods: readonly string[];
   readonly volumes: readonly string[];
-  /** Fact kinds, or `violation`. */
+  /** Fact kinds, `violation` (every violation and finding), or invariant IDs (that invariant's). */
   readonly kinds: readonly string[];
   /** Inclusive virtual-time bounds in ms. */
   readonly sinceMs: number | undefined;
@@ -160,7 +160,10 @@ export function nodesOfPods(facts: readonly Fact[], f: EventFilter): Set<string>
   return out;
 }
 
-/** As factMatches: a violation that names no pod passes --pod on one of the pods' nodes. */
+/**
+ * As factMatches: a violation that names no pod passes --pod on one of the pods' nodes; --kind keeps it
+ * for `violation` or its own invariant's ID.
+ */
 export function violationMatches(
   v: Violation,
   f: EventFilter,
@@ -171,7 +174,7 @@ export function violationMatches(
   const podOk = f.pods.length === 0 || (pods.length === 0 ? podNodes.has(v.node ?? '') : anyOf(f.pods, pods));
   return (
     within(v.atMs, f) &&
-    anyOf(f.kinds, [VIOLATION_KIND]) &&
+    anyOf(f.kinds, [VIOLATION_KIND, v.invariant]) &&
     anyOf(f.nodes, strings(v.node ?? 'cluster')) &&
     podOk &&
     anyOf(f.volumes, strings(v.volume))

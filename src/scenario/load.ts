@@ -2,7 +2,8 @@
 //
 // Three passes, each reporting every mistake it finds as `file:line:col: field.path: message` (one line
 // each, sorted by position, at most MAX_ERRORS), thrown together as one InputError:
-//   1. YAML syntax (the yaml package; duplicate keys and the aliases bound: yamlTree.ts);
+//   1. YAML syntax (the yaml package, the first error of each region: yamlSyntax.ts; duplicate keys and
+//      the aliases bound: yamlTree.ts);
 //   2. shape (schema.ts: types, enums, unknown and missing keys, duration and size syntax, one action);
 //   3. meaning (below: unknown nodes / volumes / pods / containers, duplicates, pod lifetimes, horizon).
 // Positions come from the YAML syntax tree (yamlTree.ts): the node at the issue's path, its key for an
@@ -41,6 +42,7 @@ import {
   type VolumeDecl,
 } from './types.js';
 import { formatDuration } from './write.js';
+import { firstOfEachRegion, unclosedQuote } from './yamlSyntax.js';
 import { type PathSeg, ScenarioTree } from './yamlTree.js';
 
 export { formatDuration, formatSize, type ScenarioToYamlOptions, scenarioToYaml } from './write.js';
@@ -114,10 +116,14 @@ export function parseScenarioText(text: string, fileName: string): Scenario {
         offset: w.pos[0],
       }),
     );
-  const syntax = [
-    ...doc.errors.map((e): Problem => yamlErrorProblem(e.code, e.message, e.pos[0])),
-    ...tags,
-  ].sort((a, b) => (a.offset ?? 0) - (b.offset ?? 0));
+  // Of each region of errors only the first: the rest is the cascade of a parser that lost its place.
+  const errors = firstOfEachRegion(
+    doc.errors.map((e) => ({ code: e.code, message: e.message, offset: e.pos[0] })),
+    (offset) => lineCounter.linePos(offset).line,
+  ).map((e) => unclosedQuote(e, lines));
+  const syntax = [...errors.map((e): Problem => yamlErrorProblem(e.code, e.message, e.offset)), ...tags].sort(
+    (a, b) => (a.offset ?? 0) - (b.offset ?? 0),
+  );
   if (syntax.length > 0) report([...syntax, ...duplicates]);
   const excessAlias = tree.aliases[LIMITS.yamlAliases];
   if (excessAlias !== undefined) {

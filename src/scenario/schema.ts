@@ -3,7 +3,13 @@
 // so that the loader can print one line per mistake. Cross-references (unknown nodes, volumes, pods) and
 // defaults are the loader's job (load.ts). The JSON Schema for editors is generated from this file.
 import { z } from 'zod';
-import { FIX_IDS, KUBELET_NAMES, RELEASE_PRESETS } from '../fixes.js';
+import {
+  FIX_IDS,
+  KUBELET_NAMES,
+  looksLikeRelease,
+  RELEASE_PRESETS,
+  UNMODELLED_RELEASE_HINT,
+} from '../fixes.js';
 import { FINDING_IDS, INVARIANT_IDS } from '../invariants/types.js';
 import { parseDurationMs, parseSizeBytes } from '../sim/units.js';
 import { didYouMean } from './didYouMean.js';
@@ -432,7 +438,7 @@ const ClaimFixesObject = mapping(
   }),
 );
 
-const KUBELET_PHRASE = `a kubelet: ${KUBELET_NAMES.join(', ')}`;
+const KUBELET_PHRASE = `fixed, legacy or a modelled release (${RELEASE_PRESETS.join(', ')})`;
 /**
  * `kubelet: 1.23`: YAML reads an unquoted 1.20 as the number 1.2, so a number names the release it equals.
  */
@@ -442,7 +448,11 @@ const KubeletNameSchema = z
     const name = typeof value === 'number' ? RELEASE_PRESETS.find((p) => Number(p) === value) : value.trim();
     const known = KUBELET_NAMES.find((k) => k === name);
     if (known !== undefined) return known;
-    const hint = typeof value === 'string' ? didYouMean(value, KUBELET_NAMES) : '';
+    const hint = looksLikeRelease(String(value))
+      ? UNMODELLED_RELEASE_HINT
+      : typeof value === 'string'
+        ? didYouMean(value, KUBELET_NAMES)
+        : '';
     ctx.addIssue({ code: 'custom', message: `expected ${KUBELET_PHRASE}, got ${show(value)}${hint}` });
     return z.NEVER;
   })

@@ -46,10 +46,13 @@ function refused(r: CliRun, stderr: string): void {
   expect(r.stderr).toBe(`${stderr}\n`);
 }
 
-/** verify reports a file it cannot read as an INVALID row, goes on with the rest, and exits 2 at the end. */
+/**
+ * verify reports a file it cannot read as an INVALID row, goes on with the rest, and exits 2 at the end;
+ * the error goes to standard error too, as `path: reason` lines.
+ */
 function reported(r: CliRun, message: string): void {
   expect(r.code, r.stdout).toBe(2);
-  expect(r.stderr).toBe('');
+  expect(r.stderr.split('\n')).toContain(message);
   expect(r.stdout).toContain(`INVALID  ${message}`);
   expect(r.stdout).toMatch(/file\(s\) did not load \(exit 2\)/);
 }

@@ -44,7 +44,8 @@ describe('podrace verify', () => {
     const dir = folder({ 'a-bad.yaml': bad, 'b-good.yaml': good, 'c-none.yaml': noClaims });
     const r = podrace(['verify', dir]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('');
+    // The error also goes to standard error, alone on its line, for editors and CI problem matchers.
+    expect(r.stderr).toMatch(/^\S*a-bad\.yaml:5:9: timeline\[0\]\.at: expected a duration [^\n]*\n$/);
     const lines = r.stdout.trim().split('\n');
     expect(lines.find((l) => l.includes('a-bad.yaml'))).toMatch(
       /INVALID\s+\S*a-bad\.yaml:5:\d+: timeline\[0\]\.at: /,

@@ -58,6 +58,7 @@ describe('the command line under another LANG', () => {
   it("reports yargs' own errors in English (exit 2)", () => {
     const r = podrace(['list', '--no-such-flag'], { env: german });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^podrace: Unknown argument/);
+    // podrace rewrites yargs' English messages only: a translated one would come through as it is.
+    expect(r.stderr).toMatch(/^podrace: --no-such-flag: unknown flag of list;/);
   });
 });

@@ -7,6 +7,7 @@ import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allCommandSpecs } from '../../src/cli/cliReference.js';
 import { globalOptionSpecs } from '../../src/cli/introspect.js';
+import { fixesOption } from '../../src/cli/options.js';
 import { configureGlobal } from '../../src/cli/parser.js';
 import { FIX_IDS, KUBELET_NAMES } from '../../src/fixes.js';
 import { INVARIANT_IDS } from '../../src/invariants/types.js';
@@ -100,6 +101,18 @@ describe('README.md', () => {
     expect(number(/the (\d+) bundled scenarios/)).toBe(bundledScenarioFiles().length);
   });
 
+  it('names every flag that may be given twice, and no other', () => {
+    const sentence = readme.slice(
+      readme.indexOf('the list flags repeat:'),
+      readme.indexOf('marks each "repeatable"'),
+    );
+    const named = new Set([...sentence.matchAll(/`(--[a-z-]+)`/g)].map((m) => m[1]));
+    const repeatable = new Set(
+      allCommandSpecs().flatMap((c) => c.options.filter((o) => o.array).map((o) => `--${o.name}`)),
+    );
+    expect(named).toEqual(repeatable);
+  });
+
   it('lists docs/cli.md and docs/races.md, and every file of docs/', () => {
     for (const f of docFiles().filter((d) => d !== 'README.md')) expect(readme).toContain(f);
   });
@@ -116,6 +129,20 @@ describe('docs/cli.md', () => {
     expect(documented.slice(0, Object.keys(json).length)).toEqual(Object.keys(json));
     const violation = json.violations[0] ?? {};
     for (const key of Object.keys(violation)) expect(documented).toContain(key);
+  });
+
+  it('the rows of the -id / +id table print as documented: what the flags select is what is printed', () => {
+    const table = cli.slice(
+      cli.indexOf('### The `-id` / `+id` notation'),
+      cli.indexOf('The base is whichever'),
+    );
+    const rows = [...table.matchAll(/^\| `([^`]+)` \| [^|]+ \| `([^`]+)` \|$/gm)];
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    for (const [, printed, flags] of rows) {
+      const args = (flags ?? '').split(/\s+/);
+      const at = (flag: string) => args.flatMap((a, i) => (a === flag ? [args[i + 1] ?? ''] : []));
+      expect(fixesOption(at('--kubelet')[0], at('--fix')).label(), flags).toBe(printed);
+    }
   });
 
   it('names every --kubelet name and environment variable podrace reads', () => {
