@@ -5,6 +5,7 @@
 import type { Violation } from '../invariants/types.js';
 import { codeUnitOrder } from '../sim/order.js';
 import { onFact } from './factSpans.js';
+import { hazardMark } from './hazardMark.js';
 import {
   type Args,
   type ArgValue,
@@ -55,8 +56,12 @@ function violationTrack(v: Violation): BaseTrack | undefined {
   return tracks.kubelet(v.node);
 }
 
+/**
+ * A violation's arguments in the trace and the page's tooltips; one tied to a known-open upstream hazard
+ * adds `knownOpen` (the hazard) and `upstream` (its references), only then, so other traces keep their bytes.
+ */
 export function violationArgs(v: Violation): Args {
-  return {
+  const args: Record<string, ArgValue> = {
     invariant: v.invariant,
     node: v.node,
     pod: v.pod,
@@ -64,6 +69,12 @@ export function violationArgs(v: Violation): Args {
     volume: v.volume,
     message: v.message,
   };
+  const mark = hazardMark(v.knownOpen);
+  if (mark !== undefined) {
+    args['knownOpen'] = mark.id;
+    args['upstream'] = mark.upstreams.join(', ');
+  }
+  return args;
 }
 
 /** Spreads spans over lanes so that spans in one lane nest or are disjoint. */

@@ -7,6 +7,7 @@ import type { ContainerStatus } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import { isFinding, type Violation } from '../invariants/types.js';
 import type { RunResult } from '../scenario/run.js';
+import { hazardMark, hazardText } from './hazardMark.js';
 import { formatSeconds } from './spans.js';
 
 export interface TimelineOptions {
@@ -303,7 +304,11 @@ function chalkFor(color: boolean): ChalkInstance {
   return new Chalk({ level: color ? 1 : 0 });
 }
 
-/** `VIOLATION <id> at 1.520s node-a pod web (uid web-1) volume data: <message>` */
+/**
+ * `VIOLATION <id> at 1.520s node-a pod web (uid web-1) volume data: <message>`; one tied to a known-open
+ * upstream hazard says so right after its invariant: `VIOLATION <id> [known-open hazard <hazard>,
+ * kubernetes/kubernetes#N] at ...`.
+ */
 export function formatViolation(v: Violation, color: boolean): string {
   const c = chalkFor(color);
   const where: string[] = [`at ${formatSeconds(v.atMs)}`];
@@ -314,7 +319,9 @@ export function formatViolation(v: Violation, color: boolean): string {
   const label = isFinding(v.invariant)
     ? c.cyan.bold(`FINDING ${v.invariant}`)
     : c.red.bold(`VIOLATION ${v.invariant}`);
-  return `${label} ${where.join(' ')}: ${v.message}`;
+  const mark = hazardMark(v.knownOpen);
+  const hazard = mark === undefined ? '' : ` ${c.yellow(`[${hazardText(mark)}]`)}`;
+  return `${label}${hazard} ${where.join(' ')}: ${v.message}`;
 }
 
 type Entry =

@@ -6,6 +6,7 @@
 // pans it, re-placing every mark from the virtual times each carries in data attributes.
 import type { Violation } from '../invariants/types.js';
 import type { RunResult } from '../scenario/run.js';
+import { hazardMark, hazardText } from './hazardMark.js';
 import { type Args, buildTimeline, formatSeconds, type Instant, type Span, type Timeline } from './spans.js';
 import { formatTimeline } from './terminalTimeline.js';
 import { TIMELINE_SCRIPT } from './timelineScript.js';
@@ -136,7 +137,9 @@ function instantMark(
   switch (i.kind) {
     case 'violation': {
       const ids = v === undefined ? '' : ` data-v="${v.index}"${v.home ? ' data-home=""' : ''}`;
-      return `<circle cx="0" cy="${num(cy)}" r="6" class="violation" ${at}${ids}>${title}</circle>`;
+      // A known-open upstream hazard's violation is amber inside its red ring.
+      const cls = typeof i.args['knownOpen'] === 'string' ? 'violation hazard' : 'violation';
+      return `<circle cx="0" cy="${num(cy)}" r="6" class="${cls}" ${at}${ids}>${title}</circle>`;
     }
     case 'fault':
       return `<path d="M0 ${num(cy - 6)}L6 ${num(cy + 5)}L-6 ${num(cy + 5)}Z" class="fault" ${at}>${title}</path>`;
@@ -154,6 +157,12 @@ function violationIndex(i: Instant, violations: readonly Violation[]): number | 
     (v) => v.atMs === i.atMs && v.invariant === i.args['invariant'] && v.message === i.args['message'],
   );
   return k === -1 ? undefined : k;
+}
+
+/** ` [known-open hazard X, kubernetes/kubernetes#N]`, as the terminal timeline says it. */
+function hazardSuffix(v: Violation): string {
+  const m = hazardMark(v.knownOpen);
+  return m === undefined ? '' : ` [${hazardText(m)}]`;
 }
 
 function plotSvg(t: Timeline, l: Layout, violations: readonly Violation[]): string {
@@ -206,7 +215,7 @@ function plotSvg(t: Timeline, l: Layout, violations: readonly Violation[]): stri
     const x = num(l.x(v.atMs));
     out.push(
       `<line x1="${x}" y1="${AXIS_H}" x2="${x}" y2="${l.height}" class="violation-line" data-t="${v.atMs}" data-v="${k}">` +
-        `<title>${escapeHtml(`VIOLATION ${v.invariant} at ${formatSeconds(v.atMs)}: ${v.message}`)}</title></line>`,
+        `<title>${escapeHtml(`VIOLATION ${v.invariant}${hazardSuffix(v)} at ${formatSeconds(v.atMs)}: ${v.message}`)}</title></line>`,
     );
   }
   // Instants.
@@ -260,6 +269,10 @@ svg text { font: 11px system-ui, sans-serif; fill: #222; }
 .fault { fill: #ff9800; stroke: #8a4b00; stroke-width: 0.8; }
 .error { fill: #d95f02; stroke: #5a2500; stroke-width: 0.8; }
 .event { fill: #555; }
+.hazard-badge { display: inline-block; margin-top: 2px; padding: 0 6px; border-radius: 8px; background: #fff3cd; border: 1px solid #d9a400; color: #5c4400; font-weight: 400; font-size: 12px; }
+.hazard-ref { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
+.hazard-note { color: #8a6100; font-weight: 400; }
+circle.violation.hazard { fill: #f0a000; }
 .legend span { display: inline-block; margin-right: 14px; }
 .legend i { display: inline-block; width: 14px; height: 10px; margin-right: 4px; vertical-align: middle; border: 1px solid #0003; }
 pre { font: 12px/1.35 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; background: #f8f8f8; padding: 8px; overflow-x: auto; }
@@ -285,10 +298,35 @@ function legend(): string {
     items
       .map(([label, color]) => `<span><i style="background:${color}"></i>${escapeHtml(label)}</span>`)
       .join('') +
-    '<span><b style="color:#e00">&#9679;</b> violation</span><span><b style="color:#ff9800">&#9650;</b> fault</span>' +
+    '<span><b style="color:#e00">&#9679;</b> violation</span><span><b style="color:#f0a000">&#9679;</b> violation of a known-open upstream hazard</span><span><b style="color:#ff9800">&#9650;</b> fault</span>' +
     '<span><b style="color:#d95f02">&#9670;</b> error</span><span><b style="color:#555">&#9670;</b> event</span>' +
     ' Dashed outline: still running at the end. Hover any mark for details.</p>'
   );
+}
+
+/**
+ * The badge of a violation tied to a known-open upstream hazard: its name and upstream issue (as text: the
+ * page holds no URL), its summary as the tooltip.
+ */
+function hazardBadge(v: Violation): string {
+  const m = hazardMark(v.knownOpen);
+  if (m === undefined) return '';
+  const title = m.summary === '' ? '' : ` title="${escapeHtml(m.summary)}"`;
+  const upstream = m.upstream === '' ? '' : ` <span class="hazard-ref">${escapeHtml(m.upstream)}</span>`;
+  return `<br><span class="hazard-badge" data-hazard="${escapeHtml(m.id)}"${title}>known-open hazard <b>${escapeHtml(m.id)}</b>${upstream}</span>`;
+}
+
+/** `, 2 of them known-open upstream hazards` (nothing when none is). */
+function knownOpenNote(violations: readonly Violation[]): string {
+  const k = violations.filter((v) => v.knownOpen !== undefined).length;
+  if (k === 0) return '';
+  const what =
+    k === violations.length
+      ? k === 1
+        ? 'a known-open upstream hazard'
+        : 'all known-open upstream hazards'
+      : `${k} of them known-open upstream hazard${k === 1 ? '' : 's'}`;
+  return ` <span class="hazard-note">(${what})</span>`;
 }
 
 function header(result: RunResult, t: Timeline): string {
@@ -304,7 +342,7 @@ function header(result: RunResult, t: Timeline): string {
     `<tr><td>seed</td><td>${escapeHtml(String(result.seed))}</td></tr>`,
     `<tr><td>fixes</td><td>${escapeHtml(result.fixes.label())}: ${fixCells}</td></tr>`,
     `<tr><td>virtual time</td><td>${escapeHtml(formatSeconds(result.virtualTimeMs))} (${escapeHtml(result.outcome)}, ${result.events} events)</td></tr>`,
-    `<tr><td>result</td><td class="${n === 0 ? 'ok' : 'bad'}">${n === 0 ? 'no violations' : `${n} violation${n === 1 ? '' : 's'}`}</td></tr>`,
+    `<tr><td>result</td><td class="${n === 0 ? 'ok' : 'bad'}">${n === 0 ? 'no violations' : `${n} violation${n === 1 ? '' : 's'}`}${knownOpenNote(result.violations)}</td></tr>`,
   ];
   if (result.facts === undefined) {
     rows.push('<tr><td>facts</td><td>not recorded for this run: only violations are drawn</td></tr>');
@@ -318,7 +356,7 @@ function header(result: RunResult, t: Timeline): string {
     for (const [k, v] of result.violations.entries()) {
       const cell = (s: string | null): string => `<td>${s === null ? '-' : escapeHtml(s)}</td>`;
       out +=
-        `<tr class="bad-row" data-t="${v.atMs}" data-v="${k}" tabindex="0" title="show it on the timeline"><td>${escapeHtml(formatSeconds(v.atMs))}</td><td class="bad">${escapeHtml(v.invariant)}</td>` +
+        `<tr class="bad-row" data-t="${v.atMs}" data-v="${k}" tabindex="0" title="show it on the timeline"><td>${escapeHtml(formatSeconds(v.atMs))}</td><td class="bad">${escapeHtml(v.invariant)}${hazardBadge(v)}</td>` +
         cell(v.node) +
         cell(v.pod) +
         cell(v.uid) +
