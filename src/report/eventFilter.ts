@@ -53,6 +53,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   volumeReconstruction: true,
   reconstructionFinished: true,
   procMountsRead: true,
+  hostMount: true,
   lunAccessOpened: true,
   lunAccessClosed: true,
   lunFenced: true,

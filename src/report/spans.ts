@@ -4,6 +4,7 @@
 // array is sorted with explicit keys, never left in Map insertion order by accident.
 import type { Violation } from '../invariants/types.js';
 import { codeUnitOrder } from '../sim/order.js';
+import { BeliefTruth } from './beliefTruth.js';
 import { onFact } from './factSpans.js';
 import { hazardMark } from './hazardMark.js';
 import {
@@ -105,12 +106,17 @@ function assignLanes(spans: readonly RawSpan[]): Map<RawSpan, number> {
 /** Derives the tracks, spans and instants of a run. Without recorded facts, only violations appear. */
 export function buildTimeline(result: TimelineInput): Timeline {
   const b = new Builder();
+  const states = new BeliefTruth(b, result.fixes);
   const facts = result.facts ?? [];
   let endMs = result.virtualTimeMs;
   for (const f of facts) {
+    b.current = f;
     onFact(b, f);
+    states.onFact(f);
     endMs = Math.max(endMs, f.atMs);
   }
+  b.current = undefined;
+  states.finish();
   for (const v of result.violations) endMs = Math.max(endMs, v.atMs);
   b.finish(endMs);
 

@@ -7,13 +7,24 @@ export const CLUSTER_PROCESS = 'cluster';
 
 export type TrackGroup =
   | 'kubelet'
+  | 'reconstruction'
   | 'faults'
   | 'actions'
   | 'podWorker'
   | 'kill'
   | 'container'
+  /** A pod's volume as the kubelet believes it (its actual state of world), and its operations. */
   | 'volume'
+  /** The same volume on the host: the pod's mounts in the node's mount table. */
+  | 'volumeHost'
+  /** Where the two disagree. */
+  | 'volumeMismatch'
+  /** A volume's device (its global mount) as the kubelet believes it, and its operations. */
   | 'device'
+  /** The device's global mount in the node's mount table, and what the host did to the device. */
+  | 'deviceHost'
+  /** Where the two disagree. */
+  | 'deviceMismatch'
   | 'lun'
   | 'violations'
   | 'api'
@@ -78,7 +89,10 @@ export interface Timeline {
 }
 
 /** What buildTimeline reads from a run. */
-export type TimelineInput = Pick<RunResult, 'facts' | 'violations' | 'virtualTimeMs'>;
+export type TimelineInput = Pick<RunResult, 'facts' | 'violations' | 'virtualTimeMs'> & {
+  /** The run's fix set: what a failed operation leaves the kubelet believing (default: every fix on). */
+  readonly fixes?: RunResult['fixes'] | undefined;
+};
 
 /** Virtual milliseconds as seconds with three decimals: `1.520s`. */
 export function formatSeconds(ms: number): string {

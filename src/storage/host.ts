@@ -309,7 +309,10 @@ export class Host {
       });
     }
     this.mounts.add(entry);
-    if (entry.lun !== undefined) this.recomputeAccess(entry.lun);
+    if (entry.lun !== undefined) {
+      this.publishHostMount(entry.lun, entry.kind, tgt, true);
+      this.recomputeAccess(entry.lun);
+    }
     return undefined;
   }
 
@@ -317,8 +320,33 @@ export class Host {
   unmount(target: string): GoError | undefined {
     const removed = this.mounts.remove(target);
     if (removed === undefined) return new GoError(`umount: ${normalize(target)}: not mounted`);
-    if (removed.lun !== undefined) this.recomputeAccess(removed.lun);
+    if (removed.lun !== undefined) {
+      this.publishHostMount(removed.lun, removed.kind, removed.path, false);
+      this.recomputeAccess(removed.lun);
+    }
     return undefined;
+  }
+
+  /**
+   * Simulator observation: the hostMount fact of a LUN's mount that appeared or went, with what it is to
+   * the kubelet (the global mount, a pod's mount, a pod's reference on a Block volume's global map).
+   */
+  private publishHostMount(lun: string, kind: MountEntry['kind'], path: string, mounted: boolean): void {
+    const podsDir = join(KUBELET_ROOT, 'pods');
+    let scope: 'global' | 'pod' | 'podMap' = 'global';
+    let uid: string | undefined;
+    if (pathWithinBase(path, podsDir)) {
+      scope = 'pod';
+      uid = path.slice(podsDir.length + 1).split('/')[0];
+    } else if (kind === 'blockMap' && path.includes('/volumeDevices/')) {
+      scope = 'podMap';
+      uid = basename(path);
+    }
+    if (uid === undefined) {
+      this.publish({ kind: 'hostMount', volume: lun, path, mounted, scope });
+    } else {
+      this.publish({ kind: 'hostMount', volume: lun, path, mounted, scope, uid, pod: this.podNameOf(uid) });
+    }
   }
 
   /**

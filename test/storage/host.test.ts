@@ -149,6 +149,25 @@ describe('corruption detection', () => {
     expect(w.san.isCorrupted('lun-1')).toBe(false);
   });
 
+  it('publishes each change of a LUN mount as hostMount: the global mount, then the pod bind mount, scoped', () => {
+    const w = new World();
+    const spec = w.volume({ name: 'lun-1', plugin: 'fc' });
+    const mgr = w.plugins();
+    const global = w.run(mountForPod(mgr, spec, 'uid-1')).value;
+    const podPath = '/var/lib/kubelet/pods/uid-1/volumes/kubernetes.io~fc/lun-1';
+    const plugin = mgr.findPluginByName('kubernetes.io/fc');
+    w.run(plugin.newUnmounter('lun-1', 'uid-1').tearDown());
+    w.run(plugin.newDetacher().unmountDevice(global ?? ''));
+    expect(
+      w.factsOf('hostMount').map((f) => [f.mounted, f.scope, f.path, f.uid ?? null, f.volume, f.node]),
+    ).toEqual([
+      [true, 'global', global, null, 'lun-1', 'node-a'],
+      [true, 'pod', podPath, 'uid-1', 'lun-1', 'node-a'],
+      [false, 'pod', podPath, 'uid-1', 'lun-1', 'node-a'],
+      [false, 'global', global, null, 'lun-1', 'node-a'],
+    ]);
+  });
+
   it('a pod writing through a bind of a hollow global dir writes to the root disk', () => {
     const w = new World();
     const spec = w.volume({ name: 'lun-1', plugin: 'fc' });
@@ -161,6 +180,8 @@ describe('corruption detection', () => {
     ]);
     expect(w.host().writes('lun-1', 'uid-1')).toBe('rootFs');
     expect(w.factsOf('lunAccessOpened')).toHaveLength(0);
+    // The mount table has no mount of the LUN for the pod: the bind holds the root disk.
+    expect(w.factsOf('hostMount')).toHaveLength(0);
   });
 });
 
