@@ -4,13 +4,17 @@
 // array is sorted with explicit keys, never left in Map insertion order by accident.
 import type { Violation } from '../invariants/types.js';
 import { codeUnitOrder } from '../sim/order.js';
+import { actionWindow } from './actionWindow.js';
 import { BeliefTruth } from './beliefTruth.js';
+import { causeFlows } from './causeFlows.js';
 import { onFact } from './factSpans.js';
 import { hazardMark } from './hazardMark.js';
+import { describeFact } from './terminalTimeline.js';
 import {
   type Args,
   type ArgValue,
   CLUSTER_PROCESS,
+  type Flow,
   type Instant,
   type Span,
   type Timeline,
@@ -24,6 +28,8 @@ export {
   type Args,
   type ArgValue,
   CLUSTER_PROCESS,
+  type Flow,
+  type FlowStep,
   formatSeconds,
   type Instant,
   type InstantKind,
@@ -222,11 +228,32 @@ export function buildTimeline(result: TimelineInput): Timeline {
   instants.sort(
     (x, y) => x.atMs - y.atMs || (position.get(x.track) ?? 0) - (position.get(y.track) ?? 0) || x.seq - y.seq,
   );
+  // Cause to effect: each violation's causes as drawn, then the violation's mark on its own track.
+  const flows: Flow[] = [];
+  const raw = causeFlows(result.violations, facts, b.anchors, (f) => {
+    const d = describeFact(f);
+    return `${d.subject} ${d.text}`.trim();
+  });
+  for (const r of raw) {
+    const v = result.violations[r.violation];
+    if (v === undefined) continue;
+    const home = violationTrack(v) ?? tracks.violations();
+    flows.push({
+      id: flows.length + 1,
+      violation: r.violation,
+      steps: [
+        ...r.causes.map((c) => ({ track: trackId(c.anchor.base, 0), atMs: c.anchor.atMs, name: c.name })),
+        { track: trackId(home, 0), atMs: v.atMs, name: `VIOLATION ${v.invariant}` },
+      ],
+    });
+  }
   return {
     endMs,
     processes,
     tracks: trackList,
     spans: spans.map(({ seq: _seq, ...s }) => s),
     instants: instants.map(({ seq: _seq, ...i }) => i),
+    flows,
+    action: actionWindow(facts, result.violations, endMs),
   };
 }

@@ -8,7 +8,7 @@ import type { Fact } from '../facts.js';
 import { isFinding, type Violation } from '../invariants/types.js';
 import type { RunResult } from '../scenario/run.js';
 import { hazardMark, hazardText } from './hazardMark.js';
-import { formatSeconds } from './spans.js';
+import { formatSeconds } from './timelineModel.js';
 
 export interface TimelineOptions {
   readonly color: boolean;

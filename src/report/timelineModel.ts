@@ -76,6 +76,22 @@ export interface Instant {
   readonly args: Args;
 }
 
+/** One step of a cause-to-effect chain: a drawn fact (its mark's track and time), or the violation. */
+export interface FlowStep {
+  readonly track: string;
+  readonly atMs: number;
+  readonly name: string;
+}
+
+/** A violation's causes, in time order, ending at the violation's mark on its own track. */
+export interface Flow {
+  /** 1-based, unique in the timeline (the trace's flow id). */
+  readonly id: number;
+  /** The violation's index in the run's violations. */
+  readonly violation: number;
+  readonly steps: readonly FlowStep[];
+}
+
 export interface Timeline {
   /** The run's end: spans still open close here. */
   readonly endMs: number;
@@ -86,6 +102,10 @@ export interface Timeline {
   readonly spans: readonly Span[];
   /** Sorted by (time, pid, tid, fact order). */
   readonly instants: readonly Instant[];
+  /** Cause-to-effect chains, one per violation that has drawn causes, in violation order. */
+  readonly flows: readonly Flow[];
+  /** From the first to the last thing that happened, with a margin: the page's first view. */
+  readonly action: { readonly startMs: number; readonly endMs: number };
 }
 
 /** What buildTimeline reads from a run. */

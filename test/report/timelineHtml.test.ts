@@ -87,6 +87,20 @@ describe('toTimelineHtml', () => {
     expect(html.match(/<script>/g)).toHaveLength(1);
   });
 
+  it('opens on the action, offers the whole run, and has a details panel to pin and copy', () => {
+    // The sample runs from 0 to its last fact at 2.6 s (a kubelet stopping) of 3.0005 s: that, plus 250 ms.
+    expect(html).toMatch(/<svg class="plot" id="plot" [^>]*data-action-a="0" data-action-b="2850"/);
+    expect(html).toContain(
+      '<button type="button" id="fit" title="from the first to the last thing that happened',
+    );
+    expect(html).toContain('<button type="button" id="whole"');
+    expect(html).toContain('<div class="details" id="details">');
+    expect(html).toContain('<button type="button" id="copy"');
+    // Pod volumes and devices: the kubelet's belief beside the host's mount table.
+    expect(html).toContain('pod web (web-1) volume data: kubelet');
+    expect(html).toContain('device data: kubelet (actual state)');
+  });
+
   it('is deterministic', () => {
     expect(toTimelineHtml(sampleResult())).toBe(html);
   });
