@@ -191,6 +191,12 @@ export type Fact =
       uid?: string | undefined;
       pod?: string | undefined;
     })
+  /**
+   * The LUN's block devices on the node changed (ground truth): how many SCSI paths (/dev/sdX) and
+   * multipath maps (/dev/dm-N) of it the node has now. Published on every change of the counts: a rescan
+   * or login finds a path, multipathd assembles a map, a path is deleted, a map flushed, a session logged out.
+   */
+  | (Base & { kind: 'hostDevices'; volume: string; scsiPaths: number; multipathMaps: number })
   /** A read-write (or read-only) global mount or block map of a LUN appeared / went on a node. */
   | (Base & { kind: 'lunAccessOpened'; volume: string; readWrite: boolean })
   | (Base & { kind: 'lunAccessClosed'; volume: string })

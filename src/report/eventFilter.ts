@@ -54,6 +54,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   reconstructionFinished: true,
   procMountsRead: true,
   hostMount: true,
+  hostDevices: true,
   lunAccessOpened: true,
   lunAccessClosed: true,
   lunFenced: true,

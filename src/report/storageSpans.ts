@@ -70,6 +70,23 @@ export function onStorageFact(b: Builder, f: Fact, node: string): void {
         fenced: f.fenced,
       });
       return;
+    case 'hostDevices': {
+      // One span per state of the LUN's devices on the node, while it has any.
+      const key = pk('hostDevices', node, f.volume);
+      const name = `${f.scsiPaths} path${f.scsiPaths === 1 ? '' : 's'}, ${f.multipathMaps} map${f.multipathMaps === 1 ? '' : 's'}`;
+      const args = { volume: f.volume, scsiPaths: f.scsiPaths, multipathMaps: f.multipathMaps };
+      const open = b.peek(key);
+      const any = f.scsiPaths + f.multipathMaps > 0;
+      // A rescan finds the paths and multipathd assembles the map within one millisecond: one span.
+      if (open !== undefined && open.startMs === at && any) {
+        open.name = name;
+        open.args = args;
+        return;
+      }
+      b.end(key, at);
+      if (any) b.begin(key, tracks.deviceState(node, f.volume), name, at, args);
+      return;
+    }
     case 'deviceResidue': {
       const leaked = f.scsiPaths > 0 || f.multipathMaps > 0;
       b.instant(

@@ -129,6 +129,11 @@ export function describeFact(f: Fact): FactLine {
       return { subject: `volume ${f.volume}`, text: `${f.kind}${f.ok ? '' : ' FAILED'}` };
     case 'bindMountOfUnmountedGlobalPath':
       return { subject: podSubject(f), text: `bindMountOfUnmountedGlobalPath ${f.volume}` };
+    case 'hostDevices':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `hostDevices scsiPaths=${f.scsiPaths} multipathMaps=${f.multipathMaps}`,
+      };
     case 'hostMount':
       return {
         subject: `volume ${f.volume}`,
@@ -297,7 +302,7 @@ export function notableFacts(facts: readonly Fact[]): Fact[] {
       continue;
     } else if (f.kind === 'reconstructionFinished' && emptyReconstruction.delete(f.node)) {
       if (f.unreconstructedDevices.length === 0 && f.unreconstructedPodMaps.length === 0) continue;
-    } else if (f.kind === 'hostMount') {
+    } else if (f.kind === 'hostMount' || f.kind === 'hostDevices') {
       continue; // the mount table behind the kubelet's operations: --events and the HTML page show it
     } else if (f.kind === 'procMountsRead' && f.consistent && f.attempts === 1) {
       continue; // an ordinary read; the ones that met inconsistency are the news

@@ -23,6 +23,8 @@ export type TrackGroup =
   | 'device'
   /** The device's global mount in the node's mount table, and what the host did to the device. */
   | 'deviceHost'
+  /** The LUN's block devices on the node: SCSI paths and multipath maps. */
+  | 'deviceState'
   /** Where the two disagree. */
   | 'deviceMismatch'
   | 'lun'

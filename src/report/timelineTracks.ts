@@ -38,8 +38,9 @@ const GROUP_RANK: Record<TrackGroup, number> = {
   volumeMismatch: 2,
   device: 0,
   deviceHost: 1,
-  deviceMismatch: 2,
-  lun: 3,
+  deviceState: 2,
+  deviceMismatch: 3,
+  lun: 4,
 };
 
 /**
@@ -76,6 +77,7 @@ function baseTrack(
       break;
     case 'device':
     case 'deviceHost':
+    case 'deviceState':
     case 'deviceMismatch':
     case 'lun':
       sort = [5, volume, GROUP_RANK[group]];
@@ -129,6 +131,8 @@ export const tracks = {
     baseTrack(node, 'device', `device ${volume}: kubelet (actual state)`, { volume }),
   deviceHost: (node: string, volume: string) =>
     baseTrack(node, 'deviceHost', `device ${volume}: host (mount table)`, { volume }),
+  deviceState: (node: string, volume: string) =>
+    baseTrack(node, 'deviceState', `device ${volume}: host (SCSI paths, multipath maps)`, { volume }),
   deviceMismatch: (node: string, volume: string) =>
     baseTrack(node, 'deviceMismatch', `device ${volume}: kubelet \u2260 host`, { volume }),
   lun: (node: string, volume: string) => baseTrack(node, 'lun', `LUN ${volume} access`, { volume }),
@@ -144,7 +148,8 @@ export const tracks = {
 
 export interface RawSpan {
   readonly base: BaseTrack;
-  readonly name: string;
+  /** Renamed when the state it shows changes again within its first millisecond (storageSpans). */
+  name: string;
   readonly startMs: number;
   endMs: number;
   open: boolean;

@@ -106,7 +106,9 @@ export class Host {
   readonly rng: Rng;
   readonly fs = new FileTree();
   readonly mounts = new MountTable();
-  readonly devices = new Devices();
+  readonly devices = new Devices((lun) => this.devicesChanged(lun));
+  /** The last hostDevices fact's counts per LUN (`paths/maps`): only a change is published. */
+  private readonly deviceCounts = new Map<string, string>();
   readonly faults: HostFaults;
   private readonly publishFn: (fact: Fact) => void;
   private readonly latencies: Record<LatencyOp, readonly [number, number]>;
@@ -616,6 +618,15 @@ export class Host {
       scsiPaths: this.devices.scsiPathsOf(volume).length,
       multipathMaps: this.devices.mapsOf(volume).length,
     };
+  }
+
+  /** Simulator observation: the hostDevices fact of a LUN whose SCSI paths or multipath maps changed. */
+  private devicesChanged(volume: string): void {
+    const r = this.deviceResidue(volume);
+    const counts = `${r.scsiPaths}/${r.multipathMaps}`;
+    if (this.deviceCounts.get(volume) === counts) return;
+    this.deviceCounts.set(volume, counts);
+    this.publish({ kind: 'hostDevices', volume, ...r });
   }
 
   /** Publishes deviceResidue; the kubelet's operation calls it once it has marked the device unmounted. */

@@ -37,6 +37,18 @@ describe('belief beside truth', () => {
     ]);
   });
 
+  it("draws the LUN's SCSI paths and maps on the node beside them", () => {
+    const r = runScenario(loadScenarioFile('scenarios/fc-unmount-retry-window.yaml'), {
+      fixes: Fixes.none(),
+      recordFacts: true,
+    });
+    const t = buildTimeline(r);
+    // The rescan and multipathd within one millisecond: one span. FC's DetachDisk gave up: they stay.
+    expect(spansOf(t, 'device lun-1: host (SCSI paths, multipath maps)').map(brief)).toEqual([
+      ['2 paths, 1 map', 10_355, 360_000, true],
+    ]);
+  });
+
   it('with #100183 the failed UnmountDevice leaves the device uncertain, and nothing disagrees', () => {
     const t = run(Fixes.all());
     const belief = spansOf(t, 'device vol-1: kubelet (actual state)').map((s) => s.name);

@@ -34,6 +34,15 @@ describe('Host mount table and devices', () => {
     expect(host.isDeviceOpened('lun-1')).toBe(false);
     expect(host.deviceResidue('lun-1')).toEqual({ scsiPaths: 0, multipathMaps: 0 });
     expect(w.factsOf('unmountDevice')).toEqual([expect.objectContaining({ volume: 'lun-1', ok: true })]);
+    // Each change of the LUN's devices on the node, as the host has them (hostDevices).
+    expect(w.factsOf('hostDevices').map((f) => [f.scsiPaths, f.multipathMaps])).toEqual([
+      [1, 0],
+      [2, 0],
+      [2, 1],
+      [2, 0],
+      [1, 0],
+      [0, 0],
+    ]);
   });
 
   it('the first MountDevice formats the LUN; latencies come from the seeded stream', () => {
