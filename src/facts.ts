@@ -174,6 +174,29 @@ export type Fact =
   // ---- storage ground truth (per node host) ----
   /** One utilio.ConsistentRead of /proc/mounts: how many attempts it took and whether it succeeded. */
   | (Base & { kind: 'procMountsRead'; purpose: string; attempts: number; consistent: boolean })
+  /**
+   * The node's mount table changed for a LUN's device (ground truth, whatever the kubelet believes): a
+   * mount appeared (`mounted`) or went at `path`. `scope`: `global`, a mount outside the pods dir (the
+   * global mount, a CSI staging path); `pod`, a mount under pods/{uid}/ (SetUp's bind mount, NodePublish);
+   * `podMap`, a pod's reference on a Block volume's global map (`<global map path>/{uid}`). `uid` and `pod`
+   * name the pod of the last two. A bind of a directory that is not a mount point binds the node's root
+   * disk, no LUN: it publishes nothing.
+   */
+  | (Base & {
+      kind: 'hostMount';
+      volume: string;
+      path: string;
+      mounted: boolean;
+      scope: 'global' | 'pod' | 'podMap';
+      uid?: string | undefined;
+      pod?: string | undefined;
+    })
+  /**
+   * The LUN's block devices on the node changed (ground truth): how many SCSI paths (/dev/sdX) and
+   * multipath maps (/dev/dm-N) of it the node has now. Published on every change of the counts: a rescan
+   * or login finds a path, multipathd assembles a map, a path is deleted, a map flushed, a session logged out.
+   */
+  | (Base & { kind: 'hostDevices'; volume: string; scsiPaths: number; multipathMaps: number })
   /** A read-write (or read-only) global mount or block map of a LUN appeared / went on a node. */
   | (Base & { kind: 'lunAccessOpened'; volume: string; readWrite: boolean })
   | (Base & { kind: 'lunAccessClosed'; volume: string })

@@ -330,8 +330,19 @@ export function failurePicks(kinds: readonly KindStats[], shrink: number): Failu
     .map((k) => ({ kind: k.kind, caseIndex: k.firstFixSensitiveCase ?? k.firstCase }));
 }
 
-export function failureFileName(kind: FailureKind, seed: number, caseIndex: number): string {
-  return `${kind}-${seed}-${caseIndex}.yaml`;
+/**
+ * `<kind>-<seed>-<case>.yaml`; `hazard-<kind>-<seed>-<case>.yaml` when every violation of the kind in the
+ * minimal run is a known-open upstream hazard: a campaign that passes writes no file called a failure.
+ */
+export function failureFileName(kind: FailureKind, seed: number, caseIndex: number, hazard = false): string {
+  return `${hazard ? 'hazard-' : ''}${kind}-${seed}-${caseIndex}.yaml`;
+}
+
+/** The known-open hazard of the first violation of `kind` in a run, when a hazard explains each of them. */
+function hazardOf(run: GuardedRun, kind: FailureKind): string | undefined {
+  if (!run.ok) return undefined;
+  const of = run.result.violations.filter((v) => v.invariant === kind);
+  return of.every((v) => v.knownOpen !== undefined) ? of[0]?.knownOpen : undefined;
 }
 
 /**
@@ -362,16 +373,17 @@ export async function minimalFailure(
     ...(flipped === undefined ? {} : { closedWith: flipped }),
     ...(o.yieldToHost === undefined ? {} : { yieldToHost: o.yieldToHost }),
   });
-  const fileName = failureFileName(kind, seed, caseIndex);
-  const firedWith = (f: Fixes): InvariantId[] | undefined => {
-    const r = runGuarded(shrink.scenario, f);
-    return r.ok
-      ? INVARIANT_IDS.filter((id) => r.result.violations.some((v) => v.invariant === id))
-      : undefined;
-  };
-  const fired = firedWith(fixes);
-  const contrast = flipped === undefined ? undefined : firedWith(flipped);
-  const what = kind === 'simulator-error' ? 'the simulator throws (a podrace bug)' : `${kind} fires`;
+  const firedIn = (r: GuardedRun): InvariantId[] | undefined =>
+    r.ok ? INVARIANT_IDS.filter((id) => r.result.violations.some((v) => v.invariant === id)) : undefined;
+  const minimal = runGuarded(shrink.scenario, fixes);
+  const fired = firedIn(minimal);
+  const contrast = flipped === undefined ? undefined : firedIn(runGuarded(shrink.scenario, flipped));
+  const hazard = hazardOf(minimal, kind);
+  const fileName = failureFileName(kind, seed, caseIndex, hazard !== undefined);
+  const what =
+    kind === 'simulator-error'
+      ? 'the simulator throws (a podrace bug)'
+      : `${kind} fires${hazard === undefined ? '' : `, the known-open upstream hazard ${hazard}`}`;
   const closing =
     o.closedBy === undefined || contrast === undefined
       ? ''

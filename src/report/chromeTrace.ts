@@ -14,6 +14,10 @@ export interface TraceEvent {
   readonly dur?: number;
   readonly cat?: string;
   readonly s?: 't' | 'p' | 'g';
+  /** Flow events (v2): the flow this slice belongs to, and whether the flow comes in / goes on from it. */
+  readonly bind_id?: number;
+  readonly flow_in?: boolean;
+  readonly flow_out?: boolean;
   readonly args: Args;
 }
 
@@ -71,10 +75,39 @@ export function traceEvents(timeline: Timeline): TraceEvent[] {
       order: order++,
     });
   }
+  // Cause to effect: one zero-length slice per step, on the step's track, tied into a flow (Perfetto draws
+  // the arrows; bind_id / flow_in / flow_out bind each to its own slice, not to whatever encloses it).
+  for (const flow of timeline.flows) {
+    const n = flow.steps.length;
+    flow.steps.forEach((step, k) => {
+      const w = where.get(step.track) ?? { pid: 0, tid: 0 };
+      timed.push({
+        ev: {
+          name: step.name,
+          cat: 'flow',
+          ph: 'X',
+          pid: w.pid,
+          tid: w.tid,
+          ts: toMicros(step.atMs),
+          dur: 0,
+          bind_id: flow.id,
+          ...(k > 0 ? { flow_in: true } : {}),
+          ...(k < n - 1 ? { flow_out: true } : {}),
+          args: { violation: flow.violation, step: k + 1, of: n },
+        },
+        order: order++,
+      });
+    });
+  }
+  const isFlow = (e: TraceEvent): number => (e.bind_id === undefined ? 0 : 1);
   timed.sort(
     (a, b) =>
       (a.ev.ts ?? 0) - (b.ev.ts ?? 0) ||
-      // At one timestamp, a longer span opens before the spans nested in it.
+      // At one timestamp the flow steps come last, each flow's in its order (a viewer links them so).
+      isFlow(a.ev) - isFlow(b.ev) ||
+      (a.ev.bind_id ?? 0) - (b.ev.bind_id ?? 0) ||
+      (isFlow(a.ev) === 1 ? a.order - b.order : 0) ||
+      // A longer span opens before the spans nested in it.
       (b.ev.dur ?? -1) - (a.ev.dur ?? -1) ||
       a.ev.pid - b.ev.pid ||
       a.ev.tid - b.ev.tid ||

@@ -53,6 +53,8 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   volumeReconstruction: true,
   reconstructionFinished: true,
   procMountsRead: true,
+  hostMount: true,
+  hostDevices: true,
   lunAccessOpened: true,
   lunAccessClosed: true,
   lunFenced: true,

@@ -1,6 +1,7 @@
 // What each fact draws on the timeline: the span it opens or closes (a container's life, a mount, a
 // pod worker phase, a kill) or the instant it marks, on which component's track.
 import type { Fact } from '../facts.js';
+import { onStorageFact } from './storageSpans.js';
 import { type ArgValue, CLUSTER_PROCESS } from './timelineModel.js';
 import { type Builder, kubeletOwned, pk, tracks } from './timelineTracks.js';
 
@@ -131,6 +132,37 @@ export function onFact(b: Builder, f: Fact): void {
       b.begin(key, tracks.podWorker(node, f.pod, f.uid), f.phase, at, { uid: f.uid, pod: f.pod });
       return;
     }
+    case 'podFinishedOnFirstSight':
+      b.instant(
+        tracks.podWorker(node, f.pod, f.uid),
+        'finished on first sight: no SyncTerminatedPod',
+        'error',
+        at,
+        {
+          uid: f.uid,
+          pod: f.pod,
+        },
+      );
+      return;
+    case 'podRemoveDropped':
+      b.instant(tracks.podWorker(node, f.pod, f.uid), "REMOVE dropped: sources aren't ready", 'error', at, {
+        uid: f.uid,
+        pod: f.pod,
+      });
+      return;
+    case 'staticPodStartedBesideOrphan':
+      b.instant(
+        tracks.podWorker(node, f.pod, f.uid),
+        'started beside an orphan of its fullname',
+        'error',
+        at,
+        {
+          uid: f.uid,
+          pod: f.pod,
+          orphanUid: f.orphanUid,
+        },
+      );
+      return;
     case 'podAdmitted':
       b.instant(tracks.podWorker(node, f.pod, f.uid), 'admitted', 'event', at, { uid: f.uid, pod: f.pod });
       return;
@@ -142,12 +174,15 @@ export function onFact(b: Builder, f: Fact): void {
       });
       return;
     case 'kubeletStarted':
+      b.end(pk('kubeletDown', node), at);
       b.begin(pk('kubelet', node), tracks.kubelet(node), 'kubelet up', at);
       return;
     case 'kubeletStopped':
       b.end(pk('kubelet', node), at);
       b.endAll(kubeletOwned(node), at, { interrupted: 'kubelet stopped' });
       b.instant(tracks.kubelet(node), 'kubelet stopped', 'event', at);
+      // Until it starts again nothing runs the pod workers or the volume manager: a window of its own.
+      b.begin(pk('kubeletDown', node), tracks.kubelet(node), 'kubelet down', at);
       return;
     case 'kubeletPanic':
       b.instant(tracks.kubelet(node), `panic in ${f.component}`, 'error', at, {
@@ -243,229 +278,6 @@ export function onFact(b: Builder, f: Fact): void {
         volumesInUse: f.volumesInUse.join(', '),
       });
       return;
-    // ---- volumes ----
-    case 'volumeSetUp':
-      b.begin(pk('volume', node, f.uid, f.volume), tracks.volume(node, f.pod, f.uid, f.volume), 'SetUp', at, {
-        uid: f.uid,
-        pod: f.pod,
-        volume: f.volume,
-      });
-      return;
-    case 'volumeTearDown':
-      if (f.ok && b.end(pk('volume', node, f.uid, f.volume), at) !== undefined) return;
-      b.instant(
-        tracks.volume(node, f.pod, f.uid, f.volume),
-        f.ok ? 'TearDown' : 'TearDown failed',
-        f.ok ? 'event' : 'error',
-        at,
-        { uid: f.uid, pod: f.pod, volume: f.volume, ok: f.ok },
-      );
-      return;
-    case 'mountDevice':
-      if (f.ok && b.peek(pk('device', node, f.volume)) === undefined) {
-        b.begin(pk('device', node, f.volume), tracks.device(node, f.volume), 'MountDevice', at, {
-          volume: f.volume,
-        });
-        return;
-      }
-      b.instant(
-        tracks.device(node, f.volume),
-        f.ok ? 'MountDevice' : 'MountDevice failed',
-        f.ok ? 'event' : 'error',
-        at,
-        { volume: f.volume, ok: f.ok },
-      );
-      return;
-    case 'unmountDevice':
-      if (f.ok && b.end(pk('device', node, f.volume), at) !== undefined) return;
-      b.instant(
-        tracks.device(node, f.volume),
-        f.ok ? 'UnmountDevice' : 'UnmountDevice failed',
-        f.ok ? 'event' : 'error',
-        at,
-        { volume: f.volume, ok: f.ok },
-      );
-      return;
-    case 'bindMountOfUnmountedGlobalPath':
-      b.instant(
-        tracks.volume(node, f.pod, f.uid, f.volume),
-        'bind mount of unmounted global path',
-        'error',
-        at,
-        {
-          uid: f.uid,
-          pod: f.pod,
-          volume: f.volume,
-        },
-      );
-      return;
-    // ---- storage ----
-    case 'lunAccessOpened':
-      b.begin(
-        pk('lun', node, f.volume),
-        tracks.lun(node, f.volume),
-        f.readWrite ? 'read-write' : 'read-only',
-        at,
-        {
-          volume: f.volume,
-          readWrite: f.readWrite,
-        },
-      );
-      return;
-    case 'lunAccessClosed':
-      if (b.end(pk('lun', node, f.volume), at) === undefined) {
-        b.instant(tracks.lun(node, f.volume), 'access closed', 'event', at, { volume: f.volume });
-      }
-      return;
-    case 'lunFenced':
-      b.instant(tracks.lun(node, f.volume), f.fenced ? 'fenced' : 'unfenced', 'event', at, {
-        volume: f.volume,
-        fenced: f.fenced,
-      });
-      return;
-    case 'deviceResidue': {
-      const leaked = f.scsiPaths > 0 || f.multipathMaps > 0;
-      b.instant(
-        tracks.device(node, f.volume),
-        leaked ? 'device residue' : 'devices clean',
-        leaked ? 'error' : 'event',
-        at,
-        {
-          volume: f.volume,
-          scsiPaths: f.scsiPaths,
-          multipathMaps: f.multipathMaps,
-        },
-      );
-      return;
-    }
-    case 'deviceInUseAfterUnmount':
-      b.instant(tracks.device(node, f.volume), 'device in use after unmount', 'error', at, {
-        volume: f.volume,
-      });
-      return;
-    case 'mountStacked':
-      b.instant(tracks.device(node, f.volume), 'mount stacked', 'error', at, {
-        path: f.path,
-        device: f.device,
-      });
-      return;
-    case 'deviceReleased':
-      b.instant(
-        tracks.device(node, f.volume),
-        f.holders > 0 ? `${f.action} while open` : f.action,
-        f.holders > 0 ? 'error' : 'event',
-        at,
-        {
-          volume: f.volume,
-          device: f.device,
-          holders: f.holders,
-          mounts: f.mounts,
-          pods: f.pods.join(', '),
-          hostProcess: f.hostProcess,
-        },
-      );
-      return;
-    case 'fcDetachRetryExhausted':
-      b.instant(tracks.device(node, f.volume), 'FC detach retry exhausted', 'error', at, {
-        volume: f.volume,
-        device: f.device,
-      });
-      return;
-    // ---- attach/detach controller ----
-    case 'volumeAttached':
-      b.begin(pk('adc', f.volume, f.node), tracks.adc(f.volume, f.node), 'attached', at, {
-        volume: f.volume,
-        node: f.node,
-      });
-      return;
-    case 'volumeDetached':
-      if (b.end(pk('adc', f.volume, f.node), at, { forced: f.forced }) === undefined) {
-        b.instant(tracks.adc(f.volume, f.node), f.forced ? 'force-detached' : 'detached', 'event', at, {
-          volume: f.volume,
-          node: f.node,
-          forced: f.forced,
-        });
-      }
-      return;
-    // ---- reconstruction ----
-    case 'reconstructionStarted':
-      b.begin(pk('syncStates', node), tracks.kubelet(node), 'reconstruction (syncStates)', at, {
-        volumeDirs: f.volumeDirs,
-      });
-      return;
-    case 'reconstructionFinished':
-      b.end(pk('syncStates', node), at, { unreconstructedDevices: f.unreconstructedDevices.join(', ') });
-      for (const volume of f.unreconstructedDevices) {
-        b.instant(tracks.device(node, volume), 'not reconstructed, still mounted', 'error', at, { volume });
-      }
-      for (const m of f.unreconstructedPodMaps) {
-        b.instant(tracks.device(node, m.volume), 'pod map reference not reconstructed', 'error', at, {
-          volume: m.volume,
-          uid: m.uid,
-        });
-      }
-      return;
-    case 'volumeReconstruction':
-      b.instant(
-        tracks.device(node, f.volume),
-        f.ok ? `reconstructed: ${f.outcome}` : `reconstruction failed: ${f.outcome}`,
-        f.ok ? 'event' : 'error',
-        at,
-        {
-          volume: f.volume,
-          pod: f.pod,
-          uid: f.uid,
-          mode: f.mode,
-          error: f.error ?? null,
-        },
-      );
-      return;
-    case 'procMountsRead':
-      if (!f.consistent || f.attempts > 1) {
-        b.instant(
-          tracks.faults(node),
-          f.consistent ? `/proc/mounts consistent after ${f.attempts} reads` : '/proc/mounts inconsistent',
-          f.consistent ? 'event' : 'error',
-          at,
-          { purpose: f.purpose, attempts: f.attempts },
-        );
-      }
-      return;
-    case 'multiAttachError':
-      b.instant(tracks.adc(f.volume, f.node), 'Multi-Attach error', 'error', at, {
-        volume: f.volume,
-        node: f.node,
-        attachedTo: f.attachedTo.join(', '),
-      });
-      return;
-    case 'volumeAttachUncertain':
-      b.instant(tracks.adc(f.volume, f.node), 'attach uncertain', 'error', at, {
-        volume: f.volume,
-        node: f.node,
-        error: f.error,
-      });
-      return;
-    case 'volumeDetachStarted':
-      b.instant(
-        tracks.adc(f.volume, f.node),
-        f.forced ? 'force detach started' : 'detach started',
-        'event',
-        at,
-        {
-          volume: f.volume,
-          node: f.node,
-          forced: f.forced,
-          verifySafeToDetach: f.verifySafeToDetach,
-        },
-      );
-      return;
-    case 'volumeDetachFailed':
-      b.instant(tracks.adc(f.volume, f.node), 'detach failed', 'error', at, {
-        volume: f.volume,
-        node: f.node,
-        error: f.error,
-      });
-      return;
     // ---- scenario actions ----
     case 'actionNoop': {
       const args: Record<string, ArgValue> = { action: f.action, reason: f.reason };
@@ -494,5 +306,8 @@ export function onFact(b: Builder, f: Fact): void {
       b.instant(tracks.faults(node), `fault ${f.fault}`, 'fault', at, args);
       return;
     }
+    default:
+      onStorageFact(b, f, node);
+      return;
   }
 }

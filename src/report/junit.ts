@@ -11,6 +11,7 @@ import {
 } from '../fuzz/campaignJson.js';
 import { type ClaimResult, claimLabel } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
+import { hazardMark, hazardText } from './hazardMark.js';
 
 // The package is CommonJS whose module.exports is the builder; its types declare it as `default`, which
 // NodeNext resolution puts one level deeper than Node does.
@@ -28,6 +29,8 @@ export interface JUnitCase {
   readonly error?: { readonly message: string; readonly text: string } | undefined;
   /** Passed, with something to say (a known-open hazard). */
   readonly output?: string | undefined;
+  /** `<properties>` of the test case (`knownOpenHazards`). */
+  readonly properties?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface JUnitSuite {
@@ -48,9 +51,24 @@ export function junitXml(suites: readonly JUnitSuite[]): string {
       if (c.failure !== undefined) t.failure(c.failure.message, 'violation').standardError(c.failure.text);
       if (c.error !== undefined) t.error(c.error.message, 'error', c.error.text);
       if (c.output !== undefined) t.standardOutput(c.output);
+      for (const [k, v] of Object.entries(c.properties ?? {})) t.property(k, v);
     }
   }
   return b.build();
+}
+
+/** ` (known-open hazard NAME, kubernetes/kubernetes#N)` after a violation's invariant, or nothing. */
+function hazardSuffix(knownOpen: string | null | undefined): string {
+  const m = hazardMark(knownOpen);
+  return m === undefined ? '' : ` (${hazardText(m)})`;
+}
+
+/** The case's `knownOpenHazards` property (the distinct hazards of its violations), when it has any. */
+function knownOpenProperty(violations: readonly { readonly knownOpen?: string | null | undefined }[]): {
+  properties?: Record<string, string>;
+} {
+  const ids = [...new Set(violations.flatMap((v) => (v.knownOpen == null ? [] : [v.knownOpen])))];
+  return ids.length === 0 ? {} : { properties: { knownOpenHazards: ids.join(', ') } };
 }
 
 /**
@@ -78,21 +96,20 @@ export function campaignJUnit(lines: CampaignLines, cases: readonly CaseLine[]):
     }
     const unexplained = s.strict ? c.fired : c.fired.filter((id) => !c.knownOpen.includes(id));
     const details = [
-      ...c.violations.map(
-        (v) => `${v.invariant}${v.knownOpen === null ? '' : ` (known-open: ${v.knownOpen})`}: ${v.message}`,
-      ),
+      ...c.violations.map((v) => `${v.invariant}${hazardSuffix(v.knownOpen)}: ${v.message}`),
       `replay: ${replayCommand(s.campaignSeed, c.path, fixSet)}`,
     ];
+    const hazards = knownOpenProperty(c.violations);
     const f = shrunk.get(c.case);
     if (f !== undefined) details.push(`shrunk to ${f.file}: ${f.replay[0]}`);
     if (c.outcome === 'max-events') {
       const message = 'cut short by the event budget before its horizon: not checked (a livelock?)';
-      return { ...base, failure: { message, text: details.join('\n') } };
+      return { ...base, ...hazards, failure: { message, text: details.join('\n') } };
     }
     if (unexplained.length > 0) {
-      return { ...base, failure: { message: unexplained.join(', '), text: details.join('\n') } };
+      return { ...base, ...hazards, failure: { message: unexplained.join(', '), text: details.join('\n') } };
     }
-    return c.fired.length === 0 ? base : { ...base, output: details.join('\n') };
+    return c.fired.length === 0 ? base : { ...base, ...hazards, output: details.join('\n') };
   });
   // An interrupted campaign is not a green one: the cases that never ran are one case that errors.
   if (s.stoppedBy !== null) {
@@ -150,7 +167,7 @@ export function verifyJUnit(
           className: `podrace.verify.${name}`,
           file: `${file}:${r.claim.claim.line}`,
         };
-        if (r.claim.pass) return base;
+        if (r.claim.pass) return { ...base, ...knownOpenProperty(r.claim.result.violations) };
         const findings =
           r.claim.expectedFindings === null
             ? ''
@@ -158,9 +175,9 @@ export function verifyJUnit(
         const message = `expected [${r.claim.expected.join(', ')}], got [${r.claim.actual.join(', ')}]${findings}`;
         const text = [
           `${file}:${r.claim.claim.line}: claim ${label}: ${message}`,
-          ...r.claim.result.violations.map((v) => `${v.invariant}: ${v.message}`),
+          ...r.claim.result.violations.map((v) => `${v.invariant}${hazardSuffix(v.knownOpen)}: ${v.message}`),
         ].join('\n');
-        return { ...base, failure: { message, text } };
+        return { ...base, ...knownOpenProperty(r.claim.result.violations), failure: { message, text } };
       }),
     };
   });

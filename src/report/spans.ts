@@ -4,11 +4,17 @@
 // array is sorted with explicit keys, never left in Map insertion order by accident.
 import type { Violation } from '../invariants/types.js';
 import { codeUnitOrder } from '../sim/order.js';
+import { actionWindow } from './actionWindow.js';
+import { BeliefTruth } from './beliefTruth.js';
+import { causeFlows } from './causeFlows.js';
 import { onFact } from './factSpans.js';
+import { hazardMark } from './hazardMark.js';
+import { describeFact } from './terminalTimeline.js';
 import {
   type Args,
   type ArgValue,
   CLUSTER_PROCESS,
+  type Flow,
   type Instant,
   type Span,
   type Timeline,
@@ -22,6 +28,8 @@ export {
   type Args,
   type ArgValue,
   CLUSTER_PROCESS,
+  type Flow,
+  type FlowStep,
   formatSeconds,
   type Instant,
   type InstantKind,
@@ -55,8 +63,12 @@ function violationTrack(v: Violation): BaseTrack | undefined {
   return tracks.kubelet(v.node);
 }
 
+/**
+ * A violation's arguments in the trace and the page's tooltips; one tied to a known-open upstream hazard
+ * adds `knownOpen` (the hazard) and `upstream` (its references), only then, so other traces keep their bytes.
+ */
 export function violationArgs(v: Violation): Args {
-  return {
+  const args: Record<string, ArgValue> = {
     invariant: v.invariant,
     node: v.node,
     pod: v.pod,
@@ -64,6 +76,12 @@ export function violationArgs(v: Violation): Args {
     volume: v.volume,
     message: v.message,
   };
+  const mark = hazardMark(v.knownOpen);
+  if (mark !== undefined) {
+    args['knownOpen'] = mark.id;
+    args['upstream'] = mark.upstreams.join(', ');
+  }
+  return args;
 }
 
 /** Spreads spans over lanes so that spans in one lane nest or are disjoint. */
@@ -94,12 +112,17 @@ function assignLanes(spans: readonly RawSpan[]): Map<RawSpan, number> {
 /** Derives the tracks, spans and instants of a run. Without recorded facts, only violations appear. */
 export function buildTimeline(result: TimelineInput): Timeline {
   const b = new Builder();
+  const states = new BeliefTruth(b, result.fixes);
   const facts = result.facts ?? [];
   let endMs = result.virtualTimeMs;
   for (const f of facts) {
+    b.current = f;
     onFact(b, f);
+    states.onFact(f);
     endMs = Math.max(endMs, f.atMs);
   }
+  b.current = undefined;
+  states.finish();
   for (const v of result.violations) endMs = Math.max(endMs, v.atMs);
   b.finish(endMs);
 
@@ -205,11 +228,32 @@ export function buildTimeline(result: TimelineInput): Timeline {
   instants.sort(
     (x, y) => x.atMs - y.atMs || (position.get(x.track) ?? 0) - (position.get(y.track) ?? 0) || x.seq - y.seq,
   );
+  // Cause to effect: each violation's causes as drawn, then the violation's mark on its own track.
+  const flows: Flow[] = [];
+  const raw = causeFlows(result.violations, facts, b.anchors, (f) => {
+    const d = describeFact(f);
+    return `${d.subject} ${d.text}`.trim();
+  });
+  for (const r of raw) {
+    const v = result.violations[r.violation];
+    if (v === undefined) continue;
+    const home = violationTrack(v) ?? tracks.violations();
+    flows.push({
+      id: flows.length + 1,
+      violation: r.violation,
+      steps: [
+        ...r.causes.map((c) => ({ track: trackId(c.anchor.base, 0), atMs: c.anchor.atMs, name: c.name })),
+        { track: trackId(home, 0), atMs: v.atMs, name: `VIOLATION ${v.invariant}` },
+      ],
+    });
+  }
   return {
     endMs,
     processes,
     tracks: trackList,
     spans: spans.map(({ seq: _seq, ...s }) => s),
     instants: instants.map(({ seq: _seq, ...i }) => i),
+    flows,
+    action: actionWindow(facts, result.violations, endMs),
   };
 }

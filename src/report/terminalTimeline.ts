@@ -8,7 +8,8 @@ import { escapeControl } from '../controlText.js';
 import type { Fact } from '../facts.js';
 import { isFinding, type Violation } from '../invariants/types.js';
 import type { RunResult } from '../scenario/run.js';
-import { formatSeconds } from './spans.js';
+import { hazardMark, hazardText } from './hazardMark.js';
+import { formatSeconds } from './timelineModel.js';
 
 export interface TimelineOptions {
   readonly color: boolean;
@@ -138,6 +139,18 @@ function describeFactRaw(f: Fact): FactLine {
       return { subject: `volume ${f.volume}`, text: `${f.kind}${f.ok ? '' : ' FAILED'}` };
     case 'bindMountOfUnmountedGlobalPath':
       return { subject: podSubject(f), text: `bindMountOfUnmountedGlobalPath ${f.volume}` };
+    case 'hostDevices':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `hostDevices scsiPaths=${f.scsiPaths} multipathMaps=${f.multipathMaps}`,
+      };
+    case 'hostMount':
+      return {
+        subject: `volume ${f.volume}`,
+        text:
+          `hostMount ${f.mounted ? 'mounted' : 'unmounted'} ${f.scope}${f.pod === undefined ? '' : ` of pod ${f.pod}`}` +
+          ` ${f.path}`,
+      };
     case 'lunAccessOpened':
       return {
         subject: `volume ${f.volume}`,
@@ -299,6 +312,8 @@ export function notableFacts(facts: readonly Fact[]): Fact[] {
       continue;
     } else if (f.kind === 'reconstructionFinished' && emptyReconstruction.delete(f.node)) {
       if (f.unreconstructedDevices.length === 0 && f.unreconstructedPodMaps.length === 0) continue;
+    } else if (f.kind === 'hostMount' || f.kind === 'hostDevices') {
+      continue; // the mount table behind the kubelet's operations: --events and the HTML page show it
     } else if (f.kind === 'procMountsRead' && f.consistent && f.attempts === 1) {
       continue; // an ordinary read; the ones that met inconsistency are the news
     } else if (f.kind === 'kubeletStopped') {
@@ -313,7 +328,11 @@ function chalkFor(color: boolean): ChalkInstance {
   return new Chalk({ level: color ? 1 : 0 });
 }
 
-/** `VIOLATION <id> at 1.520s node-a pod web (uid web-1) volume data: <message>` */
+/**
+ * `VIOLATION <id> at 1.520s node-a pod web (uid web-1) volume data: <message>`; one tied to a known-open
+ * upstream hazard says so right after its invariant: `VIOLATION <id> [known-open hazard <hazard>,
+ * kubernetes/kubernetes#N] at ...`.
+ */
 export function formatViolation(v: Violation, color: boolean): string {
   const c = chalkFor(color);
   const where: string[] = [`at ${formatSeconds(v.atMs)}`];
@@ -324,7 +343,9 @@ export function formatViolation(v: Violation, color: boolean): string {
   const label = isFinding(v.invariant)
     ? c.cyan.bold(`FINDING ${v.invariant}`)
     : c.red.bold(`VIOLATION ${v.invariant}`);
-  return `${label} ${escapeControl(`${where.join(' ')}: ${v.message}`)}`;
+  const mark = hazardMark(v.knownOpen);
+  const hazard = mark === undefined ? '' : ` ${c.yellow(`[${hazardText(mark)}]`)}`;
+  return `${label}${hazard} ${escapeControl(`${where.join(' ')}: ${v.message}`)}`;
 }
 
 type Entry =

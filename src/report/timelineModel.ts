@@ -7,13 +7,26 @@ export const CLUSTER_PROCESS = 'cluster';
 
 export type TrackGroup =
   | 'kubelet'
+  | 'reconstruction'
   | 'faults'
   | 'actions'
   | 'podWorker'
   | 'kill'
   | 'container'
+  /** A pod's volume as the kubelet believes it (its actual state of world), and its operations. */
   | 'volume'
+  /** The same volume on the host: the pod's mounts in the node's mount table. */
+  | 'volumeHost'
+  /** Where the two disagree. */
+  | 'volumeMismatch'
+  /** A volume's device (its global mount) as the kubelet believes it, and its operations. */
   | 'device'
+  /** The device's global mount in the node's mount table, and what the host did to the device. */
+  | 'deviceHost'
+  /** The LUN's block devices on the node: SCSI paths and multipath maps. */
+  | 'deviceState'
+  /** Where the two disagree. */
+  | 'deviceMismatch'
   | 'lun'
   | 'violations'
   | 'api'
@@ -65,6 +78,22 @@ export interface Instant {
   readonly args: Args;
 }
 
+/** One step of a cause-to-effect chain: a drawn fact (its mark's track and time), or the violation. */
+export interface FlowStep {
+  readonly track: string;
+  readonly atMs: number;
+  readonly name: string;
+}
+
+/** A violation's causes, in time order, ending at the violation's mark on its own track. */
+export interface Flow {
+  /** 1-based, unique in the timeline (the trace's flow id). */
+  readonly id: number;
+  /** The violation's index in the run's violations. */
+  readonly violation: number;
+  readonly steps: readonly FlowStep[];
+}
+
 export interface Timeline {
   /** The run's end: spans still open close here. */
   readonly endMs: number;
@@ -75,10 +104,17 @@ export interface Timeline {
   readonly spans: readonly Span[];
   /** Sorted by (time, pid, tid, fact order). */
   readonly instants: readonly Instant[];
+  /** Cause-to-effect chains, one per violation that has drawn causes, in violation order. */
+  readonly flows: readonly Flow[];
+  /** From the first to the last thing that happened, with a margin: the page's first view. */
+  readonly action: { readonly startMs: number; readonly endMs: number };
 }
 
 /** What buildTimeline reads from a run. */
-export type TimelineInput = Pick<RunResult, 'facts' | 'violations' | 'virtualTimeMs'>;
+export type TimelineInput = Pick<RunResult, 'facts' | 'violations' | 'virtualTimeMs'> & {
+  /** The run's fix set: what a failed operation leaves the kubelet believing (default: every fix on). */
+  readonly fixes?: RunResult['fixes'] | undefined;
+};
 
 /** Virtual milliseconds as seconds with three decimals: `1.520s`. */
 export function formatSeconds(ms: number): string {

@@ -1,9 +1,11 @@
-// The one script of the `--timeline` page, inline (the page loads nothing): it fits the whole run to the
-// window, zooms and pans the plot (Ctrl+wheel, drag, Shift+wheel, keys, buttons) and jumps to a violation
-// clicked in the table. The page is drawn complete without it (fitted to a nominal width); the script
-// re-lays out every mark from its virtual times (data-a / data-b for spans, data-t for instants and
-// violation lines) for the visible range, and redraws the time axis. Plain ES2017, no template literals,
-// no element created from a namespace URL (it takes the SVG's own namespaceURI).
+// The one script of the `--timeline` page, inline (the page loads nothing): it opens on the run's action
+// (data-action-a / data-action-b), zooms and pans the plot (Ctrl+wheel, drag, Shift+wheel, keys, buttons),
+// shows the whole run on request, jumps to a violation clicked in the table, and fills the details panel
+// with the text of the mark under the pointer, or of the one clicked (pinned), to copy. The page is drawn
+// complete without it (the whole run at a nominal width); the script re-lays out every mark from its
+// virtual times (data-a / data-b for spans and bands, data-t for instants and violation lines, data-t1 /
+// data-t2 for arrows) for the visible range, and redraws the time axis. Plain ES2017, no template
+// literals, no element created from a namespace URL (it takes the SVG's own namespaceURI).
 export const TIMELINE_SCRIPT = String.raw`
 (function () {
   'use strict';
@@ -17,9 +19,12 @@ export const TIMELINE_SCRIPT = String.raw`
   var PAD = Number(plot.getAttribute('data-pad'));
   var AXIS_H = Number(plot.getAttribute('data-axis'));
   var MIN_SPAN = Math.min(END, 10);
+  var ACTION_A = Number(plot.getAttribute('data-action-a') || 0);
+  var ACTION_B = Number(plot.getAttribute('data-action-b') || END);
   var view = { a: 0, b: END };
-  var spans = Array.prototype.slice.call(plot.querySelectorAll('g.span'));
+  var spans = Array.prototype.slice.call(plot.querySelectorAll('g.span, g.band'));
   var marks = Array.prototype.slice.call(plot.querySelectorAll('[data-t]'));
+  var flows = Array.prototype.slice.call(plot.querySelectorAll('g.flow'));
 
   function width() { return Math.max(200, wrap.clientWidth); }
   function x(ms, w) { return PAD + (ms - view.a) / (view.b - view.a) * (w - 2 * PAD); }
@@ -90,6 +95,17 @@ export const TIMELINE_SCRIPT = String.raw`
         m.setAttribute('x2', String(px));
       } else m.setAttribute('transform', 'translate(' + px + ' 0)');
     }
+    for (var f = 0; f < flows.length; f++) {
+      var fl = flows[f];
+      var x1 = clampPx(x(Number(fl.getAttribute('data-t1')), w));
+      var x2 = clampPx(x(Number(fl.getAttribute('data-t2')), w));
+      var y1 = Number(fl.getAttribute('data-y1'));
+      var y2 = Number(fl.getAttribute('data-y2'));
+      var dx = Math.max(24, Math.abs(x2 - x1) / 2);
+      var paths = fl.querySelectorAll('path');
+      paths[0].setAttribute('d', 'M' + r1(x1) + ' ' + y1 + 'C' + r1(x1 + dx) + ' ' + y1 + ' ' + r1(x2 - dx) + ' ' + y2 + ' ' + r1(x2 - 6) + ' ' + y2);
+      paths[1].setAttribute('d', 'M' + r1(x2 - 1) + ' ' + y2 + 'L' + r1(x2 - 8) + ' ' + (y2 - 4) + 'L' + r1(x2 - 8) + ' ' + (y2 + 4) + 'Z');
+    }
     rangeEl.textContent = secs(view.a) + ' \u2013 ' + secs(view.b) + ' of ' + secs(END);
     rangeEl.setAttribute('data-a', String(view.a));
     rangeEl.setAttribute('data-b', String(view.b));
@@ -113,7 +129,8 @@ export const TIMELINE_SCRIPT = String.raw`
   }
 
   function pan(deltaMs) { setView(view.a + deltaMs, view.b + deltaMs); }
-  function fit() { setView(0, END); }
+  function fit() { setView(ACTION_A, ACTION_B); }
+  function whole() { setView(0, END); }
 
   function button(id, fn) {
     var b = document.getElementById(id);
@@ -124,6 +141,7 @@ export const TIMELINE_SCRIPT = String.raw`
   button('pan-left', function () { pan(-(view.b - view.a) / 4); });
   button('pan-right', function () { pan((view.b - view.a) / 4); });
   button('fit', fit);
+  button('whole', whole);
 
   wrap.addEventListener('wheel', function (e) {
     var w = width();
@@ -138,20 +156,73 @@ export const TIMELINE_SCRIPT = String.raw`
     }
   }, { passive: false });
 
+  // Details: the mark under the pointer, or the one clicked (pinned until unpinned or another is clicked).
+  var detailsText = document.getElementById('details-text');
+  var detailsBox = document.getElementById('details');
+  var detailsState = document.getElementById('details-state');
+  var pinned = null;
+  function markOf(el) {
+    while (el && el !== plot) {
+      if (el.matches && el.matches('g.span, g.flow, [data-t]')) return el;
+      el = el.parentNode;
+    }
+    return null;
+  }
+  function textOf(el) {
+    var t = el.querySelector('title');
+    return t ? t.textContent : '';
+  }
+  function show(el) {
+    if (detailsText) detailsText.textContent = el ? textOf(el) : '';
+  }
+  function pin(el) {
+    if (pinned) pinned.classList.remove('pinned');
+    pinned = el;
+    if (el) el.classList.add('pinned');
+    show(el);
+    if (detailsBox) detailsBox.classList.toggle('is-pinned', el !== null);
+    if (detailsState) detailsState.textContent = el ? 'pinned: click another mark, or unpin (Esc)' : 'hover a mark; click it to pin its details here';
+  }
+  plot.addEventListener('mouseover', function (e) {
+    if (pinned === null) show(markOf(e.target));
+  });
+  button('unpin', function () { pin(null); });
+  button('copy', function () {
+    var text = detailsText ? detailsText.textContent : '';
+    function fallback() {
+      var range = document.createRange();
+      range.selectNodeContents(detailsText);
+      var sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(range);
+      try { document.execCommand('copy'); } catch (err) { /* the text stays selected to copy by hand */ }
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).catch(fallback);
+    else fallback();
+    if (detailsBox) detailsBox.setAttribute('data-copied', String(text.length));
+  });
+
+  // A press that does not move is a click on the mark under it (the drag captures the pointer, so the
+  // click event itself would name the plot, not the mark).
   var drag = null;
   wrap.addEventListener('pointerdown', function (e) {
     if (e.button !== 0) return;
-    drag = { x: e.clientX, a: view.a, b: view.b };
+    drag = { x: e.clientX, a: view.a, b: view.b, target: markOf(e.target), moved: false };
     wrap.setPointerCapture(e.pointerId);
     wrap.classList.add('dragging');
   });
   wrap.addEventListener('pointermove', function (e) {
     if (drag === null) return;
+    if (Math.abs(drag.x - e.clientX) > 3) drag.moved = true;
+    if (!drag.moved) return;
     var dms = (drag.x - e.clientX) / (width() - 2 * PAD) * (drag.b - drag.a);
     setView(drag.a + dms, drag.b + dms);
   });
   function endDrag() { drag = null; wrap.classList.remove('dragging'); }
-  wrap.addEventListener('pointerup', endDrag);
+  wrap.addEventListener('pointerup', function () {
+    if (drag !== null && !drag.moved) pin(drag.target);
+    endDrag();
+  });
   wrap.addEventListener('pointercancel', endDrag);
   wrap.addEventListener('dblclick', fit);
 
@@ -162,24 +233,32 @@ export const TIMELINE_SCRIPT = String.raw`
     if (e.key === '+' || e.key === '=') zoom(0.5);
     else if (e.key === '-') zoom(2);
     else if (e.key === '0') fit();
+    else if (e.key === 'w') whole();
+    else if (e.key === 'Escape') pin(null);
     else if (e.key === 'ArrowLeft') pan(-(view.b - view.a) / 4);
     else if (e.key === 'ArrowRight') pan((view.b - view.a) / 4);
     else return;
     e.preventDefault();
   });
 
-  // A violation row: zoom in around it (at most a twelfth of the run, at least 2 s), mark it, scroll to it.
+  // A violation row: zoom in around it and its causes (at most a twelfth of the run or what the chain
+  // needs, at least 2 s), mark it, pin its details, scroll to it.
   function jump(row) {
     var t = Number(row.getAttribute('data-t'));
-    var span = Math.min(view.b - view.a, Math.max(END / 12, 2000));
-    setView(t - span / 2, t + span / 2);
     var id = row.getAttribute('data-v');
+    var first = t;
+    var chain = plot.querySelectorAll('g.flow[data-v="' + id + '"]');
+    for (var c = 0; c < chain.length; c++) first = Math.min(first, Number(chain[c].getAttribute('data-t1')));
+    var span = Math.max(Math.min(view.b - view.a, Math.max(END / 12, 2000)), (t - first) * 1.15);
+    var mid = first === t ? t : (first + t) / 2;
+    setView(mid - span / 2, mid + span / 2);
     var focused = document.querySelectorAll('.focus');
     for (var i = 0; i < focused.length; i++) focused[i].classList.remove('focus');
     row.classList.add('focus');
     var hits = plot.querySelectorAll('[data-v="' + id + '"]');
     for (var k = 0; k < hits.length; k++) hits[k].classList.add('focus');
     var target = plot.querySelector('[data-v="' + id + '"][data-home]') || hits[0];
+    if (target) pin(target);
     if (target && target.scrollIntoView) target.scrollIntoView({ block: 'center', inline: 'nearest' });
   }
   var rows = document.querySelectorAll('tr.bad-row[data-t]');

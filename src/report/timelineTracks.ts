@@ -1,5 +1,6 @@
 // How buildTimeline (spans.ts) collects a run: each component's base track (before overlapping spans are
 // spread over lanes), and the Builder that opens and closes spans by a pairing key and records instants.
+import type { Fact } from '../facts.js';
 import { codeUnitOrder } from '../sim/order.js';
 import {
   type Args,
@@ -26,17 +27,26 @@ const GROUP_RANK: Record<TrackGroup, number> = {
   api: 1,
   adc: 2,
   kubelet: 0,
-  faults: 1,
-  actions: 2,
+  reconstruction: 1,
+  faults: 2,
+  actions: 3,
   podWorker: 0,
   kill: 1,
   container: 2,
-  volume: 3,
+  volume: 0,
+  volumeHost: 1,
+  volumeMismatch: 2,
   device: 0,
-  lun: 1,
+  deviceHost: 1,
+  deviceState: 2,
+  deviceMismatch: 3,
+  lun: 4,
 };
 
-/** Node sections: kubelet, faults, pods (by name, uid), storage (by volume). */
+/**
+ * Node sections: kubelet, faults, pods (by name, uid: worker, KillPod, containers, then each volume's
+ * kubelet / host / mismatch tracks side by side), storage (by volume: the same three, then LUN access).
+ */
 function baseTrack(
   process: string,
   group: TrackGroup,
@@ -50,6 +60,7 @@ function baseTrack(
   let sort: (string | number)[];
   switch (group) {
     case 'kubelet':
+    case 'reconstruction':
     case 'faults':
     case 'actions':
       sort = [GROUP_RANK[group] ?? 0];
@@ -57,12 +68,19 @@ function baseTrack(
     case 'podWorker':
     case 'kill':
     case 'container':
+      sort = [4, pod, uid, GROUP_RANK[group], sub];
+      break;
     case 'volume':
-      sort = [2, pod, uid, GROUP_RANK[group], sub];
+    case 'volumeHost':
+    case 'volumeMismatch':
+      sort = [4, pod, uid, 3, sub, GROUP_RANK[group]];
       break;
     case 'device':
+    case 'deviceHost':
+    case 'deviceState':
+    case 'deviceMismatch':
     case 'lun':
-      sort = [3, volume, GROUP_RANK[group]];
+      sort = [5, volume, GROUP_RANK[group]];
       break;
     case 'violations':
       sort = [0];
@@ -97,10 +115,26 @@ export const tracks = {
       uid,
       sub: container,
     }),
+  /** Volume reconstruction after a kubelet start: its /proc/mounts reads and each volume's outcome. */
+  reconstruction: (node: string) => baseTrack(node, 'reconstruction', 'volume reconstruction', {}),
   volume: (node: string, pod: string, uid: string, volume: string) =>
-    baseTrack(node, 'volume', `${podLabel(pod, uid)} volume ${volume}`, { pod, uid, sub: volume }),
+    baseTrack(node, 'volume', `${podLabel(pod, uid)} volume ${volume}: kubelet`, { pod, uid, sub: volume }),
+  volumeHost: (node: string, pod: string, uid: string, volume: string) =>
+    baseTrack(node, 'volumeHost', `${podLabel(pod, uid)} volume ${volume}: host`, { pod, uid, sub: volume }),
+  volumeMismatch: (node: string, pod: string, uid: string, volume: string) =>
+    baseTrack(node, 'volumeMismatch', `${podLabel(pod, uid)} volume ${volume}: kubelet \u2260 host`, {
+      pod,
+      uid,
+      sub: volume,
+    }),
   device: (node: string, volume: string) =>
-    baseTrack(node, 'device', `device ${volume} (global mount)`, { volume }),
+    baseTrack(node, 'device', `device ${volume}: kubelet (actual state)`, { volume }),
+  deviceHost: (node: string, volume: string) =>
+    baseTrack(node, 'deviceHost', `device ${volume}: host (mount table)`, { volume }),
+  deviceState: (node: string, volume: string) =>
+    baseTrack(node, 'deviceState', `device ${volume}: host (SCSI paths, multipath maps)`, { volume }),
+  deviceMismatch: (node: string, volume: string) =>
+    baseTrack(node, 'deviceMismatch', `device ${volume}: kubelet \u2260 host`, { volume }),
   lun: (node: string, volume: string) => baseTrack(node, 'lun', `LUN ${volume} access`, { volume }),
   violations: () => baseTrack(CLUSTER_PROCESS, 'violations', 'violations', {}),
   api: (pod: string, uid: string) =>
@@ -114,7 +148,8 @@ export const tracks = {
 
 export interface RawSpan {
   readonly base: BaseTrack;
-  readonly name: string;
+  /** Renamed when the state it shows changes again within its first millisecond (storageSpans). */
+  name: string;
   readonly startMs: number;
   endMs: number;
   open: boolean;
@@ -132,13 +167,38 @@ export interface RawInstant {
   readonly seq: number;
 }
 
+/** Where a fact is drawn: the track and time of the first span end, span start or instant it made. */
+export interface Anchor {
+  readonly base: BaseTrack;
+  readonly atMs: number;
+}
+
 export class Builder {
   readonly bases = new Map<string, BaseTrack>();
   readonly spans: RawSpan[] = [];
   readonly instants: RawInstant[] = [];
+  /** The fact being drawn (set by buildTimeline around each fact). */
+  current: Fact | undefined;
+  /** Each drawn fact's anchor: where cause-to-effect arrows start and end. */
+  readonly anchors = new Map<Fact, Anchor>();
   /** Open spans by pairing key, oldest first. */
   private readonly open = new Map<string, RawSpan[]>();
+  /** Times noted by key (where the next volume of a reconstruction starts). */
+  private readonly marks = new Map<string, number>();
   private seq = 0;
+
+  private anchor(base: BaseTrack, atMs: number): void {
+    if (this.current !== undefined && !this.anchors.has(this.current))
+      this.anchors.set(this.current, { base, atMs });
+  }
+
+  mark(key: string, atMs: number): void {
+    this.marks.set(key, atMs);
+  }
+
+  marked(key: string): number | undefined {
+    return this.marks.get(key);
+  }
 
   private use(base: BaseTrack): BaseTrack {
     const known = this.bases.get(base.key);
@@ -168,6 +228,7 @@ export class Builder {
       seq: this.seq++,
     };
     this.spans.push(span);
+    this.anchor(span.base, atMs);
     const list = this.open.get(pairKey);
     if (list === undefined) this.open.set(pairKey, [span]);
     else list.push(span);
@@ -183,6 +244,7 @@ export class Builder {
     span.endMs = Math.max(span.startMs, atMs);
     span.open = false;
     Object.assign(span.args, args);
+    this.anchor(span.base, span.endMs);
     return span;
   }
 
@@ -214,7 +276,9 @@ export class Builder {
     args: Args = {},
     scope: 'thread' | 'global' = 'thread',
   ): void {
-    this.instants.push({ base: this.use(base), name, kind, atMs, scope, args, seq: this.seq++ });
+    const used = this.use(base);
+    this.instants.push({ base: used, name, kind, atMs, scope, args, seq: this.seq++ });
+    this.anchor(used, atMs);
   }
 }
 

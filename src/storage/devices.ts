@@ -1,7 +1,8 @@
 // One node's block-device layer: SCSI disks (/dev/sdX) with their /dev/disk/by-path links, dm-multipath
 // maps over them (/dev/dm-N), and iSCSI sessions per portal + IQN. Paths appear on an FC rescan or an
 // iSCSI login + LUN scan and go on a write to /sys/block/sdX/device/delete or an iSCSI logout; maps go on
-// `multipath -f`. Pure data: Host publishes facts, the plugins take the time.
+// `multipath -f`. Pure data: Host publishes facts (told of each change of a LUN's paths or maps through
+// `onChange`), the plugins take the time.
 
 export interface ScsiDevice {
   /** '/dev/sdb'. */
@@ -60,6 +61,9 @@ export class Devices {
   /** iSCSI sessions get SCSI hosts after the FC HBAs. */
   private nextScsiHost = 3;
 
+  /** `onChange(lun)`: a SCSI path or a multipath map of the LUN appeared or went (Host's hostDevices fact). */
+  constructor(private readonly onChange: (lun: string) => void = () => {}) {}
+
   // ---- SCSI paths ----
 
   addScsiPath(lun: string, hostNumber: number, byPath: string): ScsiDevice {
@@ -67,16 +71,20 @@ export class Devices {
     if (existing !== undefined) return existing;
     const dev: ScsiDevice = { path: sdName(this.nextSd++), lun, hostNumber, byPath };
     this.scsi.set(dev.path, dev);
+    this.onChange(lun);
     return dev;
   }
 
   /** A write to /sys/block/sdX/device/delete: the disk goes; a map over it keeps running without it. */
   deleteScsi(path: string): boolean {
-    if (!this.scsi.delete(path)) return false;
+    const dev = this.scsi.get(path);
+    if (dev === undefined) return false;
+    this.scsi.delete(path);
     for (const m of this.maps.values()) {
       const i = m.slaves.indexOf(path);
       if (i >= 0) m.slaves.splice(i, 1);
     }
+    this.onChange(dev.lun);
     return true;
   }
 
@@ -94,13 +102,18 @@ export class Devices {
     if (m === undefined) {
       m = { path: `/dev/dm-${this.nextDm++}`, lun, wwid, slaves: [] };
       this.maps.set(m.path, m);
+      this.onChange(lun);
     }
     for (const p of paths) if (!m.slaves.includes(p)) m.slaves.push(p);
     return m;
   }
 
   removeMap(path: string): boolean {
-    return this.maps.delete(path);
+    const m = this.maps.get(path);
+    if (m === undefined) return false;
+    this.maps.delete(path);
+    this.onChange(m.lun);
+    return true;
   }
 
   map(path: string): MultipathMap | undefined {

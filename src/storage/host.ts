@@ -106,7 +106,9 @@ export class Host {
   readonly rng: Rng;
   readonly fs = new FileTree();
   readonly mounts = new MountTable();
-  readonly devices = new Devices();
+  readonly devices = new Devices((lun) => this.devicesChanged(lun));
+  /** The last hostDevices fact's counts per LUN (`paths/maps`): only a change is published. */
+  private readonly deviceCounts = new Map<string, string>();
   readonly faults: HostFaults;
   private readonly publishFn: (fact: Fact) => void;
   private readonly latencies: Record<LatencyOp, readonly [number, number]>;
@@ -309,7 +311,10 @@ export class Host {
       });
     }
     this.mounts.add(entry);
-    if (entry.lun !== undefined) this.recomputeAccess(entry.lun);
+    if (entry.lun !== undefined) {
+      this.publishHostMount(entry.lun, entry.kind, tgt, true);
+      this.recomputeAccess(entry.lun);
+    }
     return undefined;
   }
 
@@ -317,8 +322,33 @@ export class Host {
   unmount(target: string): GoError | undefined {
     const removed = this.mounts.remove(target);
     if (removed === undefined) return new GoError(`umount: ${normalize(target)}: not mounted`);
-    if (removed.lun !== undefined) this.recomputeAccess(removed.lun);
+    if (removed.lun !== undefined) {
+      this.publishHostMount(removed.lun, removed.kind, removed.path, false);
+      this.recomputeAccess(removed.lun);
+    }
     return undefined;
+  }
+
+  /**
+   * Simulator observation: the hostMount fact of a LUN's mount that appeared or went, with what it is to
+   * the kubelet (the global mount, a pod's mount, a pod's reference on a Block volume's global map).
+   */
+  private publishHostMount(lun: string, kind: MountEntry['kind'], path: string, mounted: boolean): void {
+    const podsDir = join(KUBELET_ROOT, 'pods');
+    let scope: 'global' | 'pod' | 'podMap' = 'global';
+    let uid: string | undefined;
+    if (pathWithinBase(path, podsDir)) {
+      scope = 'pod';
+      uid = path.slice(podsDir.length + 1).split('/')[0];
+    } else if (kind === 'blockMap' && path.includes('/volumeDevices/')) {
+      scope = 'podMap';
+      uid = basename(path);
+    }
+    if (uid === undefined) {
+      this.publish({ kind: 'hostMount', volume: lun, path, mounted, scope });
+    } else {
+      this.publish({ kind: 'hostMount', volume: lun, path, mounted, scope, uid, pod: this.podNameOf(uid) });
+    }
   }
 
   /**
@@ -588,6 +618,15 @@ export class Host {
       scsiPaths: this.devices.scsiPathsOf(volume).length,
       multipathMaps: this.devices.mapsOf(volume).length,
     };
+  }
+
+  /** Simulator observation: the hostDevices fact of a LUN whose SCSI paths or multipath maps changed. */
+  private devicesChanged(volume: string): void {
+    const r = this.deviceResidue(volume);
+    const counts = `${r.scsiPaths}/${r.multipathMaps}`;
+    if (this.deviceCounts.get(volume) === counts) return;
+    this.deviceCounts.set(volume, counts);
+    this.publish({ kind: 'hostDevices', volume, ...r });
   }
 
   /** Publishes deviceResidue; the kubelet's operation calls it once it has marked the device unmounted. */

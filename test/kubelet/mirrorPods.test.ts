@@ -93,7 +93,9 @@ describe('mirror pods', () => {
       const facts = run(bundled('static-pod-rapid-updates.yaml'), fixes);
       const mirrorUIDs = new Set(mirrorFacts(facts).map((f) => f.uid));
       expect(mirrorUIDs.size).toBeGreaterThan(0);
-      const other = facts.filter((f) => 'uid' in f && mirrorUIDs.has(f.uid) && f.kind !== 'mirrorPod');
+      const other = facts.filter(
+        (f) => 'uid' in f && f.uid !== undefined && mirrorUIDs.has(f.uid) && f.kind !== 'mirrorPod',
+      );
       expect(other).toEqual([]);
     }
   });

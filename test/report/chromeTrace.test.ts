@@ -132,6 +132,21 @@ describe('toChromeTrace', () => {
     expect(faults[0]).toMatchObject({ s: 't', ts: 1_100_000 });
   });
 
+  it("names a known-open hazard and its upstream references in the violation's args, and only then", () => {
+    expect(ev.filter((e) => e.cat === 'violation').every((e) => !('knownOpen' in e.args))).toBe(true);
+    const hazard = { ...sampleResult().violations[0]!, knownOpen: 'wait-for-unmount-ignores-uncertain' };
+    const marked = parse(toChromeTrace(sampleResult({ violations: [hazard] }))).traceEvents.filter(
+      (e) => e.cat === 'violation',
+    );
+    expect(marked).toHaveLength(2);
+    for (const v of marked) {
+      expect(v.args).toMatchObject({
+        knownOpen: 'wait-for-unmount-ignores-uncertain',
+        upstream: 'kubernetes/kubernetes#113563, kubernetes/kubernetes#138721',
+      });
+    }
+  });
+
   it('is deterministic', () => {
     expect(toChromeTrace(sampleResult())).toBe(text);
   });

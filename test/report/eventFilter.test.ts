@@ -105,7 +105,10 @@ describe('run --events on a real run', () => {
     expect(text).toContain('kubeletStarted');
     expect(text).toContain('procMountsRead INCONSISTENT');
     expect(text).toContain('volumeReconstruction lun-1');
-    expect(text).toContain('VIOLATION volume-torn-down-while-running');
+    // With every fix off it is still the known-open hazard of #110682, and --events says so.
+    expect(text).toContain(
+      'VIOLATION volume-torn-down-while-running [known-open hazard orphan-pod-volume-torn-down-on-restart, kubernetes/kubernetes#110682] at',
+    );
     expect(text).not.toMatch(/node-b|pod db2/);
     for (const l of lines) {
       const t = Number.parseFloat(l);

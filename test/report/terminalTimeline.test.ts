@@ -25,6 +25,19 @@ describe('formatViolation', () => {
     );
   });
 
+  it('marks a violation tied to a known-open hazard with its name and upstream issue', () => {
+    const v = { ...violation, knownOpen: 'orphan-pod-volume-torn-down-on-restart' };
+    expect(formatViolation(v, false)).toBe(
+      `VIOLATION container-started-after-terminated [known-open hazard orphan-pod-volume-torn-down-on-restart, kubernetes/kubernetes#110682] at 1.520s node-a pod web (uid web-1): ${violation.message}`,
+    );
+    // In colour the mark is yellow, apart from the red label.
+    expect(formatViolation(v, true)).toContain(`${ESC}[33m[known-open hazard`);
+    const lines = formatTimeline(sampleResult({ violations: [v] }), { color: false });
+    expect(
+      lines.filter((l) => l.includes('[known-open hazard orphan-pod-volume-torn-down-on-restart')),
+    ).toHaveLength(1);
+  });
+
   it('colours only when asked', () => {
     expect(formatViolation(violation, false)).not.toContain(ESC);
     expect(formatViolation(violation, true)).toContain(`${ESC}[31m`);

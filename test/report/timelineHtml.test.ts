@@ -34,6 +34,27 @@ describe('toTimelineHtml', () => {
     expect(html).toContain('<title>fault containerStart at 1.100s');
   });
 
+  it('badges a known-open hazard in the table with its name and upstream issue, as text', () => {
+    expect(html).not.toContain('hazard-badge"');
+    const page = toTimelineHtml(
+      sampleResult({ violations: [{ ...violation, knownOpen: 'orphan-pod-volume-torn-down-on-restart' }] }),
+    );
+    expect(page).toContain(
+      '<td class="bad">container-started-after-terminated<br><span class="hazard-badge" data-hazard="orphan-pod-volume-torn-down-on-restart" title="after a kubelet restart,',
+    );
+    expect(page).toContain(
+      'known-open hazard <b>orphan-pod-volume-torn-down-on-restart</b> <span class="hazard-ref">kubernetes/kubernetes#110682</span></span></td>',
+    );
+    expect(page).toContain('1 violation <span class="hazard-note">(a known-open upstream hazard)</span>');
+    // The marks say it too: amber circles, and the hazard in their tooltips.
+    expect(page.match(/<circle [^>]*class="violation hazard"/g)).toHaveLength(2);
+    expect(page).toContain('knownOpen: orphan-pod-volume-torn-down-on-restart');
+    expect(page).toContain(
+      '<title>VIOLATION container-started-after-terminated [known-open hazard orphan-pod-volume-torn-down-on-restart, kubernetes/kubernetes#110682] at 1.520s',
+    );
+    expect(page).not.toMatch(/https?:\/\//i);
+  });
+
   it('escapes text from the run (a pod named <script>)', () => {
     const evil = '<script>alert("x")</script>';
     const page = toTimelineHtml(
@@ -64,6 +85,20 @@ describe('toTimelineHtml', () => {
       '<span id="range" data-a="0" data-b="3000.5">0.000s &#8211; 3.001s of 3.001s</span>',
     );
     expect(html.match(/<script>/g)).toHaveLength(1);
+  });
+
+  it('opens on the action, offers the whole run, and has a details panel to pin and copy', () => {
+    // The sample runs from 0 to its last fact at 2.6 s (a kubelet stopping) of 3.0005 s: that, plus 250 ms.
+    expect(html).toMatch(/<svg class="plot" id="plot" [^>]*data-action-a="0" data-action-b="2850"/);
+    expect(html).toContain(
+      '<button type="button" id="fit" title="from the first to the last thing that happened',
+    );
+    expect(html).toContain('<button type="button" id="whole"');
+    expect(html).toContain('<div class="details" id="details">');
+    expect(html).toContain('<button type="button" id="copy"');
+    // Pod volumes and devices: the kubelet's belief beside the host's mount table.
+    expect(html).toContain('pod web (web-1) volume data: kubelet');
+    expect(html).toContain('device data: kubelet (actual state)');
   });
 
   it('is deterministic', () => {

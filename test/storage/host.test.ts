@@ -34,6 +34,15 @@ describe('Host mount table and devices', () => {
     expect(host.isDeviceOpened('lun-1')).toBe(false);
     expect(host.deviceResidue('lun-1')).toEqual({ scsiPaths: 0, multipathMaps: 0 });
     expect(w.factsOf('unmountDevice')).toEqual([expect.objectContaining({ volume: 'lun-1', ok: true })]);
+    // Each change of the LUN's devices on the node, as the host has them (hostDevices).
+    expect(w.factsOf('hostDevices').map((f) => [f.scsiPaths, f.multipathMaps])).toEqual([
+      [1, 0],
+      [2, 0],
+      [2, 1],
+      [2, 0],
+      [1, 0],
+      [0, 0],
+    ]);
   });
 
   it('the first MountDevice formats the LUN; latencies come from the seeded stream', () => {
@@ -149,6 +158,25 @@ describe('corruption detection', () => {
     expect(w.san.isCorrupted('lun-1')).toBe(false);
   });
 
+  it('publishes each change of a LUN mount as hostMount: the global mount, then the pod bind mount, scoped', () => {
+    const w = new World();
+    const spec = w.volume({ name: 'lun-1', plugin: 'fc' });
+    const mgr = w.plugins();
+    const global = w.run(mountForPod(mgr, spec, 'uid-1')).value;
+    const podPath = '/var/lib/kubelet/pods/uid-1/volumes/kubernetes.io~fc/lun-1';
+    const plugin = mgr.findPluginByName('kubernetes.io/fc');
+    w.run(plugin.newUnmounter('lun-1', 'uid-1').tearDown());
+    w.run(plugin.newDetacher().unmountDevice(global ?? ''));
+    expect(
+      w.factsOf('hostMount').map((f) => [f.mounted, f.scope, f.path, f.uid ?? null, f.volume, f.node]),
+    ).toEqual([
+      [true, 'global', global, null, 'lun-1', 'node-a'],
+      [true, 'pod', podPath, 'uid-1', 'lun-1', 'node-a'],
+      [false, 'pod', podPath, 'uid-1', 'lun-1', 'node-a'],
+      [false, 'global', global, null, 'lun-1', 'node-a'],
+    ]);
+  });
+
   it('a pod writing through a bind of a hollow global dir writes to the root disk', () => {
     const w = new World();
     const spec = w.volume({ name: 'lun-1', plugin: 'fc' });
@@ -161,6 +189,8 @@ describe('corruption detection', () => {
     ]);
     expect(w.host().writes('lun-1', 'uid-1')).toBe('rootFs');
     expect(w.factsOf('lunAccessOpened')).toHaveLength(0);
+    // The mount table has no mount of the LUN for the pod: the bind holds the root disk.
+    expect(w.factsOf('hostMount')).toHaveLength(0);
   });
 });
 

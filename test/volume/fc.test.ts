@@ -211,6 +211,11 @@ describe('FC Block volumes', () => {
     expect(host.deviceResidue('blk-1')).toEqual({ scsiPaths: 0, multipathMaps: 0 });
     expect(host.pathExists(globalMap)).toBe(false);
     expect(w.factsOf('unmountDevice')).toEqual([expect.objectContaining({ volume: 'blk-1', ok: true })]);
+    // The pod's reference on the global map is the Block volume's mount of the pod (hostMount podMap).
+    expect(w.factsOf('hostMount').map((f) => [f.mounted, f.scope, f.uid, f.path])).toEqual([
+      [true, 'podMap', 'uid-1', `${globalMap}/uid-1`],
+      [false, 'podMap', 'uid-1', `${globalMap}/uid-1`],
+    ]);
   });
 
   it('MountDevice creates the global dir only when it is missing; any other stat error fails it', () => {
