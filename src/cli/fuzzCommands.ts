@@ -57,7 +57,8 @@ export function fuzzBuilder(y: Argv) {
     .option('shrink', {
       type: 'string',
       default: '1',
-      describe: 'shrink and save the first failing case of this many invariants',
+      describe:
+        'shrink and save this many invariants, one case each, best-ranked first (what a switch you changed closes)',
     })
     .option('shrink-runs', {
       type: 'string',
@@ -131,7 +132,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
   parser
     .command(
       'fuzz',
-      'Generate scenarios with fast-check, run them, shrink and save the first failure',
+      'Generate scenarios with fast-check, run them, shrink and save the best-ranked failure',
       fuzzBuilder,
       async (argv) => setExit(await (await import('./fuzzRun.js')).fuzzCommand(argv)),
     )

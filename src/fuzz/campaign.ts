@@ -1,8 +1,8 @@
 // A fuzz campaign: case i of campaign seed S is fast-check's run i of seed S over the scenario generator
 // (src/fuzz/arbitraries.ts), so it depends on (S, i) only: not on --workers, --shard or which cases ran
-// before it. Cases run with one fix set; every invariant is checked; the first failing case of each kind
-// of failure (in case order) is shrunk with fast-check, written back as YAML, loaded again and re-run to
-// prove the file reproduces it. Pure with respect to the outside world (no clock, no files): the CLI
+// before it. Cases run with one fix set; every invariant is checked; the best-ranked kinds of failure
+// (src/fuzz/rank.ts: what the user's switches close first) are shrunk with fast-check, each from the case
+// of its best find, written back as YAML, loaded again and re-run to prove the file reproduces it. Pure with respect to the outside world (no clock, no files): the CLI
 // injects the clock (time limit, progress) and writes the files.
 import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
@@ -16,6 +16,7 @@ import { nondeterminismError, runDigest } from './determinism.js';
 import { claimFixesOf, fixFlags, replayCommand } from './fixFlags.js';
 import { type ClosedBy, closingSwitches } from './oracle.js';
 import { runPool, type WorkerSetup } from './pool.js';
+import { failureKindsOf, type RankedFind, rankFinds } from './rank.js';
 import {
   DEFAULT_SHRINK_RUNS,
   type FailureKind,
@@ -180,7 +181,12 @@ export interface CampaignOptions {
   readonly shard?: Shard | undefined;
   readonly workers?: number;
   readonly chunkSize?: number;
-  /** How many kinds of failure to shrink and write (the first failing case of each, in case order). */
+  /**
+   * The switches the user changed from the --kubelet preset (changedSwitches in src/fuzz/rank.ts): the
+   * finds that flipping one of them back closes are ranked, shrunk and written first.
+   */
+  readonly changed?: readonly FixId[];
+  /** How many kinds of failure to shrink and write (the best-ranked ones, src/fuzz/rank.ts). */
   readonly shrink?: number;
   /** Simulator runs per shrink. */
   readonly shrinkRuns?: number;
@@ -221,7 +227,7 @@ export interface KindStats {
 
 export interface CampaignFailure {
   readonly kind: FailureKind;
-  /** The case shrunk: the kind's first fix-sensitive case, else its first (its unshrunk path is its index). */
+  /** The case shrunk: the case of the kind's best find (src/fuzz/rank.ts; its unshrunk path is its index). */
   readonly caseIndex: number;
   /** The switch whose flip closes the minimal case (kept through shrinking), or null. */
   readonly closedBy: FixId | null;
@@ -242,6 +248,8 @@ export interface CampaignReport {
   readonly runs: number;
   readonly shard: Shard | undefined;
   readonly fixes: Fixes;
+  /** The switches the user changed from the --kubelet preset (changedSwitches): their finds rank first. */
+  readonly changed: readonly FixId[];
   /** How many cases this shard holds. */
   readonly planned: number;
   /** Results of the cases that ran, in case order (a prefix of the shard's cases). */
@@ -252,17 +260,12 @@ export interface CampaignReport {
   readonly threads: number;
   /** Per kind of failure, in order of first appearance (case order). */
   readonly kinds: readonly KindStats[];
+  /** Every kind of failure, best first (src/fuzz/rank.ts): the first --shrink of them are shrunk. */
+  readonly ranked: readonly RankedFind[];
   readonly failures: readonly CampaignFailure[];
 }
 
-/** The kinds of failure of one case, in order: a simulator error, else violations in time order. */
-export function failureKindsOf(r: CaseOutcome): FailureKind[] {
-  if (r.outcome === 'error') return ['simulator-error'];
-  if (r.outcome === 'nondeterministic') return ['nondeterminism'];
-  const out: FailureKind[] = [];
-  for (const v of r.violations) if (!out.includes(v.invariant)) out.push(v.invariant);
-  return out;
-}
+export { failureKindsOf } from './rank.js';
 
 export function kindStats(results: readonly CaseOutcome[]): KindStats[] {
   interface Acc {
@@ -310,24 +313,19 @@ export function kindStats(results: readonly CaseOutcome[]): KindStats[] {
 export interface FailurePick {
   readonly kind: FailureKind;
   readonly caseIndex: number;
+  readonly closedBy: FixId | null;
 }
 
 /**
- * Which failures a campaign shrinks (--shrink N of them), and from which case: the fix-sensitive kinds
- * first (by their first fix-sensitive case, which is shrunk), then the others (by their first case). A
- * shard meets no kind before K that the whole campaign meets after K, so the shards of a campaign pick
- * K's failure from the same case (podrace merge relies on it).
+ * Which failures a campaign shrinks (--shrink N of them), and from which case: the first N kinds in
+ * rankFinds' order (src/fuzz/rank.ts), each from the case of its best find. Nondeterminism shows only
+ * across two runs: it is reported with both digests, never shrunk.
  */
-export function failurePicks(kinds: readonly KindStats[], shrink: number): FailurePick[] {
-  const sensitive = kinds
-    .filter((k) => k.firstFixSensitiveCase !== null)
-    .sort((a, b) => (a.firstFixSensitiveCase ?? 0) - (b.firstFixSensitiveCase ?? 0));
-  const others = kinds.filter((k) => k.firstFixSensitiveCase === null);
-  // Nondeterminism shows only across two runs: it is reported with both digests, never shrunk.
-  return [...sensitive, ...others]
+export function failurePicks(ranked: readonly RankedFind[], shrink: number): FailurePick[] {
+  return ranked
     .filter((k) => k.kind !== 'nondeterminism')
     .slice(0, Math.max(0, shrink))
-    .map((k) => ({ kind: k.kind, caseIndex: k.firstFixSensitiveCase ?? k.firstCase }));
+    .map((k) => ({ kind: k.kind, caseIndex: k.caseIndex, closedBy: k.closedBy }));
 }
 
 export function failureFileName(kind: FailureKind, seed: number, caseIndex: number): string {
@@ -442,19 +440,16 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     ...(o.every === undefined ? {} : { every: o.every }),
   });
   const kinds = kindStats(pool.results);
+  const changed = o.changed ?? [];
+  const ranked = rankFinds(pool.results, changed);
   const failures: CampaignFailure[] = [];
-  for (const pick of failurePicks(kinds, o.shrink ?? 1)) {
+  for (const pick of failurePicks(ranked, o.shrink ?? 1)) {
     o.onShrink?.(pick.kind, pick.caseIndex);
-    const outcome = pool.results.find((r) => r.index === pick.caseIndex);
-    const closing =
-      pick.kind === 'simulator-error' || pick.kind === 'nondeterminism'
-        ? undefined
-        : outcome?.closedBy?.[pick.kind]?.[0];
     failures.push(
       await minimalFailure(o.seed, pick.caseIndex, o.fixes, pick.kind, {
         shrinkRuns: o.shrinkRuns,
         shouldStop: o.shouldStop,
-        closedBy: closing,
+        closedBy: pick.closedBy ?? undefined,
         yieldToHost: o.yieldToHost,
       }),
     );
@@ -464,11 +459,13 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     runs: o.runs,
     shard: o.shard,
     fixes: o.fixes,
+    changed,
     planned: cases.size,
     results: pool.results,
     stopped: pool.stopped,
     threads: pool.threads,
     kinds,
+    ranked,
     failures,
   };
 }
