@@ -26,6 +26,7 @@ import {
   replayCommand,
   type SummaryLine,
 } from '../fuzz/campaignJson.js';
+import { determinismText } from '../fuzz/determinism.js';
 import { defaultWorkerCount, MAX_WORKERS } from '../fuzz/pool.js';
 import { changedSwitches, type RankedFind, rankFinds } from '../fuzz/rank.js';
 import { checkPath, MAX_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
@@ -254,6 +255,10 @@ function printSummary(
   }
   if (s.maxEventsCases > 0)
     out(c.yellow(`${s.maxEventsCases} case(s) hit the event budget before the horizon (a livelock?)`));
+  if (s.determinism !== null) {
+    const line = determinismText(s.determinism);
+    out(s.determinism.differed === 0 ? line : c.red(line));
+  }
   const kinds = Object.entries(s.invariants);
   if (kinds.length > 0) printInvariantTable(s, kinds, ranked, fixes, c, out);
   if (s.exitCode !== EXIT.OK) out(c.red.bold(s.exitReason));

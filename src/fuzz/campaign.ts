@@ -12,7 +12,7 @@ import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
 import type { RunResult } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 import type { StopReason } from '../sim/index.js';
-import { nondeterminismError, runDigest } from './determinism.js';
+import { type DeterminismCheck, determinismCheck, nondeterminismError, runDigest } from './determinism.js';
 import { claimFixesOf, fixFlags, replayCommand } from './fixFlags.js';
 import { type ClosedBy, closingSwitches } from './oracle.js';
 import { runPool, type WorkerSetup } from './pool.js';
@@ -54,6 +54,8 @@ export interface CaseOutcome {
   /** Wall time of the case, measured by the CLI's clock (per case in this thread, a chunk's average in a
    * worker); 0 without a clock. The only field that differs between two identical campaigns. */
   readonly wallMs: number;
+  /** With --check-determinism: the first run's digest (runDigest), which the second run matched or not. */
+  readonly digest?: string;
 }
 
 // ---- cases ------------------------------------------------------------------------------------------------
@@ -160,11 +162,17 @@ export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): Case
   for (let k = scenarios.length - 1; k >= 0; k--) {
     second[k] = digestOf(runGuarded(scenarios[k] as Scenario, fixes, true));
   }
-  return outcomes.map((o, k) =>
-    first[k] === second[k]
-      ? o
-      : { ...o, outcome: 'nondeterministic', error: nondeterminismError(first[k] ?? '', second[k] ?? '') },
-  );
+  return outcomes.map((o, k) => {
+    const digest = first[k] ?? '';
+    return first[k] === second[k]
+      ? { ...o, digest }
+      : {
+          ...o,
+          outcome: 'nondeterministic',
+          error: nondeterminismError(first[k] ?? '', second[k] ?? ''),
+          digest,
+        };
+  });
 }
 
 // ---- replay flags and claims ------------------------------------------------------------------------------
@@ -263,6 +271,8 @@ export interface CampaignReport {
   /** Every kind of failure, best first (src/fuzz/rank.ts): the first --shrink of them are shrunk. */
   readonly ranked: readonly RankedFind[];
   readonly failures: readonly CampaignFailure[];
+  /** What --check-determinism compared and found, or null without it. */
+  readonly determinism: DeterminismCheck | null;
 }
 
 export { failureKindsOf } from './rank.js';
@@ -467,6 +477,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     kinds,
     ranked,
     failures,
+    determinism: setup.checkDeterminism === true ? determinismCheck(pool.results) : null,
   };
 }
 

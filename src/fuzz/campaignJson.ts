@@ -19,6 +19,7 @@ import {
   replayCommand,
   type Shard,
 } from './campaign.js';
+import type { DeterminismCheck } from './determinism.js';
 import { exitReason } from './exitReason.js';
 import { shellQuote } from './fixFlags.js';
 import type { ClosedBy } from './oracle.js';
@@ -120,6 +121,8 @@ export interface SummaryLine {
   readonly changedFixes: readonly FixId[];
   /** One line: why the campaign exits with exitCode (src/fuzz/exitReason.ts). */
   readonly exitReason: string;
+  /** --check-determinism: how many cases ran twice, what their digests cover, how many differed; or null. */
+  readonly determinism: DeterminismCheck | null;
 }
 
 /** `stopped after 3 of 500 cases (SIGINT)`: what an interrupted campaign says in its summary and JUnit. */
@@ -262,6 +265,7 @@ export interface SummaryFacts {
   readonly strict: boolean;
   /** The switches --fix changed from the --kubelet preset (changedSwitches). */
   readonly changed: readonly FixId[];
+  readonly determinism: DeterminismCheck | null;
 }
 
 /** The lines of a campaign from its failing cases and shrunk failures: the one place a summary is built. */
@@ -304,6 +308,7 @@ export function linesOf(
     stopped: s.stoppedBy === null ? null : stoppedText(s.ran, s.planned, s.stoppedBy),
     changedFixes: s.changed,
     exitReason: reason,
+    determinism: s.determinism,
   };
   return { cases, failures, summary };
 }
@@ -345,6 +350,7 @@ export function campaignLines(
       shrinkRuns: o.shrinkRuns,
       strict: o.strict,
       changed: report.changed,
+      determinism: report.determinism,
     },
     cases,
     failures,

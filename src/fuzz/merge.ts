@@ -23,6 +23,7 @@ import {
   linesOf,
   type SummaryLine,
 } from './campaignJson.js';
+import { mergeDeterminismChecks } from './determinism.js';
 import { rankFinds } from './rank.js';
 
 /** Input that cannot be merged: the CLI prints it and exits 2. */
@@ -128,6 +129,14 @@ const summarySchema = z.object({
   stopped: z.string().nullable().optional(),
   changedFixes: z.array(z.enum(FIX_IDS)),
   exitReason: z.string(),
+  determinism: z
+    .object({
+      rerun: count,
+      differed: count,
+      digest: z.string().regex(/^[0-9a-f]{8}$/),
+      compared: z.string(),
+    })
+    .nullable(),
 });
 
 function quote(text: string): string {
@@ -243,6 +252,7 @@ function checkOneCampaign(outputs: readonly ShardOutput[], version: string): voi
       'switches --fix changed from the --kubelet preset',
       (o) => o.lines.summary.changedFixes.join(',') || 'none',
     ],
+    ['--check-determinism', (o) => String(o.lines.summary.determinism !== null)],
   ];
   for (const [name, key] of fields) {
     const d = disagreement(outputs, key);
@@ -347,6 +357,10 @@ export function mergeShards(outputs: readonly ShardOutput[], o: { readonly versi
       shrinkRuns: first.shrinkRuns,
       strict: first.strict,
       changed: first.changedFixes,
+      determinism:
+        first.determinism === null
+          ? null
+          : mergeDeterminismChecks(shards.map((s) => s.lines.summary.determinism).filter((d) => d !== null)),
     },
     cases,
     failures,

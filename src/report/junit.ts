@@ -114,6 +114,15 @@ export function campaignJUnit(lines: CampaignLines, cases: readonly CaseLine[]):
       strict: String(s.strict),
       version: s.version,
       stoppedByTimeLimit: String(s.stoppedByTimeLimit),
+      checkDeterminism: String(s.determinism !== null),
+      ...(s.determinism === null
+        ? {}
+        : {
+            determinismRerun: String(s.determinism.rerun),
+            determinismDiffered: String(s.determinism.differed),
+            determinismCompared: s.determinism.compared,
+            determinismDigest: s.determinism.digest,
+          }),
       ...(s.stoppedBy === null
         ? {}
         : { stoppedBy: s.stoppedBy, stopped: stoppedText(s.ran, s.planned, s.stoppedBy) }),

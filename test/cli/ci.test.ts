@@ -47,6 +47,37 @@ describe('--junit', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('fuzz --check-determinism says that it ran and what it compared: summary, JSON and JUnit', () => {
+    const args = ['fuzz', '--runs', '20', '--shrink', '0', '--check-determinism'];
+    const text = podrace([...args, '--junit', 'det.xml']);
+    expect(text.code).toBe(0);
+    const line =
+      /^--check-determinism: ran each of 20 case\(s\) a second time .* compared digests of the facts a run published \(in order\), its event count, virtual time, outcome and violations: equal in every case; campaign digest ([0-9a-f]{8})$/m.exec(
+        text.stdout,
+      );
+    expect(line).not.toBeNull();
+    const digest = line?.[1] ?? '';
+    const xml = readFileSync(join(dir, 'det.xml'), 'utf8');
+    expect(xml).toContain('<property name="checkDeterminism" value="true"/>');
+    expect(xml).toContain('<property name="determinismRerun" value="20"/>');
+    expect(xml).toContain('<property name="determinismDiffered" value="0"/>');
+    expect(xml).toContain(`<property name="determinismDigest" value="${digest}"/>`);
+    const json = podrace([...args, '--json']);
+    const summary = JSON.parse(json.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+    expect(summary['determinism']).toEqual({
+      rerun: 20,
+      differed: 0,
+      digest,
+      compared: 'the facts a run published (in order), its event count, virtual time, outcome and violations',
+    });
+    // Without the flag: said too, and nothing claimed.
+    const plain = podrace(['fuzz', '--runs', '20', '--shrink', '0', '--junit', 'plain.xml']);
+    expect(plain.stdout).not.toContain('--check-determinism');
+    expect(readFileSync(join(dir, 'plain.xml'), 'utf8')).toContain(
+      '<property name="checkDeterminism" value="false"/>',
+    );
+  });
+
   it('a report that cannot be written is exit 2 naming the path', () => {
     const r = podrace([
       'verify',

@@ -35,7 +35,9 @@ describe('fuzz with a switch turned off', () => {
     const preset = podrace(['fuzz', '--runs', '24', '--kubelet', 'legacy', '--shrink', '0', '--json']);
     const s2 = JSON.parse(preset.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
     expect(s2['changedFixes']).toEqual([]);
-    expect(s2['exitReason']).toMatch(/^exit 1: \S+ fired in \d+ case\(s\) that no known-open hazard explains; /);
+    expect(s2['exitReason']).toMatch(
+      /^exit 1: \S+ fired in \d+ case\(s\) that no known-open hazard explains; /,
+    );
     expect(s2['exitReason']).not.toMatch(/--fix turned it/);
   });
 });
