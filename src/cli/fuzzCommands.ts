@@ -78,7 +78,14 @@ export function fuzzBuilder(y: Argv) {
     .option('junit', {
       type: 'string',
       requiresArg: true,
-      describe: 'also write a JUnit XML report to this file (one test case per case)',
+      describe: 'also write a JUnit XML report to this file (one test case per case; see --junit-cases)',
+    })
+    .option('junit-cases', {
+      type: 'string',
+      requiresArg: true,
+      choices: ['all', 'failing'],
+      describe:
+        'which cases --junit writes: all (the default) or failing (failures, errors and known-open hazards; the rest are counted)',
     })
     .option('check-determinism', {
       type: 'boolean',

@@ -32,15 +32,17 @@ import { changedSwitches, type RankedFind, rankFinds } from '../fuzz/rank.js';
 import { checkPath, MAX_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { resultToJson } from '../report/json.js';
+import type { JUnitCases } from '../report/junit.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { scenarioFiles } from '../scenario/files.js';
 import { loadScenarioFile, scenarioToYaml } from '../scenario/load.js';
 import type { ArgvOf } from './commands.js';
 import { EXIT, InputError } from './errors.js';
-import { failureCompanions, writeFailureFiles } from './failureFiles.js';
+import { failureClaimLine, failureCompanions, writeFailureFiles } from './failureFiles.js';
 import type { fuzzBuilder, mainBuilder, replayBuilder } from './fuzzCommands.js';
 import { durationOption, fixesOption, positiveIntOption, seedOption, shardOption } from './options.js';
 import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
+import { repoRelative } from './repoPath.js';
 import { wantsRunFiles, writeRunFiles } from './runFiles.js';
 import { defaultScenariosDir } from './scenarioArgs.js';
 import { colorEnabled, wallClockMs } from './terminal.js';
@@ -56,6 +58,14 @@ function nonNegativeIntOption(value: unknown, flag: string): number {
     throw new InputError(`${flag}: expected a whole number (0 or more), got "${text}"`);
   }
   return Number(text);
+}
+
+/** --junit-cases all|failing (yargs checked the choice): only with --junit, which it shapes. */
+function junitCasesOption(value: unknown, junit: unknown): JUnitCases {
+  if (value === undefined) return 'all';
+  if (junit === undefined)
+    throw new InputError('--junit-cases: only with --junit FILE (it says which cases FILE holds)');
+  return value === 'failing' ? 'failing' : 'all';
 }
 
 /** --workers: 1 ... MAX_WORKERS (src/fuzz/pool.ts says why). */
@@ -178,8 +188,10 @@ interface FuzzArgs {
   readonly shrinkRuns: number;
   readonly strict: boolean;
   readonly oracle: boolean;
-  /** Also write a JUnit report here. */
+  /** Also write a JUnit report here, */
   readonly junit: string | undefined;
+  /** ... with every case that ran, or only those that failed, errored or met a hazard (--junit-cases). */
+  readonly junitCases: JUnitCases;
   readonly checkDeterminism: boolean;
   readonly color: boolean;
 }
@@ -391,8 +403,12 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
   if (a.junit !== undefined) {
     const { campaignJUnit, junitXml } = await import('../report/junit.js');
     const cases = report.results.map((r) => caseLine(r, a.seed, a.fixes));
+    const where = (file: string) => {
+      const line = failureClaimLine(file);
+      return { file: repoRelative(file), ...(line === undefined ? {} : { line }) };
+    };
     try {
-      writeOutputFile(a.junit, junitXml([campaignJUnit(lines, cases)]));
+      writeOutputFile(a.junit, junitXml([campaignJUnit(lines, cases, { cases: a.junitCases, where })]));
     } catch (err) {
       junitError = err instanceof Error ? err.message : String(err);
     }
@@ -601,6 +617,7 @@ export async function fuzzCommand(argv: ArgvOf<typeof fuzzBuilder>): Promise<num
     strict: argv.strict,
     oracle: argv.oracle,
     junit: argv.junit,
+    junitCases: junitCasesOption(argv['junit-cases'], argv.junit),
     checkDeterminism: argv['check-determinism'],
     color,
   };

@@ -51,8 +51,11 @@ export interface CaseOutcome {
    * flip closes it; null when the oracle did not run.
    */
   readonly closedBy: ClosedBy | null;
-  /** Wall time of the case, measured by the CLI's clock (per case in this thread, a chunk's average in a
-   * worker); 0 without a clock. The only field that differs between two identical campaigns. */
+  /**
+   * Wall time of the case itself in ms (its run, its oracle runs, its second run with
+   * --check-determinism), measured by the host's clock in the thread that ran it; 0 without a clock.
+   * The only field that differs between two identical campaigns.
+   */
   readonly wallMs: number;
   /** With --check-determinism: the first run's digest (runDigest), which the second run matched or not. */
   readonly digest?: string;
@@ -144,34 +147,56 @@ function outcomeOf(
 /**
  * Runs cases `cases` (ascending) of the campaign: what a worker does with a chunk. With
  * checkDeterminism every case runs again after the whole chunk, in reverse order, and a case whose two
- * runs differ becomes a simulator error (src/fuzz/determinism.ts).
+ * runs differ becomes a simulator error (src/fuzz/determinism.ts). `now`, a wall clock the host passes
+ * (the CLI's thread, or a worker thread's entry), times each case on its own: its run, its oracle runs
+ * and its second run; it is read around the runs, never inside them, and only wallMs holds what it says.
  */
-export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): CaseOutcome[] {
+export function runCaseChunk(
+  setup: WorkerSetup,
+  cases: readonly number[],
+  now?: () => number,
+): CaseOutcome[] {
   const fixes = new Fixes(setup.fixes);
   const scenarios = scenariosOfCases(setup.seed, cases);
   const check = setup.checkDeterminism === true;
-  const runs = scenarios.map((s) => runGuarded(s, fixes, check));
+  const spent: number[] = scenarios.map(() => 0);
+  const timed = <T>(k: number, work: () => T): T => {
+    const start = now?.();
+    const out = work();
+    if (start !== undefined && now !== undefined) spent[k] = (spent[k] ?? 0) + (now() - start);
+    return out;
+  };
+  const runs: GuardedRun[] = [];
   const outcomes = scenarios.map((s, k) =>
-    outcomeOf(cases[k] ?? -1, s, runs[k] as GuardedRun, fixes, setup.oracle),
+    timed(k, () => {
+      const run = runGuarded(s, fixes, check);
+      runs.push(run);
+      return outcomeOf(cases[k] ?? -1, s, run, fixes, setup.oracle);
+    }),
   );
-  if (!check) return outcomes;
+  const withTime = (o: CaseOutcome, k: number): CaseOutcome =>
+    now === undefined ? o : { ...o, wallMs: Math.round((spent[k] ?? 0) * 10) / 10 };
+  if (!check) return outcomes.map(withTime);
   const digestOf = (g: GuardedRun): string =>
     g.ok ? runDigest(g.result) : `threw: ${g.error.split('\n')[0]}`;
   const first = runs.map(digestOf);
   const second: string[] = new Array<string>(scenarios.length);
   for (let k = scenarios.length - 1; k >= 0; k--) {
-    second[k] = digestOf(runGuarded(scenarios[k] as Scenario, fixes, true));
+    second[k] = timed(k, () => digestOf(runGuarded(scenarios[k] as Scenario, fixes, true)));
   }
   return outcomes.map((o, k) => {
     const digest = first[k] ?? '';
-    return first[k] === second[k]
-      ? { ...o, digest }
-      : {
-          ...o,
-          outcome: 'nondeterministic',
-          error: nondeterminismError(first[k] ?? '', second[k] ?? ''),
-          digest,
-        };
+    return withTime(
+      first[k] === second[k]
+        ? { ...o, digest }
+        : {
+            ...o,
+            outcome: 'nondeterministic',
+            error: nondeterminismError(first[k] ?? '', second[k] ?? ''),
+            digest,
+          },
+      k,
+    );
   });
 }
 
