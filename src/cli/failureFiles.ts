@@ -4,9 +4,11 @@
 // artifact of the folder is enough to look at a find without running anything. The trace and the
 // timeline are always written when the run has a result (a simulator error has none): a minimal case
 // is small, and a failure is rare.
+import { readFileSync } from 'node:fs';
 import { dirname, relative, sep } from 'node:path';
 import type { CampaignFailure } from '../fuzz/campaign.js';
 import { SCHEMA_PATH } from '../scenario/genSchema.js';
+import { parseScenarioText } from '../scenario/load.js';
 import { writeOutputFile } from './output.js';
 import { writeRunFiles } from './runFiles.js';
 
@@ -36,4 +38,17 @@ export function writeFailureFiles(file: string, f: CampaignFailure, version: str
     writeRunFiles(f.run.result, failureCompanions(file));
   }
   return file;
+}
+
+/**
+ * The 1-based line of a written failure's first claim (what fired with the campaign's fixes), read back
+ * from the file, for reports that point at it (JUnit `line`); undefined when it cannot be read.
+ */
+export function failureClaimLine(yamlFile: string): number | undefined {
+  try {
+    const line = parseScenarioText(readFileSync(yamlFile, 'utf8'), yamlFile).claims[0]?.line;
+    return line === undefined || line < 1 ? undefined : line;
+  } catch {
+    return undefined;
+  }
 }

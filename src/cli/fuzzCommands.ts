@@ -57,7 +57,8 @@ export function fuzzBuilder(y: Argv) {
     .option('shrink', {
       type: 'string',
       default: '1',
-      describe: 'shrink and save the first failing case of this many invariants',
+      describe:
+        'shrink and save this many invariants, one case each, best-ranked first (what a switch you changed closes)',
     })
     .option('shrink-runs', {
       type: 'string',
@@ -77,7 +78,14 @@ export function fuzzBuilder(y: Argv) {
     .option('junit', {
       type: 'string',
       requiresArg: true,
-      describe: 'also write a JUnit XML report to this file (one test case per case)',
+      describe: 'also write a JUnit XML report to this file (one test case per case; see --junit-cases)',
+    })
+    .option('junit-cases', {
+      type: 'string',
+      requiresArg: true,
+      choices: ['all', 'failing'],
+      describe:
+        'which cases --junit writes: all (the default) or failing (failures, errors and known-open hazards; the rest are counted)',
     })
     .option('check-determinism', {
       type: 'boolean',
@@ -131,7 +139,7 @@ export function registerFuzzCommands(parser: Argv, setExit: (code: number) => vo
   parser
     .command(
       'fuzz',
-      'Generate scenarios with fast-check, run them, shrink and save the first failure',
+      'Generate scenarios with fast-check, run them, shrink and save the best-ranked failure',
       fuzzBuilder,
       async (argv) => setExit(await (await import('./fuzzRun.js')).fuzzCommand(argv)),
     )

@@ -6,7 +6,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Chalk } from 'chalk';
-import { Fixes, isFixId } from '../fixes.js';
+import { Fixes, type FixId, isFixId } from '../fixes.js';
 import {
   type CampaignFailure,
   type CampaignReport,
@@ -18,6 +18,7 @@ import {
   type CampaignLines,
   campaignLines,
   caseLine,
+  caseOutcomeOfLine,
   FAILURE_TIMELINE_LINES,
   type FailureLine,
   fixesOfRecord,
@@ -25,19 +26,23 @@ import {
   replayCommand,
   type SummaryLine,
 } from '../fuzz/campaignJson.js';
+import { determinismText } from '../fuzz/determinism.js';
 import { defaultWorkerCount, MAX_WORKERS } from '../fuzz/pool.js';
+import { changedSwitches, type RankedFind, rankFinds } from '../fuzz/rank.js';
 import { checkPath, MAX_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { resultToJson } from '../report/json.js';
+import type { JUnitCases } from '../report/junit.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { scenarioFiles } from '../scenario/files.js';
 import { loadScenarioFile, scenarioToYaml } from '../scenario/load.js';
 import type { ArgvOf } from './commands.js';
 import { EXIT, InputError } from './errors.js';
-import { failureCompanions, writeFailureFiles } from './failureFiles.js';
+import { failureClaimLine, failureCompanions, writeFailureFiles } from './failureFiles.js';
 import type { fuzzBuilder, mainBuilder, replayBuilder } from './fuzzCommands.js';
 import { durationOption, fixesOption, positiveIntOption, seedOption, shardOption } from './options.js';
 import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
+import { repoRelative } from './repoPath.js';
 import { wantsRunFiles, writeRunFiles } from './runFiles.js';
 import { defaultScenariosDir } from './scenarioArgs.js';
 import { colorEnabled, wallClockMs } from './terminal.js';
@@ -53,6 +58,14 @@ function nonNegativeIntOption(value: unknown, flag: string): number {
     throw new InputError(`${flag}: expected a whole number (0 or more), got "${text}"`);
   }
   return Number(text);
+}
+
+/** --junit-cases all|failing (yargs checked the choice): only with --junit, which it shapes. */
+function junitCasesOption(value: unknown, junit: unknown): JUnitCases {
+  if (value === undefined) return 'all';
+  if (junit === undefined)
+    throw new InputError('--junit-cases: only with --junit FILE (it says which cases FILE holds)');
+  return value === 'failing' ? 'failing' : 'all';
 }
 
 /** --workers: 1 ... MAX_WORKERS (src/fuzz/pool.ts says why). */
@@ -164,6 +177,8 @@ interface FuzzArgs {
   readonly seed: number;
   readonly runs: number;
   readonly fixes: Fixes;
+  /** The switches --fix changed from the --kubelet preset: their finds rank first (src/fuzz/rank.ts). */
+  readonly changed: readonly FixId[];
   readonly workers: number;
   readonly shard: Shard | undefined;
   readonly out: string;
@@ -173,8 +188,10 @@ interface FuzzArgs {
   readonly shrinkRuns: number;
   readonly strict: boolean;
   readonly oracle: boolean;
-  /** Also write a JUnit report here. */
+  /** Also write a JUnit report here, */
   readonly junit: string | undefined;
+  /** ... with every case that ran, or only those that failed, errored or met a hazard (--junit-cases). */
+  readonly junitCases: JUnitCases;
   readonly checkDeterminism: boolean;
   readonly color: boolean;
 }
@@ -230,7 +247,13 @@ function printFailure(
   out(`  (or print its whole timeline: ${f.replay[1]})`);
 }
 
-function printSummary(s: SummaryLine, fixes: Fixes, color: boolean, out: Out): void {
+function printSummary(
+  s: SummaryLine,
+  ranked: readonly RankedFind[],
+  fixes: Fixes,
+  color: boolean,
+  out: Out,
+): void {
   const c = new Chalk({ level: color ? 1 : 0 });
   const shard = s.shard === null ? '' : `, shard ${s.shard}`;
   out(`${c.bold('podrace fuzz')}  seed ${s.campaignSeed}  ${s.runs} cases${shard}  fixes ${fixes.label()}`);
@@ -244,10 +267,27 @@ function printSummary(s: SummaryLine, fixes: Fixes, color: boolean, out: Out): v
   }
   if (s.maxEventsCases > 0)
     out(c.yellow(`${s.maxEventsCases} case(s) hit the event budget before the horizon (a livelock?)`));
+  if (s.determinism !== null) {
+    const line = determinismText(s.determinism);
+    out(s.determinism.differed === 0 ? line : c.red(line));
+  }
   const kinds = Object.entries(s.invariants);
-  if (kinds.length === 0) return;
+  if (kinds.length > 0) printInvariantTable(s, kinds, ranked, fixes, c, out);
+  if (s.exitCode !== EXIT.OK) out(c.red.bold(s.exitReason));
+}
+
+function printInvariantTable(
+  s: SummaryLine,
+  kinds: readonly [string, SummaryLine['invariants'][string]][],
+  ranked: readonly RankedFind[],
+  fixes: Fixes,
+  c: InstanceType<typeof Chalk>,
+  out: Out,
+): void {
   // Fix-sensitive finds first: what a switch decides is what the campaign is for.
-  const sensitive = kinds.filter(([, k]) => k.fixSensitive > 0);
+  // In rank order (src/fuzz/rank.ts): what the switches the user changed close comes first.
+  const rank = (kind: string) => ranked.findIndex((f) => f.kind === kind);
+  const sensitive = kinds.filter(([, k]) => k.fixSensitive > 0).sort(([a], [b]) => rank(a) - rank(b));
   if (sensitive.length > 0) {
     out(c.bold('fix-sensitive (flipping one switch closes it: +id turned on, -id turned off):'));
     for (const [kind, k] of sensitive) {
@@ -269,6 +309,14 @@ function printSummary(s: SummaryLine, fixes: Fixes, color: boolean, out: Out): v
   if (!unexplained && !s.strict) {
     out(c.green('every find is a known-open upstream hazard (docs/fuzzing.md); --strict fails on them too'));
   }
+  const shrinkable = kinds.filter(([kind]) => kind !== 'nondeterminism').length;
+  if (s.files.length < shrinkable) {
+    out(
+      s.shrink === 0
+        ? `--shrink 0: none of the ${shrinkable} invariant(s) was shrunk or written`
+        : `shrunk and wrote ${s.files.length} of the ${shrinkable} invariant(s), the best-ranked first (--shrink ${shrinkable} writes them all)`,
+    );
+  }
 }
 
 /**
@@ -282,7 +330,7 @@ export function printCampaignText(
 ): void {
   const s = lines.summary;
   const fixes = fixesOfRecord(s.fixes);
-  printSummary(s, fixes, o.color, out);
+  printSummary(s, rankFinds(lines.cases.map(caseOutcomeOfLine), s.changedFixes), fixes, o.color, out);
   lines.failures.forEach((f, i) => {
     printFailure(f, o.timelines?.[i] ?? f.timeline, s.campaignSeed, fixes, o.color, out);
   });
@@ -316,6 +364,7 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
     seed: a.seed,
     runs: a.runs,
     fixes: a.fixes,
+    changed: a.changed,
     shard: a.shard,
     workers: a.workers,
     shrink: a.shrink,
@@ -354,8 +403,12 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
   if (a.junit !== undefined) {
     const { campaignJUnit, junitXml } = await import('../report/junit.js');
     const cases = report.results.map((r) => caseLine(r, a.seed, a.fixes));
+    const where = (file: string) => {
+      const line = failureClaimLine(file);
+      return { file: repoRelative(file), ...(line === undefined ? {} : { line }) };
+    };
     try {
-      writeOutputFile(a.junit, junitXml([campaignJUnit(lines, cases)]));
+      writeOutputFile(a.junit, junitXml([campaignJUnit(lines, cases, { cases: a.junitCases, where })]));
     } catch (err) {
       junitError = err instanceof Error ? err.message : String(err);
     }
@@ -552,6 +605,7 @@ export async function fuzzCommand(argv: ArgvOf<typeof fuzzBuilder>): Promise<num
     seed,
     runs,
     fixes,
+    changed: changedSwitches(fixesOption(argv.kubelet, undefined), fixes),
     workers: workersOption(argv.workers),
     shard,
     out: String(argv.out),
@@ -563,6 +617,7 @@ export async function fuzzCommand(argv: ArgvOf<typeof fuzzBuilder>): Promise<num
     strict: argv.strict,
     oracle: argv.oracle,
     junit: argv.junit,
+    junitCases: junitCasesOption(argv['junit-cases'], argv.junit),
     checkDeterminism: argv['check-determinism'],
     color,
   };

@@ -3,6 +3,7 @@
 import type { ArgvOf, verifyBuilder } from './commands.js';
 import { maxEventsOption } from './options.js';
 import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
+import { repoRelative } from './repoPath.js';
 import { defaultScenariosDir, expandScenarioPaths, shownPath } from './scenarioArgs.js';
 import { colorEnabled, escapeControl } from './terminal.js';
 import {
@@ -34,7 +35,7 @@ export async function verifyCommand(argv: ArgvOf<typeof verifyBuilder>): Promise
     const { junitXml, verifyJUnit } = await import('../report/junit.js');
     const rows = entries.filter((e): e is VerifyRow => 'claim' in e);
     const bad = entries.filter((e): e is InvalidRow => 'message' in e);
-    writeOutputFile(argv.junit, junitXml(verifyJUnit(rows, bad)));
+    writeOutputFile(argv.junit, junitXml(verifyJUnit(rows, bad, (file) => repoRelative(file))));
   }
   return verifySummary(entries).exitCode;
 }

@@ -1,8 +1,8 @@
 // A fuzz campaign: case i of campaign seed S is fast-check's run i of seed S over the scenario generator
 // (src/fuzz/arbitraries.ts), so it depends on (S, i) only: not on --workers, --shard or which cases ran
-// before it. Cases run with one fix set; every invariant is checked; the first failing case of each kind
-// of failure (in case order) is shrunk with fast-check, written back as YAML, loaded again and re-run to
-// prove the file reproduces it. Pure with respect to the outside world (no clock, no files): the CLI
+// before it. Cases run with one fix set; every invariant is checked; the best-ranked kinds of failure
+// (src/fuzz/rank.ts: what the user's switches close first) are shrunk with fast-check, each from the case
+// of its best find, written back as YAML, loaded again and re-run to prove the file reproduces it. Pure with respect to the outside world (no clock, no files): the CLI
 // injects the clock (time limit, progress) and writes the files.
 import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
@@ -12,10 +12,11 @@ import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
 import type { RunResult } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 import type { StopReason } from '../sim/index.js';
-import { nondeterminismError, runDigest } from './determinism.js';
+import { type DeterminismCheck, determinismCheck, nondeterminismError, runDigest } from './determinism.js';
 import { claimFixesOf, fixFlags, replayCommand } from './fixFlags.js';
 import { type ClosedBy, closingSwitches } from './oracle.js';
 import { runPool, type WorkerSetup } from './pool.js';
+import { failureKindsOf, type RankedFind, rankFinds } from './rank.js';
 import {
   DEFAULT_SHRINK_RUNS,
   type FailureKind,
@@ -50,9 +51,14 @@ export interface CaseOutcome {
    * flip closes it; null when the oracle did not run.
    */
   readonly closedBy: ClosedBy | null;
-  /** Wall time of the case, measured by the CLI's clock (per case in this thread, a chunk's average in a
-   * worker); 0 without a clock. The only field that differs between two identical campaigns. */
+  /**
+   * Wall time of the case itself in ms (its run, its oracle runs, its second run with
+   * --check-determinism), measured by the host's clock in the thread that ran it; 0 without a clock.
+   * The only field that differs between two identical campaigns.
+   */
   readonly wallMs: number;
+  /** With --check-determinism: the first run's digest (runDigest), which the second run matched or not. */
+  readonly digest?: string;
 }
 
 // ---- cases ------------------------------------------------------------------------------------------------
@@ -141,29 +147,57 @@ function outcomeOf(
 /**
  * Runs cases `cases` (ascending) of the campaign: what a worker does with a chunk. With
  * checkDeterminism every case runs again after the whole chunk, in reverse order, and a case whose two
- * runs differ becomes a simulator error (src/fuzz/determinism.ts).
+ * runs differ becomes a simulator error (src/fuzz/determinism.ts). `now`, a wall clock the host passes
+ * (the CLI's thread, or a worker thread's entry), times each case on its own: its run, its oracle runs
+ * and its second run; it is read around the runs, never inside them, and only wallMs holds what it says.
  */
-export function runCaseChunk(setup: WorkerSetup, cases: readonly number[]): CaseOutcome[] {
+export function runCaseChunk(
+  setup: WorkerSetup,
+  cases: readonly number[],
+  now?: () => number,
+): CaseOutcome[] {
   const fixes = new Fixes(setup.fixes);
   const scenarios = scenariosOfCases(setup.seed, cases);
   const check = setup.checkDeterminism === true;
-  const runs = scenarios.map((s) => runGuarded(s, fixes, check));
+  const spent: number[] = scenarios.map(() => 0);
+  const timed = <T>(k: number, work: () => T): T => {
+    const start = now?.();
+    const out = work();
+    if (start !== undefined && now !== undefined) spent[k] = (spent[k] ?? 0) + (now() - start);
+    return out;
+  };
+  const runs: GuardedRun[] = [];
   const outcomes = scenarios.map((s, k) =>
-    outcomeOf(cases[k] ?? -1, s, runs[k] as GuardedRun, fixes, setup.oracle),
+    timed(k, () => {
+      const run = runGuarded(s, fixes, check);
+      runs.push(run);
+      return outcomeOf(cases[k] ?? -1, s, run, fixes, setup.oracle);
+    }),
   );
-  if (!check) return outcomes;
+  const withTime = (o: CaseOutcome, k: number): CaseOutcome =>
+    now === undefined ? o : { ...o, wallMs: Math.round((spent[k] ?? 0) * 10) / 10 };
+  if (!check) return outcomes.map(withTime);
   const digestOf = (g: GuardedRun): string =>
     g.ok ? runDigest(g.result) : `threw: ${g.error.split('\n')[0]}`;
   const first = runs.map(digestOf);
   const second: string[] = new Array<string>(scenarios.length);
   for (let k = scenarios.length - 1; k >= 0; k--) {
-    second[k] = digestOf(runGuarded(scenarios[k] as Scenario, fixes, true));
+    second[k] = timed(k, () => digestOf(runGuarded(scenarios[k] as Scenario, fixes, true)));
   }
-  return outcomes.map((o, k) =>
-    first[k] === second[k]
-      ? o
-      : { ...o, outcome: 'nondeterministic', error: nondeterminismError(first[k] ?? '', second[k] ?? '') },
-  );
+  return outcomes.map((o, k) => {
+    const digest = first[k] ?? '';
+    return withTime(
+      first[k] === second[k]
+        ? { ...o, digest }
+        : {
+            ...o,
+            outcome: 'nondeterministic',
+            error: nondeterminismError(first[k] ?? '', second[k] ?? ''),
+            digest,
+          },
+      k,
+    );
+  });
 }
 
 // ---- replay flags and claims ------------------------------------------------------------------------------
@@ -180,7 +214,12 @@ export interface CampaignOptions {
   readonly shard?: Shard | undefined;
   readonly workers?: number;
   readonly chunkSize?: number;
-  /** How many kinds of failure to shrink and write (the first failing case of each, in case order). */
+  /**
+   * The switches the user changed from the --kubelet preset (changedSwitches in src/fuzz/rank.ts): the
+   * finds that flipping one of them back closes are ranked, shrunk and written first.
+   */
+  readonly changed?: readonly FixId[];
+  /** How many kinds of failure to shrink and write (the best-ranked ones, src/fuzz/rank.ts). */
   readonly shrink?: number;
   /** Simulator runs per shrink. */
   readonly shrinkRuns?: number;
@@ -221,7 +260,7 @@ export interface KindStats {
 
 export interface CampaignFailure {
   readonly kind: FailureKind;
-  /** The case shrunk: the kind's first fix-sensitive case, else its first (its unshrunk path is its index). */
+  /** The case shrunk: the case of the kind's best find (src/fuzz/rank.ts; its unshrunk path is its index). */
   readonly caseIndex: number;
   /** The switch whose flip closes the minimal case (kept through shrinking), or null. */
   readonly closedBy: FixId | null;
@@ -242,6 +281,8 @@ export interface CampaignReport {
   readonly runs: number;
   readonly shard: Shard | undefined;
   readonly fixes: Fixes;
+  /** The switches the user changed from the --kubelet preset (changedSwitches): their finds rank first. */
+  readonly changed: readonly FixId[];
   /** How many cases this shard holds. */
   readonly planned: number;
   /** Results of the cases that ran, in case order (a prefix of the shard's cases). */
@@ -252,17 +293,14 @@ export interface CampaignReport {
   readonly threads: number;
   /** Per kind of failure, in order of first appearance (case order). */
   readonly kinds: readonly KindStats[];
+  /** Every kind of failure, best first (src/fuzz/rank.ts): the first --shrink of them are shrunk. */
+  readonly ranked: readonly RankedFind[];
   readonly failures: readonly CampaignFailure[];
+  /** What --check-determinism compared and found, or null without it. */
+  readonly determinism: DeterminismCheck | null;
 }
 
-/** The kinds of failure of one case, in order: a simulator error, else violations in time order. */
-export function failureKindsOf(r: CaseOutcome): FailureKind[] {
-  if (r.outcome === 'error') return ['simulator-error'];
-  if (r.outcome === 'nondeterministic') return ['nondeterminism'];
-  const out: FailureKind[] = [];
-  for (const v of r.violations) if (!out.includes(v.invariant)) out.push(v.invariant);
-  return out;
-}
+export { failureKindsOf } from './rank.js';
 
 export function kindStats(results: readonly CaseOutcome[]): KindStats[] {
   interface Acc {
@@ -310,24 +348,19 @@ export function kindStats(results: readonly CaseOutcome[]): KindStats[] {
 export interface FailurePick {
   readonly kind: FailureKind;
   readonly caseIndex: number;
+  readonly closedBy: FixId | null;
 }
 
 /**
- * Which failures a campaign shrinks (--shrink N of them), and from which case: the fix-sensitive kinds
- * first (by their first fix-sensitive case, which is shrunk), then the others (by their first case). A
- * shard meets no kind before K that the whole campaign meets after K, so the shards of a campaign pick
- * K's failure from the same case (podrace merge relies on it).
+ * Which failures a campaign shrinks (--shrink N of them), and from which case: the first N kinds in
+ * rankFinds' order (src/fuzz/rank.ts), each from the case of its best find. Nondeterminism shows only
+ * across two runs: it is reported with both digests, never shrunk.
  */
-export function failurePicks(kinds: readonly KindStats[], shrink: number): FailurePick[] {
-  const sensitive = kinds
-    .filter((k) => k.firstFixSensitiveCase !== null)
-    .sort((a, b) => (a.firstFixSensitiveCase ?? 0) - (b.firstFixSensitiveCase ?? 0));
-  const others = kinds.filter((k) => k.firstFixSensitiveCase === null);
-  // Nondeterminism shows only across two runs: it is reported with both digests, never shrunk.
-  return [...sensitive, ...others]
+export function failurePicks(ranked: readonly RankedFind[], shrink: number): FailurePick[] {
+  return ranked
     .filter((k) => k.kind !== 'nondeterminism')
     .slice(0, Math.max(0, shrink))
-    .map((k) => ({ kind: k.kind, caseIndex: k.firstFixSensitiveCase ?? k.firstCase }));
+    .map((k) => ({ kind: k.kind, caseIndex: k.caseIndex, closedBy: k.closedBy }));
 }
 
 /**
@@ -454,19 +487,16 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     ...(o.every === undefined ? {} : { every: o.every }),
   });
   const kinds = kindStats(pool.results);
+  const changed = o.changed ?? [];
+  const ranked = rankFinds(pool.results, changed);
   const failures: CampaignFailure[] = [];
-  for (const pick of failurePicks(kinds, o.shrink ?? 1)) {
+  for (const pick of failurePicks(ranked, o.shrink ?? 1)) {
     o.onShrink?.(pick.kind, pick.caseIndex);
-    const outcome = pool.results.find((r) => r.index === pick.caseIndex);
-    const closing =
-      pick.kind === 'simulator-error' || pick.kind === 'nondeterminism'
-        ? undefined
-        : outcome?.closedBy?.[pick.kind]?.[0];
     failures.push(
       await minimalFailure(o.seed, pick.caseIndex, o.fixes, pick.kind, {
         shrinkRuns: o.shrinkRuns,
         shouldStop: o.shouldStop,
-        closedBy: closing,
+        closedBy: pick.closedBy ?? undefined,
         yieldToHost: o.yieldToHost,
       }),
     );
@@ -476,12 +506,15 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     runs: o.runs,
     shard: o.shard,
     fixes: o.fixes,
+    changed,
     planned: cases.size,
     results: pool.results,
     stopped: pool.stopped,
     threads: pool.threads,
     kinds,
+    ranked,
     failures,
+    determinism: setup.checkDeterminism === true ? determinismCheck(pool.results) : null,
   };
 }
 

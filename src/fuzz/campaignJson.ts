@@ -19,8 +19,11 @@ import {
   replayCommand,
   type Shard,
 } from './campaign.js';
+import type { DeterminismCheck } from './determinism.js';
+import { exitReason } from './exitReason.js';
 import { shellQuote } from './fixFlags.js';
 import type { ClosedBy } from './oracle.js';
+import { rankFinds } from './rank.js';
 import { caseName, type FailureKind } from './shrink.js';
 
 /** At most this many lines of a shrunk failure's timeline are shown (the window around the violation). */
@@ -53,7 +56,7 @@ export interface CaseLine {
 export interface FailureLine {
   readonly type: 'failure';
   readonly invariant: FailureKind;
-  /** The case shrunk: the kind's first fix-sensitive case, else its first. */
+  /** The case shrunk: the case of the kind's best find (src/fuzz/rank.ts). */
   readonly case: number;
   readonly campaignSeed: number;
   readonly path: string;
@@ -114,6 +117,12 @@ export interface SummaryLine {
   readonly stoppedBy: StopCause | null;
   /** `stopped after N of M cases (--time-limit)` when stoppedBy is set, else null: not a complete campaign. */
   readonly stopped: string | null;
+  /** The switches --fix changed from the --kubelet preset: their finds rank first (src/fuzz/rank.ts). */
+  readonly changedFixes: readonly FixId[];
+  /** One line: why the campaign exits with exitCode (src/fuzz/exitReason.ts). */
+  readonly exitReason: string;
+  /** --check-determinism: how many cases ran twice, what their digests cover, how many differed; or null. */
+  readonly determinism: DeterminismCheck | null;
 }
 
 /** `stopped after 3 of 500 cases (SIGINT)`: what an interrupted campaign says in its summary and JUnit. */
@@ -254,6 +263,9 @@ export interface SummaryFacts {
   readonly shrink: number;
   readonly shrinkRuns: number;
   readonly strict: boolean;
+  /** The switches --fix changed from the --kubelet preset (changedSwitches). */
+  readonly changed: readonly FixId[];
+  readonly determinism: DeterminismCheck | null;
 }
 
 /** The lines of a campaign from its failing cases and shrunk failures: the one place a summary is built. */
@@ -262,6 +274,17 @@ export function linesOf(
   cases: readonly CaseLine[],
   failures: readonly FailureLine[],
 ): CampaignLines {
+  const exitCode = campaignExitCode(cases, failures, s.strict, s.ran);
+  const reason = exitReason({
+    exitCode,
+    ran: s.ran,
+    strict: s.strict,
+    fixes: fixesOfRecord(s.fixes),
+    changed: s.changed,
+    cases,
+    failures,
+    ranked: rankFinds(cases.map(caseOutcomeOfLine), s.changed),
+  });
   const summary: SummaryLine = {
     type: 'summary',
     campaignSeed: s.seed,
@@ -274,7 +297,7 @@ export function linesOf(
     failingCases: cases.length,
     invariants: invariantsRecord(s.kinds),
     files: failures.map((f) => f.file),
-    exitCode: campaignExitCode(cases, failures, s.strict, s.ran),
+    exitCode,
     wallMs: s.wallMs,
     version: s.version,
     shrink: s.shrink,
@@ -283,6 +306,9 @@ export function linesOf(
     strict: s.strict,
     stoppedBy: s.stoppedBy,
     stopped: s.stoppedBy === null ? null : stoppedText(s.ran, s.planned, s.stoppedBy),
+    changedFixes: s.changed,
+    exitReason: reason,
+    determinism: s.determinism,
   };
   return { cases, failures, summary };
 }
@@ -323,6 +349,8 @@ export function campaignLines(
       shrink: o.shrink,
       shrinkRuns: o.shrinkRuns,
       strict: o.strict,
+      changed: report.changed,
+      determinism: report.determinism,
     },
     cases,
     failures,

@@ -4,11 +4,12 @@
 //
 // Why the shards' lines are the campaign's: a case depends on (seed, index) only, so each failing case's
 // line is the same in its shard as in the whole campaign. The campaign's kinds of failure are kindStats over
-// the failing cases in case order, recomputed here from the case lines, and failurePicks chooses which to
-// shrink from which case c: the fix-sensitive kinds by their first fix-sensitive case, then the others by
-// their first case. c belongs to one shard, and every kind that shard ranks before K the whole campaign
-// ranks before K too (a kind fix-sensitive in the shard is so in the campaign, no later), so K ranks no
-// later there: with the same --shrink that shard shrank K from case c, and shrinking is deterministic (its
+// the failing cases in case order, recomputed here from the case lines, and rankFinds (src/fuzz/rank.ts)
+// with failurePicks chooses which to shrink from which case c: each kind by its best find, the lowest tier
+// it reaches and the first case at that tier. c belongs to one shard, whose best find of K is the
+// campaign's, and every kind that shard ranks before K the whole campaign ranks before K too (a shard's
+// best find of a kind is no better than the campaign's), so K ranks no later there: with the same --shrink
+// that shard shrank K from case c, keeping the same switch closed, and shrinking is deterministic (its
 // budget is counted in runs), so its failure line is the campaign's.
 import { z } from 'zod';
 import { FIX_IDS } from '../fixes.js';
@@ -22,6 +23,8 @@ import {
   linesOf,
   type SummaryLine,
 } from './campaignJson.js';
+import { mergeDeterminismChecks } from './determinism.js';
+import { rankFinds } from './rank.js';
 
 /** Input that cannot be merged: the CLI prints it and exits 2. */
 export class MergeError extends Error {
@@ -124,6 +127,16 @@ const summarySchema = z.object({
   stoppedBy: z.enum(['time-limit', 'SIGINT', 'SIGTERM']).nullable(),
   // Added later: a shard written by an older podrace has no such field.
   stopped: z.string().nullable().optional(),
+  changedFixes: z.array(z.enum(FIX_IDS)),
+  exitReason: z.string(),
+  determinism: z
+    .object({
+      rerun: count,
+      differed: count,
+      digest: z.string().regex(/^[0-9a-f]{8}$/),
+      compared: z.string(),
+    })
+    .nullable(),
 });
 
 function quote(text: string): string {
@@ -235,6 +248,11 @@ function checkOneCampaign(outputs: readonly ShardOutput[], version: string): voi
     ['--shrink', (o) => String(o.lines.summary.shrink)],
     ['--shrink-runs', (o) => String(o.lines.summary.shrinkRuns)],
     ['--strict', (o) => String(o.lines.summary.strict)],
+    [
+      'switches --fix changed from the --kubelet preset',
+      (o) => o.lines.summary.changedFixes.join(',') || 'none',
+    ],
+    ['--check-determinism', (o) => String(o.lines.summary.determinism !== null)],
   ];
   for (const [name, key] of fields) {
     const d = disagreement(outputs, key);
@@ -309,8 +327,9 @@ export function mergeShards(outputs: readonly ShardOutput[], o: { readonly versi
   const n = shards.length;
   const first = shards[0]?.lines.summary as SummaryLine;
   const cases = shards.flatMap((s) => s.lines.cases).sort((a, b) => a.case - b.case);
-  const kinds = kindStats(cases.map(caseOutcomeOfLine));
-  const failures = failurePicks(kinds, first.shrink).map((k) => {
+  const outcomes = cases.map(caseOutcomeOfLine);
+  const kinds = kindStats(outcomes);
+  const failures = failurePicks(rankFinds(outcomes, first.changedFixes), first.shrink).map((k) => {
     const owner = shards[k.caseIndex % n];
     const f = owner?.lines.failures.find((x) => x.invariant === k.kind && x.case === k.caseIndex);
     if (owner === undefined || f === undefined)
@@ -337,6 +356,11 @@ export function mergeShards(outputs: readonly ShardOutput[], o: { readonly versi
       shrink: first.shrink,
       shrinkRuns: first.shrinkRuns,
       strict: first.strict,
+      changed: first.changedFixes,
+      determinism:
+        first.determinism === null
+          ? null
+          : mergeDeterminismChecks(shards.map((s) => s.lines.summary.determinism).filter((d) => d !== null)),
     },
     cases,
     failures,

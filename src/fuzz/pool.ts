@@ -8,7 +8,8 @@
 // chunks run in this thread, one after the other, with the same code and the same results.
 //
 // Wall time is none of this module's business: `shouldStop` (the CLI's --time-limit) is asked before a
-// chunk is started, `onChunk` reports progress, and `now` (injected by the CLI) times the chunks.
+// chunk is started, `onChunk` reports progress, and `now` (injected by the CLI) times each case in this
+// thread; a worker thread times its cases with its own clock (src/fuzz/worker.ts).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -25,6 +26,8 @@ export interface WorkerSetup {
   readonly checkDeterminism?: boolean;
   /** Skip idle loop rounds (the default); false: `--no-elide` (src/scenario/elisionDefault.ts). */
   readonly elide?: boolean;
+  /** Time each case with the worker thread's own clock (the host asked for wallMs: PoolOptions.now). */
+  readonly timeCases?: boolean;
 }
 
 export type ToWorker = { readonly type: 'chunk'; readonly id: number; readonly cases: readonly number[] };
@@ -40,13 +43,16 @@ export interface PoolOptions {
   readonly workers: number;
   /** Cases per chunk (default 16). */
   readonly chunkSize?: number;
-  /** Runs one chunk in this thread (the same function the worker runs). */
-  readonly runInProcess: (setup: WorkerSetup, cases: readonly number[]) => CaseOutcome[];
+  /** Runs one chunk in this thread (the same function the worker runs), timing each case with `now`. */
+  readonly runInProcess: (setup: WorkerSetup, cases: readonly number[], now?: () => number) => CaseOutcome[];
   /** Asked before each chunk is started; true: start no more (the chunks already running finish). */
   readonly shouldStop?: () => boolean;
   /** After each chunk: how many cases are done so far (in any order) and the chunk's results. */
   readonly onChunk?: (done: number, results: readonly CaseOutcome[]) => void;
-  /** A wall clock in ms (injected by the CLI) to fill CaseOutcome.wallMs; without it wallMs stays 0. */
+  /**
+   * A wall clock in ms (injected by the CLI): each case's wallMs is its own time, measured in the thread
+   * that ran it (this clock here, the worker's own in a worker thread); without it wallMs stays 0.
+   */
   readonly now?: () => number;
   /**
    * Lets the host's event loop run between chunks in this thread (the CLI passes setImmediate), so that a
@@ -110,11 +116,6 @@ export function chunkOf(cases: CaseRange, size: number, id: number): number[] {
   return out;
 }
 
-function timed(results: readonly CaseOutcome[], ms: number): CaseOutcome[] {
-  const each = results.length === 0 ? 0 : Math.round((ms / results.length) * 10) / 10;
-  return results.map((r) => ({ ...r, wallMs: each }));
-}
-
 export async function runPool(o: PoolOptions): Promise<PoolResult> {
   const size = Math.max(1, o.chunkSize ?? 16);
   const chunkCount = Math.ceil(o.cases.size / size);
@@ -133,13 +134,10 @@ export async function runPool(o: PoolOptions): Promise<PoolResult> {
         break;
       }
       const cases = chunkOf(o.cases, size, id);
-      const start = o.now?.();
-      const results = o.runInProcess(o.setup, cases);
-      const timedResults =
-        start === undefined || o.now === undefined ? results : timed(results, o.now() - start);
-      byChunk.set(id, timedResults);
+      const results = o.runInProcess(o.setup, cases, o.now);
+      byChunk.set(id, results);
       done += cases.length;
-      o.onChunk?.(done, timedResults);
+      o.onChunk?.(done, results);
     }
   } else if (url !== null) {
     stopped = await runThreads(
@@ -175,7 +173,6 @@ function runThreads(
     let running = 0;
     let stopped = false;
     let settled = false;
-    const startedAt = new Map<number, number>();
 
     // A worker gets its first chunk when it says it is ready: a time limit that passes while workers are
     // still starting (many workers on few cores take seconds) stops the campaign at the first worker
@@ -203,15 +200,13 @@ function runThreads(
       }
       const id = next++;
       running++;
-      const now = o.now?.();
-      if (now !== undefined) startedAt.set(id, now);
       const msg: ToWorker = { type: 'chunk', id, cases: chunks.of(id) };
       w.postMessage(msg);
     };
 
     for (let k = 0; k < threads; k++) {
       const w = new Worker(url, {
-        workerData: o.setup,
+        workerData: { ...o.setup, timeCases: o.now !== undefined } satisfies WorkerSetup,
       });
       workers.push(w);
       w.on('message', (msg: FromWorker) => {
@@ -224,9 +219,7 @@ function runThreads(
           finish(new Error(`fuzz worker failed on chunk ${msg.id}: ${msg.error}`));
           return;
         }
-        const start = startedAt.get(msg.id);
-        const results =
-          start === undefined || o.now === undefined ? [...msg.results] : timed(msg.results, o.now() - start);
+        const results = [...msg.results];
         byChunk.set(msg.id, results);
         o.onChunk?.(addDone(results.length), results);
         dispatch(w);

@@ -5,12 +5,14 @@ import junitModule, { type Builder } from 'junit-report-builder';
 import {
   type CampaignLines,
   type CaseLine,
+  type FailureLine,
   fixesOfRecord,
   replayCommand,
   stoppedText,
 } from '../fuzz/campaignJson.js';
+import { fixFlags, PODRACE_COMMAND, shellQuote } from '../fuzz/fixFlags.js';
 import { type ClaimResult, claimLabel } from '../scenario/run.js';
-import type { Scenario } from '../scenario/types.js';
+import { fixesOfClaim, type Scenario } from '../scenario/types.js';
 import { hazardMark, hazardText } from './hazardMark.js';
 
 // The package is CommonJS whose module.exports is the builder; its types declare it as `default`, which
@@ -20,10 +22,12 @@ const junit = junitModule as unknown as Builder;
 export interface JUnitCase {
   readonly name: string;
   readonly className: string;
-  /** Wall seconds, when known. */
+  /** The case's own wall time in seconds, when known. */
   readonly timeS?: number | undefined;
+  /** Where a CI system points at it: a repository-relative path and a 1-based line. */
   readonly file?: string | undefined;
-  /** A failed check: message (one line) and text. */
+  readonly line?: number | undefined;
+  /** A failed check: message (one line) and text (inside <failure>, with the replay command). */
   readonly failure?: { readonly message: string; readonly text: string } | undefined;
   /** The tool itself failed (a simulator error, a file that does not load). */
   readonly error?: { readonly message: string; readonly text: string } | undefined;
@@ -39,6 +43,19 @@ export interface JUnitSuite {
   readonly cases: readonly JUnitCase[];
 }
 
+/**
+ * junit-report-builder has no setter for the `line` attribute (JUnit 5 / pytest style; GitLab, Jenkins
+ * and action-junit-report read it): it goes into the test case's attribute map, which its build()
+ * writes out, escaped, beside name and file. Checked, so that a new version of the package that keeps
+ * its attributes elsewhere fails loudly (a test reads the attribute back) instead of dropping it.
+ */
+function setLine(testCase: object, line: number): void {
+  const attributes = (testCase as { _attributes?: unknown })._attributes;
+  if (typeof attributes !== 'object' || attributes === null)
+    throw new Error('junit-report-builder: no attribute map on a test case to put `line` in');
+  (attributes as Record<string, unknown>)['line'] = line;
+}
+
 export function junitXml(suites: readonly JUnitSuite[]): string {
   const b = junit.newBuilder();
   for (const s of suites) {
@@ -48,7 +65,9 @@ export function junitXml(suites: readonly JUnitSuite[]): string {
       const t = suite.testCase().className(c.className).name(c.name);
       if (c.timeS !== undefined) t.time(c.timeS);
       if (c.file !== undefined) t.file(c.file);
-      if (c.failure !== undefined) t.failure(c.failure.message, 'violation').standardError(c.failure.text);
+      if (c.line !== undefined && c.line > 0) setLine(t, c.line);
+      // The text goes inside <failure> (the builder's stacktrace), where CI systems show it.
+      if (c.failure !== undefined) t.failure(c.failure.message, 'violation').stacktrace(c.failure.text);
       if (c.error !== undefined) t.error(c.error.message, 'error', c.error.text);
       if (c.output !== undefined) t.standardOutput(c.output);
       for (const [k, v] of Object.entries(c.properties ?? {})) t.property(k, v);
@@ -71,36 +90,61 @@ function knownOpenProperty(violations: readonly { readonly knownOpen?: string | 
   return ids.length === 0 ? {} : { properties: { knownOpenHazards: ids.join(', ') } };
 }
 
+/** Which fuzz cases a report holds: every case that ran, or only those that failed, errored or met a hazard. */
+export type JUnitCases = 'all' | 'failing';
+
+export interface CampaignJUnitOptions {
+  /** Default 'all'. */
+  readonly cases?: JUnitCases;
+  /** Where a written failure file is, for the `file` and `line` attributes (default: as written). */
+  readonly where?: (failureFile: string) => { readonly file: string; readonly line?: number };
+}
+
 /**
  * A campaign as one suite, one case per case that ran (`cases`: every case's line, not only the failing
- * ones the JSON output keeps): a case fails when an invariant fired that no known-open hazard explains
- * (with `strict`, any), errors when the simulator threw; a shrunk failure adds its file and replay.
+ * ones the JSON output keeps; with `cases: 'failing'` only those that failed, errored or met a known-open
+ * hazard): a case fails when an invariant fired that no known-open hazard explains (with `strict`, any),
+ * errors when the simulator threw; each carries its replay command, and a case a failure was shrunk from
+ * points at the written file (`file`, `line`: its first claim).
  */
-export function campaignJUnit(lines: CampaignLines, cases: readonly CaseLine[]): JUnitSuite {
+export function campaignJUnit(
+  lines: CampaignLines,
+  cases: readonly CaseLine[],
+  o: CampaignJUnitOptions = {},
+): JUnitSuite {
   const s = lines.summary;
   const fixSet = fixesOfRecord(s.fixes);
+  const only = o.cases ?? 'all';
+  const where = o.where ?? ((file: string): { readonly file: string; readonly line?: number } => ({ file }));
 
-  const shrunk = new Map(lines.failures.map((f) => [f.case, f]));
-  const tests = cases.map((c): JUnitCase => {
+  // The first (best-ranked) failure shrunk from a case is the one its file attribute names.
+  const shrunk = new Map<number, FailureLine>();
+  for (const f of lines.failures) if (!shrunk.has(f.case)) shrunk.set(f.case, f);
+  const kept = only === 'all' ? cases : cases.filter(notPlainPass);
+  const tests = kept.map((c): JUnitCase => {
+    const f = shrunk.get(c.case);
+    const at = f === undefined ? undefined : where(f.file);
     const base = {
       name: c.scenario,
       className: `podrace.fuzz.seed-${s.campaignSeed}`,
-      timeS: c.wallMs / 1000,
+      // The case's own wall time (ms to 0.1) in seconds, without binary fractions' tails.
+      timeS: Math.round(c.wallMs * 10) / 10000,
+      ...(at === undefined ? {} : { file: at.file, ...(at.line === undefined ? {} : { line: at.line }) }),
     };
+    const replay = `replay: ${replayCommand(s.campaignSeed, c.path, fixSet)}`;
     if (c.error !== undefined) {
       const message =
         c.outcome === 'nondeterministic'
           ? 'two runs of the case differed (a podrace bug)'
           : 'the simulator threw (a podrace bug)';
-      return { ...base, error: { message, text: c.error } };
+      return { ...base, error: { message, text: `${c.error}\n${replay}` } };
     }
     const unexplained = s.strict ? c.fired : c.fired.filter((id) => !c.knownOpen.includes(id));
     const details = [
       ...c.violations.map((v) => `${v.invariant}${hazardSuffix(v.knownOpen)}: ${v.message}`),
-      `replay: ${replayCommand(s.campaignSeed, c.path, fixSet)}`,
+      replay,
     ];
     const hazards = knownOpenProperty(c.violations);
-    const f = shrunk.get(c.case);
     if (f !== undefined) details.push(`shrunk to ${f.file}: ${f.replay[0]}`);
     if (c.outcome === 'max-events') {
       const message = 'cut short by the event budget before its horizon: not checked (a livelock?)';
@@ -131,12 +175,29 @@ export function campaignJUnit(lines: CampaignLines, cases: readonly CaseLine[]):
       strict: String(s.strict),
       version: s.version,
       stoppedByTimeLimit: String(s.stoppedByTimeLimit),
+      checkDeterminism: String(s.determinism !== null),
+      ...(s.determinism === null
+        ? {}
+        : {
+            determinismRerun: String(s.determinism.rerun),
+            determinismDiffered: String(s.determinism.differed),
+            determinismCompared: s.determinism.compared,
+            determinismDigest: s.determinism.digest,
+          }),
       ...(s.stoppedBy === null
         ? {}
         : { stoppedBy: s.stoppedBy, stopped: stoppedText(s.ran, s.planned, s.stoppedBy) }),
+      junitCases: only,
+      ...(only === 'all' ? {} : { omittedPassingCases: String(cases.length - kept.length) }),
+      exitReason: s.exitReason,
     },
     cases: tests,
   };
+}
+
+/** A case that passed with nothing to say: left out of a `failing` report. */
+function notPlainPass(c: CaseLine): boolean {
+  return c.fired.length > 0 || c.error !== undefined || c.outcome === 'max-events';
 }
 
 /** A checked claim, as `podrace verify` has it. */
@@ -147,25 +208,29 @@ export interface CheckedClaim {
 
 /**
  * `podrace verify` as suites: one per scenario file, one case per claim (failing when the invariants
- * that fired differ from the claimed ones); a file that does not load is one case that errors.
+ * that fired differ from the claimed ones, with the command that runs the claim's fix set); a file that
+ * does not load is one case that errors. `relative` gives the `file` attribute (repository-relative).
  */
 export function verifyJUnit(
   rows: readonly CheckedClaim[],
   invalid: readonly { readonly file: string; readonly message: string }[] = [],
+  relative: (file: string) => string = (file) => file,
 ): JUnitSuite[] {
   const byFile = new Map<string, CheckedClaim[]>();
   for (const r of rows) byFile.set(r.scenario.file, [...(byFile.get(r.scenario.file) ?? []), r]);
   const suites: JUnitSuite[] = [...byFile.entries()].map(([file, claims]) => {
     const name = claims[0]?.scenario.name ?? file;
+    const path = relative(file);
     return {
       name,
-      properties: { file },
+      properties: { file: path },
       cases: claims.map((r): JUnitCase => {
         const label = claimLabel(r.claim.claim);
         const base = {
           name: label,
           className: `podrace.verify.${name}`,
-          file: `${file}:${r.claim.claim.line}`,
+          file: path,
+          line: r.claim.claim.line,
         };
         if (r.claim.pass) return { ...base, ...knownOpenProperty(r.claim.result.violations) };
         const findings =
@@ -173,23 +238,35 @@ export function verifyJUnit(
             ? ''
             : `; findings expected [${r.claim.expectedFindings.join(', ')}], got [${r.claim.actualFindings.join(', ')}]`;
         const message = `expected [${r.claim.expected.join(', ')}], got [${r.claim.actual.join(', ')}]${findings}`;
+        const replay = [
+          `${PODRACE_COMMAND} run`,
+          shellQuote(path),
+          ...fixFlags(fixesOfClaim(r.claim.claim.fixes)),
+        ].join(' ');
         const text = [
-          `${file}:${r.claim.claim.line}: claim ${label}: ${message}`,
+          `${path}:${r.claim.claim.line}: claim ${label}: ${message}`,
           ...r.claim.result.violations.map((v) => `${v.invariant}${hazardSuffix(v.knownOpen)}: ${v.message}`),
+          `replay: ${replay}`,
         ].join('\n');
         return { ...base, ...knownOpenProperty(r.claim.result.violations), failure: { message, text } };
       }),
     };
   });
   for (const bad of invalid) {
+    const path = relative(bad.file);
+    // The loader's message starts with `file:line:col:` when it knows where.
+    const at = bad.message.startsWith(`${bad.file}:`)
+      ? /^(\d+):/.exec(bad.message.slice(bad.file.length + 1))
+      : null;
     suites.push({
       name: bad.file,
-      properties: { file: bad.file },
+      properties: { file: path },
       cases: [
         {
           name: 'load',
           className: 'podrace.verify',
-          file: bad.file,
+          file: path,
+          ...(at === null ? {} : { line: Number(at[1]) }),
           error: { message: 'the scenario file does not load', text: bad.message },
         },
       ],

@@ -5,8 +5,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../src/cli/errors.js';
 import { FIX_IDS, Fixes } from '../../src/fixes.js';
 import { runCampaign, runCaseChunk } from '../../src/fuzz/campaign.js';
-import { campaignLines } from '../../src/fuzz/campaignJson.js';
-import { runDigest } from '../../src/fuzz/determinism.js';
+import { type CampaignLines, campaignLines, jsonLines } from '../../src/fuzz/campaignJson.js';
+import { DIGEST_COVERS, runDigest } from '../../src/fuzz/determinism.js';
+import { mergeShards, parseShardOutputs } from '../../src/fuzz/merge.js';
 import { scenarioAt } from '../../src/fuzz/shrink.js';
 import { runScenario } from '../../src/scenario/run.js';
 import { Host } from '../../src/storage/host.js';
@@ -70,5 +71,85 @@ describe('--check-determinism', () => {
       strict: false,
     });
     expect(lines.summary.exitCode).toBe(EXIT.INTERNAL);
+    expect(lines.summary.determinism?.differed).toBeGreaterThan(0);
+    expect(lines.summary.exitReason).toMatch(
+      /^exit 3: two runs of case \d+ differed \(--check-determinism\)/,
+    );
+  });
+});
+
+describe('what --check-determinism leaves behind', () => {
+  const linesOfShard = async (shard: { index: number; count: number } | undefined, check = true) => {
+    const report = await runCampaign({
+      seed: 5,
+      runs: 24,
+      fixes: Fixes.none(),
+      shard,
+      checkDeterminism: check,
+      oracle: false,
+      shrink: 0,
+    });
+    return campaignLines(report, {
+      files: [],
+      wallMs: 0,
+      version: 'test',
+      shrink: 0,
+      shrinkRuns: 1,
+      strict: false,
+    });
+  };
+  let memo: CampaignLines | undefined;
+  const wholeCampaign = async (): Promise<CampaignLines> => {
+    memo ??= await linesOfShard(undefined);
+    return memo;
+  };
+
+  it('the summary says how many cases ran twice, what was compared, and a campaign digest', async () => {
+    const whole = await wholeCampaign();
+    expect(whole.summary.determinism).toEqual({
+      rerun: 24,
+      differed: 0,
+      digest: expect.stringMatching(/^[0-9a-f]{8}$/),
+      compared: DIGEST_COVERS,
+    });
+    expect((await linesOfShard(undefined, false)).summary.determinism).toBeNull();
+  });
+
+  it("the digest is the campaign's: the same with other chunks, and shards merge into it", async () => {
+    const whole = await wholeCampaign();
+    const again = await runCampaign({
+      seed: 5,
+      runs: 24,
+      fixes: Fixes.none(),
+      checkDeterminism: true,
+      oracle: false,
+      shrink: 0,
+      workers: 2,
+      chunkSize: 5,
+      workerUrl: null,
+    });
+    expect(again.determinism).toEqual(whole.summary.determinism);
+    // Another campaign (another fix set) has another digest.
+    const other = await runCampaign({
+      seed: 5,
+      runs: 24,
+      fixes: Fixes.all(),
+      checkDeterminism: true,
+      shrink: 0,
+    });
+    expect(other.determinism?.digest).not.toBe(whole.summary.determinism?.digest);
+    const texts: string[] = [];
+    for (const index of [1, 2]) texts.push(jsonLines(await linesOfShard({ index, count: 2 })).join('\n'));
+    const shards = texts.flatMap((text, i) => parseShardOutputs({ name: `s${i}`, text }).outputs);
+    expect(shards.map((s) => s.lines.summary.determinism?.rerun)).toEqual([12, 12]);
+    expect(mergeShards(shards, { version: 'test' }).summary.determinism).toEqual(whole.summary.determinism);
+    // A shard checked and one not are not one campaign.
+    const unchecked = jsonLines(await linesOfShard({ index: 2, count: 2 }, false)).join('\n');
+    const mixed = [texts[0] ?? '', unchecked].flatMap(
+      (text, i) => parseShardOutputs({ name: `s${i}`, text }).outputs,
+    );
+    expect(() => mergeShards(mixed, { version: 'test' })).toThrow(
+      /differ in --check-determinism: true .*, false/,
+    );
   });
 });

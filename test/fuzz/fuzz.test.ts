@@ -13,6 +13,7 @@ import {
   claimFixesOf,
   fixFlags,
   runCampaign,
+  runCaseChunk,
   type Shard,
   shardRange,
 } from '../../src/fuzz/campaign.js';
@@ -147,6 +148,21 @@ function listed(runs: number, shard?: Shard): number[] {
   return Array.from({ length: r.size }, (_, p) => r.caseAt(p));
 }
 
+describe("each case's wall time", () => {
+  it('is measured around that case alone, in the thread that runs it', () => {
+    // A clock whose steps grow: the k-th case of the chunk sees (2k+2)^2 - (2k+1)^2 = 4k + 3 ms, where a
+    // chunk's average would give every case the same.
+    let calls = 0;
+    const now = () => (++calls) ** 2;
+    const out = runCaseChunk({ seed: 1, fixes: [], oracle: false }, [0, 1, 2, 3], now);
+    expect(out.map((o) => o.wallMs)).toEqual([3, 7, 11, 15]);
+    // Without a clock nothing is timed, and nothing else depends on it.
+    const untimed = runCaseChunk({ seed: 1, fixes: [], oracle: false }, [0, 1, 2, 3]);
+    expect(untimed.map((o) => o.wallMs)).toEqual([0, 0, 0, 0]);
+    expect(withoutWall(out)).toEqual(untimed);
+  });
+});
+
 describe('a campaign against the legacy kubelet', () => {
   let report: CampaignReport | undefined;
   const legacy = Fixes.none();
@@ -238,9 +254,15 @@ describe('a campaign against the legacy kubelet', () => {
       workers: 2,
       chunkSize: 3,
       workerUrl: tsWorkerUrl(),
+      now: () => performance.now(),
     });
     expect(threads.threads).toBe(2);
     expect(withoutWall(threads.results)).toEqual(withoutWall(rep.results));
+    // Each case timed on its own in its worker thread, not its chunk's average.
+    const times = threads.results.map((r) => r.wallMs);
+    expect(times.every((ms) => ms > 0)).toBe(true);
+    const chunks = [0, 3, 6, 9].map((at) => new Set(times.slice(at, at + 3)).size);
+    expect(Math.max(...chunks)).toBeGreaterThan(1);
   });
 
   it('stops starting cases when told to, and keeps a prefix of the cases', async () => {

@@ -162,3 +162,37 @@ describe('podrace merge', () => {
     expect(parsed.notes).toEqual(['shard-2.jsonl: no output (a run killed before it printed?)']);
   });
 });
+
+describe('podrace merge of a campaign with a switch the user changed', () => {
+  // Seed 1 with unmount-device-open-uncertain off: the find that switch closes (case 65, shard 2/2) ranks
+  // before the hazards of shard 1/2 (case 32 and on), in the shards as in the whole campaign.
+  const fixes = Fixes.all().with('unmount-device-open-uncertain', false);
+  const changed = ['unmount-device-open-uncertain'] as const;
+  const run = async (shard: Shard | undefined): Promise<CampaignLines> => {
+    const report = await runCampaign({ seed: 1, runs: 70, fixes, changed, shard, shrink: 2, shrinkRuns: 5 });
+    return campaignLines(report, {
+      files: report.failures.map((f) => join('failures', f.fileName)),
+      wallMs: 0,
+      version: VERSION,
+      shrink: 2,
+      shrinkRuns: 5,
+      strict: false,
+    });
+  };
+
+  it('takes the failure of the changed switch from the shard that owns it, byte for byte', async () => {
+    const all = await run(undefined);
+    expect(all.failures.map((f) => [f.invariant, f.case])).toEqual([
+      ['mount-device-skipped-after-failure', 65],
+      ['device-released-while-open', 27],
+    ]);
+    const texts: string[] = [];
+    for (const index of [1, 2]) texts.push(`${jsonLines(await run({ index, count: 2 })).join('\n')}\n`);
+    expect(jsonLines(merge(texts))).toEqual(jsonLines(all));
+    expect(merge(texts).summary.exitReason).toBe(all.summary.exitReason);
+    const [a, b] = texts as [string, string];
+    expect(refusal([a, editSummary(b, (s) => (s['changedFixes'] = []))])).toMatch(
+      /differ in switches --fix changed from the --kubelet preset: unmount-device-open-uncertain .*, none/,
+    );
+  });
+});

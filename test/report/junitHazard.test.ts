@@ -25,6 +25,9 @@ describe('JUnit and known-open hazards', () => {
       threads: 0,
       kinds: kindStats(results),
       failures: [],
+      changed: [],
+      ranked: [],
+      determinism: null,
     };
     const lines = campaignLines(report, {
       files: [],
