@@ -129,6 +129,13 @@ export type Fact =
    * upstream's check counts VolumeMounted alone (#113563).
    */
   | (Base & PodRef & { kind: 'unmountWaitIgnoredUncertain'; volumes: readonly string[] })
+  /**
+   * Simulator observation, the known-open hazard `pod-volumes-exist-ignores-block-maps` (#61229): the
+   * kubelet's podVolumesExist answered false while the pod's dir still held a Block volume's device link
+   * (volumeDevices/), which its disk check (the pod's volumes/ dir only) never reads. Once per kubelet
+   * process, pod and volume.
+   */
+  | (Base & PodRef & { kind: 'podVolumesExistMissedBlockMap'; volume: string })
   /** SetUp bind-mounted a global path that was not mounted (MountDevice skipped after a failure). */
   | (Base & PodRef & { kind: 'bindMountOfUnmountedGlobalPath'; volume: string })
   // ---- volume reconstruction after a kubelet start (reconciler syncStates, release-1.23) ----

@@ -60,14 +60,33 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
     },
   });
   // kubelet_volumes.go podVolumesExist: the volume manager's (possibly) mounted volumes, or any volume
-  // path of the pod still mounted on disk (a volume the actual state lost across a restart).
-  const podVolumesExist = (uid: string): boolean =>
-    vm.podVolumesExist(uid) ||
-    node.storage.getVolumesFromPodDir().some((d) => {
-      if (d.podUID !== uid) return false;
+  // path of the pod still mounted on disk (a volume the actual state lost across a restart). Upstream's
+  // disk half (kubelet_getters.go getPodVolumePathListFromDisk) reads the pod's volumes/ dir only: a
+  // Block volume's link dir under volumeDevices/ is never a mount point, so it never counts here either.
+  const missedNoted = new Set<string>();
+  const podVolumesExist = (uid: string): boolean => {
+    if (vm.podVolumesExist(uid)) return true;
+    const onDisk = node.storage.getVolumesFromPodDir().filter((d) => d.podUID === uid);
+    for (const d of onDisk) {
       const r = node.storage.isLikelyNotMountPoint(d.mountPath);
-      return r.err !== undefined || !r.value;
-    });
+      if (r.err !== undefined || !r.value) return true;
+    }
+    // Simulator observation, not upstream logic: the answer "no volumes" left a Block volume's device link
+    // in the pod dir unseen (the hazard pod-volumes-exist-ignores-block-maps, #61229).
+    for (const d of onDisk) {
+      if (d.mode !== 'Block' || missedNoted.has(`${uid}\0${d.volumeName}`)) continue;
+      missedNoted.add(`${uid}\0${d.volumeName}`);
+      kl.publish({
+        kind: 'podVolumesExistMissedBlockMap',
+        atMs: kl.sim.nowMs,
+        node: node.name,
+        uid,
+        pod: d.podName ?? uid,
+        volume: d.volumeName,
+      });
+    }
+    return false;
+  };
   return {
     run: () => vm.run(),
     waitForAttachAndMount: (pod) => vm.waitForAttachAndMount(pod),

@@ -120,6 +120,14 @@ export const HAZARDS = {
     scenario: 'teardown-fails-cgroup-destroyed',
     explains: ['pod-cgroup-destroyed-with-volumes'],
   },
+  'pod-volumes-exist-ignores-block-maps': {
+    upstream: ['kubernetes/kubernetes#61229', 'kubernetes/kubernetes#72346'],
+    summary:
+      "podVolumesExist (PodResourcesAreReclaimed, cleanupOrphanedPodCgroups) asks the actual state, then the disk: but the disk half reads only the pod's volumes/ dir for mount points, never volumeDevices/. While the actual state does not hold a Block volume (a kubelet just restarted and has not reconstructed yet, or lost it), a pod whose Block volume is still mapped counts as reclaimed: the API deletion is finalised and the cgroup destroyed with the device link and map reference still on the node",
+    open: 'release-1.23 kubelet_getters.go getPodVolumePathListFromDisk (and master still) reads getPodVolumesDir only; #61229 (the disk check misses volumes that are not mounts) closed as rotten, #72346 (rethink the check) is open',
+    scenario: 'block-volume-deleted-before-reconstruction',
+    explains: ['pod-deleted-before-volumes-reclaimed', 'pod-cgroup-destroyed-with-volumes'],
+  },
   'terminal-on-first-sight-not-synced': {
     upstream: ['kubernetes/kubernetes#116954', 'kubernetes/kubernetes#117019'],
     summary:
@@ -238,6 +246,9 @@ export class HazardTracker {
         return;
       case 'unmountWaitIgnoredUncertain':
         this.#mark('wait-for-unmount-ignores-uncertain', f.atMs, f.node, f.uid, null);
+        return;
+      case 'podVolumesExistMissedBlockMap':
+        this.#mark('pod-volumes-exist-ignores-block-maps', f.atMs, f.node, f.uid, f.volume);
         return;
       case 'podFinishedOnFirstSight':
         this.#mark('terminal-on-first-sight-not-synced', f.atMs, f.node, f.uid, null);

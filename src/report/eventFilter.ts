@@ -48,6 +48,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   mountDevice: true,
   unmountDevice: true,
   unmountWaitIgnoredUncertain: true,
+  podVolumesExistMissedBlockMap: true,
   bindMountOfUnmountedGlobalPath: true,
   reconstructionStarted: true,
   volumeReconstruction: true,

@@ -106,6 +106,13 @@ export function onFact(b: Builder, f: Fact): void {
         },
       );
       return;
+    case 'podVolumesExistMissedBlockMap':
+      b.instant(tracks.podWorker(node, f.pod, f.uid), 'podVolumesExist missed a Block map', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        volume: f.volume,
+      });
+      return;
     case 'podCgroupDestroyed':
       b.instant(tracks.podWorker(node, f.pod, f.uid), 'pod cgroup destroyed', 'event', at, {
         uid: f.uid,

@@ -73,6 +73,11 @@ function describeFactRaw(f: Fact): FactLine {
         subject: podSubject(f),
         text: `WaitForUnmount done with uncertain mounts ${f.volumes.join(', ')}`,
       };
+    case 'podVolumesExistMissedBlockMap':
+      return {
+        subject: podSubject(f),
+        text: `podVolumesExist false with Block volume ${f.volume} still linked`,
+      };
     case 'podCgroupDestroyed':
       return { subject: podSubject(f), text: 'podCgroupDestroyed' };
     case 'podKillDispatched':

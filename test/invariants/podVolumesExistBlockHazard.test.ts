@@ -1,0 +1,41 @@
+// The known-open hazard pod-volumes-exist-ignores-block-maps (#61229, #72346): podVolumesExist's disk half
+// reads only the pod's volumes/ dir, so after a kubelet restart (the actual state empty until syncStates)
+// a terminating pod whose Block volume is still mapped counts as reclaimed. The marker is published only
+// where that answer left a Block link unseen: the same race on a Filesystem volume is held back by the
+// mount in volumes/, and nothing there is excused.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Fixes } from '../../src/fixes.js';
+import { parseScenarioText } from '../../src/scenario/load.js';
+import { runScenario } from '../../src/scenario/run.js';
+
+const text = readFileSync(
+  join(import.meta.dirname, '..', '..', 'scenarios', 'block-volume-deleted-before-reconstruction.yaml'),
+  'utf8',
+);
+
+function run(source: string) {
+  return runScenario(parseScenarioText(source, 'f.yaml'), { fixes: Fixes.all(), recordFacts: true });
+}
+
+describe('pod-volumes-exist-ignores-block-maps', () => {
+  it('Block: the deletion after the restart is tied to the marker of that pod and volume', () => {
+    const r = run(text);
+    const markers = (r.facts ?? []).filter((f) => f.kind === 'podVolumesExistMissedBlockMap');
+    expect(markers.length).toBeGreaterThan(0);
+    const deleted = r.violations.filter((v) => v.invariant === 'pod-deleted-before-volumes-reclaimed');
+    expect(deleted).toHaveLength(1);
+    expect(deleted[0]?.knownOpen).toBe('pod-volumes-exist-ignores-block-maps');
+    // The marker comes at or before the deletion it explains, on the pod and volume it names.
+    expect(
+      markers.some((m) => m.atMs <= (deleted[0]?.atMs ?? 0) && 'volume' in m && m.volume === 'lun-1'),
+    ).toBe(true);
+  });
+
+  it('Filesystem: the mount in volumes/ holds the deletion back, and no marker is published', () => {
+    const r = run(text.replace('mode: Block', 'mode: Filesystem'));
+    expect((r.facts ?? []).some((f) => f.kind === 'podVolumesExistMissedBlockMap')).toBe(false);
+    expect(r.violations.some((v) => v.invariant === 'pod-deleted-before-volumes-reclaimed')).toBe(false);
+  });
+});
