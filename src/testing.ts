@@ -8,8 +8,8 @@ import { scenarioArbitrary } from './fuzz/arbitraries.js';
 import { fixFlags, runCampaign } from './fuzz/campaign.js';
 import { campaignLines, replayCommand } from './fuzz/campaignJson.js';
 import type { InvariantId } from './invariants/types.js';
+import { type RunResult, runScenario } from './run/run.js';
 import { loadScenarioFile, parseScenarioText } from './scenario/load.js';
-import { type RunResult, runScenario } from './scenario/run.js';
 import type { Scenario } from './scenario/types.js';
 
 export type { FixId, InvariantId, KubeletName, RunResult, Scenario };

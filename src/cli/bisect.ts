@@ -4,7 +4,7 @@ import { Chalk } from 'chalk';
 import { FIX_IDS, type Fixes, type FixId } from '../fixes.js';
 import { closingSwitches, type FlipRun } from '../fuzz/oracle.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
-import { type RunResult, runScenario } from '../scenario/run.js';
+import { type RunResult, runScenario } from '../run/run.js';
 import type { Scenario } from '../scenario/types.js';
 
 export interface Bisection {

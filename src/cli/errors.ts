@@ -1,6 +1,7 @@
-// Exit codes of every podrace command (docs/cli.md). InputError belongs to the scenario layer
-// (src/scenario/errors.ts); it is re-exported here for the CLI's modules.
+// The CLI's view of exit codes and input errors: EXIT lives below the CLI (src/exitCodes.ts, the fuzz
+// campaign states its code too) and InputError in the scenario layer (src/scenario/errors.ts); both are
+// re-exported here for the CLI's modules.
 
-export const EXIT = { OK: 0, VIOLATION: 1, USAGE: 2, INTERNAL: 3 } as const;
+export { EXIT } from '../exitCodes.js';
 
 export { InputError } from '../scenario/errors.js';

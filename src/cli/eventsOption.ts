@@ -10,7 +10,7 @@ import {
   filterEvents,
   formatEvents,
 } from '../report/eventFilter.js';
-import type { RunResult } from '../scenario/run.js';
+import type { RunResult } from '../run/run.js';
 import { didYouMean } from '../scenario/schema.js';
 import type { Scenario } from '../scenario/types.js';
 import { InputError } from './errors.js';

@@ -26,13 +26,13 @@ import {
   replayCommand,
   type SummaryLine,
 } from '../fuzz/campaignJson.js';
+import type { JUnitCases } from '../fuzz/campaignJUnit.js';
 import { determinismText } from '../fuzz/determinism.js';
 import { defaultWorkerCount, MAX_WORKERS } from '../fuzz/pool.js';
 import { changedSwitches, type RankedFind, rankFinds } from '../fuzz/rank.js';
 import { checkPath, MAX_RUNS, runGuarded, scenarioAt } from '../fuzz/shrink.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { resultToJson } from '../report/json.js';
-import type { JUnitCases } from '../report/junit.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { scenarioFiles } from '../scenario/files.js';
 import { loadScenarioFile, scenarioToYaml } from '../scenario/load.js';
@@ -401,7 +401,10 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
   // A report that cannot be written after all (the disk filled up): said after the results, exit 2.
   let junitError: string | undefined;
   if (a.junit !== undefined) {
-    const { campaignJUnit, junitXml } = await import('../report/junit.js');
+    const [{ campaignJUnit }, { junitXml }] = await Promise.all([
+      import('../fuzz/campaignJUnit.js'),
+      import('../report/junit.js'),
+    ]);
     const cases = report.results.map((r) => caseLine(r, a.seed, a.fixes));
     const where = (file: string) => {
       const line = failureClaimLine(file);

@@ -3,8 +3,8 @@
 import { Chalk } from 'chalk';
 import { resultToJson } from '../report/json.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
+import { incompleteLine, runScenario } from '../run/run.js';
 import { loadScenarioFile } from '../scenario/load.js';
-import { incompleteLine, runScenario } from '../scenario/run.js';
 import type { ArgvOf, runBuilder } from './commands.js';
 import { EXIT } from './errors.js';
 import { eventFilterOf, eventLines } from './eventsOption.js';

@@ -3,7 +3,7 @@
 // same two files the same way.
 import { toChromeTrace } from '../report/chromeTrace.js';
 import { toTimelineHtml } from '../report/timelineHtml.js';
-import type { RunResult } from '../scenario/run.js';
+import type { RunResult } from '../run/run.js';
 import { writeOutputFile } from './output.js';
 
 export { runFileOptions } from './flags.js';

@@ -4,9 +4,9 @@
 // no facts (as fuzzing does), so a sweep costs what the runs cost.
 import { Chalk } from 'chalk';
 import type { Fixes } from '../fixes.js';
-import { fixFlags, shellQuote } from '../fuzz/fixFlags.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
-import { type RunResult, runScenario } from '../scenario/run.js';
+import { type RunResult, runScenario } from '../run/run.js';
+import { fixFlags, shellQuote } from '../scenario/fixFlags.js';
 import type { Scenario } from '../scenario/types.js';
 import { parseSeed } from '../sim/index.js';
 import { InputError } from './errors.js';

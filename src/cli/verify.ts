@@ -4,7 +4,6 @@
 import { Chalk } from 'chalk';
 import { Fixes } from '../fixes.js';
 import type { InvariantId } from '../invariants/types.js';
-import { loadScenarioFile } from '../scenario/load.js';
 import {
   type ClaimResult,
   checkClaim,
@@ -14,7 +13,8 @@ import {
   type RunResult,
   recordedFindings,
   runScenario,
-} from '../scenario/run.js';
+} from '../run/run.js';
+import { loadScenarioFile } from '../scenario/load.js';
 import type { Scenario } from '../scenario/types.js';
 import { EXIT, InputError } from './errors.js';
 

@@ -15,8 +15,8 @@ import {
   newPodSpec,
   newPodStatus,
 } from '../api/v1.js';
+import { WRITES_NONE } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
-import { WRITES_NONE } from '../kubelet/elisionMasks.js';
 import type { Action } from '../scenario/types.js';
 import { type Bus, type Rng, type Sim, unreachable } from '../sim/index.js';
 import { type NoopSubject, publishNoop } from './actionNoop.js';

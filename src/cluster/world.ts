@@ -2,9 +2,9 @@
 // the host (runtime, storage, cgroups, static manifests) and its kubelet process. The scenario's timeline
 // is carried out by scenarioActions.ts.
 import type { UID } from '../api/v1.js';
+import { WRITES_NONE } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
-import { WRITES_NONE } from '../kubelet/elisionMasks.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import { FakeRuntime } from '../runtime/fakeRuntime.js';
 import { PodCgroups } from '../runtime/podCgroups.js';
@@ -159,7 +159,7 @@ export class World {
       fixes: this.fixes,
       kubeClient: this.api.client(),
       // A delivery feeds the pod config, which only syncLoop reads (woken by its channel, an event of
-      // its own): it changes nothing a parked loop reads (src/kubelet/elisionMasks.ts).
+      // its own): it changes nothing a parked loop reads (src/elisionMasks.ts).
       watch: (handler, onList) =>
         this.api.watchNode(node.name, handler, onList, this.domainOf(node.name), WRITES_NONE),
       unwatch: () => this.api.unwatchNode(node.name),

@@ -7,13 +7,13 @@
 import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId } from '../invariants/types.js';
 import { type ViolationJson, violationToJson } from '../report/json.js';
+import type { RunResult } from '../run/run.js';
 import { elisionDefault } from '../scenario/elisionDefault.js';
+import { claimFixesOf, fixFlags, replayCommand } from '../scenario/fixFlags.js';
 import { parseScenarioText, scenarioToYaml } from '../scenario/load.js';
-import type { RunResult } from '../scenario/run.js';
 import type { Scenario } from '../scenario/types.js';
 import type { StopReason } from '../sim/index.js';
 import { type DeterminismCheck, determinismCheck, nondeterminismError, runDigest } from './determinism.js';
-import { claimFixesOf, fixFlags, replayCommand } from './fixFlags.js';
 import { type ClosedBy, closingSwitches } from './oracle.js';
 import { runPool, type WorkerSetup } from './pool.js';
 import { failureKindsOf, type RankedFind, rankFinds } from './rank.js';
@@ -202,7 +202,7 @@ export function runCaseChunk(
 
 // ---- replay flags and claims ------------------------------------------------------------------------------
 
-export { claimFixesOf, fixFlags, PODRACE_COMMAND, replayCommand } from './fixFlags.js';
+export { claimFixesOf, fixFlags, PODRACE_COMMAND, replayCommand } from '../scenario/fixFlags.js';
 
 // ---- the campaign -----------------------------------------------------------------------------------------
 

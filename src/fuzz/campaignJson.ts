@@ -3,11 +3,12 @@
 // src/cli/fuzzCommands.ts); `podrace merge` reads the lines of N shards and builds the lines of the whole
 // campaign (merge.ts). One construction and one printer for both, so both print the same bytes. The lines
 // are a contract: fields are added at the end, never renamed or removed; key order is as written here.
-import { EXIT } from '../cli/errors.js';
+import { EXIT } from '../exitCodes.js';
 import { Fixes, type FixId, isFixId } from '../fixes.js';
 import type { InvariantId } from '../invariants/types.js';
 import { type ViolationJson, violationToJson } from '../report/json.js';
 import { formatTimeline } from '../report/terminalTimeline.js';
+import { shellQuote } from '../scenario/fixFlags.js';
 import type { StopReason } from '../sim/index.js';
 import {
   type CampaignFailure,
@@ -21,7 +22,6 @@ import {
 } from './campaign.js';
 import type { DeterminismCheck } from './determinism.js';
 import { exitReason } from './exitReason.js';
-import { shellQuote } from './fixFlags.js';
 import type { ClosedBy } from './oracle.js';
 import { rankFinds } from './rank.js';
 import { caseName, type FailureKind } from './shrink.js';

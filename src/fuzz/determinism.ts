@@ -4,7 +4,7 @@
 // between runs, wall clock, Math.random, unordered iteration): the case is reported as a failure of the
 // simulator with both digests, exit 3.
 import type { Fact } from '../facts.js';
-import type { RunResult } from '../scenario/run.js';
+import type { RunResult } from '../run/run.js';
 
 /** FNV-1a (32 bit) over a string, continuing from `h`. */
 function fnv1a(text: string, h: number): number {

@@ -3,7 +3,7 @@
 // and the switch names the upstream change that decides it. Pure: a function of the scenario and fixes.
 import { FIX_IDS, FIX_TABLE, type FixDef, type Fixes, type FixId } from '../fixes.js';
 import type { InvariantId } from '../invariants/types.js';
-import { type RunResult, runScenario } from '../scenario/run.js';
+import { type RunResult, runScenario } from '../run/run.js';
 import type { Scenario } from '../scenario/types.js';
 
 /** Per invariant that fired: the switches whose flip closes it (FIX_IDS order; empty: none does). */

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import type { Fixes } from '../fixes.js';
 import type { InvariantId } from '../invariants/types.js';
-import { type RunResult, runScenario } from '../scenario/run.js';
+import { type RunResult, runScenario } from '../run/run.js';
 import type { Scenario } from '../scenario/types.js';
 import { scenarioArbitrary } from './arbitraries.js';
 import { CaseStream } from './caseStream.js';

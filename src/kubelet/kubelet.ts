@@ -15,6 +15,7 @@ import {
   sortPodsByCreationTime,
   type UID,
 } from '../api/v1.js';
+import { WRITES_NONE, WRITES_PODS, WRITES_QUEUE, WRITES_RUNTIME, WRITES_SYNC_LOOP } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
 import type { FakeRuntime } from '../runtime/fakeRuntime.js';
@@ -36,7 +37,6 @@ import {
 import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
 import { Cache } from './container/cache.js';
-import { WRITES_NONE, WRITES_PODS, WRITES_QUEUE, WRITES_RUNTIME, WRITES_SYNC_LOOP } from './elisionMasks.js';
 import type { KubeClient } from './kubeClient.js';
 import { syncMirrorPod } from './kubeletMirrorPods.js';
 import { NodeStatusReporter } from './kubeletNodeStatus.js';
@@ -235,7 +235,7 @@ export class Kubelet {
     this.resourceAnalyzer.start();
     this.legacy?.start();
     // What handling an update, a PLEG event or a tick changes besides the pod set and the pod workers'
-    // lifecycle (both touched where they change): src/kubelet/elisionMasks.ts.
+    // lifecycle (both touched where they change): src/elisionMasks.ts.
     this.sim.spawn(`${this.nodeName}/syncLoop`, this.syncLoop(), this.group).writeMask = WRITES_SYNC_LOOP;
     // Node status and the Lease change nothing a loop of this node reads (reportedInUse is touched where
     // it changes).

@@ -4,8 +4,8 @@
 // it changed or nodeStatusReportFrequency passed; liveness is the Lease, renewed every 10 s, which only
 // the node lifecycle controller reads (src/cluster/nodeLifecycle.ts).
 import type { UniqueVolumeName } from '../api/v1.js';
+import { WRITES_VOLUMES } from '../elisionMasks.js';
 import { type Co, IdleLoop, type Sim } from '../sim/index.js';
-import { WRITES_VOLUMES } from './elisionMasks.js';
 import type { KubeClient } from './kubeClient.js';
 
 /** --node-status-update-frequency default: how often the kubelet computes its node's status. */

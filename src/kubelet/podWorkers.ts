@@ -20,6 +20,7 @@ import {
   runtimePodToAPIPod,
   type UID,
 } from '../api/v1.js';
+import { WRITES_POD_WORKER, WRITES_PODS } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
 import { Fixes } from '../fixes.js';
 import {
@@ -32,7 +33,6 @@ import {
   type Rng,
   type Sim,
 } from '../sim/index.js';
-import { WRITES_POD_WORKER, WRITES_PODS } from './elisionMasks.js';
 import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
 import {
   calculateEffectiveGracePeriod,
@@ -161,7 +161,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
         }
       }
       this.podSyncStatuses.set(uid, status);
-      this.sim.touch(WRITES_PODS); // elision: a new pod worker (src/kubelet/elisionMasks.ts)
+      this.sim.touch(WRITES_PODS); // elision: a new pod worker (src/elisionMasks.ts)
     }
 
     // A create for a UID already terminating means two pods with one UID close together (usually a static
@@ -258,7 +258,7 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
         this.waitingToStartStaticPodsByFullname.set(status.fullname, waiting);
       }
       const outCh = this.workerChannelFn !== undefined ? this.workerChannelFn(uid, podUpdates) : podUpdates;
-      // What it changes besides its lifecycle (touched where it changes): src/kubelet/elisionMasks.ts.
+      // What it changes besides its lifecycle (touched where it changes): src/elisionMasks.ts.
       this.sim.spawn(`${this.nodeName}/podWorker/${uid}`, this.managePodLoop(outCh), this.group).writeMask =
         WRITES_POD_WORKER;
     }

@@ -7,10 +7,10 @@
 // `pod-uid-reuse-restart` off (before #104847) purges only UIDs that left the config.
 
 import { getPodFullName, type Pod, type UID } from '../api/v1.js';
+import { WRITES_PODS } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
 import { Fixes } from '../fixes.js';
 import { AssertionError, type Chan, type Context, type Sim, VersionedMap } from '../sim/index.js';
-import { WRITES_PODS } from './elisionMasks.js';
 import type { PodSyncStatus, PodWork } from './podWorkersStatus.js';
 import type { PodStateProvider, PodStatusFunc, PodWorkerState } from './types.js';
 
@@ -171,7 +171,7 @@ export class PodWorkerStates implements PodStateProvider {
   /** completeSync: syncPod reported a terminal phase (the natural end of a non-restarting pod). */
   protected completeSync(pod: Pod): void {
     const uid = pod.metadata.uid;
-    this.sim.touch(WRITES_PODS); // elision: a lifecycle change (src/kubelet/elisionMasks.ts)
+    this.sim.touch(WRITES_PODS); // elision: a lifecycle change (src/elisionMasks.ts)
     const status = this.podSyncStatuses.get(uid);
     if (status !== undefined) {
       if (status.terminatingAt === undefined) {

@@ -6,9 +6,9 @@
 import { basename } from 'node:path';
 import { FIX_IDS, Fixes, type FixId } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
+import { runScenario } from '../run/run.js';
 import { bundledScenarioFiles } from '../scenario/bundled.js';
 import { loadScenarioFile } from '../scenario/load.js';
-import { runScenario } from '../scenario/run.js';
 import { type Claim, fixesOfClaim, type Scenario } from '../scenario/types.js';
 
 export interface ClaimView {

@@ -2,7 +2,7 @@
 // chrome://tracing. One process per node plus one for the cluster, one thread per component track,
 // complete events (ph 'X') for spans and instant events (ph 'i') for faults, errors and violations.
 // Times are virtual: ts and dur are integer microseconds (virtual ms x 1000).
-import type { RunResult } from '../scenario/run.js';
+import type { RunResult } from '../run/run.js';
 import { type Args, buildTimeline, type InstantKind, type Timeline } from './spans.js';
 
 export interface TraceEvent {

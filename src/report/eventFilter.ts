@@ -4,7 +4,7 @@
 // given several times (or as a comma list) matches any of its values.
 import type { Fact, FactKind } from '../facts.js';
 import { isFinding, type Violation } from '../invariants/types.js';
-import type { RunResult } from '../scenario/run.js';
+import type { RunResult } from '../run/run.js';
 import { formatSeconds } from './spans.js';
 import { describeFact, formatViolation } from './terminalTimeline.js';
 

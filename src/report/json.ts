@@ -2,7 +2,7 @@
 // part of the contract's look and stays as written here; fields may be added at the end, never renamed.
 import type { FixId } from '../fixes.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
-import type { RunResult } from '../scenario/run.js';
+import type { RunResult } from '../run/run.js';
 import type { StopReason } from '../sim/index.js';
 
 export interface ViolationJson {

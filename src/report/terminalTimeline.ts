@@ -7,7 +7,7 @@ import type { ContainerStatus } from '../api/v1.js';
 import { escapeControl } from '../controlText.js';
 import type { Fact } from '../facts.js';
 import { isFinding, type Violation } from '../invariants/types.js';
-import type { RunResult } from '../scenario/run.js';
+import type { RunResult } from '../run/run.js';
 import { hazardMark, hazardText } from './hazardMark.js';
 import { formatSeconds } from './timelineModel.js';
 

@@ -6,7 +6,7 @@
 // panel that a click pins, with its text to copy. The page's inline script (timelineScript.ts) fits,
 // zooms and pans it.
 import type { Violation } from '../invariants/types.js';
-import type { RunResult } from '../scenario/run.js';
+import type { RunResult } from '../run/run.js';
 import { hazardMark } from './hazardMark.js';
 import { buildTimeline, formatSeconds, type Timeline } from './spans.js';
 import { formatTimeline } from './terminalTimeline.js';

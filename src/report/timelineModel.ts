@@ -1,6 +1,6 @@
 // The timeline's data model, what buildTimeline (spans.ts) returns and the Chrome trace, the HTML page
 // and the terminal timeline read: processes (the cluster, each node), tracks, spans and instants.
-import type { RunResult } from '../scenario/run.js';
+import type { RunResult } from '../run/run.js';
 
 /** The process name of cluster-wide components (API server, attach/detach controller, violations). */
 export const CLUSTER_PROCESS = 'cluster';

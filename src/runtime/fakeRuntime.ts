@@ -10,8 +10,8 @@
 
 import { GoError } from '../api/errors.js';
 import type { RuntimeContainerState, RuntimePod, RuntimePodStatus, UID } from '../api/v1.js';
+import { WRITES_RUNTIME } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
-import { WRITES_RUNTIME } from '../kubelet/elisionMasks.js';
 import {
   AssertionError,
   assert,

@@ -4,12 +4,12 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as FixesModule from '../../src/fixes.js';
-import type * as RunModule from '../../src/scenario/run.js';
+import type * as RunModule from '../../src/run/run.js';
 import { podScaleScenario } from './podScale.js';
 
 const dist = (rel: string): string => pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', rel)).href;
 const { Fixes } = (await import(dist('fixes.js'))) as typeof FixesModule;
-const { runScenario } = (await import(dist('scenario/run.js'))) as typeof RunModule;
+const { runScenario } = (await import(dist('../../src/run/run.js'))) as typeof RunModule;
 
 const pods = Number(process.argv[2]);
 const scenario = podScaleScenario(pods);

@@ -8,8 +8,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as FixesModule from '../../src/fixes.js';
+import type * as RunModule from '../../src/run/run.js';
 import type * as LoadModule from '../../src/scenario/load.js';
-import type * as RunModule from '../../src/scenario/run.js';
 import type { BenchSection } from './measure.js';
 import { measureWarm, type Warm } from './warm.js';
 
@@ -27,7 +27,7 @@ async function loadBuilt(): Promise<void> {
     throw new Error('dist/ is missing: run `npm run build` first (npm run bench does)');
   Fixes = ((await import(file('fixes.js'))) as typeof FixesModule).Fixes;
   loadScenarioFile = ((await import(file('scenario/load.js'))) as typeof LoadModule).loadScenarioFile;
-  runScenario = ((await import(file('scenario/run.js'))) as typeof RunModule).runScenario;
+  runScenario = ((await import(file('../../src/run/run.js'))) as typeof RunModule).runScenario;
 }
 
 interface Row {

@@ -8,8 +8,8 @@ import type { FixId } from '../../src/fixes.js';
 import { minimalFailure } from '../../src/fuzz/campaign.js';
 import { REFINDABLE_FIXES, type RefindResult, refind, refindBase } from '../../src/fuzz/refind.js';
 import { scenarioAt } from '../../src/fuzz/shrink.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 import type { Scenario } from '../../src/scenario/types.js';
 import { type BenchSection, nowMs, percentiles } from './measure.js';
 

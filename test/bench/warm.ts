@@ -3,7 +3,7 @@
 // (after every other scenario has run, so V8 has seen them all) and in a child process of its own
 // (test/bench/warmChild.ts), where the scenario is all V8 has seen.
 import type * as FixesModule from '../../src/fixes.js';
-import type * as RunModule from '../../src/scenario/run.js';
+import type * as RunModule from '../../src/run/run.js';
 import type { Scenario } from '../../src/scenario/types.js';
 import { nowMs } from './measure.js';
 

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bisect, formatBisection } from '../../src/cli/bisect.js';
 import { Fixes } from '../../src/fixes.js';
+import { runScenario } from '../../src/run/run.js';
 import { bundledScenariosDir } from '../../src/scenario/bundled.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 describe('bisect honours the event budget', () => {
   const scenario = loadScenarioFile(join(bundledScenariosDir(), 'pod-deleted-before-start.yaml'));

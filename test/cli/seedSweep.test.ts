@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/cli/errors.js';
 import { formatSweep, parseSeedList, sweepSeeds, sweepToJson } from '../../src/cli/seedSweep.js';
 import { Fixes } from '../../src/fixes.js';
+import { firedInvariants, runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { firedInvariants, runScenario } from '../../src/scenario/run.js';
 
 describe('parseSeedList', () => {
   it('reads ranges, single seeds, hex and comma lists, each seed once in the order given', () => {

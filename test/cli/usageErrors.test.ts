@@ -8,8 +8,8 @@ import { durationOption, fixesOption } from '../../src/cli/options.js';
 import { parseSeedList } from '../../src/cli/seedSweep.js';
 import { RELEASE_PRESETS } from '../../src/fixes.js';
 import { filterEvents } from '../../src/report/eventFilter.js';
+import { Fixes, runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { Fixes, runScenario } from '../../src/scenario/run.js';
 import { dryParse } from '../docs/dryParse.js';
 import { podrace } from './spawnCli.js';
 

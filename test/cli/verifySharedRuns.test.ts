@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyScenarios, verifySummary } from '../../src/cli/verify.js';
 import { Fixes } from '../../src/fixes.js';
+import { runScenario, sameRunUnder } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario, sameRunUnder } from '../../src/scenario/run.js';
 import { root } from './spawnCli.js';
 
 const base = readFileSync(join(root, 'scenarios', 'pod-deleted-before-start.yaml'), 'utf8').replace(

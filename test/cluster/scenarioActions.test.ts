@@ -6,8 +6,8 @@ import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { scenariosOfCases } from '../../src/fuzz/shrink.js';
 import { formatTimeline } from '../../src/report/terminalTimeline.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 function run(timeline: string, o: { nodes?: string; volumes?: string; horizon?: string } = {}) {
   const text = [

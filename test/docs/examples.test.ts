@@ -9,8 +9,8 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { buildParser } from '../../src/cli/parser.js';
 import { bundledScenarioFile } from '../../src/cli/scenarioArgs.js';
+import { checkClaim, claimLabel } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { checkClaim, claimLabel } from '../../src/scenario/run.js';
 import { codeBlocks, docFiles, root, type ShellExample, shellExamples } from './docText.js';
 import { dryParse } from './dryParse.js';
 

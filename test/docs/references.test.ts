@@ -12,9 +12,9 @@ import { configureGlobal } from '../../src/cli/parser.js';
 import { FIX_IDS, KUBELET_NAMES } from '../../src/fixes.js';
 import { INVARIANT_IDS } from '../../src/invariants/types.js';
 import { resultToJson } from '../../src/report/json.js';
+import { Fixes, runScenario } from '../../src/run/run.js';
 import { bundledScenarioFiles } from '../../src/scenario/bundled.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { Fixes, runScenario } from '../../src/scenario/run.js';
 import { anchors, docFiles, links, readDoc, root } from './docText.js';
 
 /** What a reader without the authors' private notes cannot resolve. */

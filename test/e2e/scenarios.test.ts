@@ -4,8 +4,8 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
+import { checkClaim, claimLabel, runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { checkClaim, claimLabel, runScenario } from '../../src/scenario/run.js';
 import { fixesOfClaim } from '../../src/scenario/types.js';
 
 const dir = join(import.meta.dirname, '..', '..', 'scenarios');

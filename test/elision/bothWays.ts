@@ -2,7 +2,7 @@
 // the two runs are the same: every fact in order (so every violation at the same virtual time), the
 // violations and findings, how the run stopped and its virtual time. Only the event count may differ.
 import type { Fixes } from '../../src/fixes.js';
-import { type RunResult, runScenario } from '../../src/scenario/run.js';
+import { type RunResult, runScenario } from '../../src/run/run.js';
 import type { Scenario } from '../../src/scenario/types.js';
 
 export interface BothWays {

@@ -9,7 +9,7 @@ import { type CampaignLines, campaignLines, jsonLines } from '../../src/fuzz/cam
 import { DIGEST_COVERS, runDigest } from '../../src/fuzz/determinism.js';
 import { mergeShards, parseShardOutputs } from '../../src/fuzz/merge.js';
 import { scenarioAt } from '../../src/fuzz/shrink.js';
-import { runScenario } from '../../src/scenario/run.js';
+import { runScenario } from '../../src/run/run.js';
 import { Host } from '../../src/storage/host.js';
 
 const cases = (from: number, count: number): number[] => Array.from({ length: count }, (_, i) => from + i);

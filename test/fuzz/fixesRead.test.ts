@@ -8,7 +8,7 @@ import { runDigest } from '../../src/fuzz/determinism.js';
 import { closingSwitches } from '../../src/fuzz/oracle.js';
 import { CASE_MAX_EVENTS, scenariosOfCases } from '../../src/fuzz/shrink.js';
 import { INVARIANT_IDS } from '../../src/invariants/types.js';
-import { runScenario } from '../../src/scenario/run.js';
+import { runScenario } from '../../src/run/run.js';
 
 const KUBELETS: readonly KubeletName[] = ['fixed', 'legacy', '1.23', '1.22'];
 

@@ -25,8 +25,8 @@ import {
   scenariosOfCases,
   shrinkCase,
 } from '../../src/fuzz/shrink.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile, parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 import { type Scenario, stripSourcePositions } from '../../src/scenario/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'podrace-fuzz-test-'));

@@ -5,7 +5,7 @@ import { Fixes } from '../../src/fixes.js';
 import { closingSwitches } from '../../src/fuzz/oracle.js';
 import { scenariosOfCases } from '../../src/fuzz/shrink.js';
 import { INVARIANT_IDS } from '../../src/invariants/types.js';
-import { runScenario } from '../../src/scenario/run.js';
+import { runScenario } from '../../src/run/run.js';
 
 describe('oracle runs that stop once the invariants fired', () => {
   it('close the same invariants as runs to the horizon', () => {

@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
 import { resultToJson } from '../../src/report/json.js';
+import { checkClaim, runScenario } from '../../src/run/run.js';
 import { InputError } from '../../src/scenario/errors.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { checkClaim, runScenario } from '../../src/scenario/run.js';
 
 const shutdown = `name: s
 cluster:

@@ -6,8 +6,8 @@ import { Fixes } from '../../src/fixes.js';
 import { GracePeriodExceeded } from '../../src/invariants/index.js';
 import type { Violation } from '../../src/invariants/types.js';
 import { KubeGenericRuntimeManager } from '../../src/kubelet/kuberuntime/kuberuntimeManager.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 type FactOf<K extends FactKind> = Extract<Fact, { kind: K }>;
 const A = 'node-a';

@@ -6,8 +6,8 @@ import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { HAZARD_IDS, HAZARDS, type HazardDef, HazardTracker } from '../../src/invariants/hazards.js';
 import type { Violation } from '../../src/invariants/types.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 const violation = (over: Partial<Violation>): Violation => ({
   invariant: 'device-reported-unused-while-mounted',

@@ -15,8 +15,8 @@ import {
 import type { Checker, Violation } from '../../src/invariants/types.js';
 import { KubeGenericRuntimeManager } from '../../src/kubelet/kuberuntime/kuberuntimeManager.js';
 import { StatusManager } from '../../src/kubelet/status/statusManager.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 type FactOf<K extends FactKind> = Extract<Fact, { kind: K }>;
 type Fields<K extends FactKind> = Omit<FactOf<K>, 'kind' | 'atMs' | 'node'> & { node?: string };

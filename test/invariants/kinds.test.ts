@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { type Checker, createCheckers, type Violation } from '../../src/invariants/index.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const invariantsDir = join(root, 'src', 'invariants');

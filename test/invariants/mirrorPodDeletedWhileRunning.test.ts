@@ -6,8 +6,8 @@ import { Fixes } from '../../src/fixes.js';
 import { MirrorPodDeletedWhileRunning } from '../../src/invariants/index.js';
 import type { Violation } from '../../src/invariants/types.js';
 import type * as MirrorPods from '../../src/kubelet/kubeletMirrorPods.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 const planted = vi.hoisted(() => ({ ignoreTerminating: false }));
 

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
 import { MountStacked } from '../../src/invariants/index.js';
 import type { Violation } from '../../src/invariants/types.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 import type { Host } from '../../src/storage/host.js';
 import type * as Fc from '../../src/volume/fc.js';
 

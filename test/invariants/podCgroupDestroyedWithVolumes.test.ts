@@ -7,8 +7,8 @@ import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { PodCgroupDestroyedWithVolumes } from '../../src/invariants/index.js';
 import type { Violation } from '../../src/invariants/types.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 const planted = vi.hoisted(() => ({ volumesNeverExist: false }));
 

@@ -5,8 +5,8 @@ import type { Fact, FactKind } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { PodDeletedBeforeVolumesReclaimed } from '../../src/invariants/index.js';
 import type { Violation } from '../../src/invariants/types.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 const planted = vi.hoisted(() => ({ on: false }));
 

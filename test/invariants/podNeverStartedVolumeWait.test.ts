@@ -10,8 +10,8 @@ import type { Fact, FactKind } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { PodNeverStarted, VOLUME_RELEASE_BOUND_MS } from '../../src/invariants/podNeverStarted.js';
 import type { Violation } from '../../src/invariants/types.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 type FactOf<K extends FactKind> = Extract<Fact, { kind: K }>;
 type Fields<K extends FactKind> = Omit<FactOf<K>, 'kind' | 'atMs' | 'node'> & { node?: string };

@@ -6,8 +6,8 @@ import { isPodPhaseTerminal, type Pod, type PodStatus, type RuntimePodStatus } f
 import { Fixes } from '../../src/fixes.js';
 import * as generate from '../../src/kubelet/status/generate.js';
 import { StatusManager } from '../../src/kubelet/status/statusManager.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 /** The planted generateAPIPodStatus, when a test sets it; the port's otherwise. */
 const planted: {

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 const text = readFileSync(
   join(import.meta.dirname, '..', '..', 'scenarios', 'block-volume-deleted-before-reconstruction.yaml'),

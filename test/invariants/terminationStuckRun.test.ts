@@ -3,8 +3,8 @@
 // kubelet started with the spec's longer grace (#115819) has that grace before it is stuck.
 import { describe, expect, it } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 const run = (lines: readonly string[]) =>
   runScenario(parseScenarioText(lines.join('\n'), 'stuck.yaml'), { fixes: Fixes.all() }).violations.map(

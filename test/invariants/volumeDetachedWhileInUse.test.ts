@@ -9,8 +9,8 @@ import type { Fact, FactKind } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { VolumeDetachedWhileInUse } from '../../src/invariants/index.js';
 import type { Violation } from '../../src/invariants/types.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile, parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 type FactOf<K extends FactKind> = Extract<Fact, { kind: K }>;
 type Fields<K extends FactKind> = Omit<FactOf<K>, 'kind' | 'atMs' | 'node'> & { node?: string };

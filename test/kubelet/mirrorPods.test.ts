@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { World } from '../../src/cluster/world.js';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile, parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 const bundled = (name: string) => loadScenarioFile(join(import.meta.dirname, '..', '..', 'scenarios', name));
 

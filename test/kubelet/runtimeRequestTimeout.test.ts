@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import type { GoError } from '../../src/api/errors.js';
 import { Fixes } from '../../src/fixes.js';
+import { runScenario } from '../../src/run/run.js';
 import { FakeRuntime } from '../../src/runtime/fakeRuntime.js';
 import { RUNTIME_REQUEST_TIMEOUT_MS } from '../../src/runtime/runtimeRequestTimeout.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 import { type Co, Sim } from '../../src/sim/index.js';
 
 const META = { uid: 'u1', name: 'web', namespace: 'default' };

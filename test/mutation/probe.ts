@@ -8,9 +8,9 @@
 //   node probe.js --seed S --cases N      prints {"cases": [...], "scenarios": {...}} on one line
 import { createHash } from 'node:crypto';
 import { CASE_MAX_EVENTS, scenariosOfCases } from '../../src/fuzz/shrink.js';
+import { claimLabel, Fixes, runScenario } from '../../src/run/run.js';
 import { bundledScenarioFiles } from '../../src/scenario/bundled.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { claimLabel, Fixes, runScenario } from '../../src/scenario/run.js';
 import { fixesOfClaim, type Scenario } from '../../src/scenario/types.js';
 
 function digest(scenario: Scenario, fixes: Fixes, maxEvents?: number): string {

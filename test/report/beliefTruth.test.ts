@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
 import { buildTimeline, type Span, type Timeline } from '../../src/report/spans.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 import { fact, sampleResult } from './fixtures.js';
 
 const spansOf = (t: Timeline, label: string, node = 'node-a'): Span[] => {

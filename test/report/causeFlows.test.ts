@@ -7,8 +7,8 @@ import type { Violation } from '../../src/invariants/types.js';
 import { actionWindow } from '../../src/report/actionWindow.js';
 import { toChromeTrace } from '../../src/report/chromeTrace.js';
 import { buildTimeline } from '../../src/report/spans.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 import { fact, sampleResult } from './fixtures.js';
 
 const p = { pod: 'web', uid: 'web-1' };

@@ -11,8 +11,8 @@ import {
   NO_FILTER,
 } from '../../src/report/eventFilter.js';
 import { notableFacts } from '../../src/report/terminalTimeline.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 import { fact, sampleResult, WEB } from './fixtures.js';
 
 const only = (over: Partial<EventFilter>): EventFilter => ({ ...NO_FILTER, ...over });

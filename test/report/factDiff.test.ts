@@ -3,8 +3,8 @@ import { diffRuns, formatRunDiff, parseEventLines, runDiffToJson } from '../../s
 import { Fixes } from '../../src/fixes.js';
 import { eventsToJsonLines, filterEvents, NO_FILTER } from '../../src/report/eventFilter.js';
 import { diffFacts, factKey, subjectOf } from '../../src/report/factDiff.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 import { fact, sampleFacts } from './fixtures.js';
 
 const o = { context: 3, next: 4 };

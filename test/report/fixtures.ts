@@ -2,7 +2,7 @@
 import type { Fact, FactKind } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import type { Violation } from '../../src/invariants/types.js';
-import type { RunResult } from '../../src/scenario/run.js';
+import type { RunResult } from '../../src/run/run.js';
 
 type FactOf<K extends FactKind> = Extract<Fact, { kind: K }>;
 type Fields<K extends FactKind> = Omit<FactOf<K>, 'kind' | 'atMs' | 'node'> & { node?: string };

@@ -4,9 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
 import { type CaseLine, type FailureLine, linesOf } from '../../src/fuzz/campaignJson.js';
-import { campaignJUnit, junitXml, verifyJUnit } from '../../src/report/junit.js';
+import { campaignJUnit } from '../../src/fuzz/campaignJUnit.js';
+import { junitXml, verifyJUnit } from '../../src/report/junit.js';
+import { checkClaim } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { checkClaim } from '../../src/scenario/run.js';
 
 const fixes = Fixes.none();
 

@@ -14,8 +14,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
 import { toTimelineHtml } from '../../src/report/timelineHtml.js';
+import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);

@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Fixes, KUBELET_NAMES } from '../../src/fixes.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
-import { runScenario } from '../../src/scenario/run.js';
 import { validScenario } from './validScenario.js';
 
 describe('every valid scenario', () => {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
+import { checkClaim, DEFAULT_MAX_EVENTS, defaultMaxEvents, runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { checkClaim, DEFAULT_MAX_EVENTS, defaultMaxEvents, runScenario } from '../../src/scenario/run.js';
 
 const text = `name: long-idle
 horizon: 21h

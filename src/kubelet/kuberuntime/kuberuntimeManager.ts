@@ -13,10 +13,10 @@ import {
   type RuntimePodStatus,
   type UID,
 } from '../../api/v1.js';
+import { WRITES_RUNTIME } from '../../elisionMasks.js';
 import type { Fact } from '../../facts.js';
 import type { FakeRuntime, RuntimePodMeta } from '../../runtime/fakeRuntime.js';
 import { AssertionError, type Chan, CLOSED, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
-import { WRITES_RUNTIME } from '../elisionMasks.js';
 
 /** minimumGracePeriodInSeconds in kuberuntime_container.go. */
 export const minimumGracePeriodInSeconds = 2;
@@ -279,7 +279,7 @@ export class KubeGenericRuntimeManager {
           killContainer(this.runtime, uid, c, gracePeriodSeconds, done),
           this.group,
         );
-        // It stops one container and reports to the killer (elision: src/kubelet/elisionMasks.ts).
+        // It stops one container and reports to the killer (elision: src/elisionMasks.ts).
         killer.writeMask = WRITES_RUNTIME;
       }
       // The results arrive in completion order; sorted so the aggregate reads the same whatever the order.

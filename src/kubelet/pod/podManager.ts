@@ -20,7 +20,7 @@ export class BasicPodManager {
   private readonly sorted: Pod[] = [];
   /**
    * @param onMembershipChange called when a pod (not a mirror pod) comes or goes: elision
-   *   (src/kubelet/elisionMasks.ts). Given to the constructor, not assigned later: V8 keeps a closure
+   *   (src/elisionMasks.ts). Given to the constructor, not assigned later: V8 keeps a closure
    *   stored into a finished object alive past young-generation GCs, and with it the whole world.
    */
   constructor(private readonly onMembershipChange?: () => void) {}

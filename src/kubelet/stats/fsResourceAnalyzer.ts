@@ -3,11 +3,11 @@
 // the ones of pods that are gone.
 
 import type { UID } from '../../api/v1.js';
+import { WRITES_NONE } from '../../elisionMasks.js';
 import type { Fact } from '../../facts.js';
 import type { Fixes } from '../../fixes.js';
 import { type Co, type ProcessGroup, type Rng, type Sim, sleep } from '../../sim/index.js';
 import type { BlockVolumeMapper, MetricsProvider } from '../../volume/volume.js';
-import { WRITES_NONE } from '../elisionMasks.js';
 import type { StatsProvider } from './volumeStatCalculator.js';
 import { defaultVolumeStatsAggPeriod, VolumeStatCalculator } from './volumeStatCalculator.js';
 
@@ -31,7 +31,7 @@ export class FsResourceAnalyzer {
   constructor(private readonly o: FsResourceAnalyzerOptions) {}
 
   start(): void {
-    // It starts and stops calculators; what they compute is read by no loop (src/kubelet/elisionMasks.ts).
+    // It starts and stops calculators; what they compute is read by no loop (src/elisionMasks.ts).
     this.o.sim.spawn(`${this.o.node}/fsResourceAnalyzer`, this.run(), this.o.group).writeMask = WRITES_NONE;
   }
 

@@ -5,12 +5,12 @@
 // makes GetMetrics a nil-interface call: a Go panic, published here as a kubeletPanic fact.
 
 import type { UID } from '../../api/v1.js';
+import { WRITES_NONE } from '../../elisionMasks.js';
 import type { Fact } from '../../facts.js';
 import type { Fixes } from '../../fixes.js';
 import { type Co, type Context, type ProcessGroup, type Rng, type Sim, sleepCtx } from '../../sim/index.js';
 import { GoPanic, isNotSupported } from '../../volume/metrics.js';
 import type { BlockVolumeMapper, MetricsProvider } from '../../volume/volume.js';
-import { WRITES_NONE } from '../elisionMasks.js';
 
 /** The slice of the stats Provider the calculator uses. */
 export interface StatsProvider {

@@ -5,6 +5,7 @@
 import { GoError } from '../../api/errors.js';
 import type { ContainerStatus, Pod, PodStatus, RestartPolicy, UID } from '../../api/v1.js';
 import { isMirrorPod, isPodPhaseTerminal, newContainerStatus, newPodStatus } from '../../api/v1.js';
+import { WRITES_STATUS } from '../../elisionMasks.js';
 import {
   type Chan,
   type Co,
@@ -15,7 +16,6 @@ import {
   type Sim,
   VersionedMap,
 } from '../../sim/index.js';
-import { WRITES_STATUS } from '../elisionMasks.js';
 import type { KubeClient } from '../kubeClient.js';
 
 /** syncPeriod in status_manager.go. */

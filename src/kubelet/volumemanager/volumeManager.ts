@@ -3,10 +3,10 @@
 // operations run as their own goroutines in the same group, so a kubelet restart kills them all.
 import { GoError } from '../../api/errors.js';
 import type { Pod, UID } from '../../api/v1.js';
+import { WRITES_VOLUMES } from '../../elisionMasks.js';
 import type { Fixes } from '../../fixes.js';
 import { type Co, IdleLoop, type ProcessGroup, type Sim, sleep } from '../../sim/index.js';
 import { NestedPendingOperations } from '../../volume/util/nestedPendingOperations.js';
-import { WRITES_VOLUMES } from '../elisionMasks.js';
 import type { PodStateProvider } from '../types.js';
 import { ActualStateOfWorld } from './cache/actualStateOfWorld.js';
 import { DesiredStateOfWorld } from './cache/desiredStateOfWorld.js';

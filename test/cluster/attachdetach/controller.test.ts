@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../../src/facts.js';
 import { Fixes } from '../../../src/fixes.js';
+import { firedInvariants, runScenario } from '../../../src/run/run.js';
 import { loadScenarioFile, parseScenarioText } from '../../../src/scenario/load.js';
-import { firedInvariants, runScenario } from '../../../src/scenario/run.js';
 
 function scenario(timeline: string, horizon = '3m'): ReturnType<typeof parseScenarioText> {
   return parseScenarioText(

@@ -71,7 +71,7 @@ export class DesiredStateOfWorld {
 
   /**
    * MarkVolumesReportedInUse: sets reportedInUse to true exactly for the reported volumes. Returns
-   * whether any flag changed (simulator addition, for elision: src/kubelet/elisionMasks.ts).
+   * whether any flag changed (simulator addition, for elision: src/elisionMasks.ts).
    */
   markVolumesReportedInUse(reportedVolumes: readonly UniqueVolumeName[]): boolean {
     const reported = new Set(reportedVolumes);

@@ -3,9 +3,9 @@
 // diff): pods are judged by util.IsPodTerminated on the status manager's status, and a pod's volumes are
 // removed once the runtime cache lists no running container of it.
 import type { Pod, UID } from '../../../api/v1.js';
+import { WRITES_PODS, WRITES_VOLUMES } from '../../../elisionMasks.js';
 import type { Fixes } from '../../../fixes.js';
 import { type Co, roundLoop, type Sim, sleep, WRITES_ALL } from '../../../sim/index.js';
-import { WRITES_PODS, WRITES_VOLUMES } from '../../elisionMasks.js';
 import type { PodStateProvider } from '../../types.js';
 import type { ActualStateOfWorld } from '../cache/actualStateOfWorld.js';
 import type { DesiredStateOfWorld } from '../cache/desiredStateOfWorld.js';
@@ -65,7 +65,7 @@ export class DesiredStateOfWorldPopulator {
     }
     this.hasAddedPodsFlag = true;
     // A round reads pods, their workers' lifecycle and the volume manager's caches (and, release-1.20,
-    // statuses and the runtime cache): src/kubelet/elisionMasks.ts.
+    // statuses and the runtime cache): src/elisionMasks.ts.
     const reads = this.legacy ? WRITES_ALL : WRITES_PODS | WRITES_VOLUMES;
     const loop = roundLoop(this.o.sim, this.o.loopSleepDurationMs, {
       version: () => this.version,

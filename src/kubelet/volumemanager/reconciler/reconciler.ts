@@ -3,6 +3,7 @@
 // controller attach/detach enabled: attachable volumes are verified against node.status.volumesAttached
 // (VerifyControllerAttachedVolume) and dropped from the actual state with MarkVolumeAsDetached.
 import type { GoError } from '../../../api/errors.js';
+import { WRITES_VOLUMES } from '../../../elisionMasks.js';
 import type { Fixes } from '../../../fixes.js';
 import { type Co, roundLoop, type Sim } from '../../../sim/index.js';
 import { isExponentialBackoff } from '../../../volume/util/exponentialBackoff.js';
@@ -11,7 +12,6 @@ import {
   EmptyUniquePodName,
   isAlreadyExists,
 } from '../../../volume/util/nestedPendingOperations.js';
-import { WRITES_VOLUMES } from '../../elisionMasks.js';
 import {
   type ActualStateOfWorld,
   deviceMayBeMounted,

@@ -8,9 +8,9 @@ import { HazardTracker } from '../invariants/hazards.js';
 import { createCheckers, InvariantMonitor } from '../invariants/index.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
 import { INVARIANT_IDS, isFinding } from '../invariants/types.js';
+import { elisionDefault } from '../scenario/elisionDefault.js';
+import { type Claim, claimFixesLabel, fixesOfClaim, type Scenario } from '../scenario/types.js';
 import type { StopReason } from '../sim/index.js';
-import { elisionDefault } from './elisionDefault.js';
-import { type Claim, claimFixesLabel, fixesOfClaim, type Scenario } from './types.js';
 
 /** The event budget of one run: a run that hits it reports `max-events` instead of hanging. */
 export const DEFAULT_MAX_EVENTS = 2_000_000;

@@ -4,7 +4,7 @@
 export { shellQuote } from '../shellQuote.js';
 
 import { FIX_IDS, Fixes } from '../fixes.js';
-import type { ClaimFixes } from '../scenario/types.js';
+import type { ClaimFixes } from './types.js';
 
 /** The shortest `--kubelet` / `--fix` flags that select `fixes` (none for the default, all fixes on). */
 export function fixFlags(fixes: Fixes): string[] {
