@@ -8,6 +8,7 @@ import base from './vitest.config.js';
 /** The slow tier: files that spawn dist/cli.js, drive chromium, or run campaigns of thousands of cases. */
 export const SLOW_TESTS = [
   'test/cli/**',
+  'test/package/**',
   'test/deploy/**',
   'test/readOnly.test.ts',
   'test/report/timelineBrowser.test.ts',

@@ -4,7 +4,11 @@
 import seedrandom from 'seedrandom';
 import { AssertionError, assert } from './assert.js';
 
-export type RngState = seedrandom.State.Alea;
+/**
+ * alea's state (seedrandom.State.Alea), spelled out: the package's declarations must not need
+ * @types/seedrandom, a dev dependency, in a user's project.
+ */
+export type RngState = Readonly<Record<'c' | 's0' | 's1' | 's2', number>>;
 
 /** How many numbers the streams of one root have drawn: a loop round that drew one was not idle. */
 export interface DrawCounter {
