@@ -93,7 +93,7 @@ describe('the packed package', () => {
         '  }),',
         '  { numRuns: 3, seed: 1 },',
         ');',
-        'console.log(`ran ${ran}`);',
+        "console.log('ran ' + String(ran));",
         '',
       ].join('\n'),
     );
