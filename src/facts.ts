@@ -314,7 +314,10 @@ export type Fact =
       fault: string;
       volume?: string | undefined;
       pod?: string | undefined;
-      /** containerStart: the delay added to the pod's next container start, and the error it fails with. */
+      /**
+       * containerStart: the delay added to the pod's next container start, and the error it fails with;
+       * mountDevice: the delay added to the staging, and how it then fails (final, uncertain).
+       */
       delayMs?: number | undefined;
       error?: string | undefined;
     });

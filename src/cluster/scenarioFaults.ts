@@ -96,6 +96,16 @@ export class ScenarioFaults {
           .nodeOf(f.node)
           .storage.injectFault({ kind: 'tearDown', volume: f.volume, times: f.times, line });
         return;
+      case 'mountDevice':
+        this.world.nodeOf(f.node).storage.injectFault({
+          kind: 'mountDevice',
+          volume: f.volume,
+          delayMs: f.delayMs,
+          error: f.error,
+          times: f.times,
+          line,
+        });
+        return;
       default:
         unreachable(f, 'fault');
     }

@@ -37,6 +37,12 @@ import {
   type VolumeChainDraft,
   volumeChainDraft,
 } from './profiles.js';
+import {
+  placeSlowStaging,
+  type SlowStagingDraft,
+  slowStagingDraft,
+  slowStagingSettleMs,
+} from './slowStaging.js';
 
 /** Node names in order; a case has 1 to 3 nodes. */
 export const FUZZ_NODES = ['node-a', 'node-b', 'node-c'] as const;
@@ -149,7 +155,8 @@ export type ScenarioDraft =
   | VolumeChainCaseDraft
   | StaticChainCaseDraft
   | KillSequenceCaseDraft
-  | JobsCaseDraft;
+  | JobsCaseDraft
+  | SlowStagingCaseDraft;
 
 interface DraftBase {
   readonly seed: number;
@@ -186,6 +193,11 @@ export interface KillSequenceCaseDraft extends DraftBase {
 export interface JobsCaseDraft extends DraftBase {
   readonly profile: 'jobs';
   readonly jobs: JobsDraft;
+}
+
+export interface SlowStagingCaseDraft extends DraftBase {
+  readonly profile: 'slowStaging';
+  readonly staging: SlowStagingDraft;
 }
 
 /** The action kinds of the mixed profile, in mask bit order. */
@@ -390,21 +402,56 @@ const swarmDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.oneof(
   },
 );
 
+/**
+ * Of the cases that are not jobs cases, one in this many is a slow-staging case: few, since every one of
+ * them displaces a case of the other profiles (and with it, maybe, a switch's first find).
+ */
+export const SLOW_STAGING_ONE_IN = 40;
+
 const jobsCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
   profile: fc.constant('jobs' as const),
   ...draftBase,
   jobs: jobsDraft,
 });
 
+const slowStagingCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
+  profile: fc.constant('slowStaging' as const),
+  ...draftBase,
+  staging: slowStagingDraft,
+});
+
 /**
- * One case in ten is a jobs case. The jobs draft and the pick are drawn after the swarm draft, from the
- * same per-case stream, so every other case is exactly the case it was before the jobs profile existed:
- * a profile added this way displaces cases instead of reshuffling them, and the switches' time-to-bug
- * moves only where a case that found a bug became a jobs case.
+ * The generator as it was before the slow-staging profile (one case in ten a jobs case, the rest the
+ * swarm's). Not used by campaigns: test/fuzz/slowStaging.test.ts checks that every case that is not a
+ * slow-staging case is still this one's case, draw for draw.
  */
-export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryBeforeSlowStaging: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(swarmDraftArbitrary, fc.nat({ max: 9 }), jobsCaseArbitrary)
   .map(([swarm, pick, jobs]) => (pick === 0 ? jobs : swarm));
+
+/**
+ * One case in ten is a jobs case; of the others, one in forty is a slow-staging case. Each profile's
+ * draft and pick are drawn after the draws that came before it, from the same per-case stream, so every
+ * other case is exactly the case it was before that profile existed: a profile added this way displaces
+ * cases instead of reshuffling them, and the switches' time-to-bug moves only where a case that found a
+ * bug became a case of the new profile.
+ */
+export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(
+    swarmDraftArbitrary,
+    fc.nat({ max: 9 }),
+    jobsCaseArbitrary,
+    // Unbiased: fast-check biases a nat towards 0 in its early runs (1 in 2 to 1 in 5 of them draw from a
+    // small range), which would make the early cases, where most switches' first find is, slow-staging
+    // cases several times as often as the late ones.
+    fc.noBias(fc.nat({ max: SLOW_STAGING_ONE_IN - 1 })),
+    slowStagingCaseArbitrary,
+  )
+  // The last value picks the slow-staging case, as `rarely` does: shrinking (towards 0) leaves the rare
+  // profile for the case it displaced, never the other way round.
+  .map(([swarm, pick, jobs, pickStaging, staging]) =>
+    pick === 0 ? jobs : pickStaging === SLOW_STAGING_ONE_IN - 1 ? staging : swarm,
+  );
 
 // ---- the fix-up ------------------------------------------------------------------------------------------
 
@@ -437,6 +484,19 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
   if (d.profile === 'jobs') {
     const placed = placeJobs(d.jobs, nodes);
     return chainScenario(d.seed, nodes, placed.volumes, placed.entries, 0);
+  }
+  if (d.profile === 'slowStaging') {
+    // A pod re-created on another node needs a second one.
+    const used =
+      d.staging.recreate?.otherNode === true ? FUZZ_NODES.slice(0, Math.max(2, nodes.length)) : nodes;
+    const placed = placeSlowStaging(d.staging, used);
+    return chainScenario(
+      d.seed,
+      used,
+      placed.volumes,
+      placed.entries,
+      SETTLE_MS + slowStagingSettleMs(d.staging),
+    );
   }
   if (d.profile === 'killSequence') {
     const placed = placeKillSequence(d.sequence, nodes);

@@ -391,7 +391,14 @@ function normalise(
     if (atMs > horizonMs) {
       problem([...at, 'at'], `${entry.at} is after the horizon (${formatDuration(horizonMs)})`);
     }
-    const action = normaliseAction(entry, at, line, { problem, checkNode, checkVolume, checkPod, pods });
+    const action = normaliseAction(entry, at, line, {
+      problem,
+      checkNode,
+      checkVolume,
+      checkPod,
+      pods,
+      volumeDecl: (name) => volumes.find((v) => v.name === name),
+    });
     if (action !== undefined) timeline.push({ atMs, line, action });
   }
 
@@ -429,6 +436,8 @@ interface Checks {
   checkVolume(path: readonly PathSeg[], name: string): void;
   checkPod(path: readonly PathSeg[], name: string): PodRecord | undefined;
   pods: Map<string, PodRecord>;
+  /** The declared volume of that name (undefined for an unknown one, which checkVolume reports). */
+  volumeDecl(name: string): VolumeDecl | undefined;
 }
 
 function normaliseAction(
@@ -607,7 +616,45 @@ function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault 
     c.checkVolume([...at, 'tearDown', 'volume'], a.volume);
     return { kind: 'tearDown', node: a.node, volume: a.volume, times: a.times ?? DEFAULTS.faultTimes };
   }
+  if (f.mountDevice !== undefined) return normaliseMountDeviceFault(f.mountDevice, [...at, 'mountDevice'], c);
   return undefined; // the schema has checked that there is one
+}
+
+function normaliseMountDeviceFault(
+  a: NonNullable<FaultFile['mountDevice']>,
+  path: readonly PathSeg[],
+  c: Checks,
+): Fault {
+  c.checkNode([...path, 'node'], a.node);
+  c.checkVolume([...path, 'volume'], a.volume);
+  if (a.delay === undefined && a.error === undefined) {
+    c.problem(path, 'expected a delay, an error or both; without either the fault does nothing');
+  }
+  const v = c.volumeDecl(a.volume);
+  if (v !== undefined && v.plugin !== 'csi' && v.mode === 'Block') {
+    // MapVolume's SetUpDevice is "", nil for FC and iSCSI (fc.go, iscsi.go): the login and the path wait
+    // are WaitForAttach's, so there is no staging call to slow down or fail.
+    c.problem(
+      [...path, 'volume'],
+      `volume ${JSON.stringify(a.volume)} is an ${v.plugin} Block volume, which has no device staging: FC and iSCSI SetUpDevice does nothing (the login and path wait are WaitForAttach's); use a Filesystem volume or a csi one`,
+    );
+  }
+  if (v !== undefined && v.plugin !== 'csi' && a.error === 'uncertain') {
+    // attacher.go MountDevice of FC and iSCSI returns mount-utils' errors, none of them an
+    // UncertainProgressError: only CSI's NodeStageVolume (csi_client.go isFinalError) can be uncertain.
+    c.problem(
+      [...path, 'error'],
+      `"uncertain" needs a csi volume: ${v.plugin} MountDevice (FormatAndMount) only fails with final errors; use error: final`,
+    );
+  }
+  return {
+    kind: 'mountDevice',
+    node: a.node,
+    volume: a.volume,
+    delayMs: a.delay === undefined ? null : durationMs(a.delay),
+    error: a.error ?? null,
+    times: a.times ?? DEFAULTS.faultTimes,
+  };
 }
 
 function uniqueInOrder<T extends string>(

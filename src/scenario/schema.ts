@@ -18,6 +18,7 @@ import {
   ACCESS_MODES,
   ACTION_KINDS,
   FAULT_KINDS,
+  MOUNT_DEVICE_ERRORS,
   PLUGIN_KINDS,
   RESTART_POLICIES,
   UNMOUNT_DEVICE_STAGES,
@@ -339,6 +340,26 @@ const TearDown = mapping(
   { node: NodeName, volume: VolumeName, times: Times.optional() },
   'a mapping {node, volume, times?}',
 );
+const MountDevice = mapping(
+  {
+    node: NodeName,
+    volume: VolumeName,
+    delay: Duration(
+      'how much longer the staging takes (MountDevice; NodeStageVolume for CSI, also of a Block volume)',
+    ).optional(),
+    error: enumOf(MOUNT_DEVICE_ERRORS).optional().meta({
+      description:
+        'after the delay the staging fails: final (over, nothing staged) or uncertain (CSI only: staged, the answer lost)',
+    }),
+    times: count(
+      'an integer >= 1',
+      'how many MountDevice calls are slow or fail, default 1',
+      'faulted calls',
+      LIMITS.faultCount,
+    ).optional(),
+  },
+  'a mapping {node, volume, delay?, error?, times?}',
+);
 
 /**
  * A mapping that must hold exactly one of `keys` (timeline entries, faults, claim fix sets). The check runs
@@ -376,6 +397,9 @@ const FaultSchema = mapping(
       description: 'delay or fail container starts of a pod',
     }),
     tearDown: TearDown.optional().meta({ description: 'TearDown / unmap fails' }),
+    mountDevice: MountDevice.optional().meta({
+      description: 'MountDevice (device staging) is slow and/or fails',
+    }),
   },
   `a fault mapping with exactly one of ${FAULT_KINDS.join(', ')}`,
 ).check(

@@ -25,6 +25,7 @@ export const FAULT_KINDS = [
   'constructVolumeSpec',
   'containerStart',
   'tearDown',
+  'mountDevice',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -43,6 +44,17 @@ export const UNMOUNT_DEVICE_STAGES = [
   'deviceStillOpen',
 ] as const;
 export type UnmountDeviceStage = (typeof UNMOUNT_DEVICE_STAGES)[number];
+/**
+ * How a faulted MountDevice (device staging) fails, in upstream's terms (volumetypes.IsOperationFinishedError):
+ * - final: the staging failed and is over, nothing is left staged (FC / iSCSI: the mount of the global path
+ *   fails; CSI: NodeStageVolume answers a final gRPC code, Internal);
+ * - uncertain: CSI only: the driver staged the volume, but its answer was lost (NodeStageVolume answers
+ *   Unavailable, the driver restarted before replying: csi_client.go isFinalError says not final), so the
+ *   kubelet cannot know and marks the device uncertain.
+ * A CSI staging slower than the kubelet's 2 min NodeStageVolume deadline (csiTimeout) times out by itself.
+ */
+export const MOUNT_DEVICE_ERRORS = ['final', 'uncertain'] as const;
+export type MountDeviceError = (typeof MOUNT_DEVICE_ERRORS)[number];
 
 /** Defaults the loader applies (and the serialiser leaves out). */
 export const DEFAULTS = {
@@ -173,12 +185,25 @@ export interface TearDownFault {
   readonly times: number;
 }
 
+export interface MountDeviceFault {
+  readonly kind: 'mountDevice';
+  readonly node: string;
+  readonly volume: string;
+  /** How much longer the staging takes (MountDevice, or SetUpDevice for a CSI Block volume); null: none. */
+  readonly delayMs: number | null;
+  /** How it fails after the delay; null: it does not. At least one of the two is set. */
+  readonly error: MountDeviceError | null;
+  /** How many MountDevice calls are slow or fail (default 1). */
+  readonly times: number;
+}
+
 export type Fault =
   | UnmountDeviceFault
   | ProcMountsFault
   | ConstructVolumeSpecFault
   | ContainerStartFault
-  | TearDownFault;
+  | TearDownFault
+  | MountDeviceFault;
 
 export interface FaultAction {
   readonly kind: 'fault';

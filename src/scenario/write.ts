@@ -164,5 +164,15 @@ function faultToYaml(f: Fault): Record<string, unknown> {
       };
     case 'tearDown':
       return { tearDown: { node: f.node, volume: f.volume, ...times(f.times) } };
+    case 'mountDevice':
+      return {
+        mountDevice: {
+          node: f.node,
+          volume: f.volume,
+          ...(f.delayMs === null ? {} : { delay: formatDuration(f.delayMs) }),
+          ...(f.error === null ? {} : { error: f.error }),
+          ...times(f.times),
+        },
+      };
   }
 }

@@ -17,6 +17,19 @@
 export type UnmountDeviceStage = 'beforeUnmount' | 'afterUnmount' | 'multipathFlushBusy' | 'deviceStillOpen';
 
 /**
+ * How a faulted MountDevice fails once its delay has passed (docs/scenario-format.md, `mountDevice`):
+ * - final: the staging failed and is over; nothing is left staged;
+ * - uncertain: (CSI) the driver staged the volume, then its answer was lost.
+ */
+export type MountDeviceFailure = 'final' | 'uncertain';
+
+/** What one firing of a mountDevice fault does to the MountDevice call that takes it. */
+export interface MountDeviceFiring {
+  readonly delayMs: number;
+  readonly error: MountDeviceFailure | undefined;
+}
+
+/**
  * The storage part of the scenario's Fault union; a scenario fault object (with `node`) fits as is.
  * `line`: the scenario line that armed it, for the report of faults that never fired (0: none).
  */
@@ -31,12 +44,21 @@ export type StorageFault = (
   /** Without `times` every ConstructVolumeSpec of the volume on the node fails. */
   | { readonly kind: 'constructVolumeSpec'; readonly volume: string; readonly times?: number | undefined }
   | { readonly kind: 'tearDown'; readonly volume: string; readonly times: number }
+  | {
+      readonly kind: 'mountDevice';
+      readonly volume: string;
+      readonly delayMs: number | null;
+      readonly error: MountDeviceFailure | null;
+      readonly times: number;
+    }
 ) & { readonly line?: number | undefined };
 
 interface Armed {
-  readonly kind: 'unmountDevice' | 'constructVolumeSpec' | 'tearDown';
+  readonly kind: 'unmountDevice' | 'constructVolumeSpec' | 'tearDown' | 'mountDevice';
   readonly volume: string;
   readonly stage: UnmountDeviceStage | undefined;
+  /** mountDevice only: what each firing does. */
+  readonly firing?: MountDeviceFiring | undefined;
   readonly line: number;
   remaining: number;
   fired: number;
@@ -53,8 +75,15 @@ export interface UnfiredFault {
   readonly fired: number;
 }
 
-/** Called on every firing: the fault's label (`unmountDevice/afterUnmount`, `procMounts`, ...) and volume. */
-export type FaultObserver = (fault: string, volume: string | undefined) => void;
+/**
+ * Called on every firing: the fault's label (`unmountDevice/afterUnmount`, `procMounts`, ...), its volume
+ * and, for mountDevice, what the firing does.
+ */
+export type FaultObserver = (
+  fault: string,
+  volume: string | undefined,
+  firing?: MountDeviceFiring | undefined,
+) => void;
 
 /** The faults armed on one node's host. */
 export class HostFaults {
@@ -93,7 +122,27 @@ export class HostFaults {
       case 'tearDown':
         arm({ kind: f.kind, volume: f.volume, stage: undefined, remaining: Math.max(0, f.times) });
         return;
+      case 'mountDevice':
+        arm({
+          kind: f.kind,
+          volume: f.volume,
+          stage: undefined,
+          firing: { delayMs: Math.max(0, f.delayMs ?? 0), error: f.error ?? undefined },
+          remaining: Math.max(0, f.times),
+        });
+        return;
     }
+  }
+
+  /**
+   * Consumes one firing of a mountDevice fault for `volume`, as its MountDevice (or a CSI Block volume's
+   * SetUpDevice) starts the staging work: how much longer the call takes and how it then fails.
+   */
+  mountDevice(volume: string): MountDeviceFiring | undefined {
+    const firing = this.find('mountDevice', volume, undefined)?.firing;
+    if (firing === undefined) return undefined;
+    this.take('mountDevice', volume, undefined, 'mountDevice', firing);
+    return firing;
   }
 
   /** Consumes one firing of an unmountDevice fault at `stage` for `volume`; true if it fired. */
@@ -185,13 +234,14 @@ export class HostFaults {
     volume: string,
     stage: UnmountDeviceStage | undefined,
     label: string,
+    firing?: MountDeviceFiring,
   ): boolean {
     const a = this.find(kind, volume, stage);
     if (a === undefined) return false;
     a.remaining--;
     a.fired++;
     if (a.remaining <= 0) this.armed.splice(this.armed.indexOf(a), 1);
-    this.onFire(label, volume);
+    this.onFire(label, volume, firing);
     return true;
   }
 }

@@ -141,7 +141,13 @@ export class Host {
     this.rng = opts.rng ?? opts.sim.rng.fork(`${opts.node}/storage`);
     this.latencies = { ...DEFAULT_LATENCIES, ...opts.latencies };
     this.podNameOf = opts.podNameOf ?? ((uid) => uid);
-    this.faults = new HostFaults((fault, volume) => this.publish({ kind: 'faultInjected', fault, volume }));
+    this.faults = new HostFaults((fault, volume, firing) =>
+      this.publish(
+        firing === undefined
+          ? { kind: 'faultInjected', fault, volume }
+          : { kind: 'faultInjected', fault, volume, delayMs: firing.delayMs, error: firing.error },
+      ),
+    );
     this.fs.mkdirAll(join(KUBELET_ROOT, 'pods'));
     this.fs.mkdirAll(join(KUBELET_ROOT, 'plugins'));
     // A fence (ControllerUnpublish) asks the node who holds the LUN's device at that moment.

@@ -21,6 +21,7 @@ import {
   tearDownFault,
   unmapBlockVolume,
 } from './pluginCommon.js';
+import { csiStagingFault } from './stagingFault.js';
 import {
   type Attacher,
   type BlockVolumeMapper,
@@ -223,13 +224,17 @@ class CsiAttacher implements Attacher {
   *mountDevice(spec: Spec, _devicePath: string, deviceMountPath: string): Co<GoError | undefined> {
     const host = this.plugin.host;
     host.releaseDevice(spec.name);
-    let err: GoError | undefined;
-    const dev = yield* this.plugin.driverStageDevices(spec.name);
-    if (dev.err !== undefined) err = dev.err;
-    else if (host.mounts.at(deviceMountPath) === undefined) {
-      err = host.mkdirAll(deviceMountPath);
-      if (err === undefined)
-        err = yield* formatAndMount(host, dev.value, deviceMountPath, 'ext4', spec.readOnly ? ['ro'] : []);
+    const fault = yield* csiStagingFault(host, spec.name);
+    let err: GoError | undefined = fault.answer;
+    if (err === undefined) {
+      const dev = yield* this.plugin.driverStageDevices(spec.name);
+      if (dev.err !== undefined) err = dev.err;
+      else if (host.mounts.at(deviceMountPath) === undefined) {
+        err = host.mkdirAll(deviceMountPath);
+        if (err === undefined)
+          err = yield* formatAndMount(host, dev.value, deviceMountPath, 'ext4', spec.readOnly ? ['ro'] : []);
+      }
+      err ??= fault.lostAnswer;
     }
     host.publish({ kind: 'mountDevice', volume: spec.name, ok: err === undefined });
     return err;
@@ -378,7 +383,13 @@ class CsiBlockMapper implements BlockVolumeMapper {
   *setUpDevice(): Co<Result<string>> {
     const host = this.plugin.host;
     host.releaseDevice(this.spec.name);
-    const dev = yield* this.plugin.driverStageDevices(this.spec.name);
+    const fault = yield* csiStagingFault(host, this.spec.name);
+    let dev: Result<string> =
+      fault.answer === undefined
+        ? yield* this.plugin.driverStageDevices(this.spec.name)
+        : { value: undefined, err: fault.answer };
+    if (dev.err === undefined && fault.lostAnswer !== undefined)
+      dev = { value: undefined, err: fault.lostAnswer };
     host.publish({ kind: 'mountDevice', volume: this.spec.name, ok: dev.err === undefined });
     return dev;
   }

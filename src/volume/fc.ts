@@ -36,6 +36,7 @@ import {
   unmapBlockVolume,
   volumeOfPath,
 } from './pluginCommon.js';
+import { inTreeStagingFault } from './stagingFault.js';
 import type {
   Attacher,
   BlockVolumeMapper,
@@ -226,7 +227,9 @@ export function* mountDeviceCommon(
   }
   const options = spec.readOnly ? ['ro'] : [];
   if (notMnt) {
-    const err = yield* formatAndMount(host, devicePath, deviceMountPath, 'ext4', options);
+    const err =
+      (yield* inTreeStagingFault(host, spec.name, deviceMountPath)) ??
+      (yield* formatAndMount(host, devicePath, deviceMountPath, 'ext4', options));
     if (err !== undefined) {
       host.remove(deviceMountPath);
       return err;

@@ -289,6 +289,7 @@ export const MUTANTS: readonly Mutant[] = [
     find: '        !dsw.volumeExists(attachedVolume.volumeName) &&\n        !oe.isOperationPending(attachedVolume.volumeName, EmptyUniquePodName, EmptyNodeName)',
     replace: '        !dsw.volumeExists(attachedVolume.volumeName)',
     why: 'unmountDetachDevices does not check for a pending operation: it unmounts, or marks detached, a device whose MountVolume is still running',
+    upstream: 'kubernetes/kubernetes#32881',
   },
   {
     id: 'vm-volumes-in-use-skips-uncertain',

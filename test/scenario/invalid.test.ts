@@ -43,7 +43,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ['empty.yaml', '1:1: the file is empty; expected a scenario mapping {name, cluster, timeline, ...}'],
   [
     'fault-no-kind.yaml',
-    '6:12: timeline[0].fault: no fault kind; expected exactly one of unmountDevice, procMounts, constructVolumeSpec, containerStart, tearDown',
+    '6:12: timeline[0].fault: no fault kind; expected exactly one of unmountDevice, procMounts, constructVolumeSpec, containerStart, tearDown, mountDevice',
   ],
   [
     'fault-two-kinds.yaml',
@@ -62,6 +62,22 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
     '8:28: timeline[0].fault.unmountDevice.stage: missing; expected one of beforeUnmount, afterUnmount, multipathFlushBusy, deviceStillOpen',
   ],
   ['missing-name.yaml', '1:1: name: missing; expected a scenario name'],
+  [
+    'mount-device-bad-error.yaml',
+    '8:63: timeline[0].fault.mountDevice.error: expected one of final, uncertain, got "timeout"',
+  ],
+  [
+    'mount-device-block-iscsi.yaml',
+    `8:49: timeline[0].fault.mountDevice.volume: volume "lun-1" is an iscsi Block volume, which has no device staging: FC and iSCSI SetUpDevice does nothing (the login and path wait are WaitForAttach's); use a Filesystem volume or a csi one`,
+  ],
+  [
+    'mount-device-no-effect.yaml',
+    '8:26: timeline[0].fault.mountDevice: expected a delay, an error or both; without either the fault does nothing',
+  ],
+  [
+    'mount-device-uncertain-fc.yaml',
+    '8:74: timeline[0].fault.mountDevice.error: "uncertain" needs a csi volume: fc MountDevice (FormatAndMount) only fails with final errors; use error: final',
+  ],
   [
     'misspelt-action.yaml',
     '6:5: timeline[0]: unknown key "creatPod" (did you mean "createPod"?); expected one of at, createPod, deletePod, forceDeletePod, evictPod, restartKubelet, shutdownNode, crashContainer, fault',

@@ -163,6 +163,7 @@ describe('scenario limits', () => {
       ['createPod.gracePeriod', 'createPod: {pod: web, node: a, containers: 1, gracePeriod: %}'],
       ['restartKubelet.downFor', 'restartKubelet: {node: a, downFor: %}'],
       ['fault.containerStart.delay', 'fault: {containerStart: {pod: web, delay: %}}'],
+      ['fault.mountDevice.delay', 'fault: {mountDevice: {node: a, volume: v, delay: %}}'],
     ];
     for (const [field, action] of fields) {
       const entry = (d: string) => [...pod('containers: 1'), `  - {at: 0s, ${action.replace('%', d)}}`];
@@ -187,6 +188,7 @@ describe('scenario limits', () => {
         (n: number) => `unmountDevice: {node: a, volume: v, stage: afterUnmount, times: ${n}}`,
       ],
       ['tearDown.times', (n: number) => `tearDown: {node: a, volume: v, times: ${n}}`],
+      ['mountDevice.times', (n: number) => `mountDevice: {node: a, volume: v, delay: 1s, times: ${n}}`],
       ['procMounts.inconsistentReads', (n: number) => `procMounts: {node: a, inconsistentReads: ${n}}`],
     ] as const) {
       expect(load(scenario({ timeline: fault(f(LIMITS.faultCount)) })).timeline, kind).toHaveLength(1);

@@ -62,6 +62,7 @@ const STEP_KINDS = [
   'constructVolumeSpec',
   'containerStart',
   'tearDown',
+  'mountDevice',
 ] as const;
 
 const step = fc.record({
@@ -210,6 +211,21 @@ function build(
       case 'tearDown':
         if (vol !== undefined) action = fault({ kind: 'tearDown', node, volume: vol, times: s.count });
         break;
+      case 'mountDevice': {
+        // FC and iSCSI Block volumes have no staging, and only CSI's can fail uncertain (the loader's rules).
+        const v = volumes.length === 0 ? undefined : nth(volumes, s.pick2);
+        if (v === undefined || (v.plugin !== 'csi' && v.mode === 'Block')) break;
+        const error = s.flag ? (v.plugin === 'csi' && s.count % 2 === 0 ? 'uncertain' : 'final') : null;
+        action = fault({
+          kind: 'mountDevice',
+          node,
+          volume: v.name,
+          delayMs: error === null ? (s.delayMs ?? 1000) : s.delayMs,
+          error,
+          times: s.count,
+        });
+        break;
+      }
     }
     if (action !== undefined) timeline.push({ atMs, line: 0, action });
   }
