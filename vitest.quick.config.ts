@@ -34,7 +34,8 @@ export const SLOW_TESTS = [
   'test/docs/examples.test.ts',
 ];
 
-function testFiles(dir: string): string[] {
+/** Every `*.test.ts` under `dir`, sorted (test/quickTier.test.ts checks the tiers with it too). */
+export function testFiles(dir: string): string[] {
   return readdirSync(dir)
     .sort()
     .flatMap((name) => {

@@ -1,24 +1,13 @@
 // `npm run test:quick` leaves out a named slow tier (vitest.quick.config.ts). A name that matches no test
 // file any more would silently stop meaning anything, and a quick run that is no longer a subset of the
 // full one would hide failures: both are checked here.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SLOW_TESTS } from '../vitest.quick.config.js';
+import { SLOW_TESTS, testFiles } from '../vitest.quick.config.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   scripts: Record<string, string>;
 };
-
-function testFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) return testFiles(path);
-      return path.endsWith('.test.ts') ? [path] : [];
-    });
-}
 
 /** `test/cli/**` or a file path, as a test of one file path. */
 function matcher(pattern: string): (file: string) => boolean {

@@ -247,18 +247,7 @@ export class ParkedLoops {
 
   private heapPush(e: Parked): void {
     e.heapTie = this.sim.processTie(e.proc as Process, e.nextMs);
-    let i = this.heapCount++;
-    const heap = this.heap;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const up = heap[parent] as Parked;
-      if (!before(e, up)) break;
-      heap[i] = up;
-      up.heapAt = i;
-      i = parent;
-    }
-    heap[i] = e;
-    e.heapAt = i;
+    this.place(e, this.siftUp(e, this.heapCount++));
   }
 
   private heapRemove(e: Parked): void {
@@ -269,15 +258,7 @@ export class ParkedLoops {
     heap[this.heapCount] = undefined as unknown as Parked;
     if (last === e) return;
     // The last entry takes the hole and moves up or down to its place.
-    let j = i;
-    while (j > 0) {
-      const parent = (j - 1) >> 1;
-      const up = heap[parent] as Parked;
-      if (!before(last, up)) break;
-      heap[j] = up;
-      up.heapAt = j;
-      j = parent;
-    }
+    let j = this.siftUp(last, i);
     if (j === i) {
       for (;;) {
         const l = 2 * j + 1;
@@ -287,13 +268,28 @@ export class ParkedLoops {
         if (r < this.heapCount && before(heap[r] as Parked, heap[l] as Parked)) c = r;
         const child = heap[c] as Parked;
         if (!before(child, last)) break;
-        heap[j] = child;
-        child.heapAt = j;
+        this.place(child, j);
         j = c;
       }
     }
-    heap[j] = last;
-    last.heapAt = j;
+    this.place(last, j);
+  }
+
+  /** Moves the parents that `e` comes before down from hole `i`; returns where `e` goes. */
+  private siftUp(e: Parked, i: number): number {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const up = this.heap[parent] as Parked;
+      if (!before(e, up)) break;
+      this.place(up, i);
+      i = parent;
+    }
+    return i;
+  }
+
+  private place(e: Parked, i: number): void {
+    this.heap[i] = e;
+    e.heapAt = i;
   }
 
   private roundAtOrAfter(e: Parked, deadlineMs: number): number {
