@@ -50,6 +50,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'the kubelet deletes a pod object from the API server although nobody requested its deletion (canBeDeleted needs a deletionTimestamp)',
   'container-restarted-against-policy':
     'the runtime starts a container again after it exited on its own although the restart policy forbids it (Never; OnFailure after exit 0)',
+  'container-started-without-volume':
+    'a container starts on a node where a volume of its pod was never set up for it (syncPod starts containers only after WaitForAttachAndMount)',
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -5,6 +5,7 @@ import type { Fact, FactKind } from '../facts.js';
 import { ConcurrentKill } from './concurrentKill.js';
 import { ContainerRestartedAgainstPolicy } from './containerRestartedAgainstPolicy.js';
 import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminated.js';
+import { ContainerStartedWithoutVolume } from './containerStartedWithoutVolume.js';
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
 import { DeviceReleasedWhileOpen } from './deviceReleasedWhileOpen.js';
 import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMounted.js';
@@ -46,6 +47,7 @@ export {
   ConcurrentKill,
   ContainerRestartedAgainstPolicy,
   ContainerStartedAfterTerminated,
+  ContainerStartedWithoutVolume,
   DEFAULT_TERMINATION_BUDGET_MS,
   DeviceLeakedAfterUnmount,
   DeviceReleasedWhileOpen,
@@ -119,6 +121,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new MountStacked(),
     new PodDeletedWithoutRequest(),
     new ContainerRestartedAgainstPolicy(),
+    new ContainerStartedWithoutVolume(),
   ];
 }
 

@@ -27,6 +27,7 @@ export const INVARIANT_IDS = [
   'mount-stacked',
   'pod-deleted-without-request',
   'container-restarted-against-policy',
+  'container-started-without-volume',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
