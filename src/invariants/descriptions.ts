@@ -52,6 +52,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'the runtime starts a container again after it exited on its own although the restart policy forbids it (Never; OnFailure after exit 0)',
   'container-started-without-volume':
     'a container starts on a node where a volume of its pod was never set up for it (syncPod starts containers only after WaitForAttachAndMount)',
+  'volume-left-attached':
+    'a volume stays attached to a node long after no pod there wants it and the node stopped listing it in volumesInUse',
 };
 
 export function describeInvariant(id: InvariantId): string {

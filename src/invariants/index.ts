@@ -31,6 +31,7 @@ import { StaticPodOverlap } from './staticPodOverlap.js';
 import { DEFAULT_TERMINATION_BUDGET_MS, TerminationStuck } from './terminationStuck.js';
 import type { Checker, Violation } from './types.js';
 import { VolumeDetachedWhileInUse } from './volumeDetachedWhileInUse.js';
+import { VolumeLeftAttached } from './volumeLeftAttached.js';
 import { VolumeTornDownWhileRunning } from './volumeTornDownWhileRunning.js';
 
 export { describeInvariant, INVARIANT_DESCRIPTIONS } from './descriptions.js';
@@ -70,6 +71,7 @@ export {
   StaticPodOverlap,
   TerminationStuck,
   VolumeDetachedWhileInUse,
+  VolumeLeftAttached,
   VolumeTornDownWhileRunning,
 };
 
@@ -122,6 +124,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new PodDeletedWithoutRequest(),
     new ContainerRestartedAgainstPolicy(),
     new ContainerStartedWithoutVolume(),
+    new VolumeLeftAttached({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
   ];
 }
 

@@ -28,6 +28,7 @@ export const INVARIANT_IDS = [
   'pod-deleted-without-request',
   'container-restarted-against-policy',
   'container-started-without-volume',
+  'volume-left-attached',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
