@@ -54,6 +54,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a container starts on a node where a volume of its pod was never set up for it (syncPod starts containers only after WaitForAttachAndMount)',
   'volume-left-attached':
     'a volume stays attached to a node long after no pod there wants it and the node stopped listing it in volumesInUse',
+  'volume-in-use-after-unmount':
+    "a node's status keeps listing a volume in volumesInUse long after the node unmounted all of it and no pod there wants it",
 };
 
 export function describeInvariant(id: InvariantId): string {

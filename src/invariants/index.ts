@@ -31,6 +31,7 @@ import { StaticPodOverlap } from './staticPodOverlap.js';
 import { DEFAULT_TERMINATION_BUDGET_MS, TerminationStuck } from './terminationStuck.js';
 import type { Checker, Violation } from './types.js';
 import { VolumeDetachedWhileInUse } from './volumeDetachedWhileInUse.js';
+import { VolumeInUseAfterUnmount } from './volumeInUseAfterUnmount.js';
 import { VolumeLeftAttached } from './volumeLeftAttached.js';
 import { VolumeTornDownWhileRunning } from './volumeTornDownWhileRunning.js';
 
@@ -71,6 +72,7 @@ export {
   StaticPodOverlap,
   TerminationStuck,
   VolumeDetachedWhileInUse,
+  VolumeInUseAfterUnmount,
   VolumeLeftAttached,
   VolumeTornDownWhileRunning,
 };
@@ -125,6 +127,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new ContainerRestartedAgainstPolicy(),
     new ContainerStartedWithoutVolume(),
     new VolumeLeftAttached({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
+    new VolumeInUseAfterUnmount({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
   ];
 }
 

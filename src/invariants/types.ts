@@ -29,6 +29,7 @@ export const INVARIANT_IDS = [
   'container-restarted-against-policy',
   'container-started-without-volume',
   'volume-left-attached',
+  'volume-in-use-after-unmount',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

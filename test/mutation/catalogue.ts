@@ -299,6 +299,13 @@ export const MUTANTS: readonly Mutant[] = [
     why: 'GetVolumesInUse lists only devices known to be mounted: a device whose mount is uncertain or not done is reported unused, so the attach/detach controller may detach it',
   },
   {
+    id: 'vm-unmounted-volume-kept-attached',
+    file: 'src/kubelet/volumemanager/reconciler/reconciler.ts',
+    find: '          asw.markVolumeAsDetached(attachedVolume.volumeName, attachedVolume.nodeName);',
+    replace: '          // the actual state keeps the volume attached',
+    why: 'unmountDetachDevices never marks an unmounted volume detached in the actual state: GetVolumesInUse lists it for ever, so the controller can never detach it from the node',
+  },
+  {
     id: 'vm-uncertain-device-not-unmounted',
     file: 'src/kubelet/volumemanager/cache/actualStateOfWorld.ts',
     find: 'return av.deviceMountState === DeviceGloballyMounted || av.deviceMountState === DeviceMountUncertain;',
@@ -461,6 +468,13 @@ export const MUTANTS: readonly Mutant[] = [
     find: '        if (nodes.length > 0) {',
     replace: '        if (nodes.length > 1) {',
     why: 'the multi-attach check lets a ReadWriteOnce volume attached to one node be attached to a second one',
+  },
+  {
+    id: 'adc-terminated-pod-volumes-kept',
+    file: 'src/cluster/attachdetach/util.ts',
+    find: '  if (isPodTerminated(pod, pod.status)) return keepTerminatedPodVolume;',
+    replace: '  if (isPodTerminated(pod, pod.status)) return !keepTerminatedPodVolume;',
+    why: "DetermineVolumeAction inverts the node's keep-terminated-pod-volumes policy: a finished pod nobody deletes keeps its volumes attached for ever",
   },
   {
     id: 'adc-populator-ignores-uid',
