@@ -56,6 +56,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a volume stays attached to a node long after no pod there wants it and the node stopped listing it in volumesInUse',
   'volume-in-use-after-unmount':
     "a node's status keeps listing a volume in volumesInUse long after the node unmounted all of it and no pod there wants it",
+  'mirror-pod-missing':
+    'a static pod runs on a node for minutes while the API server holds no mirror pod of it (syncPod creates it)',
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -14,6 +14,7 @@ import { GracePeriodIncreased } from './gracePeriodIncreased.js';
 import { GracePeriodNotHonoured } from './gracePeriodNotHonoured.js';
 import { KubeletPanic } from './kubeletPanic.js';
 import { MirrorPodDeletedWhileRunning } from './mirrorPodDeletedWhileRunning.js';
+import { MirrorPodMissing } from './mirrorPodMissing.js';
 import { MountDeviceSkippedAfterFailure } from './mountDeviceSkippedAfterFailure.js';
 import { MountStacked } from './mountStacked.js';
 import { MultiNodeMount } from './multiNodeMount.js';
@@ -59,6 +60,7 @@ export {
   GracePeriodNotHonoured,
   KubeletPanic,
   MirrorPodDeletedWhileRunning,
+  MirrorPodMissing,
   MountDeviceSkippedAfterFailure,
   MountStacked,
   MultiNodeMount,
@@ -128,6 +130,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new ContainerStartedWithoutVolume(),
     new VolumeLeftAttached({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
     new VolumeInUseAfterUnmount({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
+    new MirrorPodMissing(),
   ];
 }
 

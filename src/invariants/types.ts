@@ -30,6 +30,7 @@ export const INVARIANT_IDS = [
   'container-started-without-volume',
   'volume-left-attached',
   'volume-in-use-after-unmount',
+  'mirror-pod-missing',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -157,6 +157,13 @@ export const MUTANTS: readonly Mutant[] = [
       "the check is dead here: the fake runtime's StopContainer always leaves its container stopped before KillPod returns, and with the pod worker nothing else starts a container of the pod meanwhile",
   },
   {
+    id: 'kl-mirror-of-other-version-kept',
+    file: 'src/kubelet/kubeletMirrorPods.ts',
+    find: '    if (mirrorPod.metadata.deletionTimestamp !== undefined || !kl.podManager.isMirrorPodOf(mirrorPod, pod)) {',
+    replace: '    if (mirrorPod.metadata.deletionTimestamp !== undefined) {',
+    why: "syncMirrorPod no longer asks IsMirrorPodOf: a static pod's new version keeps the previous version's mirror pod, so its own never appears in the API server",
+  },
+  {
     id: 'kl-orphan-mirror-deleted-while-terminating',
     file: 'src/kubelet/kubeletMirrorPods.ts',
     find: '    if (keep(podFullname)) continue;',
