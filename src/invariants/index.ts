@@ -27,6 +27,7 @@ import {
 import { PodDeletedWhileRunning } from './podDeletedWhileRunning.js';
 import { PodDeletedWithoutRequest } from './podDeletedWithoutRequest.js';
 import { PodNeverStarted } from './podNeverStarted.js';
+import { PodPhaseNotTerminal } from './podPhaseNotTerminal.js';
 import { PodStatusRegressed } from './podStatusRegressed.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
 import { DEFAULT_TERMINATION_BUDGET_MS, TerminationStuck } from './terminationStuck.js';
@@ -70,6 +71,7 @@ export {
   PodDeletedWhileRunning,
   PodDeletedWithoutRequest,
   PodNeverStarted,
+  PodPhaseNotTerminal,
   PodStatusRegressed,
   StaticPodOverlap,
   TerminationStuck,
@@ -131,6 +133,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new VolumeLeftAttached({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
     new VolumeInUseAfterUnmount({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
     new MirrorPodMissing(),
+    new PodPhaseNotTerminal(),
   ];
 }
 

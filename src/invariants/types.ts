@@ -31,6 +31,7 @@ export const INVARIANT_IDS = [
   'volume-left-attached',
   'volume-in-use-after-unmount',
   'mirror-pod-missing',
+  'pod-phase-not-terminal',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -23,11 +23,11 @@ let runScenario: typeof RunModule.runScenario;
 
 async function loadBuilt(): Promise<void> {
   const file = (rel: string): string => pathToFileURL(join(root, 'dist', rel)).href;
-  if (!existsSync(join(root, 'dist', 'scenario', 'run.js')))
+  if (!existsSync(join(root, 'dist', 'run', 'run.js')))
     throw new Error('dist/ is missing: run `npm run build` first (npm run bench does)');
   Fixes = ((await import(file('fixes.js'))) as typeof FixesModule).Fixes;
   loadScenarioFile = ((await import(file('scenario/load.js'))) as typeof LoadModule).loadScenarioFile;
-  runScenario = ((await import(file('../../src/run/run.js'))) as typeof RunModule).runScenario;
+  runScenario = ((await import(file('run/run.js'))) as typeof RunModule).runScenario;
 }
 
 interface Row {

@@ -218,6 +218,13 @@ export const MUTANTS: readonly Mutant[] = [
     why: "generateAPIPodStatus keeps a terminal phase only once the API has it, not the status manager's: an evicted pod goes back from Failed to Running until the patch lands",
   },
   {
+    id: 'sm-failed-never-pod-running',
+    file: 'src/kubelet/status/generate.ts',
+    find: "    if (spec.restartPolicy === 'OnFailure') return 'Running';",
+    replace: "    if (spec.restartPolicy !== 'Always') return 'Running';",
+    why: 'getPhase reports a Never pod whose container failed as Running instead of Failed: the pod never shows its end in the API server',
+  },
+  {
     id: 'sm-removed-container-back-to-waiting',
     file: 'src/kubelet/status/generate.ts',
     find: "    if (newest === undefined && old?.state === 'terminated') return old;\n",
