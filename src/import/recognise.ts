@@ -1,0 +1,201 @@
+// Recognises the kubelet's and kube-controller-manager's messages that matter to the races podrace
+// models, in both of their forms: structured (klog InfoS, 1.21+: `"SyncLoop ADD" source="api"
+// pods=[default/web-0]`) and the older printf form (`SyncLoop (ADD, "api"): "web-0_default(uid)"`). The
+// message texts are upstream's (pkg/kubelet/kubelet.go syncLoopIteration, kuberuntime_container.go
+// killContainer, volume/util/operationexecutor/operation_generator.go, attachdetach/reconciler). Pure.
+import type { LogEvent, PodRef, VolumeOp } from './events.js';
+import { parseObjectList, parseStructured, readQuoted } from './keyValues.js';
+
+/** `name_namespace(uid)` as the older SyncLoop lines print pods (format.Pods). */
+function podsOfOldList(text: string): PodRef[] {
+  const out: PodRef[] = [];
+  for (const m of text.matchAll(/([a-z0-9][a-z0-9.-]*)_([a-z0-9][a-z0-9-]*)\(([0-9a-fA-F-]*)\)/g))
+    out.push({ name: m[1]!, namespace: m[2]!, uid: m[3]! });
+  return out;
+}
+
+function podFromKObj(value: string | undefined, uid: string | undefined): PodRef | null {
+  if (value === undefined) return null;
+  const [ref] = parseObjectList(value);
+  return ref === undefined ? null : { ...ref, uid: uid ?? '' };
+}
+
+const OPS: readonly [RegExp, VolumeOp][] = [
+  [/^MountVolume\.WaitForAttach$/, 'waitForAttach'],
+  [/^MapVolume\.WaitForAttach$/, 'waitForAttach'],
+  [/^MountVolume\.MountDevice$/, 'mountDevice'],
+  [/^MountVolume\.SetUp$/, 'setUp'],
+  [/^UnmountVolume\.TearDown$/, 'tearDown'],
+  [/^UnmountDevice$/, 'unmountDevice'],
+  [/^MapVolume\.(?:SetUpDevice|MapDevice)$/, 'mapDevice'],
+  [/^MapVolume\.MapPodDevice$/, 'mapPodDevice'],
+  [/^UnmapVolume\.(?:UnmapPodDevice|UnmapVolume)$/, 'unmapPodDevice'],
+  [/^UnmapDevice$/, 'unmapDevice'],
+  [/^AttachVolume\.Attach$/, 'attach'],
+  [/^DetachVolume\.Detach$/, 'detach'],
+];
+
+const OP_WORD =
+  /(?<![\w.])(MountVolume\.\w+|UnmountVolume\.\w+|MapVolume\.\w+|UnmapVolume\.\w+|UnmountDevice|UnmapDevice|AttachVolume\.Attach|DetachVolume\.Detach) (succeeded|failed) for volume ("(?:[^"\\]|\\.)*"|\S+)/;
+
+/** The Go-quoted value that `marker` (ending in its opening quote) introduces; '' when absent. */
+function quotedAfter(text: string, marker: string): string {
+  const at = text.indexOf(marker);
+  if (at < 0) return '';
+  return readQuoted(text, at + marker.length - 1)?.value ?? '';
+}
+
+/** An operation_generator message: `<Op> succeeded|failed for volume "v" (UniqueName: "u") pod "p" (UID: "x") ...`. */
+function volumeOp(text: string, err: string | undefined): LogEvent | null {
+  const m = OP_WORD.exec(text);
+  if (m === null) return null;
+  const op = OPS.find(([re]) => re.test(m[1]!))?.[1];
+  if (op === undefined) return null;
+  const rawVolume = m[3]!;
+  const volume = rawVolume.startsWith('"') ? (readQuoted(rawVolume, 0)?.value ?? '') : rawVolume;
+  const rest = text.slice(m.index);
+  const podName = quotedAfter(rest, ' pod "');
+  const uid = quotedAfter(rest, '(UID: "');
+  const node = quotedAfter(rest, ' on node "') || quotedAfter(rest, ' from node "');
+  const ok = m[2] === 'succeeded';
+  let error = '';
+  if (!ok) {
+    // generateVolumeErrorMsg: `... details : error`; the structured form adds err="...".
+    const colon = rest.indexOf(' : ');
+    error = err ?? (colon < 0 ? '' : rest.slice(colon + 3));
+  }
+  return {
+    kind: 'volumeOp',
+    op,
+    ok,
+    volume,
+    uniqueName: quotedAfter(rest, '(UniqueName: "'),
+    pod: podName === '' ? null : { namespace: '', name: podName, uid },
+    node,
+    error,
+  };
+}
+
+function versionOf(text: string): string {
+  const m = /v?(1\.\d{1,2})\.\d+/.exec(text);
+  return m === null ? '' : m[1]!;
+}
+
+/** The event of one message, or null when it is none of the recognised ones. */
+export function recognise(text: string): LogEvent | null {
+  const s = parseStructured(text);
+  const msg = s?.message ?? text;
+  const v = (k: string) => s?.values.get(k);
+
+  // ---- syncLoop config updates ----
+  const structuredOp = /^SyncLoop (ADD|UPDATE|DELETE|REMOVE)$/.exec(msg);
+  if (structuredOp !== null && s !== null) {
+    return {
+      kind: 'podOp',
+      op: structuredOp[1] as 'ADD',
+      source: v('source') ?? '',
+      pods: parseObjectList(v('pods') ?? '').map((p) => ({ ...p, uid: '' })),
+    };
+  }
+  const oldOp = /SyncLoop \((ADD|UPDATE|DELETE|REMOVE), "(\w+)"\): (.*)$/.exec(text);
+  if (oldOp !== null)
+    return { kind: 'podOp', op: oldOp[1] as 'ADD', source: oldOp[2]!, pods: podsOfOldList(oldOp[3]!) };
+
+  // ---- PLEG ----
+  const plegType = /Type:"?(ContainerStarted|ContainerDied)"?/.exec(text);
+  if (/SyncLoop \(PLEG\)/.test(text) && plegType !== null) {
+    const pod =
+      podFromKObj(v('pod'), undefined) ??
+      podsOfOldList(text)[0] ??
+      ({ namespace: '', name: '', uid: '' } satisfies PodRef);
+    const uid = /ID:"?([0-9a-fA-F-]{8,})"?/.exec(text)?.[1] ?? pod.uid;
+    const data = /Data:"?([0-9a-f]{6,})"?/.exec(text)?.[1] ?? '';
+    return {
+      kind: 'pleg',
+      pod: { ...pod, uid },
+      event: plegType[1] as 'ContainerStarted',
+      container: data,
+    };
+  }
+
+  // ---- kills ----
+  if (/^Killing container with a grace period$/.test(msg) && s !== null) {
+    const pod = podFromKObj(v('pod'), v('podUID'));
+    if (pod !== null)
+      return {
+        kind: 'killContainer',
+        pod,
+        container: v('containerName') ?? '',
+        gracePeriodS: Number(v('gracePeriod') ?? '0') || 0,
+      };
+  }
+  const oldKill = /Killing container "([^"]*)" with (?:a )?(\d+) second grace period/.exec(text);
+  if (oldKill !== null) {
+    const pod = podsOfOldList(text)[0] ?? { namespace: '', name: '', uid: '' };
+    return { kind: 'killContainer', pod, container: '', gracePeriodS: Number(oldKill[2]) };
+  }
+
+  // ---- eviction, shutdown, start ----
+  if (msg === 'Evicting pod' && s !== null) {
+    const pod = podFromKObj(v('pod'), v('podUID'));
+    if (pod !== null) return { kind: 'evict', pod };
+  }
+  const oldEvict = /eviction manager: pods? (\S+) (?:is )?evicted successfully/.exec(text);
+  if (oldEvict !== null) {
+    const pod = podsOfOldList(oldEvict[1]!)[0];
+    if (pod !== undefined) return { kind: 'evict', pod };
+  }
+  if (/^Shutdown manager (?:detected new shutdown event|processing shutdown event)/.test(msg))
+    return { kind: 'shutdown' };
+  if (msg === 'Kubelet version')
+    return { kind: 'kubeletStart', version: versionOf(v('kubeletVersion') ?? '') };
+  if (/^(?:Version: v1\.|Kubelet version v?1\.)/.test(msg))
+    return { kind: 'kubeletStart', version: versionOf(msg) };
+  if (/^Starting kubelet main sync loop|^Started kubelet$/.test(msg))
+    return { kind: 'kubeletStart', version: '' };
+
+  // ---- reconstruction ----
+  if (/Could not construct volume information/.test(msg)) {
+    const old = /volume "([^"]+)".*?pod "?([0-9a-f-]{8,})"?/.exec(text);
+    return {
+      kind: 'reconstructFailed',
+      volume: v('volumeSpecName') ?? old?.[1] ?? '',
+      uid: v('podName') ?? old?.[2] ?? '',
+      error: v('err') ?? text.slice(text.indexOf('Could not construct volume information')),
+    };
+  }
+  if (
+    /[Oo]rphaned pod .*volume paths are still present on disk|^Orphaned pod found, but volume paths/.test(msg)
+  ) {
+    const uid = v('podUID') ?? /[Oo]rphaned pod "?([0-9a-f-]{8,})"?/.exec(text)?.[1] ?? '';
+    return { kind: 'orphanVolumePaths', uid };
+  }
+  if (/could not get consistent content of \/proc\/mounts/.test(text)) return { kind: 'inconsistentMounts' };
+
+  // ---- attach / detach controller ----
+  if (/Multi-Attach error/.test(text)) {
+    const volume = quotedAfter(text, 'Multi-Attach error for volume "');
+    const node = quotedAfter(text, ' from node "');
+    const to = /attached to node (\S+?)(?: and|$)|on node (\S+?)$/.exec(text);
+    return { kind: 'multiAttach', volume, node, attachedTo: to?.[1] ?? to?.[2] ?? '' };
+  }
+  if (/maxWaitForUnmountDuration .* expired, force detaching/.test(text)) {
+    return {
+      kind: 'forceDetach',
+      volume: quotedAfter(text, 'for volume "'),
+      node: quotedAfter(text, ' on node "'),
+    };
+  }
+
+  // ---- volume operations, and the failures inside them ----
+  const op = volumeOp(
+    msg === text ? text : `${msg} ${v('err') === undefined ? '' : `: ${v('err')}`}`,
+    v('err'),
+  );
+  if (op !== null) return op;
+  if (/no longer expected to be in use/.test(text))
+    return { kind: 'deviceStillOpen', volume: quotedAfter(text, 'for volume "') };
+  const mapInUse = /(\S+): map in use/.exec(text);
+  if (mapInUse !== null) return { kind: 'mapInUse', device: mapInUse[1]! };
+  return null;
+}
