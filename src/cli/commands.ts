@@ -8,6 +8,7 @@ import { EXIT } from './errors.js';
 import { registerExplainCommand } from './explainCommand.js';
 import { eventsOptions, maxEventsFlag, runFileOptions } from './flags.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
+import { registerImportCommand } from './importCommand.js';
 import { registerMergeCommand } from './mergeCommand.js';
 import { elideOption, fixSelectionOptions } from './options.js';
 
@@ -111,4 +112,5 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
   registerMergeCommand(parser, setExit);
   registerExplainCommand(parser, setExit);
   registerDiffCommand(parser, setExit);
+  registerImportCommand(parser, setExit);
 }

@@ -9,7 +9,7 @@ import { parseObjectList, parseStructured, readQuoted } from './keyValues.js';
 /** `name_namespace(uid)` as the older SyncLoop lines print pods (format.Pods). */
 function podsOfOldList(text: string): PodRef[] {
   const out: PodRef[] = [];
-  for (const m of text.matchAll(/([a-z0-9][a-z0-9.-]*)_([a-z0-9][a-z0-9-]*)\(([0-9a-fA-F-]*)\)/g))
+  for (const m of text.matchAll(/([a-z0-9][a-z0-9.-]*)_([a-z0-9][a-z0-9-]*)\(([^)\s]*)\)/g))
     out.push({ name: m[1]!, namespace: m[2]!, uid: m[3]! });
   return out;
 }
