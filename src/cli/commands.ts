@@ -33,6 +33,12 @@ export function runBuilder(y: Argv) {
     .options(elideOption)
     .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
     .options(runFileOptions)
+    .option('klog', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'write the run as kubelet and controller-manager log lines (klog in journald) to this file: podrace import reads it back',
+    })
     .options(eventsOptions)
     .option('seeds', {
       type: 'string',

@@ -343,7 +343,8 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         if (ev.op === 'unmountDevice' || ev.op === 'unmapDevice') {
           const pending = ns.pending.splice(0);
           for (const pend of pending) faultEntry(vol, nodeName, pend.stage, pend.records, null);
-          if (!ev.ok)
+          // A failure right after `map in use` lines is the one they made fail: their count is the fault's.
+          if (!ev.ok && pending.length === 0)
             faultEntry(vol, nodeName, unmountStage(ev.error).value, [r], unmountStage(ev.error).guess);
           else {
             volumes.lastUnmount.set(`${nodeName}/${vol}`, t);

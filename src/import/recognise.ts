@@ -108,7 +108,7 @@ export function recognise(text: string): LogEvent | null {
       podFromKObj(v('pod'), undefined) ??
       podsOfOldList(text)[0] ??
       ({ namespace: '', name: '', uid: '' } satisfies PodRef);
-    const uid = /ID:"?([0-9a-fA-F-]{8,})"?/.exec(text)?.[1] ?? pod.uid;
+    const uid = /ID:"?([^\s",}]+)"?/.exec(text)?.[1] ?? pod.uid;
     const data = /Data:"?([0-9a-f]{6,})"?/.exec(text)?.[1] ?? '';
     return {
       kind: 'pleg',
@@ -184,6 +184,26 @@ export function recognise(text: string): LogEvent | null {
       kind: 'forceDetach',
       volume: quotedAfter(text, 'for volume "'),
       node: quotedAfter(text, ' on node "'),
+    };
+  }
+
+  // ---- the volume manager's reconciler starting for a pod's volume: which pod wants which volume ----
+  const verify =
+    /operationExecutor\.(?:VerifyControllerAttachedVolume|MountVolume|MapVolume) started for volume ("(?:[^"\\]|\\.)*")/.exec(
+      msg,
+    );
+  if (verify !== null) {
+    const rest = msg.slice(verify.index);
+    const podName = quotedAfter(rest, ' pod "');
+    return {
+      kind: 'volumeOp',
+      op: 'waitForAttach',
+      ok: true,
+      volume: readQuoted(verify[1]!, 0)?.value ?? '',
+      uniqueName: quotedAfter(rest, '(UniqueName: "'),
+      pod: podName === '' ? null : { namespace: '', name: podName, uid: quotedAfter(rest, '(UID: "') },
+      node: '',
+      error: '',
     };
   }
 
