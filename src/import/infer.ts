@@ -217,7 +217,11 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
     const notes = prelude
       ? [`guess: running before the log begins, created ${PRELUDE_MS / 1000}s before its first line`]
       : [];
-    push(prelude ? 0 : rel(r), prelude ? -1 : seq, [r], () => createAction(p, volumes), notes);
+    // A static pod never killed in the log: its manifest likely kept the grace of the one it replaced.
+    const before = [...pods.values()].filter((q) => q !== p && q.static && q.name === p.name);
+    const inherit = () =>
+      p.static && p.killGrace === null ? (before.find((q) => q.killGrace !== null)?.killGrace ?? null) : null;
+    push(prelude ? 0 : rel(r), prelude ? -1 : seq, [r], () => createAction(p, volumes, inherit()), notes);
     return p;
   };
   /** The pod, created now (or before the log) if it was never seen. */
@@ -342,7 +346,12 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         const ns = node ?? nodes.get(nodeName)!;
         if (ev.op === 'unmountDevice' || ev.op === 'unmapDevice') {
           const pending = ns.pending.splice(0);
-          for (const pend of pending) faultEntry(vol, nodeName, pend.stage, pend.records, null);
+          // `map in use` and then an UnmountDevice that succeeds: the kubelet went on past a refused flush
+          // while something held the device open (PR #107789's race), not a flush it retried.
+          for (const pend of pending) {
+            const stage = ev.ok && pend.stage === 'multipathFlushBusy' ? 'deviceStillOpen' : pend.stage;
+            faultEntry(vol, nodeName, stage, pend.records, null);
+          }
           // A failure right after `map in use` lines is the one they made fail: their count is the fault's.
           if (!ev.ok && pending.length === 0)
             faultEntry(vol, nodeName, unmountStage(ev.error).value, [r], unmountStage(ev.error).guess);
@@ -553,7 +562,7 @@ function firstSightIsNotAdd(
     .some((e) => e?.kind === 'podOp' && e.op === 'ADD' && e.pods.some((p) => p.name === name));
 }
 
-function createAction(p: PodInstance, volumes: VolumeTable): Action {
+function createAction(p: PodInstance, volumes: VolumeTable, inheritedGrace: number | null): Action {
   const containers =
     p.containers.length > 0
       ? p.containers.map((name) => ({ name, startDelayMs: null }))
@@ -569,7 +578,7 @@ function createAction(p: PodInstance, volumes: VolumeTable): Action {
     // A static pod cannot claim a PersistentVolume (docs/scenario-format.md): its volumes are left out.
     volumes: p.static ? [] : p.volumes.filter((v) => volumes.has(v)),
     static: p.static,
-    gracePeriodS: p.killGrace ?? 30,
+    gracePeriodS: p.killGrace ?? inheritedGrace ?? 30,
     restartPolicy: 'Always',
   };
 }

@@ -88,3 +88,16 @@ describe('podrace import', () => {
     expect(readFileSync(log, 'utf8')).toBe(LOG);
   });
 });
+
+describe('podrace run --klog', () => {
+  it('writes the log; import reads it back to a scenario that fires the same', () => {
+    const log = join(temp, 'race.log');
+    const r = podrace(['run', 'pod-deleted-before-start', '--kubelet', 'legacy', '--quiet', '--klog', log]);
+    expect(r.code).toBe(1);
+    const out = join(temp, 'race.yaml');
+    expect(podrace(['import', log, '--out', out]).code).toBe(0);
+    expect(readFileSync(log, 'utf8')).toContain('"SyncLoop DELETE" source="api" pods=[default/web]');
+    const again = podrace(['run', out, '--kubelet', 'legacy', '--quiet']);
+    expect(again.stdout).toContain('violation(s)');
+  });
+});

@@ -155,20 +155,30 @@ describe('importLogs', () => {
     ]);
   });
 
-  it('map in use before an UnmapDevice: multipathFlushBusy, once per refusal; a Block volume from its op', () => {
-    const r = run({
-      'k.log': log([
+  it('map in use, then UnmapDevice fails: multipathFlushBusy, once per refusal; a Block volume from its op', () => {
+    const lines = (last: string) =>
+      log([
         'I0523 09:00:00.000000 1 kubelet.go:1] "SyncLoop ADD" source="api" pods=[default/a]',
         op('09:00:10.000000', 'MapVolume.MapPodDevice succeeded', 'pod "a" (UID: "u")', 1),
         'E0523 09:01:00.000000 1 multipath.go:1] multipath -f mpatha: map in use',
         'E0523 09:01:01.000000 1 multipath.go:1] multipath -f mpatha: map in use',
-        op('09:01:05.000000', 'UnmapDevice succeeded', 'on node "n1"', 1),
-      ]),
+        last,
+      ]);
+    const failed = run({
+      'k.log': lines(
+        op('09:01:05.000000', 'UnmapDevice failed', 'on node "n1" : flushing the multipath device failed', 1),
+      ),
     });
-    expect(r.scenario.volumes[0]).toMatchObject({ mode: 'Block' });
-    expect(r.scenario.timeline.map((e) => e.action)).toContainEqual({
+    expect(failed.scenario.volumes[0]).toMatchObject({ mode: 'Block' });
+    expect(failed.scenario.timeline.map((e) => e.action)).toContainEqual({
       kind: 'fault',
       fault: { kind: 'unmountDevice', node: 'n1', volume: 'pvc-1', stage: 'multipathFlushBusy', times: 2 },
+    });
+    // The kubelet went on past the refused flushes: something held the device open (PR #107789).
+    const passed = run({ 'k.log': lines(op('09:01:05.000000', 'UnmapDevice succeeded', 'on node "n1"', 1)) });
+    expect(passed.scenario.timeline.map((e) => e.action)).toContainEqual({
+      kind: 'fault',
+      fault: { kind: 'unmountDevice', node: 'n1', volume: 'pvc-1', stage: 'deviceStillOpen', times: 2 },
     });
   });
 
