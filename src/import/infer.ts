@@ -225,13 +225,13 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
     return p;
   };
   /** The pod, created now (or before the log) if it was never seen. */
-  const podFor = (ref: PodRef, r: LogRecord, seq: number): PodInstance => {
+  const podFor = (ref: PodRef, r: LogRecord, seq: number, isStatic = false): PodInstance => {
     const found = find(ref);
     if (found !== undefined) {
       if (found.uid === '' && ref.uid !== '') found.uid = ref.uid;
       return found;
     }
-    return create(ref, nodeOf(r).name, false, r, seq, true);
+    return create(ref, nodeOf(r).name, isStatic, r, seq, true);
   };
 
   records.forEach((r, seq) => {
@@ -285,7 +285,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
             const relist = restartedBefore.has(r.file) && r.pid === firstPid.get(r.file);
             create(ref, node?.name ?? namedNode('node-a'), isStatic, r, seq, relist);
           } else if (ev.op === 'DELETE' || (ev.op === 'REMOVE' && isStatic)) {
-            const q = p ?? podFor(ref, r, seq);
+            const q = p ?? podFor(ref, r, seq, isStatic);
             if (!q.alive || q.deleting) continue;
             q.deleting = true;
             if (ev.op === 'REMOVE') q.alive = false;

@@ -39,8 +39,14 @@ const DAY_MS = 86_400_000;
 const YEAR_MS = 366 * DAY_MS;
 
 const KLOG = /^([IWEF])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{6})\s+(\d+) ([^\]\s]+)\] ?(.*)$/;
+/** journald's short format; the host is left out by some copies (`May 17 16:45:26 kubelet[3292]: ...`). */
 const JOURNALD =
-  /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))? (\S+) ([\w.-]+)\[(\d+)\]: ?(.*)$/;
+  /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))? (?:(\S+) )?([\w.-]+)\[(\d+)\]: ?(.*)$/;
+/**
+ * A klog header behind some other short prefix: a log viewer's or `kubectl logs --timestamps`' time
+ * (`4/2/2018 9:26:16 PMI0403 00:26:16.961352 ...`, `2022-05-23T09:50:58Z I0523 ...`).
+ */
+const PREFIXED_KLOG = /^.{1,80}?(?=[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ [^\]\s]+\] )/;
 /** `grep -n` (`123:`), `grep -n` over several files (`file:123:`), and grep's context lines (`123-`). */
 const GREP = /^(?:[^\s:]+[:-])?\d+[:-]/;
 
@@ -87,6 +93,8 @@ export function parseHeader(raw: string): Header | null {
   const candidates = [line];
   const grep = GREP.exec(line);
   if (grep !== null) candidates.push(line.slice(grep[0].length));
+  const prefixed = PREFIXED_KLOG.exec(line);
+  if (prefixed !== null) candidates.push(line.slice(prefixed[0].length));
   for (const c of candidates) {
     const j = JOURNALD.exec(c);
     if (j !== null) {
@@ -95,7 +103,7 @@ export function parseHeader(raw: string): Header | null {
       const outer: Header = {
         timeMs: clock(MONTHS.indexOf(mon!), Number(dd), h!, m!, s!, frac ?? ''),
         pid: Number(pid),
-        host: host!,
+        host: host ?? '',
         identifier: ident!,
         severity: '',
         source: '',
@@ -103,12 +111,21 @@ export function parseHeader(raw: string): Header | null {
       };
       // klog's time has microseconds, journald's (short format) seconds: take klog's, and its PID, which
       // is the process's own (journald's is the same process; a wrapper script's would differ).
-      return inner === null ? outer : { ...inner, host: host!, identifier: ident! };
+      return inner === null ? outer : { ...inner, host: host ?? '', identifier: ident! };
     }
     const k = klogHeader(c);
     if (k !== null) return k;
   }
   return null;
+}
+
+/**
+ * Joins a continuation line to the message: a terminal wraps at a column, in the middle of a word
+ * (`pvc-c7f6-` / `1e2d`), after a space, or at a word's end; a space is added only between two words.
+ */
+function joinWrapped(message: string, continuation: string): string {
+  if (/[\s\-_/.:=,([{]$/.test(message)) return message + continuation;
+  return `${message} ${continuation}`;
 }
 
 function componentOf(identifier: string, source: string, fileName: string): Component | null {
@@ -148,7 +165,7 @@ export function readLogText(file: string, text: string): { records: LogRecord[];
       component: componentOf(h.identifier, h.source, file),
       severity: h.severity,
       source: h.source,
-      text: current.parts.join(' '),
+      text: current.parts.reduce(joinWrapped),
     });
   };
   const physical = text.split('\n');

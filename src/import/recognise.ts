@@ -29,7 +29,7 @@ const OPS: readonly [RegExp, VolumeOp][] = [
   [/^UnmountDevice$/, 'unmountDevice'],
   [/^MapVolume\.(?:SetUpDevice|MapDevice)$/, 'mapDevice'],
   [/^MapVolume\.MapPodDevice$/, 'mapPodDevice'],
-  [/^UnmapVolume\.(?:UnmapPodDevice|UnmapVolume)$/, 'unmapPodDevice'],
+  [/^UnmapVolume\.(?:UnmapPodDevice|UnmapVolume|UnmapBlockVolume)$/, 'unmapPodDevice'],
   [/^UnmapDevice$/, 'unmapDevice'],
   [/^AttachVolume\.Attach$/, 'attach'],
   [/^DetachVolume\.Detach$/, 'detach'],
@@ -82,7 +82,11 @@ function versionOf(text: string): string {
 }
 
 /** The event of one message, or null when it is none of the recognised ones. */
-export function recognise(text: string): LogEvent | null {
+export function recognise(raw: string): LogEvent | null {
+  // nestedpendingoperations (1.20+) quotes the operation's error: `Error: "UnmountDevice failed for volume \"v\" ..."`.
+  const quotedError = raw.indexOf('Error: "');
+  const text =
+    quotedError < 0 ? raw : raw.slice(0, quotedError + 7) + (readQuoted(raw, quotedError + 7)?.value ?? '');
   const s = parseStructured(text);
   const msg = s?.message ?? text;
   const v = (k: string) => s?.values.get(k);
@@ -131,8 +135,17 @@ export function recognise(text: string): LogEvent | null {
   }
   const oldKill = /Killing container "([^"]*)" with (?:a )?(\d+) second grace period/.exec(text);
   if (oldKill !== null) {
-    const pod = podsOfOldList(text)[0] ?? { namespace: '', name: '', uid: '' };
-    return { kind: 'killContainer', pod, container: '', gracePeriodS: Number(oldKill[2]) };
+    // 1.2's docker manager: `"<id> <container> <namespace>/<pod>"`; later ones name no pod here.
+    const parts = oldKill[1]!.split(' ');
+    const ref = parts.length === 3 ? parseObjectList(parts[2]!)[0] : undefined;
+    const pod = podsOfOldList(text)[0] ?? (ref === undefined ? undefined : { ...ref, uid: '' });
+    if (pod !== undefined)
+      return {
+        kind: 'killContainer',
+        pod,
+        container: parts.length === 3 ? parts[1]! : '',
+        gracePeriodS: Number(oldKill[2]),
+      };
   }
 
   // ---- eviction, shutdown, start ----
@@ -156,11 +169,16 @@ export function recognise(text: string): LogEvent | null {
 
   // ---- reconstruction ----
   if (/Could not construct volume information/.test(msg)) {
-    const old = /volume "([^"]+)".*?pod "?([0-9a-f-]{8,})"?/.exec(text);
+    // Older forms: `(pod.UID <uid>, volume.SpecName <name>)`, or the volume's dir under the pod.
+    const quoted = /volume "([^"]+)".*?pod "?([0-9a-f-]{8,})"?/.exec(text);
+    const specName = /pod\.UID ([^,\s]+), volume\.SpecName ([^)\s]+)\)/.exec(text);
+    const path = /pods\/([^/\s]+)\/volumes\/[^/\s]+\/([^/\s]+)/.exec(text);
+    const oldVolume = quoted?.[1] ?? specName?.[2] ?? path?.[2];
+    const oldUid = quoted?.[2] ?? specName?.[1] ?? path?.[1];
     return {
       kind: 'reconstructFailed',
-      volume: v('volumeSpecName') ?? old?.[1] ?? '',
-      uid: v('podName') ?? old?.[2] ?? '',
+      volume: v('volumeSpecName') ?? oldVolume ?? '',
+      uid: v('podName') ?? oldUid ?? '',
       error: v('err') ?? text.slice(text.indexOf('Could not construct volume information')),
     };
   }
@@ -179,11 +197,11 @@ export function recognise(text: string): LogEvent | null {
     const to = /attached to node (\S+?)(?: and|$)|on node (\S+?)$/.exec(text);
     return { kind: 'multiAttach', volume, node, attachedTo: to?.[1] ?? to?.[2] ?? '' };
   }
-  if (/maxWaitForUnmountDuration .* expired, force detaching/.test(text)) {
+  if (/maxWaitForUnmountDuration\b.*expired, force detaching/.test(text)) {
     return {
       kind: 'forceDetach',
-      volume: quotedAfter(text, 'for volume "'),
-      node: quotedAfter(text, ' on node "'),
+      volume: quotedAfter(text, 'for volume "') || (v('volumeName') ?? ''),
+      node: quotedAfter(text, ' on node "') || quotedAfter(text, ' from node "') || (v('node') ?? ''),
     };
   }
 

@@ -33,8 +33,13 @@ export class VolumeTable {
   /** Records a mention; returns the scenario name of the volume. */
   see(specName: string, uniqueName: string, r: LogRecord, op: VolumeOp | null): string {
     const known = uniqueName === '' ? undefined : this.byUnique.get(uniqueName);
-    const name =
-      known ?? subdomain(specName === '' ? uniqueName : specName, `volume-${this.byName.size + 1}`);
+    // Older releases (and the controller manager's structured lines) name a volume by its UniqueName:
+    // `kubernetes.io/cinder/name`, `kubernetes.io/csi/driver^pvc-...`: the part after `^` or the last `/`.
+    const given = specName === '' ? uniqueName : specName;
+    const short = given.includes('/')
+      ? (given.split('^')[1] ?? given.slice(given.lastIndexOf('/') + 1))
+      : given;
+    const name = known ?? subdomain(short, `volume-${this.byName.size + 1}`);
     if (uniqueName !== '') this.byUnique.set(uniqueName, name);
     let v = this.byName.get(name);
     if (v === undefined) {

@@ -42,6 +42,16 @@ describe('parseHeader', () => {
     for (const pre of ['123:', 'kubelet.log:123:', '45-'])
       expect(parseHeader(`${pre}I0523 09:50:58.000000 1 a.go:1] m`)?.text).toBe('m');
   });
+  it("journald copied without its host, and a klog header behind a log viewer's time", () => {
+    expect(parseHeader('May 17 16:45:26 kubelet[3292]: E0517 16:45:26.176639 3292 a.go:1] m')).toMatchObject({
+      host: '',
+      pid: 3292,
+      text: 'm',
+    });
+    expect(
+      parseHeader('4/2/2018 9:26:16 PMI0403 00:26:16.961352    1694 reconciler.go:217] m'),
+    ).toMatchObject({ pid: 1694, text: 'm' });
+  });
   it('a line without a header is none', () => {
     expect(parseHeader('  continued text')).toBeNull();
     expect(parseHeader('I1323 09:50:58.000000 1 a.go:1] bad month')).toBeNull();
@@ -57,6 +67,10 @@ describe('readLogText', () => {
       ['first part second part', [1, 2]],
       ['next', [3]],
     ]);
+  });
+  it('a line wrapped in the middle of a word joins without a space', () => {
+    const text = 'I0523 09:50:58.000000 1 a.go:1] volume "pvc-c7f6-\n1e2d" and \nmore\n';
+    expect(readLogText('k.log', text).records[0]!.text).toBe('volume "pvc-c7f6-1e2d" and more');
   });
   it('counts lines before the first header as skipped', () => {
     const { records, skipped } = readLogText(

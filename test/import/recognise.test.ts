@@ -58,10 +58,16 @@ describe('recognise: pods', () => {
       container: 'app',
       gracePeriodS: 30,
     });
-    expect(recognise('Killing container "docker://abc" with 12 second grace period')).toMatchObject({
+    // 1.2's docker manager names the pod; a later printf form names none, and then there is nothing to use.
+    expect(
+      recognise('Killing container "e0f0 frontend default/frontend-1jmyn" with 30 second grace period'),
+    ).toEqual({
       kind: 'killContainer',
-      gracePeriodS: 12,
+      pod: { namespace: 'default', name: 'frontend-1jmyn', uid: '' },
+      container: 'frontend',
+      gracePeriodS: 30,
     });
+    expect(recognise('Killing container "docker://abc" with 12 second grace period')).toBeNull();
   });
   it('PLEG events, structured and old', () => {
     expect(
