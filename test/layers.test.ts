@@ -46,6 +46,11 @@ const MUST_NOT: [string, string][] = [
   ['storage', 'kubelet'],
   ['sim', 'kubelet'],
   ['sim', 'cluster'],
+  ['import', 'cli'],
+  ['import', 'run'],
+  ['import', 'fuzz'],
+  ['scenario', 'import'],
+  ['run', 'import'],
 ];
 
 describe('layers: imports point down', () => {

@@ -8,6 +8,7 @@ import { EXIT } from './errors.js';
 import { registerExplainCommand } from './explainCommand.js';
 import { eventsOptions, maxEventsFlag, runFileOptions } from './flags.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
+import { registerImportCommand } from './importCommand.js';
 import { registerMergeCommand } from './mergeCommand.js';
 import { elideOption, fixSelectionOptions } from './options.js';
 
@@ -32,6 +33,12 @@ export function runBuilder(y: Argv) {
     .options(elideOption)
     .option('json', { type: 'boolean', default: false, describe: 'print the JSON result only' })
     .options(runFileOptions)
+    .option('klog', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'write the run as kubelet and controller-manager log lines (klog in journald) to this file: podrace import reads it back',
+    })
     .options(eventsOptions)
     .option('seeds', {
       type: 'string',
@@ -111,4 +118,5 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
   registerMergeCommand(parser, setExit);
   registerExplainCommand(parser, setExit);
   registerDiffCommand(parser, setExit);
+  registerImportCommand(parser, setExit);
 }

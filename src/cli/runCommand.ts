@@ -2,6 +2,7 @@
 // timeline files. Loaded only when the command runs (src/cli/commands.ts registers it).
 import { Chalk } from 'chalk';
 import { resultToJson } from '../report/json.js';
+import { klogText, toKlogLines } from '../report/klog.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { incompleteLine, runScenario } from '../run/run.js';
 import { loadScenarioFile } from '../scenario/load.js';
@@ -9,7 +10,7 @@ import type { ArgvOf, runBuilder } from './commands.js';
 import { EXIT } from './errors.js';
 import { eventFilterOf, eventLines } from './eventsOption.js';
 import { fixesOption, maxEventsOption, seedOption } from './options.js';
-import { checkOutputPaths, refuseInputsAsOutputs } from './output.js';
+import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
 import { writeRunFiles } from './runFiles.js';
 import { scenarioArg } from './scenarioArgs.js';
 import { colorEnabled, wallClockMs } from './terminal.js';
@@ -18,14 +19,16 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
   // The flags first: a typo in one is reported before the scenario is looked for and loaded.
   const fixes = fixesOption(argv.kubelet, argv.fix);
   const { file, shown } = scenarioArg(String(argv.file));
-  refuseInputsAsOutputs([file], { '--trace': argv.trace, '--timeline': argv.timeline });
-  checkOutputPaths({ '--trace': argv.trace, '--timeline': argv.timeline });
+  const outputs = { '--trace': argv.trace, '--timeline': argv.timeline, '--klog': argv.klog };
+  refuseInputsAsOutputs([file], outputs);
+  checkOutputPaths(outputs);
   const scenario = loadScenarioFile(file);
   if (argv.seeds !== undefined) {
     const conflicts = [
       'seed',
       'trace',
       'timeline',
+      'klog',
       'events',
       'node',
       'pod',
@@ -54,6 +57,7 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
   const wantFacts =
     argv.trace !== undefined ||
     argv.timeline !== undefined ||
+    argv.klog !== undefined ||
     events !== undefined ||
     (!argv.json && !argv.quiet);
   const maxEvents = maxEventsOption(argv['max-events']);
@@ -64,6 +68,7 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
   let writeError: unknown;
   try {
     writeRunFiles(result, argv);
+    if (argv.klog !== undefined) writeOutputFile(argv.klog, klogText(toKlogLines(result, scenario)));
   } catch (err) {
     writeError = err;
   }

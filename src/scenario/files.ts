@@ -81,6 +81,11 @@ const NAP_MS = 10;
  * the expected content in messages ("a scenario file").
  */
 export function readInputText(path: string, limit: ReadLimit, what: string): string {
+  return readInputBytes(path, limit, what).toString('utf8');
+}
+
+/** The bytes of a regular file or of a pipe named explicitly, as readInputText reads them (gzip stays as is). */
+export function readInputBytes(path: string, limit: ReadLimit, what: string): Buffer {
   const before = statOrThrow(path);
   if (before.isDirectory()) throw fileError(path, `is a directory; expected ${what}`);
   if (!before.isFile() && !before.isFIFO()) {
@@ -135,7 +140,7 @@ export function readInputText(path: string, limit: ReadLimit, what: string): str
         'a pipe with nothing to read: no writer has it open (podrace reads a pipe from a writer that is already there, as <(...) gives)',
       );
     }
-    return Buffer.concat(chunks, total).toString('utf8');
+    return Buffer.concat(chunks, total);
   } finally {
     closeSync(fd);
   }

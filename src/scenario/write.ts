@@ -25,6 +25,24 @@ export function formatSize(bytes: number): string {
 export interface ScenarioToYamlOptions {
   /** Adds `# yaml-language-server: $schema=PATH` (PATH relative to where the file will be written). */
   readonly schemaPath?: string;
+  /**
+   * Comments to write (without the `#`; a string of several lines gives several comment lines): above the
+   * file, above each volume and above each timeline entry (by index; null or missing: none). `podrace
+   * import` says where each entry came from this way.
+   */
+  readonly comments?: {
+    readonly header?: string;
+    readonly volumes?: readonly (string | null)[];
+    readonly timeline?: readonly (string | null)[];
+  };
+}
+
+/** `text` as yaml's comment: each line prefixed by a space (yaml adds the `#`). */
+function commentText(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => ` ${l}`)
+    .join('\n');
 }
 
 /**
@@ -41,23 +59,34 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
   top['horizon'] = formatDuration(s.horizonMs);
   const cluster: Record<string, unknown> = { nodes: flow([...s.nodes]) };
   if (s.volumes.length > 0) {
-    cluster['volumes'] = s.volumes.map((v) => {
+    cluster['volumes'] = s.volumes.map((v, i) => {
       const out: Record<string, unknown> = { name: v.name, plugin: v.plugin };
       if (v.mode !== DEFAULTS.volumeMode) out['mode'] = v.mode;
       out['capacity'] = formatSize(v.capacityBytes);
       if (v.accessMode !== DEFAULTS.accessMode) out['accessMode'] = v.accessMode;
-      return flow(out);
+      const node = flow(out);
+      const comment = options.comments?.volumes?.[i];
+      if (comment !== undefined && comment !== null) node.commentBefore = commentText(comment);
+      return node;
     });
   }
   top['cluster'] = cluster;
-  top['timeline'] = s.timeline.map((e) => {
+  top['timeline'] = s.timeline.map((e, i) => {
     const [key, body] = actionToYaml(e.action);
     // A pod with a list of containers reads better as a block mapping than as one long line.
     const containers = body['containers'];
-    if (!Array.isArray(containers)) return { at: formatDuration(e.atMs), [key]: flow(body) };
-    const block: Record<string, unknown> = { ...body, containers: containers.map(flow) };
-    if (body['volumes'] !== undefined) block['volumes'] = flow(body['volumes']);
-    return { at: formatDuration(e.atMs), [key]: block };
+    let entry: Record<string, unknown>;
+    if (!Array.isArray(containers)) entry = { at: formatDuration(e.atMs), [key]: flow(body) };
+    else {
+      const block: Record<string, unknown> = { ...body, containers: containers.map(flow) };
+      if (body['volumes'] !== undefined) block['volumes'] = flow(body['volumes']);
+      entry = { at: formatDuration(e.atMs), [key]: block };
+    }
+    const comment = options.comments?.timeline?.[i];
+    if (comment === undefined || comment === null) return entry;
+    const node = doc.createNode(entry);
+    node.commentBefore = commentText(comment);
+    return node;
   });
   if (s.claims.length > 0) {
     top['claims'] = s.claims.map((c) => {
@@ -80,8 +109,11 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
     });
   }
   doc.contents = doc.createNode(top) as typeof doc.contents;
-  if (options.schemaPath !== undefined)
-    doc.commentBefore = ` yaml-language-server: $schema=${options.schemaPath}`;
+  const header = [
+    ...(options.schemaPath === undefined ? [] : [` yaml-language-server: $schema=${options.schemaPath}`]),
+    ...(options.comments?.header === undefined ? [] : [commentText(options.comments.header)]),
+  ];
+  if (header.length > 0) doc.commentBefore = header.join('\n');
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 

@@ -1,0 +1,92 @@
+// What the recogniser (recognise.ts) reads out of one log message: the events the scenario writer
+// (infer.ts) needs, in upstream's terms. A record gives at most one event.
+
+export interface PodRef {
+  readonly namespace: string;
+  readonly name: string;
+  /** '' when the message does not name it. */
+  readonly uid: string;
+}
+
+/** The kubelet's volume operations and the attach/detach controller's, as operation_generator names them. */
+export const VOLUME_OPS = [
+  'waitForAttach',
+  'mountDevice',
+  'setUp',
+  'tearDown',
+  'unmountDevice',
+  'mapDevice',
+  'mapPodDevice',
+  'unmapPodDevice',
+  'unmapDevice',
+  'attach',
+  'detach',
+] as const;
+export type VolumeOp = (typeof VOLUME_OPS)[number];
+
+export type LogEvent =
+  /** syncLoop's config updates: `SyncLoop ADD source="api"` or `SyncLoop (ADD, "api")`. */
+  | {
+      readonly kind: 'podOp';
+      readonly op: 'ADD' | 'UPDATE' | 'DELETE' | 'REMOVE';
+      readonly source: string;
+      readonly pods: readonly PodRef[];
+    }
+  /** kuberuntime killContainer: `Killing container with a grace period`. */
+  | {
+      readonly kind: 'killContainer';
+      readonly pod: PodRef;
+      readonly container: string;
+      readonly gracePeriodS: number;
+    }
+  /** PLEG: `SyncLoop (PLEG): event for pod`, ContainerStarted or ContainerDied. */
+  | {
+      readonly kind: 'pleg';
+      readonly pod: PodRef;
+      readonly event: 'ContainerStarted' | 'ContainerDied';
+      readonly container: string;
+    }
+  | { readonly kind: 'evict'; readonly pod: PodRef }
+  | { readonly kind: 'shutdown' }
+  /** The kubelet process started; `version` from `Kubelet version` (`1.23`), '' when the line has none. */
+  | { readonly kind: 'kubeletStart'; readonly version: string }
+  | {
+      readonly kind: 'volumeOp';
+      readonly op: VolumeOp;
+      readonly ok: boolean;
+      /** The spec name (`for volume "..."`). */
+      readonly volume: string;
+      /** `(UniqueName: "...")`; '' when absent. */
+      readonly uniqueName: string;
+      readonly pod: PodRef | null;
+      /** `on node` / `from node`; '' when absent. */
+      readonly node: string;
+      /** The error text of a failure; '' otherwise. */
+      readonly error: string;
+    }
+  /** Reconstruction after a restart could not read a volume (`Could not construct volume information`). */
+  | {
+      readonly kind: 'reconstructFailed';
+      readonly volume: string;
+      readonly uid: string;
+      readonly error: string;
+    }
+  /** `Orphaned pod ... found, but volume paths are still present on disk`. */
+  | { readonly kind: 'orphanVolumePaths'; readonly uid: string }
+  /** `could not get consistent content of /proc/mounts`. */
+  | { readonly kind: 'inconsistentMounts' }
+  /** `multipath -f` refused: `map in use`. */
+  | { readonly kind: 'mapInUse'; readonly device: string }
+  /** PR #107789: `the device is in use when it was no longer expected to be in use`. */
+  | { readonly kind: 'deviceStillOpen'; readonly volume: string }
+  /** `Multi-Attach error for volume`. */
+  | {
+      readonly kind: 'multiAttach';
+      readonly volume: string;
+      readonly node: string;
+      readonly attachedTo: string;
+    }
+  /** `maxWaitForUnmountDuration ... expired, force detaching`. */
+  | { readonly kind: 'forceDetach'; readonly volume: string; readonly node: string };
+
+export type LogEventKind = LogEvent['kind'];

@@ -1,0 +1,174 @@
+// `podrace import`'s work below the CLI: log bytes in, a scenario and its file text out (docs/import.md).
+// The scenario is checked by loading its text with the normal loader; a timeline the loader refuses is
+// reported at the log line that made the entry. Pure: no file is read or written here.
+import type { ReleasePreset } from '../fixes.js';
+import { InputError } from '../scenario/errors.js';
+import { parseScenarioText } from '../scenario/load.js';
+import type { Claim, Scenario } from '../scenario/types.js';
+import { scenarioToYaml } from '../scenario/write.js';
+import { type Inferred, inferScenario } from './infer.js';
+import { decodeLogBytes, type LogRecord, mergeByTime, readLogText } from './logLines.js';
+
+export interface LogInput {
+  readonly name: string;
+  readonly bytes: Uint8Array;
+}
+
+export interface UnusedLine {
+  readonly file: string;
+  readonly line: number;
+  readonly text: string;
+}
+
+export interface Imported {
+  /** Loaded back from `yaml` by the normal loader (without claims). */
+  readonly scenario: Scenario;
+  readonly inferred: Inferred;
+  /** The release the log's kubelet version names; null when it names none. */
+  readonly release: ReleasePreset | null;
+  /** Messages read (after joining wrapped lines), and how many of them became part of the scenario. */
+  readonly messages: number;
+  readonly used: number;
+  /** Messages and lines podrace did not read, in input order. */
+  readonly unused: readonly UnusedLine[];
+  /** The file text, with claims (given to importedYaml) left out. */
+  readonly yaml: string;
+}
+
+/** The least horizon of an imported scenario, and the quiet time after its last line (liveness checks). */
+const MIN_HORIZON_MS = 10 * 60_000;
+const QUIET_AFTER_MS = 5 * 60_000;
+const MAX_HORIZON_MS = 24 * 3_600_000;
+
+/** `kubelet.log:12,14-15; kcm.log:3`: where records came from. */
+export function sourceText(records: readonly LogRecord[]): string {
+  const byFile = new Map<string, number[]>();
+  for (const r of records) byFile.set(r.file, [...(byFile.get(r.file) ?? []), ...r.lines]);
+  return [...byFile]
+    .map(([file, lines]) => {
+      const sorted = [...new Set(lines)].sort((a, b) => a - b);
+      const ranges: string[] = [];
+      for (let i = 0; i < sorted.length; ) {
+        let j = i;
+        while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+        ranges.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+        i = j + 1;
+      }
+      return `${file}:${ranges.join(',')}`;
+    })
+    .join('; ');
+}
+
+/** A scenario name from a file name: letters, digits, `.`, `_`, `-`, at most 100. */
+export function scenarioNameOf(file: string): string {
+  const base = file
+    .replace(/^.*\//, '')
+    .replace(/\.(gz|log|txt|ya?ml)$/g, '')
+    .replace(/\.(log|txt)$/, '');
+  const s = base.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 100);
+  return s === '' ? 'imported' : s;
+}
+
+export function importLogs(inputs: readonly LogInput[], options: { readonly name: string }): Imported {
+  const perFile = inputs.map((f) => readLogText(f.name, decodeLogBytes(f.bytes)));
+  const records = mergeByTime(perFile.map((p) => p.records));
+  if (records.length === 0)
+    throw new InputError(
+      `${inputs.map((f) => f.name).join(', ')}: no kubelet or kube-controller-manager line (no klog or journald header)`,
+      { located: true },
+    );
+  const inferred = inferScenario(records);
+  const horizonMs = Math.max(MIN_HORIZON_MS, Math.ceil((inferred.lastAtMs + QUIET_AFTER_MS) / 1000) * 1000);
+  if (horizonMs > MAX_HORIZON_MS) {
+    const last = records[records.length - 1]!;
+    throw new InputError(
+      `${last.file}:${last.lines[0]}: the log spans ${Math.round(inferred.lastAtMs / 60_000)} minutes; a scenario's horizon is at most 24h: import a day of it at most`,
+      { located: true },
+    );
+  }
+  const volumes = inferred.volumes.decls();
+  const scenario: Scenario = {
+    file: '',
+    name: options.name,
+    description: `Imported by podrace import from ${inputs.map((f) => f.name.replace(/^.*\//, '')).join(', ')}.`,
+    upstream: [],
+    seed: 1,
+    horizonMs,
+    nodes: inferred.nodes.length > 0 ? inferred.nodes : ['node-a'],
+    volumes: volumes.map((v) => v.decl),
+    timeline: inferred.entries.map((e) => ({ atMs: e.atMs, line: 0, action: e.build() })),
+    claims: [],
+  };
+  const unused: UnusedLine[] = [
+    ...perFile.flatMap((p, i) =>
+      p.skipped.map((line) => ({ file: inputs[i]!.name, line, text: '(no header)' })),
+    ),
+    ...inferred.unused.map((r) => ({ file: r.file, line: r.lines[0]!, text: r.text })),
+  ];
+  const base = {
+    inferred,
+    release: inferred.release?.value ?? null,
+    messages: records.length,
+    used: inferred.used,
+  };
+  const yaml = importedYaml({ ...base, scenario, unused }, []);
+  const loaded = loadOrBlame(yaml, `${options.name}.yaml`, inferred);
+  return { ...base, scenario: loaded, unused, yaml };
+}
+
+/** Loads the written text with the normal loader; an error names the log line of the entry it is about. */
+function loadOrBlame(yaml: string, file: string, inferred: Inferred): Scenario {
+  try {
+    return parseScenarioText(yaml, file);
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    const first = err.message.split('\n')[0] ?? err.message;
+    const index = /timeline\[(\d+)\]/.exec(first)?.[1];
+    const entry = index === undefined ? undefined : inferred.entries[Number(index)];
+    const what = first.replace(/^\S+:\d+:\d+: /, '');
+    if (entry === undefined)
+      throw new InputError(`podrace import: the imported scenario does not load: ${what}`);
+    const src = entry.sources[0]!;
+    throw new InputError(`${src.file}:${src.lines[0]}: these events form no valid timeline: ${what}`, {
+      located: true,
+    });
+  }
+}
+
+/** The scenario file: the scenario, `claims`, and comments saying where each entry came from. */
+export function importedYaml(
+  imported: Pick<Imported, 'scenario' | 'inferred' | 'messages' | 'used' | 'unused'>,
+  claims: readonly Claim[],
+): string {
+  const { inferred } = imported;
+  const header = [
+    `Imported by \`podrace import\`: ${imported.used} of ${imported.messages} messages read, ${imported.unused.length} not.`,
+    'Each entry says the log lines it comes from; `guess:` marks what the log does not say.',
+  ];
+  if (inferred.release !== null && inferred.releaseSource !== null)
+    header.push(
+      `kubelet release ${inferred.release.value} (${sourceText([inferred.releaseSource])})${inferred.release.guess === null ? '' : `; guess: ${inferred.release.guess}`}`,
+    );
+  if (inferred.firstAtMs > 0)
+    header.push(
+      `The first log line is at ${inferred.firstAtMs / 1000}s: pods seen running before it start at 0s.`,
+    );
+  const shown = inferred.observed.slice(0, 20);
+  if (shown.length > 0) header.push('Read, no entry of its own:');
+  for (const o of shown) header.push(`  ${sourceText([o.record])}: ${o.note}`);
+  if (inferred.observed.length > shown.length)
+    header.push(`  ... and ${inferred.observed.length - shown.length} more`);
+  const volumes = inferred.volumes.decls();
+  return scenarioToYaml(
+    { ...imported.scenario, claims },
+    {
+      comments: {
+        header: header.join('\n'),
+        volumes: volumes.map((v) =>
+          [`from ${sourceText(v.sources.slice(0, 6))}`, ...v.guesses.map((g) => `guess: ${g}`)].join('\n'),
+        ),
+        timeline: inferred.entries.map((e) => [`from ${sourceText(e.sources)}`, ...e.notes].join('\n')),
+      },
+    },
+  );
+}

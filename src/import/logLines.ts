@@ -1,0 +1,217 @@
+// Reads log files as the kubelet and kube-controller-manager write them into records: one message each,
+// with its time, the writing process's PID, its component and the physical lines it came from. Accepted
+// prefixes (docs/import.md): a klog header (`I0523 09:50:58.123456     268 kubelet.go:2100] msg`), a
+// journald line (`May 23 09:50:58 host kubelet[268]: msg`, also `hyperkube[...]`, with or without a klog
+// header inside), and either one behind a `grep -n` prefix (`123:` or `file:123:`). A line without a
+// header continues the previous message (a terminal wrapped it). Pure: bytes in, records out.
+import { gunzipSync } from 'node:zlib';
+
+export type Component = 'kubelet' | 'controller-manager';
+
+export interface LogRecord {
+  /** The file name as given. */
+  readonly file: string;
+  /** 1-based physical lines of the file the message spans (more than one when wrapped). */
+  readonly lines: readonly number[];
+  /**
+   * Milliseconds on a synthetic clock: the header's month, day and time (no year in either format), plus a
+   * year for every time the file's clock stepped back more than 12 hours (31 Dec to 1 Jan).
+   */
+  readonly timeMs: number;
+  /** The writing process (the klog header's PID, else journald's); 0 when neither names one. */
+  readonly pid: number;
+  /** journald's host name; '' for a bare klog line. */
+  readonly host: string;
+  /** What wrote it: from the journald identifier, else the klog header's source file, else the file's. */
+  readonly component: Component | null;
+  /** Severity letter of a klog header (I, W, E, F); '' when none. */
+  readonly severity: string;
+  /** The klog header's source file and line (`kubelet.go:2100`); '' when none. */
+  readonly source: string;
+  /** The message: everything after the header(s), wrapped continuation lines joined by a space. */
+  readonly text: string;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** Days before each month in a leap year: a synthetic year that has every date a log can name (29 Feb). */
+const DAYS_BEFORE = [0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335];
+const DAY_MS = 86_400_000;
+const YEAR_MS = 366 * DAY_MS;
+
+const KLOG = /^([IWEF])(\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{6})\s+(\d+) ([^\]\s]+)\] ?(.*)$/;
+/** journald's short format; the host is left out by some copies (`May 17 16:45:26 kubelet[3292]: ...`). */
+const JOURNALD =
+  /^(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))? (?:(\S+) )?([\w.-]+)\[(\d+)\]: ?(.*)$/;
+/**
+ * A klog header behind some other short prefix: a log viewer's or `kubectl logs --timestamps`' time
+ * (`4/2/2018 9:26:16 PMI0403 00:26:16.961352 ...`, `2022-05-23T09:50:58Z I0523 ...`).
+ */
+const PREFIXED_KLOG = /^.{1,80}?(?=[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ [^\]\s]+\] )/;
+/** `grep -n` (`123:`), `grep -n` over several files (`file:123:`), and grep's context lines (`123-`). */
+const GREP = /^(?:[^\s:]+[:-])?\d+[:-]/;
+
+interface Header {
+  readonly timeMs: number;
+  readonly pid: number;
+  readonly host: string;
+  readonly identifier: string;
+  readonly severity: string;
+  readonly source: string;
+  readonly text: string;
+}
+
+function clock(month: number, day: number, h: string, m: string, s: string, fraction: string): number {
+  const micros = Number(fraction.padEnd(6, '0'));
+  return (
+    ((DAYS_BEFORE[month] ?? 0) + day - 1) * DAY_MS +
+    ((Number(h) * 60 + Number(m)) * 60 + Number(s)) * 1000 +
+    Math.floor(micros / 1000)
+  );
+}
+
+function klogHeader(line: string): Header | null {
+  const k = KLOG.exec(line);
+  if (k === null) return null;
+  const [, sev, mo, dd, h, m, s, us, pid, src, text] = k as unknown as string[];
+  const month = Number(mo) - 1;
+  const day = Number(dd);
+  if (month < 0 || month > 11 || day < 1 || day > 31) return null;
+  return {
+    timeMs: clock(month, day, h!, m!, s!, us!),
+    pid: Number(pid),
+    host: '',
+    identifier: '',
+    severity: sev!,
+    source: src!,
+    text: text!,
+  };
+}
+
+/** A header at the start of `line`: journald (maybe wrapping klog), or klog; null for a continuation. */
+export function parseHeader(raw: string): Header | null {
+  const line = raw.replace(/\r$/, '');
+  const candidates = [line];
+  const grep = GREP.exec(line);
+  if (grep !== null) candidates.push(line.slice(grep[0].length));
+  const prefixed = PREFIXED_KLOG.exec(line);
+  if (prefixed !== null) candidates.push(line.slice(prefixed[0].length));
+  for (const c of candidates) {
+    const j = JOURNALD.exec(c);
+    if (j !== null) {
+      const [, mon, dd, h, m, s, frac, host, ident, pid, text] = j as unknown as string[];
+      const inner = klogHeader(text!);
+      const outer: Header = {
+        timeMs: clock(MONTHS.indexOf(mon!), Number(dd), h!, m!, s!, frac ?? ''),
+        pid: Number(pid),
+        host: host ?? '',
+        identifier: ident!,
+        severity: '',
+        source: '',
+        text: text!,
+      };
+      // klog's time has microseconds, journald's (short format) seconds: take klog's, and its PID, which
+      // is the process's own (journald's is the same process; a wrapper script's would differ).
+      return inner === null ? outer : { ...inner, host: host ?? '', identifier: ident! };
+    }
+    const k = klogHeader(c);
+    if (k !== null) return k;
+  }
+  return null;
+}
+
+/**
+ * Joins a continuation line to the message: a terminal wraps at a column, in the middle of a word
+ * (`pvc-c7f6-` / `1e2d`), after a space, or at a word's end; a space is added only between two words.
+ */
+function joinWrapped(message: string, continuation: string): string {
+  if (/[\s\-_/.:=,([{]$/.test(message)) return message + continuation;
+  return `${message} ${continuation}`;
+}
+
+function componentOf(identifier: string, source: string, fileName: string): Component | null {
+  const id = identifier.toLowerCase();
+  if (id.includes('controller-manager') || id.includes('controller_manager')) return 'controller-manager';
+  if (id === 'kubelet') return 'kubelet';
+  // hyperkube runs either; its klog source file tells.
+  if (/^attach_detach_controller\.go|^controllermanager\.go/.test(source)) return 'controller-manager';
+  const f = fileName.toLowerCase();
+  if (f.includes('controller-manager') || f.includes('controller_manager')) return 'controller-manager';
+  if (id === 'hyperkube' || source !== '' || f.includes('kubelet')) return 'kubelet';
+  return null;
+}
+
+/** The text of a file: gunzipped when it starts with gzip's magic bytes, UTF-8 (invalid bytes replaced). */
+export function decodeLogBytes(bytes: Uint8Array): string {
+  const gz = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+  return new TextDecoder('utf-8').decode(gz ? gunzipSync(bytes) : bytes);
+}
+
+/** One file's records, in file order. Lines before the first header are counted in `skipped`. */
+export function readLogText(file: string, text: string): { records: LogRecord[]; skipped: number[] } {
+  const records: LogRecord[] = [];
+  const skipped: number[] = [];
+  let current: { header: Header; lines: number[]; parts: string[] } | null = null;
+  let yearOffset = 0;
+  let lastTime: number | null = null;
+  const flush = () => {
+    if (current === null) return;
+    const h = current.header;
+    records.push({
+      file,
+      lines: current.lines,
+      timeMs: h.timeMs,
+      pid: h.pid,
+      host: h.host,
+      component: componentOf(h.identifier, h.source, file),
+      severity: h.severity,
+      source: h.source,
+      text: current.parts.reduce(joinWrapped),
+    });
+  };
+  const physical = text.split('\n');
+  if (physical.length > 0 && physical[physical.length - 1] === '') physical.pop();
+  physical.forEach((raw, i) => {
+    const header = parseHeader(raw);
+    if (header === null) {
+      const rest = raw.replace(/\r$/, '').trim();
+      if (current !== null && rest !== '') {
+        current.lines.push(i + 1);
+        current.parts.push(rest);
+      } else if (rest !== '') skipped.push(i + 1);
+      return;
+    }
+    flush();
+    // The formats carry no year: a step back of more than 12 hours is the new year, so time stays monotone.
+    let t = header.timeMs + yearOffset;
+    if (lastTime !== null && t < lastTime - DAY_MS / 2) {
+      yearOffset += YEAR_MS;
+      t += YEAR_MS;
+    }
+    lastTime = t;
+    current = { header: { ...header, timeMs: t }, lines: [i + 1], parts: [header.text] };
+  });
+  flush();
+  return { records, skipped };
+}
+
+/**
+ * Several files merged by time: each file keeps its own order (a message logged a little out of time
+ * order by another goroutine stays where its file has it), and of the files' next records the earliest
+ * goes first, the file given first on a tie.
+ */
+export function mergeByTime(files: readonly (readonly LogRecord[])[]): LogRecord[] {
+  const next = files.map(() => 0);
+  const out: LogRecord[] = [];
+  for (;;) {
+    let best = -1;
+    for (let f = 0; f < files.length; f++) {
+      const r = files[f]?.[next[f] ?? 0];
+      if (r === undefined) continue;
+      const b = best < 0 ? undefined : files[best]?.[next[best] ?? 0];
+      if (b === undefined || r.timeMs < b.timeMs) best = f;
+    }
+    if (best < 0) return out;
+    out.push(files[best]![next[best]!]!);
+    next[best] = next[best]! + 1;
+  }
+}

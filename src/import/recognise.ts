@@ -1,0 +1,239 @@
+// Recognises the kubelet's and kube-controller-manager's messages that matter to the races podrace
+// models, in both of their forms: structured (klog InfoS, 1.21+: `"SyncLoop ADD" source="api"
+// pods=[default/web-0]`) and the older printf form (`SyncLoop (ADD, "api"): "web-0_default(uid)"`). The
+// message texts are upstream's (pkg/kubelet/kubelet.go syncLoopIteration, kuberuntime_container.go
+// killContainer, volume/util/operationexecutor/operation_generator.go, attachdetach/reconciler). Pure.
+import type { LogEvent, PodRef, VolumeOp } from './events.js';
+import { parseObjectList, parseStructured, readQuoted } from './keyValues.js';
+
+/** `name_namespace(uid)` as the older SyncLoop lines print pods (format.Pods). */
+function podsOfOldList(text: string): PodRef[] {
+  const out: PodRef[] = [];
+  for (const m of text.matchAll(/([a-z0-9][a-z0-9.-]*)_([a-z0-9][a-z0-9-]*)\(([^)\s]*)\)/g))
+    out.push({ name: m[1]!, namespace: m[2]!, uid: m[3]! });
+  return out;
+}
+
+function podFromKObj(value: string | undefined, uid: string | undefined): PodRef | null {
+  if (value === undefined) return null;
+  const [ref] = parseObjectList(value);
+  return ref === undefined ? null : { ...ref, uid: uid ?? '' };
+}
+
+const OPS: readonly [RegExp, VolumeOp][] = [
+  [/^MountVolume\.WaitForAttach$/, 'waitForAttach'],
+  [/^MapVolume\.WaitForAttach$/, 'waitForAttach'],
+  [/^MountVolume\.MountDevice$/, 'mountDevice'],
+  [/^MountVolume\.SetUp$/, 'setUp'],
+  [/^UnmountVolume\.TearDown$/, 'tearDown'],
+  [/^UnmountDevice$/, 'unmountDevice'],
+  [/^MapVolume\.(?:SetUpDevice|MapDevice)$/, 'mapDevice'],
+  [/^MapVolume\.MapPodDevice$/, 'mapPodDevice'],
+  [/^UnmapVolume\.(?:UnmapPodDevice|UnmapVolume|UnmapBlockVolume)$/, 'unmapPodDevice'],
+  [/^UnmapDevice$/, 'unmapDevice'],
+  [/^AttachVolume\.Attach$/, 'attach'],
+  [/^DetachVolume\.Detach$/, 'detach'],
+];
+
+const OP_WORD =
+  /(?<![\w.])(MountVolume\.\w+|UnmountVolume\.\w+|MapVolume\.\w+|UnmapVolume\.\w+|UnmountDevice|UnmapDevice|AttachVolume\.Attach|DetachVolume\.Detach) (succeeded|failed) for volume ("(?:[^"\\]|\\.)*"|\S+)/;
+
+/** The Go-quoted value that `marker` (ending in its opening quote) introduces; '' when absent. */
+function quotedAfter(text: string, marker: string): string {
+  const at = text.indexOf(marker);
+  if (at < 0) return '';
+  return readQuoted(text, at + marker.length - 1)?.value ?? '';
+}
+
+/** An operation_generator message: `<Op> succeeded|failed for volume "v" (UniqueName: "u") pod "p" (UID: "x") ...`. */
+function volumeOp(text: string, err: string | undefined): LogEvent | null {
+  const m = OP_WORD.exec(text);
+  if (m === null) return null;
+  const op = OPS.find(([re]) => re.test(m[1]!))?.[1];
+  if (op === undefined) return null;
+  const rawVolume = m[3]!;
+  const volume = rawVolume.startsWith('"') ? (readQuoted(rawVolume, 0)?.value ?? '') : rawVolume;
+  const rest = text.slice(m.index);
+  const podName = quotedAfter(rest, ' pod "');
+  const uid = quotedAfter(rest, '(UID: "');
+  const node = quotedAfter(rest, ' on node "') || quotedAfter(rest, ' from node "');
+  const ok = m[2] === 'succeeded';
+  let error = '';
+  if (!ok) {
+    // generateVolumeErrorMsg: `... details : error`; the structured form adds err="...".
+    const colon = rest.indexOf(' : ');
+    error = err ?? (colon < 0 ? '' : rest.slice(colon + 3));
+  }
+  return {
+    kind: 'volumeOp',
+    op,
+    ok,
+    volume,
+    uniqueName: quotedAfter(rest, '(UniqueName: "'),
+    pod: podName === '' ? null : { namespace: '', name: podName, uid },
+    node,
+    error,
+  };
+}
+
+function versionOf(text: string): string {
+  const m = /v?(1\.\d{1,2})\.\d+/.exec(text);
+  return m === null ? '' : m[1]!;
+}
+
+/** The event of one message, or null when it is none of the recognised ones. */
+export function recognise(raw: string): LogEvent | null {
+  // nestedpendingoperations (1.20+) quotes the operation's error: `Error: "UnmountDevice failed for volume \"v\" ..."`.
+  const quotedError = raw.indexOf('Error: "');
+  const text =
+    quotedError < 0 ? raw : raw.slice(0, quotedError + 7) + (readQuoted(raw, quotedError + 7)?.value ?? '');
+  const s = parseStructured(text);
+  const msg = s?.message ?? text;
+  const v = (k: string) => s?.values.get(k);
+
+  // ---- syncLoop config updates ----
+  const structuredOp = /^SyncLoop (ADD|UPDATE|DELETE|REMOVE)$/.exec(msg);
+  if (structuredOp !== null && s !== null) {
+    return {
+      kind: 'podOp',
+      op: structuredOp[1] as 'ADD',
+      source: v('source') ?? '',
+      pods: parseObjectList(v('pods') ?? '').map((p) => ({ ...p, uid: '' })),
+    };
+  }
+  const oldOp = /SyncLoop \((ADD|UPDATE|DELETE|REMOVE), "(\w+)"\): (.*)$/.exec(text);
+  if (oldOp !== null)
+    return { kind: 'podOp', op: oldOp[1] as 'ADD', source: oldOp[2]!, pods: podsOfOldList(oldOp[3]!) };
+
+  // ---- PLEG ----
+  const plegType = /Type:"?(ContainerStarted|ContainerDied)"?/.exec(text);
+  if (/SyncLoop \(PLEG\)/.test(text) && plegType !== null) {
+    const pod =
+      podFromKObj(v('pod'), undefined) ??
+      podsOfOldList(text)[0] ??
+      ({ namespace: '', name: '', uid: '' } satisfies PodRef);
+    const uid = /ID:"?([^\s",}]+)"?/.exec(text)?.[1] ?? pod.uid;
+    const data = /Data:"?([0-9a-f]{6,})"?/.exec(text)?.[1] ?? '';
+    return {
+      kind: 'pleg',
+      pod: { ...pod, uid },
+      event: plegType[1] as 'ContainerStarted',
+      container: data,
+    };
+  }
+
+  // ---- kills ----
+  if (/^Killing container with a grace period$/.test(msg) && s !== null) {
+    const pod = podFromKObj(v('pod'), v('podUID'));
+    if (pod !== null)
+      return {
+        kind: 'killContainer',
+        pod,
+        container: v('containerName') ?? '',
+        gracePeriodS: Number(v('gracePeriod') ?? '0') || 0,
+      };
+  }
+  const oldKill = /Killing container "([^"]*)" with (?:a )?(\d+) second grace period/.exec(text);
+  if (oldKill !== null) {
+    // 1.2's docker manager: `"<id> <container> <namespace>/<pod>"`; later ones name no pod here.
+    const parts = oldKill[1]!.split(' ');
+    const ref = parts.length === 3 ? parseObjectList(parts[2]!)[0] : undefined;
+    const pod = podsOfOldList(text)[0] ?? (ref === undefined ? undefined : { ...ref, uid: '' });
+    if (pod !== undefined)
+      return {
+        kind: 'killContainer',
+        pod,
+        container: parts.length === 3 ? parts[1]! : '',
+        gracePeriodS: Number(oldKill[2]),
+      };
+  }
+
+  // ---- eviction, shutdown, start ----
+  if (msg === 'Evicting pod' && s !== null) {
+    const pod = podFromKObj(v('pod'), v('podUID'));
+    if (pod !== null) return { kind: 'evict', pod };
+  }
+  const oldEvict = /eviction manager: pods? (\S+) (?:is )?evicted successfully/.exec(text);
+  if (oldEvict !== null) {
+    const pod = podsOfOldList(oldEvict[1]!)[0];
+    if (pod !== undefined) return { kind: 'evict', pod };
+  }
+  if (/^Shutdown manager (?:detected new shutdown event|processing shutdown event)/.test(msg))
+    return { kind: 'shutdown' };
+  if (msg === 'Kubelet version')
+    return { kind: 'kubeletStart', version: versionOf(v('kubeletVersion') ?? '') };
+  if (/^(?:Version: v1\.|Kubelet version v?1\.)/.test(msg))
+    return { kind: 'kubeletStart', version: versionOf(msg) };
+  if (/^Starting kubelet main sync loop|^Started kubelet$/.test(msg))
+    return { kind: 'kubeletStart', version: '' };
+
+  // ---- reconstruction ----
+  if (/Could not construct volume information/.test(msg)) {
+    // Older forms: `(pod.UID <uid>, volume.SpecName <name>)`, or the volume's dir under the pod.
+    const quoted = /volume "([^"]+)".*?pod "?([0-9a-f-]{8,})"?/.exec(text);
+    const specName = /pod\.UID ([^,\s]+), volume\.SpecName ([^)\s]+)\)/.exec(text);
+    const path = /pods\/([^/\s]+)\/volumes\/[^/\s]+\/([^/\s]+)/.exec(text);
+    const oldVolume = quoted?.[1] ?? specName?.[2] ?? path?.[2];
+    const oldUid = quoted?.[2] ?? specName?.[1] ?? path?.[1];
+    return {
+      kind: 'reconstructFailed',
+      volume: v('volumeSpecName') ?? oldVolume ?? '',
+      uid: v('podName') ?? oldUid ?? '',
+      error: v('err') ?? text.slice(text.indexOf('Could not construct volume information')),
+    };
+  }
+  if (
+    /[Oo]rphaned pod .*volume paths are still present on disk|^Orphaned pod found, but volume paths/.test(msg)
+  ) {
+    const uid = v('podUID') ?? /[Oo]rphaned pod "?([0-9a-f-]{8,})"?/.exec(text)?.[1] ?? '';
+    return { kind: 'orphanVolumePaths', uid };
+  }
+  if (/could not get consistent content of \/proc\/mounts/.test(text)) return { kind: 'inconsistentMounts' };
+
+  // ---- attach / detach controller ----
+  if (/Multi-Attach error/.test(text)) {
+    const volume = quotedAfter(text, 'Multi-Attach error for volume "');
+    const node = quotedAfter(text, ' from node "');
+    const to = /attached to node (\S+?)(?: and|$)|on node (\S+?)$/.exec(text);
+    return { kind: 'multiAttach', volume, node, attachedTo: to?.[1] ?? to?.[2] ?? '' };
+  }
+  if (/maxWaitForUnmountDuration\b.*expired, force detaching/.test(text)) {
+    return {
+      kind: 'forceDetach',
+      volume: quotedAfter(text, 'for volume "') || (v('volumeName') ?? ''),
+      node: quotedAfter(text, ' on node "') || quotedAfter(text, ' from node "') || (v('node') ?? ''),
+    };
+  }
+
+  // ---- the volume manager's reconciler starting for a pod's volume: which pod wants which volume ----
+  const verify =
+    /operationExecutor\.(?:VerifyControllerAttachedVolume|MountVolume|MapVolume) started for volume ("(?:[^"\\]|\\.)*")/.exec(
+      msg,
+    );
+  if (verify !== null) {
+    const rest = msg.slice(verify.index);
+    const podName = quotedAfter(rest, ' pod "');
+    return {
+      kind: 'volumeOp',
+      op: 'waitForAttach',
+      ok: true,
+      volume: readQuoted(verify[1]!, 0)?.value ?? '',
+      uniqueName: quotedAfter(rest, '(UniqueName: "'),
+      pod: podName === '' ? null : { namespace: '', name: podName, uid: quotedAfter(rest, '(UID: "') },
+      node: '',
+      error: '',
+    };
+  }
+
+  // ---- volume operations, and the failures inside them ----
+  const op = volumeOp(
+    msg === text ? text : `${msg} ${v('err') === undefined ? '' : `: ${v('err')}`}`,
+    v('err'),
+  );
+  if (op !== null) return op;
+  if (/no longer expected to be in use/.test(text))
+    return { kind: 'deviceStillOpen', volume: quotedAfter(text, 'for volume "') };
+  const mapInUse = /(\S+): map in use/.exec(text);
+  if (mapInUse !== null) return { kind: 'mapInUse', device: mapInUse[1]! };
+  return null;
+}

@@ -1,0 +1,362 @@
+// `podrace run --klog`: a run written as the kubelets and the controller manager would have logged it
+// (journald lines around klog headers, virtual time from 1 Jan 00:00:00), with the messages upstream logs
+// at the same places (pkg/kubelet/kubelet.go syncLoopIteration, kuberuntime killContainer,
+// operation_generator.go, attachdetach/reconciler). `podrace import` reads it back (docs/import.md,
+// "Round trip"). Built from the fact stream alone; pure.
+import type { Fact } from '../facts.js';
+import type { RunResult } from '../run/run.js';
+import type { Scenario, VolumeDecl } from '../scenario/types.js';
+
+const MONTH = 'Jan';
+/** The controller manager's host and PID. */
+const CONTROL_PLANE = 'control-plane';
+const CM_PID = 1;
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+const q = (s: string) => JSON.stringify(s);
+
+/** A klog header at a virtual time, behind journald's prefix. */
+function line(atMs: number, host: string, ident: string, pid: number, sev: string, src: string, msg: string) {
+  const day = 1 + Math.floor(atMs / 86_400_000);
+  const inDay = atMs % 86_400_000;
+  const h = pad(Math.floor(inDay / 3_600_000));
+  const m = pad(Math.floor(inDay / 60_000) % 60);
+  const s = pad(Math.floor(inDay / 1000) % 60);
+  const us = pad((inDay % 1000) * 1000, 6);
+  const journald = `${MONTH} ${String(day).padStart(2, ' ')} ${h}:${m}:${s}`;
+  return `${journald} ${host} ${ident}[${pid}]: ${sev}01${pad(day)} ${h}:${m}:${s}.${us} ${String(pid).padStart(7, ' ')} ${src}] ${msg}`;
+}
+
+function uniqueName(v: VolumeDecl | undefined, name: string): string {
+  const plugin = v?.plugin ?? 'csi';
+  return plugin === 'csi' ? `kubernetes.io/csi/podrace.csi^${name}` : `kubernetes.io/${plugin}/${name}`;
+}
+
+/** A container ID as a runtime prints it: 12 hex digits from the pod UID and the container name. */
+function containerId(uid: string, container: string): string {
+  let h = 0x811c9dc5;
+  for (const c of `${uid}/${container}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return `${h.toString(16).padStart(8, '0')}${(h >>> 16).toString(16).padStart(4, '0')}`;
+}
+
+/** The error text a failed UnmountDevice logs, for the stage the fault fired at (as upstream words it). */
+function unmountError(stage: string, v: VolumeDecl | undefined, name: string): string {
+  const plugin = v?.plugin ?? 'csi';
+  switch (stage) {
+    case 'deviceStillOpen':
+      return 'the device is in use when it was no longer expected to be in use';
+    case 'multipathFlushBusy':
+      return 'flushing the multipath device failed';
+    case 'afterUnmount':
+      if (plugin === 'fc') return 'fc: failed to detach disk: lstat /dev/sdb: no such file or directory';
+      if (plugin === 'iscsi')
+        return 'iscsi: failed to detach disk: iscsiadm: exit status 8 ISCSI_ERR_TRANS_TIMEOUT';
+      return 'rpc error: code = DeadlineExceeded desc = context deadline exceeded';
+    default:
+      return `unmount failed: exit status 32 Unmounting arguments: /var/lib/kubelet/plugins/${name} Output: umount: target is busy.`;
+  }
+}
+
+export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
+  const facts: readonly Fact[] = result.facts ?? [];
+  const volumes = new Map(scenario.volumes.map((v) => [v.name, v]));
+  const out: string[] = [];
+  const pids = new Map<string, number>();
+  const up = new Map<string, boolean>();
+  /** Lines a node's kubelet logs once it is up again (what the API did while it was down). */
+  const held = new Map<string, ((atMs: number) => void)[]>();
+  const staticPods = new Set<string>();
+  /** node/volume -> the stage of the unmountDevice fault that fired last, until UnmountDevice reports. */
+  const firing = new Map<string, string>();
+  const base = result.fixes.base;
+  const version = base !== undefined && /^1\.\d+$/.test(base) ? `v${base}.0` : '';
+
+  const kubelet = (f: { atMs: number; node: string }, sev: string, src: string, msg: string) =>
+    out.push(line(f.atMs, f.node, 'kubelet', pids.get(f.node) ?? 1000, sev, src, msg));
+  const cm = (atMs: number, sev: string, src: string, msg: string) =>
+    out.push(line(atMs, CONTROL_PLANE, 'kube-controller-manager', CM_PID, sev, src, msg));
+  /** A line the kubelet logs when the API tells it something: now, or when it is up again. */
+  const onWatch = (node: string, emit: (atMs: number) => void, atMs: number) => {
+    if (up.get(node) !== false) emit(atMs);
+    else held.set(node, [...(held.get(node) ?? []), emit]);
+  };
+  const volMsg = (op: string, vol: string, detail: string) =>
+    `${op} for volume ${q(vol)} (UniqueName: ${q(uniqueName(volumes.get(vol), vol))}) ${detail}`;
+  const opFailed = (f: { atMs: number; node: string }, vol: string, msg: string) =>
+    kubelet(
+      f,
+      'E',
+      'nestedpendingoperations.go:335',
+      `Operation for "{volumeName:${uniqueName(volumes.get(vol), vol)} podName: nodeName:}" failed. Error: ${msg}`,
+    );
+  const block = (vol: string) => volumes.get(vol)?.mode === 'Block';
+
+  for (const f of facts) {
+    switch (f.kind) {
+      case 'kubeletStarted': {
+        pids.set(f.node, (pids.get(f.node) ?? 900) + 100);
+        up.set(f.node, true);
+        if (version !== '')
+          kubelet(f, 'I', 'server.go:446', `"Kubelet version" kubeletVersion=${q(version)}`);
+        kubelet(f, 'I', 'kubelet.go:2031', '"Starting kubelet main sync loop"');
+        for (const emit of held.get(f.node) ?? []) emit(f.atMs);
+        held.delete(f.node);
+        break;
+      }
+      case 'kubeletStopped':
+        // Not upstream: a killed process logs nothing; this line marks where the old process ends.
+        kubelet(f, 'W', 'podrace.go:1', '"podrace: the kubelet process is killed here"');
+        up.set(f.node, false);
+        break;
+      case 'apiPodCreated': {
+        if (f.static) staticPods.add(f.uid);
+        const source = f.static ? 'file' : 'api';
+        onWatch(
+          f.node,
+          (atMs) => {
+            kubelet(
+              { atMs, node: f.node },
+              'I',
+              'kubelet.go:2100',
+              `"SyncLoop ADD" source=${q(source)} pods=[default/${f.pod}]`,
+            );
+            for (const v of f.volumes)
+              kubelet(
+                { atMs, node: f.node },
+                'I',
+                'reconciler.go:238',
+                `${q(volMsg('operationExecutor.VerifyControllerAttachedVolume started', v, `pod ${q(f.pod)} (UID: ${q(f.uid)})`))} pod="default/${f.pod}"`,
+              );
+          },
+          f.atMs,
+        );
+        break;
+      }
+      case 'apiPodDeletionRequested': {
+        const isStatic = staticPods.has(f.uid);
+        // A deletion with grace 0 removes the object at once: the kubelet's watch only sees it gone.
+        if (!isStatic && f.gracePeriodSeconds === 0) break;
+        const op = isStatic ? 'REMOVE' : 'DELETE';
+        const source = isStatic ? 'file' : 'api';
+        onWatch(
+          f.node,
+          (atMs) =>
+            kubelet(
+              { atMs, node: f.node },
+              'I',
+              'kubelet.go:2130',
+              `"SyncLoop ${op}" source=${q(source)} pods=[default/${f.pod}]`,
+            ),
+          f.atMs,
+        );
+        break;
+      }
+      case 'apiPodDeleted':
+        if (f.by === 'user-force' || f.by === 'kubelet')
+          onWatch(
+            f.node,
+            (atMs) =>
+              kubelet(
+                { atMs, node: f.node },
+                'I',
+                'kubelet.go:2127',
+                `"SyncLoop REMOVE" source="api" pods=[default/${f.pod}]`,
+              ),
+            f.atMs,
+          );
+        break;
+      case 'containerStopping':
+        kubelet(
+          f,
+          'I',
+          'kuberuntime_container.go:725',
+          `"Killing container with a grace period" pod="default/${f.pod}" podUID=${f.uid} containerName=${q(f.container)} containerID=${q(`containerd://${containerId(f.uid, f.container)}`)} gracePeriod=${f.gracePeriodSeconds}`,
+        );
+        break;
+      case 'containerStarted':
+      case 'containerExited': {
+        const type = f.kind === 'containerStarted' ? 'ContainerStarted' : 'ContainerDied';
+        kubelet(
+          f,
+          'I',
+          'kubelet.go:2145',
+          `"SyncLoop (PLEG): event for pod" pod="default/${f.pod}" event=&{ID:${f.uid} Type:${type} Data:${containerId(f.uid, f.container)}}`,
+        );
+        break;
+      }
+      case 'podEvictionRequested':
+        kubelet(
+          f,
+          'I',
+          'eviction_manager.go:566',
+          `"Evicting pod" pod="default/${f.pod}" podUID=${f.uid} message="The node was low on resource"`,
+        );
+        break;
+      case 'nodeShutdownStarted':
+        kubelet(
+          f,
+          'I',
+          'nodeshutdown_manager_linux.go:240',
+          '"Shutdown manager detected new shutdown event" event="shutdown"',
+        );
+        break;
+      case 'volumeSetUp':
+        kubelet(
+          f,
+          'I',
+          'operation_generator.go:751',
+          `${q(volMsg(block(f.volume) ? 'MapVolume.MapPodDevice succeeded' : 'MountVolume.SetUp succeeded', f.volume, `pod ${q(f.pod)} (UID: ${q(f.uid)})`))} pod="default/${f.pod}"`,
+        );
+        break;
+      case 'volumeTearDown': {
+        const op = block(f.volume) ? 'UnmapVolume.UnmapPodDevice' : 'UnmountVolume.TearDown';
+        if (f.ok)
+          kubelet(
+            f,
+            'I',
+            'operation_generator.go:911',
+            volMsg(`${op} succeeded`, f.volume, `pod ${q(f.pod)} (UID: ${q(f.uid)})`),
+          );
+        else
+          opFailed(
+            f,
+            f.volume,
+            volMsg(
+              `${op} failed`,
+              f.volume,
+              `pod ${q(f.pod)} (UID: ${q(f.uid)}) : unmount failed: exit status 32 Output: umount: target is busy.`,
+            ),
+          );
+        break;
+      }
+      case 'mountDevice': {
+        const op = block(f.volume) ? 'MapVolume.SetUpDevice' : 'MountVolume.MountDevice';
+        const stage = firing.get(`${f.node}/${f.volume}/mountDevice`);
+        firing.delete(`${f.node}/${f.volume}/mountDevice`);
+        if (f.ok)
+          kubelet(
+            f,
+            'I',
+            'operation_generator.go:674',
+            q(volMsg(`${op} succeeded`, f.volume, `on node ${q(f.node)}`)),
+          );
+        else {
+          const err =
+            stage === 'uncertain'
+              ? 'rpc error: code = Unavailable desc = driver restarted'
+              : 'mount failed: exit status 32';
+          opFailed(f, f.volume, volMsg(`${op} failed`, f.volume, `on node ${q(f.node)} : ${err}`));
+        }
+        break;
+      }
+      case 'faultInjected': {
+        if (f.volume === undefined) break;
+        const [kind, stage] = f.fault.split('/');
+        if (kind === 'unmountDevice' && stage !== undefined) {
+          firing.set(`${f.node}/${f.volume}/unmountDevice`, stage);
+        }
+        if (kind === 'mountDevice' && f.error !== undefined)
+          firing.set(`${f.node}/${f.volume}/mountDevice`, f.error);
+        break;
+      }
+      case 'unmountDevice': {
+        const op = block(f.volume) ? 'UnmapDevice' : 'UnmountDevice';
+        const stage = firing.get(`${f.node}/${f.volume}/unmountDevice`);
+        firing.delete(`${f.node}/${f.volume}/unmountDevice`);
+        if (f.ok)
+          kubelet(
+            f,
+            'I',
+            'operation_generator.go:1024',
+            volMsg(`${op} succeeded`, f.volume, `on node ${q(f.node)} `),
+          );
+        else
+          opFailed(
+            f,
+            f.volume,
+            volMsg(
+              `${op} failed`,
+              f.volume,
+              `on node ${q(f.node)} : ${unmountError(stage ?? '', volumes.get(f.volume), f.volume)}`,
+            ),
+          );
+        break;
+      }
+      case 'multipathFlushFailed':
+        // What `multipath -f` answers for an open map; iSCSI's detach logs it and goes on.
+        kubelet(f, 'E', 'multipath.go:1', `multipath -f ${f.device}: map in use`);
+        break;
+      case 'procMountsRead':
+        if (!f.consistent)
+          kubelet(
+            f,
+            'E',
+            'reconstruct.go:1',
+            `could not get consistent content of /proc/mounts after ${f.attempts} attempts`,
+          );
+        break;
+      case 'volumeReconstruction':
+        if (!f.ok) {
+          const err = f.inconsistentRead
+            ? 'could not get consistent content of /proc/mounts'
+            : (f.error ?? 'failed to construct volume spec');
+          kubelet(
+            f,
+            'I',
+            'reconciler.go:388',
+            `"Could not construct volume information, cleaning up mounts" podName=${f.uid} volumeSpecName=${q(f.volume)} err=${q(err)}`,
+          );
+        }
+        break;
+      case 'volumeAttached':
+        cm(
+          f.atMs,
+          'I',
+          'operation_generator.go:413',
+          volMsg('AttachVolume.Attach succeeded', f.volume, `from node ${q(f.node)}`),
+        );
+        break;
+      case 'volumeDetachStarted':
+        if (f.forced)
+          cm(
+            f.atMs,
+            'W',
+            'reconciler.go:227',
+            volMsg(
+              'attacherDetacher.DetachVolume started',
+              f.volume,
+              `on node ${q(f.node)} This volume is not safe to detach, but maxWaitForUnmountDuration 6m0s expired, force detaching`,
+            ),
+          );
+        break;
+      case 'volumeDetached':
+        cm(
+          f.atMs,
+          'I',
+          'operation_generator.go:528',
+          volMsg('DetachVolume.Detach succeeded', f.volume, `on node ${q(f.node)}`),
+        );
+        break;
+      case 'multiAttachError':
+        cm(
+          f.atMs,
+          'W',
+          'reconciler.go:346',
+          volMsg(
+            'Multi-Attach error',
+            f.volume,
+            `from node ${q(f.node)} Volume is already exclusively attached to node ${f.attachedTo.join(', ')} and can't be attached to another`,
+          ),
+        );
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+/** The lines as a file: one per line, a newline after the last. */
+export function klogText(lines: readonly string[]): string {
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}

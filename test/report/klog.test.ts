@@ -1,0 +1,53 @@
+// The run as kubelet log lines: every line has a journald prefix around a klog header at the virtual
+// time, the node's PID changes at a restart, the messages are the ones the importer reads, and the
+// same run gives the same bytes.
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Fixes } from '../../src/fixes.js';
+import { parseHeader } from '../../src/import/logLines.js';
+import { recognise } from '../../src/import/recognise.js';
+import { klogText, toKlogLines } from '../../src/report/klog.js';
+import { runScenario } from '../../src/run/run.js';
+import { bundledScenariosDir } from '../../src/scenario/bundled.js';
+import { loadScenarioFile } from '../../src/scenario/load.js';
+
+const load = (name: string) => loadScenarioFile(join(bundledScenariosDir(), `${name}.yaml`));
+
+describe('toKlogLines', () => {
+  it('a deletion race: ADD, DELETE, the kill with its grace, PLEG, REMOVE, each recognised', () => {
+    const s = load('pod-deleted-before-start');
+    const lines = toKlogLines(runScenario(s, { fixes: Fixes.of('1.23'), recordFacts: true }), s);
+    const kinds = lines.map((l) => recognise(parseHeader(l)!.text)?.kind ?? null);
+    expect(kinds).toContain('podOp');
+    expect(kinds).toContain('killContainer');
+    expect(kinds).toContain('pleg');
+    expect(lines[0]).toBe(
+      'Jan  1 00:00:00 node-a kubelet[1000]: I0101 00:00:00.000000    1000 server.go:446] "Kubelet version" kubeletVersion="v1.23.0"',
+    );
+    expect(lines.some((l) => l.includes('"Killing container with a grace period" pod="default/web"'))).toBe(
+      true,
+    );
+  });
+
+  it('a restart: a new PID from the kubelet start on, and the same bytes on a second run', () => {
+    const s = load('fc-kubelet-restart-reconstruct-procmounts');
+    const text = () => klogText(toKlogLines(runScenario(s, { fixes: Fixes.none(), recordFacts: true }), s));
+    const t = text();
+    expect(t).toBe(text());
+    const pids = new Set(
+      t
+        .split('\n')
+        .filter((l) => l.includes(' kubelet['))
+        .map((l) => parseHeader(l)!.pid),
+    );
+    expect(pids.size).toBeGreaterThan(1);
+    expect(t).toContain('"Could not construct volume information, cleaning up mounts"');
+    expect(t).toContain('could not get consistent content of /proc/mounts');
+  });
+
+  it('a failed UnmountDevice says the stage its fault fired at', () => {
+    const s = load('csi-nodeunstage-timeout');
+    const t = klogText(toKlogLines(runScenario(s, { fixes: Fixes.of('fixed'), recordFacts: true }), s));
+    expect(t).toMatch(/UnmountDevice failed for volume "[^"]+" .* : rpc error: code = DeadlineExceeded/);
+  });
+});
