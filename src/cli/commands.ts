@@ -46,6 +46,12 @@ export function runBuilder(y: Argv) {
         'then re-run it with each fix switch flipped: which switches close the violations (a flip cut short by --max-events is INCOMPLETE and closes nothing)',
     })
     .option('max-events', maxEventsFlag)
+    .option('schedule', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'follow this order of same-instant events (as `podrace explore` prints it: POINT:PICK,..., or `default`); runs every loop round (no elision); a schedule that does not fit is exit 2',
+    })
     .example('$0 run pod-deleted-before-start --kubelet legacy', 'a bundled race without its fix: exit 1');
 }
 

@@ -1,13 +1,13 @@
 // A schedule as text (`run --schedule`, explore's output): comma-separated `point:pick` pairs, choice
 // points in increasing order, e.g. `3:1,17:2` (at the 4th choice point pick the 2nd ready event, at the
 // 18th the 3rd). The empty schedule, the default order, is written `default`.
+import { scheduleText } from '../report/json.js';
 import type { Deviation, Schedule } from '../sim/index.js';
 
 export const DEFAULT_SCHEDULE_TEXT = 'default';
 
 export function formatSchedule(s: Schedule): string {
-  if (s.length === 0) return DEFAULT_SCHEDULE_TEXT;
-  return s.map((d) => `${d.point}:${d.pick}`).join(',');
+  return scheduleText(s);
 }
 
 export type ScheduleParse =

@@ -167,7 +167,7 @@ export class ChoiceRun {
     if (d.pick >= readyCount) {
       this.misfit = {
         position: this.nextDeviation - 1,
-        reason: `choice point ${point} has ${readyCount} ready events (picks 0..${readyCount - 1}), not ${d.pick + 1}`,
+        reason: `choice point ${point} has ${readyCount} ready events (picks 0..${readyCount - 1}), not ${d.pick}`,
       };
       return 0;
     }

@@ -56,7 +56,7 @@ describe('schedules of same-instant events', () => {
     const wide = order([{ point: 0, pick: 3 }]).run;
     expect(wide?.misfit).toEqual({
       position: 0,
-      reason: 'choice point 0 has 3 ready events (picks 0..2), not 4',
+      reason: 'choice point 0 has 3 ready events (picks 0..2), not 3',
     });
     const far = order([
       { point: 1, pick: 1 },
