@@ -46,6 +46,9 @@ const MUST_NOT: [string, string][] = [
   ['storage', 'kubelet'],
   ['sim', 'kubelet'],
   ['sim', 'cluster'],
+  ['explore', 'cli'],
+  ['explore', 'fuzz'],
+  ['run', 'explore'],
 ];
 
 describe('layers: imports point down', () => {

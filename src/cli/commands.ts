@@ -6,6 +6,7 @@ import { setElisionDefault } from '../scenario/elisionDefault.js';
 import { registerDiffCommand } from './diffCommand.js';
 import { EXIT } from './errors.js';
 import { registerExplainCommand } from './explainCommand.js';
+import { registerExploreCommand } from './exploreCommand.js';
 import { eventsOptions, maxEventsFlag, runFileOptions } from './flags.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerMergeCommand } from './mergeCommand.js';
@@ -117,4 +118,5 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
   registerMergeCommand(parser, setExit);
   registerExplainCommand(parser, setExit);
   registerDiffCommand(parser, setExit);
+  registerExploreCommand(parser, setExit);
 }

@@ -76,7 +76,7 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
       if (!result.complete) incompleteRuns++;
       o.onRun?.(explored, level.length - k - 1 + next.length);
       if (result.violations.length > 0) return done(true, undefined, { schedule, result });
-      if (depth >= o.bound || cut) continue;
+      if (depth >= o.bound) continue;
       const log = result.choices?.log;
       if (log === undefined) continue;
       // Children beyond what the budget can run are never queued (the exploration is cut anyway).
@@ -84,18 +84,16 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
       const last = schedule[schedule.length - 1];
       const from = last === undefined ? 0 : last.point + 1;
       const index = reduction ? seqIndex(log) : undefined;
-      for (let c = from; c < log.points && !cut; c++) {
+      for (let c = from; c < log.points; c++) {
         const ready = log.pointReady[c] as number[];
         for (let i = 1; i < ready.length; i++) {
           if (index !== undefined && !mustExplore(log, index, c, i)) {
             skipped++;
             continue;
           }
-          if (next.length >= room) {
-            cut = true;
-            break;
-          }
-          next.push([...schedule, { point: c, pick: i } satisfies Deviation]);
+          // Still counted past the budget: what is skipped stays the same whatever the budget.
+          if (next.length >= room) cut = true;
+          else next.push([...schedule, { point: c, pick: i } satisfies Deviation]);
         }
       }
     }

@@ -27,7 +27,7 @@ import {
   type SelectResult,
   sleep,
 } from './effects.js';
-import { WRITES_ALL } from './masks.js';
+import { WRITES_ALL, WRITES_TICK } from './masks.js';
 import { KIND_LOOP, KIND_TICKER, type Parked } from './parked.js';
 import type { Process, ProcessGroup } from './process.js';
 import type { Sim } from './sim.js';
@@ -173,6 +173,7 @@ export class Ticker implements Parked {
       this.ch.trySend(sim.nowMs);
       // The fire itself changes only what the consumer sees; the consumer's handling is judged.
       sim.declareClean();
+      sim.writesOnly(WRITES_TICK);
     }
   }
 
