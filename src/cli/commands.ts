@@ -75,6 +75,23 @@ export function verifyBuilder(y: Argv) {
       requiresArg: true,
       describe: 'also write a JUnit XML report to this file (one test case per claim)',
     })
+    .option('exhaustive', {
+      type: 'boolean',
+      default: false,
+      describe:
+        'check each `violations: []` claim over every order of same-instant events within --bound deviations (podrace explore); a limit that cuts it short fails the claim',
+    })
+    .option('bound', { type: 'string', default: '1', describe: 'with --exhaustive: the deviations explored' })
+    .option('max-schedules', {
+      type: 'string',
+      default: '2000',
+      describe: 'with --exhaustive: runs per claim before it gives up (the claim then fails)',
+    })
+    .option('time-limit', {
+      type: 'string',
+      default: '120s',
+      describe: 'with --exhaustive: wall time per claim before it gives up (the claim then fails)',
+    })
     .example('$0 verify scenarios/ my-scenarios/race.yaml', 'check the claims of a folder and a file');
 }
 

@@ -8,14 +8,18 @@ import { firedInvariants } from '../run/run.js';
 import { fixFlags, PODRACE_COMMAND, shellQuote } from '../scenario/fixFlags.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ArgvOf } from './commands.js';
-import { EXIT, InputError } from './errors.js';
+import { EXIT } from './errors.js';
 import type { exploreBuilder } from './exploreCommand.js';
-import { durationOption, fixesOption, maxEventsOption, positiveIntOption, seedOption } from './options.js';
+import {
+  boundOption,
+  durationOption,
+  fixesOption,
+  maxEventsOption,
+  positiveIntOption,
+  seedOption,
+} from './options.js';
 import { scenarioArg } from './scenarioArgs.js';
 import { wallClockMs } from './terminal.js';
-
-/** Deviations beyond this make the schedule count explode: refuse them rather than run for ever. */
-export const MAX_BOUND = 5;
 
 export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promise<number> {
   const fixes = fixesOption(argv.kubelet, argv.fix);
@@ -105,11 +109,4 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
     }
   }
   return v === undefined ? EXIT.OK : EXIT.VIOLATION;
-}
-
-function boundOption(value: unknown): number {
-  const text = String(value);
-  if (!/^\d+$/.test(text) || Number(text) > MAX_BOUND)
-    throw new InputError(`--bound: expected a whole number from 0 to ${MAX_BOUND}, got "${text}"`);
-  return Number(text);
 }
