@@ -81,7 +81,11 @@ export function verifyBuilder(y: Argv) {
       describe:
         'check each `violations: []` claim over every order of same-instant events within --bound deviations (podrace explore); a limit that cuts it short fails the claim',
     })
-    .option('bound', { type: 'string', default: '1', describe: 'with --exhaustive: the deviations explored' })
+    .option('bound', {
+      type: 'string',
+      default: '1',
+      describe: 'with --exhaustive (or a claim with exhaustive: true): the deviations explored',
+    })
     .option('max-schedules', {
       type: 'string',
       default: '2000',

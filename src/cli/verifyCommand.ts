@@ -24,20 +24,19 @@ export async function verifyCommand(argv: ArgvOf<typeof verifyBuilder>): Promise
   refuseInputsAsOutputs(files, { '--junit': argv.junit });
   checkOutputPaths({ '--junit': argv.junit });
   const maxEvents = maxEventsOption(argv['max-events']);
-  const exhaustive = argv.exhaustive
-    ? {
-        bound: boundOption(argv.bound),
-        maxSchedules: positiveIntOption(argv['max-schedules'], '--max-schedules'),
-        timeLimitMs: durationOption(argv['time-limit'], '--time-limit'),
-        clock: wallClockMs,
-        maxEvents,
-      }
-    : undefined;
+  // Read whether or not --exhaustive is given: a claim's `exhaustive: true` explores with them too.
+  const exhaustive = {
+    bound: boundOption(argv.bound),
+    maxSchedules: positiveIntOption(argv['max-schedules'], '--max-schedules'),
+    timeLimitMs: durationOption(argv['time-limit'], '--time-limit'),
+    clock: wallClockMs,
+    maxEvents,
+  };
   const checked = verifyFiles(files, invalid, maxEvents);
-  const entries =
-    exhaustive === undefined
-      ? checked
-      : (await import('./verifyExhaustive.js')).exhaustEntries(checked, exhaustive);
+  const wanted = argv.exhaustive || checked.some((e) => 'claim' in e && e.claim.claim.exhaustive === true);
+  const entries = wanted
+    ? (await import('./verifyExhaustive.js')).exhaustEntries(checked, exhaustive, argv.exhaustive)
+    : checked;
   const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
   const out = argv.json ? verifyJsonLines(entries) : formatVerifyTable(entries, color);
   for (const line of out) process.stdout.write(`${line}\n`);

@@ -1,4 +1,4 @@
-// `verify --exhaustive`: a claim that says `violations: []` is checked over every schedule of same-instant
+// `verify --exhaustive` (or a claim's `exhaustive: true`): a claim that says `violations: []` is checked over every schedule of same-instant
 // events within the bound (podrace explore, docs/explore.md), not only the default order. It holds only if
 // that exploration was complete and found nothing: a schedule that violates, or a limit that cut the
 // search short, fails it. Claims that list violations are checked as before (the default order fires them).
@@ -29,10 +29,18 @@ export interface ExhaustiveCheck {
   readonly invariants: readonly InvariantId[];
 }
 
-/** The entries, each passing `violations: []` claim explored, and failed if that found or proved nothing. */
-export function exhaustEntries(entries: readonly VerifyEntry[], o: ExhaustiveOptions): VerifyEntry[] {
+/**
+ * The entries, each passing `violations: []` claim explored (every one with `all`, else those that say
+ * `exhaustive: true`), and failed if that found or proved nothing.
+ */
+export function exhaustEntries(
+  entries: readonly VerifyEntry[],
+  o: ExhaustiveOptions,
+  all: boolean,
+): VerifyEntry[] {
   return entries.map((e) => {
     if (!('claim' in e) || !e.claim.pass || e.claim.expected.length > 0) return e;
+    if (!all && e.claim.claim.exhaustive !== true) return e;
     const r = explore(e.scenario, {
       fixes: fixesOfClaim(e.claim.claim.fixes),
       bound: o.bound,

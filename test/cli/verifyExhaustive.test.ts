@@ -1,7 +1,13 @@
 // `verify --exhaustive`: a `violations: []` claim holds only if every schedule within the bound was
 // explored and none violates; claims that list violations are checked as before.
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { podrace } from './spawnCli.js';
+
+const temp = mkdtempSync(join(tmpdir(), 'podrace-exhaustive-'));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 const file = 'scenarios/pod-deleted-before-start.yaml';
 
@@ -44,5 +50,21 @@ describe('verify --exhaustive', () => {
     const r = podrace(['verify', file, '--exhaustive', '--bound', 'x']);
     expect([r.code, r.stdout]).toEqual([2, '']);
     expect(r.stderr).toMatch(/--bound: expected a whole number from 0 to 5, got "x"/);
+  });
+
+  it("a claim with exhaustive: true is explored without the flag, with the flags' limits", () => {
+    const marked = join(temp, 'marked.yaml');
+    const text = readFileSync(file, 'utf8').replace(
+      '  - fixes: all\n    violations: []\n',
+      '  - fixes: all\n    violations: []\n    exhaustive: true\n',
+    );
+    expect(text).toContain('exhaustive: true');
+    writeFileSync(marked, text);
+    const cut = podrace(['verify', marked, '--max-schedules', '3']);
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).toMatch(/FAIL {2}\[\] {2}INCOMPLETE: stopped by max-schedules after 3 schedule/);
+    const zero = podrace(['verify', marked, '--bound', '0', '--json']);
+    expect(zero.code).toBe(0);
+    expect(JSON.parse(zero.stdout.split('\n')[0] as string).exhaustive.explored).toBe(1);
   });
 });
