@@ -51,6 +51,9 @@ const MUST_NOT: [string, string][] = [
   ['import', 'fuzz'],
   ['scenario', 'import'],
   ['run', 'import'],
+  ['explore', 'cli'],
+  ['explore', 'fuzz'],
+  ['run', 'explore'],
 ];
 
 describe('layers: imports point down', () => {

@@ -6,6 +6,7 @@ import { setElisionDefault } from '../scenario/elisionDefault.js';
 import { registerDiffCommand } from './diffCommand.js';
 import { EXIT } from './errors.js';
 import { registerExplainCommand } from './explainCommand.js';
+import { registerExploreCommand } from './exploreCommand.js';
 import { eventsOptions, maxEventsFlag, runFileOptions } from './flags.js';
 import { registerFuzzCommands } from './fuzzCommands.js';
 import { registerImportCommand } from './importCommand.js';
@@ -53,6 +54,12 @@ export function runBuilder(y: Argv) {
         'then re-run it with each fix switch flipped: which switches close the violations (a flip cut short by --max-events is INCOMPLETE and closes nothing)',
     })
     .option('max-events', maxEventsFlag)
+    .option('schedule', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'follow this order of same-instant events (as `podrace explore` prints it: POINT:PICK,..., or `default`); runs every loop round (no elision); a schedule that does not fit is exit 2',
+    })
     .example('$0 run pod-deleted-before-start --kubelet legacy', 'a bundled race without its fix: exit 1');
 }
 
@@ -74,6 +81,27 @@ export function verifyBuilder(y: Argv) {
       type: 'string',
       requiresArg: true,
       describe: 'also write a JUnit XML report to this file (one test case per claim)',
+    })
+    .option('exhaustive', {
+      type: 'boolean',
+      default: false,
+      describe:
+        'check each `violations: []` claim over every order of same-instant events within --bound deviations (podrace explore); a limit that cuts it short fails the claim',
+    })
+    .option('bound', {
+      type: 'string',
+      default: '1',
+      describe: 'with --exhaustive (or a claim with exhaustive: true): the deviations explored',
+    })
+    .option('max-schedules', {
+      type: 'string',
+      default: '2000',
+      describe: 'with --exhaustive: runs per claim before it gives up (the claim then fails)',
+    })
+    .option('time-limit', {
+      type: 'string',
+      default: '120s',
+      describe: 'with --exhaustive: wall time per claim before it gives up (the claim then fails)',
     })
     .example('$0 verify scenarios/ my-scenarios/race.yaml', 'check the claims of a folder and a file');
 }
@@ -119,4 +147,5 @@ export function registerCommands(parser: Argv, setExit: (code: number) => void):
   registerExplainCommand(parser, setExit);
   registerDiffCommand(parser, setExit);
   registerImportCommand(parser, setExit);
+  registerExploreCommand(parser, setExit);
 }

@@ -30,6 +30,17 @@ export function positiveIntOption(value: unknown, flag: string): number {
   return Number(text);
 }
 
+/** Deviations beyond this make the schedule count explode: refuse them rather than run for ever. */
+export const MAX_BOUND = 5;
+
+/** `--bound K` (explore, verify --exhaustive): deviations from the default order, 0 to MAX_BOUND. */
+export function boundOption(value: unknown): number {
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) > MAX_BOUND)
+    throw new InputError(`--bound: expected a whole number from 0 to ${MAX_BOUND}, got "${text}"`);
+  return Number(text);
+}
+
 export function durationOption(value: unknown, flag: string): number {
   const text = String(value);
   const r = parseDurationMs(text);

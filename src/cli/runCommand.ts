@@ -1,18 +1,19 @@
 // `podrace run`: one scenario once (or a seed sweep), its timeline or events, the JSON result, the trace and
 // timeline files. Loaded only when the command runs (src/cli/commands.ts registers it).
 import { Chalk } from 'chalk';
-import { resultToJson } from '../report/json.js';
+import { resultToJson, scheduleText } from '../report/json.js';
 import { klogText, toKlogLines } from '../report/klog.js';
 import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { incompleteLine, runScenario } from '../run/run.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ArgvOf, runBuilder } from './commands.js';
-import { EXIT } from './errors.js';
+import { EXIT, InputError } from './errors.js';
 import { eventFilterOf, eventLines } from './eventsOption.js';
 import { fixesOption, maxEventsOption, seedOption } from './options.js';
 import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
 import { writeRunFiles } from './runFiles.js';
 import { scenarioArg } from './scenarioArgs.js';
+import { scheduleMisfit, scheduleOption } from './scheduleOption.js';
 import { colorEnabled, wallClockMs } from './terminal.js';
 
 export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<number> {
@@ -39,6 +40,7 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
     ]
       .filter((k) => argv[k] !== undefined)
       .concat(argv.bisect ? ['bisect'] : [])
+      .concat(argv.schedule !== undefined ? ['schedule'] : [])
       .map((k) => `--${k}`);
     const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
     const sweep = {
@@ -53,6 +55,11 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
     return runSweep(scenario, fixes, sweep, wallClockMs, (l) => process.stdout.write(`${l}\n`));
   }
   const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
+  const schedule = argv.schedule === undefined ? undefined : scheduleOption(argv.schedule);
+  if (schedule !== undefined && argv.bisect)
+    throw new InputError(
+      '--schedule and --bisect cannot be combined (a flipped switch changes the choice points)',
+    );
   const events = eventFilterOf(argv, scenario);
   const wantFacts =
     argv.trace !== undefined ||
@@ -62,7 +69,8 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
     (!argv.json && !argv.quiet);
   const maxEvents = maxEventsOption(argv['max-events']);
   const start = wallClockMs();
-  const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts, maxEvents });
+  const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts, maxEvents, schedule });
+  if (result.choices?.misfit !== undefined) throw scheduleMisfit(argv.schedule, shown, result.choices.misfit);
   const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
   // Checked before the run; a write that fails after all (a full disk) is reported after the output.
   let writeError: unknown;
@@ -86,7 +94,8 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
   } else {
     const c = new Chalk({ level: color ? 1 : 0 });
     if (!argv.quiet) {
-      process.stdout.write(`${c.bold(scenario.name)}  seed ${seed}  fixes ${fixes.label()}\n`);
+      const followed = schedule === undefined ? '' : `  schedule ${scheduleText(schedule)}`;
+      process.stdout.write(`${c.bold(scenario.name)}  seed ${seed}  fixes ${fixes.label()}${followed}\n`);
     }
     if (!argv.quiet && events !== undefined) {
       for (const line of eventLines(result, events, false, color)) process.stdout.write(`${line}\n`);

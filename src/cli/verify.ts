@@ -17,11 +17,14 @@ import {
 import { loadScenarioFile } from '../scenario/load.js';
 import type { Scenario } from '../scenario/types.js';
 import { EXIT, InputError } from './errors.js';
+import { type ExhaustiveCheck, exhaustiveDetail } from './verifyExhaustive.js';
 
 /** One checked claim. */
 export interface VerifyRow {
   readonly scenario: Scenario;
   readonly claim: ClaimResult;
+  /** With --exhaustive, for a `violations: []` claim: what exploring its schedules found. */
+  readonly exhaustive?: ExhaustiveCheck;
 }
 
 /** A scenario without claims: run once with every fix on, nothing to check. */
@@ -146,6 +149,7 @@ export function verifyJsonLines(entries: readonly VerifyEntry[]): string[] {
         findings: e.claim.actualFindings,
         pass: e.claim.pass,
         complete: e.claim.result.complete,
+        ...(e.exhaustive === undefined ? {} : { exhaustive: e.exhaustive }),
       };
     if (isNoClaims(e))
       return {
@@ -187,6 +191,8 @@ export function formatVerifyTable(entries: readonly VerifyEntry[], color: boolea
     const verdict = r.pass ? c.green('pass') : c.red('FAIL');
     let detail = `${ids(r.actual)}${findings(r.expectedFindings === null ? null : r.actualFindings)}`;
     if (!r.result.complete) detail = `${incompleteLine(r.result)}  (${e.scenario.file}:${r.claim.line})`;
+    else if (e.exhaustive !== undefined)
+      detail = `${detail}  ${exhaustiveDetail(e.exhaustive)}${r.pass ? '' : `  (${e.scenario.file}:${r.claim.line})`}`;
     else if (!r.pass)
       detail = `expected ${ids(r.expected)}${findings(r.expectedFindings)}, got ${ids(r.actual)}${findings(r.actualFindings)}  (${e.scenario.file}:${r.claim.line})`;
     lines.push(`${lead}${claimLabel(r.claim).padEnd(claimWidth)}  ${verdict}  ${detail}`);

@@ -1,11 +1,11 @@
 // `podrace verify`: the table or JSON lines of every claim, and the JUnit report. Loaded only when the
 // command runs (src/cli/commands.ts registers it; src/cli/verify.ts checks the claims).
 import type { ArgvOf, verifyBuilder } from './commands.js';
-import { maxEventsOption } from './options.js';
+import { boundOption, durationOption, maxEventsOption, positiveIntOption } from './options.js';
 import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
 import { repoRelative } from './repoPath.js';
 import { defaultScenariosDir, expandScenarioPaths, shownPath } from './scenarioArgs.js';
-import { colorEnabled, escapeControl } from './terminal.js';
+import { colorEnabled, escapeControl, wallClockMs } from './terminal.js';
 import {
   formatVerifyTable,
   type InvalidRow,
@@ -23,7 +23,20 @@ export async function verifyCommand(argv: ArgvOf<typeof verifyBuilder>): Promise
   const { files, invalid } = expandScenarioPaths(paths);
   refuseInputsAsOutputs(files, { '--junit': argv.junit });
   checkOutputPaths({ '--junit': argv.junit });
-  const entries = verifyFiles(files, invalid, maxEventsOption(argv['max-events']));
+  const maxEvents = maxEventsOption(argv['max-events']);
+  // Read whether or not --exhaustive is given: a claim's `exhaustive: true` explores with them too.
+  const exhaustive = {
+    bound: boundOption(argv.bound),
+    maxSchedules: positiveIntOption(argv['max-schedules'], '--max-schedules'),
+    timeLimitMs: durationOption(argv['time-limit'], '--time-limit'),
+    clock: wallClockMs,
+    maxEvents,
+  };
+  const checked = verifyFiles(files, invalid, maxEvents);
+  const wanted = argv.exhaustive || checked.some((e) => 'claim' in e && e.claim.claim.exhaustive === true);
+  const entries = wanted
+    ? (await import('./verifyExhaustive.js')).exhaustEntries(checked, exhaustive, argv.exhaustive)
+    : checked;
   const color = colorEnabled(argv['color'], process.stdout.isTTY === true, process.env);
   const out = argv.json ? verifyJsonLines(entries) : formatVerifyTable(entries, color);
   for (const line of out) process.stdout.write(`${line}\n`);

@@ -94,6 +94,10 @@ export interface ControllerClient {
   patchNodeVolumesAttached(name: string, volumesAttached: readonly AttachedVolume[]): Co<GoError | undefined>;
 }
 
+/**
+ * Every read or write of the server's state calls `sim.noteShared()`: the server is shared by the nodes,
+ * so an event that touches it does not commute with another that does (src/sim/choices.ts footprints).
+ */
 export class APIServer {
   private readonly pods = new Map<UID, Pod>();
   /** The UIDs of each namespace/name, oldest first (so a GET by name costs no scan of every pod). */
@@ -130,6 +134,7 @@ export class APIServer {
 
   /** The node's Lease renewTime (undefined: no such node), as the node lifecycle controller reads it. */
   nodeLeaseRenewTimeMs(nodeName: string): number | undefined {
+    this.sim.noteShared();
     return this.leaseRenewTimesMs.get(nodeName);
   }
 
@@ -140,6 +145,7 @@ export class APIServer {
    * answer AlreadyExists (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go, Create).
    */
   createPod(input: Pod): void {
+    this.sim.noteShared();
     if (this.pods.has(input.metadata.uid)) throw new AssertionError(`pod uid ${input.metadata.uid} exists`);
     if (this.byName(input.metadata.namespace, input.metadata.name) !== undefined)
       throw new AssertionError(`pods "${input.metadata.name}" already exists`);
@@ -195,6 +201,7 @@ export class APIServer {
     requestedGraceSeconds: number | undefined,
     by: 'user' | 'kubelet',
   ): DeleteOutcome {
+    this.sim.noteShared();
     const removedBy = by === 'user' ? 'user-force' : 'kubelet';
     const pod = this.pods.get(uid);
     if (pod === undefined) return 'notFound';
@@ -247,18 +254,22 @@ export class APIServer {
    * gone (the registry store's Create, "object is being deleted" while it terminates).
    */
   podByName(namespace: string, name: string): Pod | undefined {
+    this.sim.noteShared();
     return this.byName(namespace, name);
   }
 
   getPodByUID(uid: UID): Pod | undefined {
+    this.sim.noteShared();
     return this.pods.get(uid);
   }
 
   podsOnNode(nodeName: string): Pod[] {
+    this.sim.noteShared();
     return [...this.pods.values()].filter((p) => p.spec.nodeName === nodeName);
   }
 
   allPods(): Pod[] {
+    this.sim.noteShared();
     return [...this.pods.values()];
   }
 
@@ -297,6 +308,7 @@ export class APIServer {
   }
 
   unwatchNode(nodeName: string): void {
+    this.sim.noteShared();
     const w = this.watchers.get(nodeName);
     if (w !== undefined) w.live = false;
     this.watchers.delete(nodeName);
@@ -388,6 +400,7 @@ export class APIServer {
    * become due at the same instant are delivered from a FIFO, so the seeded tie-break never reorders them.
    */
   private enqueue(w: Watcher, deliver: () => void): void {
+    this.sim.noteShared();
     const at = Math.max(w.lastDeliveryMs, this.sim.nowMs + w.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]));
     w.lastDeliveryMs = at;
     w.queue.push({ atMs: at, deliver });
@@ -424,11 +437,13 @@ export class APIServer {
   // ---- mirror pods ----
 
   mirrorPodsOnNode(nodeName: string): Pod[] {
+    this.sim.noteShared();
     return [...this.mirrorPods.values()].filter((p) => p.spec.nodeName === nodeName);
   }
 
   /** The stored pod of that name, the oldest first, else the mirror pod: by index, never a scan of all. */
   private byName(namespace: string, name: string): Pod | undefined {
+    this.sim.noteShared();
     const key = `${namespace}/${name}`;
     const uid = this.podsByName.get(key)?.[0];
     if (uid !== undefined) return this.pods.get(uid);
@@ -441,6 +456,7 @@ export class APIServer {
    * is not kept), and the name must be free. Only mirror pods come this way (NodeRestriction).
    */
   private createMirrorPod(pod: Pod): GoError | undefined {
+    this.sim.noteShared();
     const hash = pod.metadata.annotations[ConfigMirrorAnnotationKey];
     if (hash === undefined) throw new AssertionError(`a kubelet created a pod that is no mirror pod`);
     const { namespace, name } = pod.metadata;
@@ -461,6 +477,7 @@ export class APIServer {
 
   /** Pods(ns).Delete of a mirror pod with grace period 0: gone at once; a UID precondition if given. */
   private deleteMirrorPod(namespace: string, name: string, uid: UID | undefined): GoError | undefined {
+    this.sim.noteShared();
     const key = `${namespace}/${name}`;
     const mirrorUid = this.mirrorPodsByName.get(key);
     const found = mirrorUid === undefined ? undefined : this.mirrorPods.get(mirrorUid);
@@ -491,16 +508,19 @@ export class APIServer {
 
   /** The node object, or undefined if no such node registered. */
   findNode(nodeName: string): Node | undefined {
+    this.sim.noteShared();
     return this.nodes.get(nodeName);
   }
 
   getNode(nodeName: string): Node {
+    this.sim.noteShared();
     const node = this.nodes.get(nodeName);
     if (!(node !== undefined)) throw new AssertionError(`unknown node ${nodeName}`);
     return node;
   }
 
   private updateNodeStatus(nodeName: string, update: Partial<Node['status']>): void {
+    this.sim.noteShared();
     const node = this.getNode(nodeName);
     const updated: Node = Object.assign({}, node, { status: Object.assign({}, node.status, update) });
     this.nodes.set(nodeName, updated);
@@ -533,7 +553,9 @@ export class APIServer {
   }
 
   private *controllerGetNode(rng: Rng, name: string): Co<Node | undefined> {
+    this.sim.noteShared();
     yield* sleep(rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1]));
+    this.sim.noteShared();
     const node = this.nodes.get(name);
     if (node !== undefined) {
       this.publish({
@@ -551,7 +573,9 @@ export class APIServer {
     name: string,
     volumesAttached: readonly AttachedVolume[],
   ): Co<GoError | undefined> {
+    this.sim.noteShared();
     yield* sleep(rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1]));
+    this.sim.noteShared();
     if (!this.nodes.has(name)) return new GoError(`nodes "${name}" not found`);
     const left = this.nodeStatusFailures.get(name) ?? 0;
     if (left > 0) {
@@ -589,11 +613,13 @@ export class APIServer {
 
   /** A kubelet request's round trip (the API server's own stream). */
   private latency(): Iterable<Effect, void, unknown> {
+    this.sim.noteShared();
     return sleep(this.rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1]));
   }
 
   private *kubeletGetPod(namespace: string, name: string): Co<Pod | undefined> {
     yield* this.latency();
+    this.sim.noteShared();
     // The oldest pod of that name still stored: what a scan in insertion order finds first.
     const uid = this.podsByName.get(`${namespace}/${name}`)?.[0];
     return uid === undefined ? undefined : this.pods.get(uid);
@@ -601,6 +627,7 @@ export class APIServer {
 
   private *kubeletPatchPodStatus(uid: UID, status: PodStatus): Co<GoError | undefined> {
     yield* this.latency();
+    this.sim.noteShared();
     const pod = this.pods.get(uid);
     if (pod === undefined) return new GoError(`pods "${uid}" not found`);
     const previous = pod.status;
@@ -635,6 +662,7 @@ export class APIServer {
 
   private *kubeletDeletePod(namespace: string, name: string, uidPrecondition: UID): Co<GoError | undefined> {
     yield* this.latency();
+    this.sim.noteShared();
     const pod = this.pods.get(uidPrecondition);
     if (pod === undefined || pod.metadata.name !== name || pod.metadata.namespace !== namespace) {
       return new GoError(`Precondition failed: UID in precondition: ${uidPrecondition}`);
@@ -646,6 +674,7 @@ export class APIServer {
   /** nodeutil.PatchNodeStatus from the kubelet: its status (here volumesInUse); the updated node. */
   private *kubeletPatchNodeStatus(node: string, volumesInUse: readonly UniqueVolumeName[]): Co<Node> {
     yield* this.latency();
+    this.sim.noteShared();
     const sorted = [...volumesInUse].sort();
     this.updateNodeStatus(node, { volumesInUse: sorted });
     this.publish({ kind: 'nodeVolumesInUse', atMs: this.sim.nowMs, node, volumes: sorted });
@@ -657,12 +686,14 @@ export class APIServer {
    * (no node watcher sees it), so it is a field set at the renewal's time.
    */
   private renewLease(node: string, renewTimeMs: number): void {
+    this.sim.noteShared();
     if (!this.leaseRenewTimesMs.has(node)) throw new AssertionError(`lease of unknown node ${node}`);
     this.leaseRenewTimesMs.set(node, renewTimeMs);
   }
 
   private *kubeletCreateMirrorPod(pod: Pod): Co<GoError | undefined> {
     yield* this.latency();
+    this.sim.noteShared();
     return this.createMirrorPod(pod);
   }
 
@@ -672,6 +703,7 @@ export class APIServer {
     uid: UID | undefined,
   ): Co<GoError | undefined> {
     yield* this.latency();
+    this.sim.noteShared();
     return this.deleteMirrorPod(namespace, name, uid);
   }
 }

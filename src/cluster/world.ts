@@ -45,10 +45,14 @@ export class World {
     this.fixes = o.fixes;
     this.sim = new Sim(o.seed, { elide: o.elide });
     // A published fact is an effect: a loop round that publishes one was not idle (src/sim/elision.ts).
-    this.bus.subscribe(() => this.sim.noteEffect());
+    // The fact stream is one (the invariant monitor reads facts of every node in order): shared.
+    this.bus.subscribe(() => {
+      this.sim.noteEffect();
+      this.sim.noteShared();
+    });
     const publish = (fact: Fact): void => this.bus.publish(fact);
     this.api = new APIServer(this.sim, this.sim.rng.fork('apiserver'), publish);
-    this.san = new San({ now: () => this.sim.nowMs, publish });
+    this.san = new San({ now: () => this.sim.nowMs, publish, touched: () => this.sim.noteShared() });
     for (const v of o.scenario.volumes) {
       this.san.addLun({
         name: v.name,

@@ -3,6 +3,7 @@
 // complete events (ph 'X') for spans and instant events (ph 'i') for faults, errors and violations.
 // Times are virtual: ts and dur are integer microseconds (virtual ms x 1000).
 import type { RunResult } from '../run/run.js';
+import { scheduleText } from './json.js';
 import { type Args, buildTimeline, type InstantKind, type Timeline } from './spans.js';
 
 export interface TraceEvent {
@@ -126,6 +127,7 @@ export function toChromeTrace(result: RunResult): string {
     virtualTimeMs: result.virtualTimeMs,
     outcome: result.outcome,
     violations: result.violations.length,
+    ...(result.choices === undefined ? {} : { schedule: scheduleText(result.choices.schedule) }),
   };
   const lines = events.map((e) => JSON.stringify(e));
   return (

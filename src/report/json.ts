@@ -3,7 +3,7 @@
 import type { FixId } from '../fixes.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
 import type { RunResult } from '../run/run.js';
-import type { StopReason } from '../sim/index.js';
+import type { Schedule, StopReason } from '../sim/index.js';
 
 export interface ViolationJson {
   readonly invariant: InvariantId;
@@ -34,6 +34,15 @@ export interface RunResultJson {
   readonly complete: boolean;
   /** The event budget it ran with (`--max-events`, else sized from the scenario). */
   readonly maxEvents: number;
+  /** Only for a run given `--schedule`: the schedule it followed (`default`: none), in its text form. */
+  readonly schedule?: string;
+  /** Only with `schedule`: the choice points the run met (src/sim/choices.ts). */
+  readonly choicePoints?: number;
+}
+
+/** A schedule's text (src/explore/scheduleText.ts has the parser): `point:pick` pairs, or `default`. */
+export function scheduleText(s: Schedule): string {
+  return s.length === 0 ? 'default' : s.map((d) => `${d.point}:${d.pick}`).join(',');
 }
 
 export function violationToJson(v: Violation): ViolationJson {
@@ -51,7 +60,7 @@ export function violationToJson(v: Violation): ViolationJson {
 
 /** The JSON result of one run; `wallMs` is measured by the caller (the CLI). */
 export function resultToJson(result: RunResult, wallMs: number): RunResultJson {
-  return {
+  const json: RunResultJson = {
     scenario: result.scenario,
     seed: result.seed,
     fixes: result.fixes.toRecord(),
@@ -65,4 +74,7 @@ export function resultToJson(result: RunResult, wallMs: number): RunResultJson {
     complete: result.complete,
     maxEvents: result.maxEvents,
   };
+  const c = result.choices;
+  if (c === undefined) return json;
+  return Object.assign(json, { schedule: scheduleText(c.schedule), choicePoints: c.points });
 }

@@ -10,7 +10,7 @@ import type { InvariantId, Violation } from '../invariants/types.js';
 import { INVARIANT_IDS, isFinding } from '../invariants/types.js';
 import { elisionDefault } from '../scenario/elisionDefault.js';
 import { type Claim, claimFixesLabel, fixesOfClaim, type Scenario } from '../scenario/types.js';
-import type { StopReason } from '../sim/index.js';
+import { type ChoiceLog, ChoiceRun, type Misfit, type Schedule, type StopReason } from '../sim/index.js';
 
 /** The event budget of one run: a run that hits it reports `max-events` instead of hanging. */
 export const DEFAULT_MAX_EVENTS = 2_000_000;
@@ -62,6 +62,11 @@ export interface RunOptions {
    * asks whether they fire again (the differential oracle) need not run to the horizon.
    */
   readonly stopOnceFired?: readonly InvariantId[] | undefined;
+  /**
+   * Follow this schedule of same-instant choices (src/sim/choices.ts; `run --schedule`, explore). The run
+   * goes the plain way (elision off) and records its choice points; undefined: the kernel's own loops.
+   */
+  readonly schedule?: Schedule | undefined;
 }
 
 export interface RunResult {
@@ -100,6 +105,17 @@ export interface RunResult {
    * switches the run never read.
    */
   readonly sharedWith?: Fixes;
+  /** With a schedule: what the run followed, its choice points and footprints, and a misfit if any. */
+  readonly choices?: ScheduleOutcome;
+}
+
+export interface ScheduleOutcome {
+  readonly schedule: Schedule;
+  /** Choice points the run met. */
+  readonly points: number;
+  readonly log: ChoiceLog;
+  /** The first deviation that does not fit the run (the run stopped there, or never reached it). */
+  readonly misfit: Misfit | undefined;
 }
 
 export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
@@ -111,9 +127,11 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     scenario,
     seed,
     fixes: o.fixes.recording(reads, () => clock.nowMs),
-    elide: o.elide ?? elisionDefault(),
+    elide: o.schedule === undefined ? (o.elide ?? elisionDefault()) : false,
   });
   clock = world.sim;
+  const choices = o.schedule === undefined ? undefined : new ChoiceRun(o.schedule);
+  if (choices !== undefined) world.sim.setChoices(choices);
   const monitor = new InvariantMonitor(
     createCheckers({
       volumes: scenario.volumes.map((v) => ({ name: v.name, accessMode: v.accessMode })),
@@ -153,7 +171,7 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     const hazard = hazards.explain(v);
     return hazard === null ? v : { ...v, knownOpen: hazard };
   });
-  return {
+  const result: RunResult = {
     scenario: scenario.name,
     seed,
     fixes: o.fixes,
@@ -170,6 +188,10 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     fixesFirstReadMs: firstReadsInFixOrder(reads),
     firedDuringRunAtMs,
   };
+  if (choices === undefined) return result;
+  return Object.assign(result, {
+    choices: { schedule: choices.schedule, points: choices.points, log: choices.log, misfit: choices.misfit },
+  });
 }
 
 /**

@@ -706,5 +706,11 @@ function normaliseClaim(
     c.findings === undefined
       ? null
       : uniqueInOrder(c.findings, INVARIANT_IDS, [...path, 'findings'], 'finding ID', problem);
-  return { line: lineOf(path), fixes: { kubelet, off, on }, violations, findings };
+  if (c.exhaustive === true && violations.length > 0)
+    problem(
+      [...path, 'exhaustive'],
+      'exhaustive: true needs violations: [] (it checks that no schedule fires one)',
+    );
+  const claim: Claim = { line: lineOf(path), fixes: { kubelet, off, on }, violations, findings };
+  return c.exhaustive === true ? Object.assign(claim, { exhaustive: true }) : claim;
 }

@@ -505,8 +505,15 @@ const ClaimSchema = mapping(
       .max(LIMITS.claimListEntries, atMost('finding IDs', LIMITS.claimListEntries))
       .optional()
       .meta({ description: 'the exact set of findings that must be recorded; not checked when absent' }),
+    exhaustive: z
+      .boolean({ error: expected('true or false') })
+      .optional()
+      .meta({
+        description:
+          'violations: [] holds over every order of same-instant events within verify --bound deviations (default 1; podrace explore), not only the default',
+      }),
   },
-  'a claim {fixes or kubelet, violations, findings?}',
+  'a claim {fixes or kubelet, violations, findings?, exhaustive?}',
 ).check(
   z.superRefine(
     (value: unknown, ctx) => {

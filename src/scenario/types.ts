@@ -246,6 +246,11 @@ export interface Claim {
   readonly violations: readonly InvariantId[];
   /** The exact set of findings (FINDING_IDS) that must be recorded; null: not checked. */
   readonly findings: readonly InvariantId[] | null;
+  /**
+   * `violations: []` must hold over every schedule of same-instant events within `verify --bound`
+   * deviations (`podrace explore`), not only the default order; `verify` explores it. Absent: the default.
+   */
+  readonly exhaustive?: true;
 }
 
 export interface Scenario {

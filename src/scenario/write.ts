@@ -105,6 +105,7 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
       }
       out['violations'] = flow([...c.violations]);
       if (c.findings !== null) out['findings'] = flow([...c.findings]);
+      if (c.exhaustive === true) out['exhaustive'] = true;
       return out;
     });
   }

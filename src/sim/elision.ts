@@ -27,7 +27,7 @@ import {
   type SelectResult,
   sleep,
 } from './effects.js';
-import { WRITES_ALL } from './masks.js';
+import { WRITES_ALL, WRITES_TICK } from './masks.js';
 import { KIND_LOOP, KIND_TICKER, type Parked } from './parked.js';
 import type { Process, ProcessGroup } from './process.js';
 import type { Sim } from './sim.js';
@@ -122,6 +122,9 @@ export class IdleLoop implements Parked, LoopRef {
     this.events0 = -1; // a round is judged once
     if (!idle) sim.taint();
     else if (sim.declareIdle()) {
+      // A round with a hook still moves what the hook moves: not a pure read (src/sim/choices.ts).
+      if (this.hook === undefined)
+        sim.noteIdleReads(this.readsDomain ?? sim.current?.domain ?? 0, this.readMask);
       this.deadlineMs = sim.deadlineMs;
       this.park = sim.elide && this.deadlineMs > sim.nowMs + ms;
     }
@@ -170,6 +173,7 @@ export class Ticker implements Parked {
       this.ch.trySend(sim.nowMs);
       // The fire itself changes only what the consumer sees; the consumer's handling is judged.
       sim.declareClean();
+      sim.writesOnly(WRITES_TICK);
     }
   }
 
@@ -186,7 +190,9 @@ export class Ticker implements Parked {
       sim.taint();
       return;
     }
-    if (!sim.declareIdle() || !sim.elide) return;
+    if (!sim.declareIdle()) return;
+    if (this.hook === undefined) sim.noteIdleReads(sim.current?.domain ?? 0, this.readMask);
+    if (!sim.elide) return;
     const p = this.proc as Process;
     const next = tickMs + this.periodMs;
     // Park only from the plain state: the tick was handled at its instant, the ticker sleeps to the next.

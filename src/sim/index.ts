@@ -3,6 +3,17 @@ export { AssertionError, assert, unreachable } from './assert.js';
 export { Bus, type Subscriber } from './bus.js';
 export { Chan, CLOSED, type Closed, Context, sleepCtx } from './chan.js';
 export {
+  ChoiceLog,
+  ChoiceRun,
+  type Deviation,
+  dependent,
+  FP_READER,
+  FP_STALE,
+  FP_WRITER,
+  type Misfit,
+  type Schedule,
+} from './choices.js';
+export {
   type Co,
   DEFAULT_CASE,
   type Effect,
@@ -18,7 +29,7 @@ export { IdleLoop, type LoopOptions, type RoundLoop, roundLoop, Ticker } from '.
 export { WRITES_ALL } from './masks.js';
 export { codeUnitOrder } from './order.js';
 export { Process, ProcessGroup, type ProcessState } from './process.js';
-export { EventQueue, type Target } from './queue.js';
+export { EventQueue, type InstantEntries, type Target } from './queue.js';
 export { Rng, type RngState } from './rng.js';
 export { type Outcome, type RunBounds, Sim, type SimOptions, type StopReason } from './sim.js';
 export { formatDurationMs, type ParseResult, parseDurationMs, parseSeed, parseSizeBytes } from './units.js';

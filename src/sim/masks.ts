@@ -4,3 +4,10 @@
 
 /** Every part: the default of every event, so nothing is narrowed without saying so. */
 export const WRITES_ALL = 0xffff;
+
+/**
+ * A ticker's channel (src/sim/elision.ts Ticker): its fire writes only that, and only its consumer reads
+ * it, with a step that reads everything (no loop's read mask names this part). For schedule footprints
+ * (src/sim/choices.ts): a fire commutes with idle rounds of its node.
+ */
+export const WRITES_TICK = 0x8000;

@@ -2,7 +2,7 @@
 // so that pushing and popping allocate nothing once the arrays have grown, beside a short sorted lane for
 // the events of the current instant (a woken receiver, a spawn), which then skip the heap's sift-up and
 // sift-down: in a channel hand-over half of the events are such.
-import { assert } from './assert.js';
+import { AssertionError, assert } from './assert.js';
 
 /** Something the run loop can fire. `arg` is a plain number (a generation, an index) to avoid closures. */
 export interface Target {
@@ -18,6 +18,15 @@ export interface Target {
  * must not make the lane's insertion quadratic). Either home gives the same order: pop takes the least.
  */
 const LANE_MAX = 16;
+
+/** Scratch arrays that collectAt fills (reused: a schedule run allocates them once). */
+export interface InstantEntries {
+  readonly tie: number[];
+  readonly seq: number[];
+  readonly arg: number[];
+  readonly target: Target[];
+  readonly stack: number[];
+}
 
 export class EventQueue {
   /**
@@ -48,6 +57,11 @@ export class EventQueue {
     this.seq = new Float64Array(initialCapacity);
     this.arg = new Float64Array(initialCapacity);
     this.target = new Array<Target | undefined>(initialCapacity).fill(undefined);
+  }
+
+  /** The sequence number the next push gets (a schedule run tells an event's own pushes by it). */
+  get nextSeqNumber(): number {
+    return this.nextSeq;
   }
 
   get size(): number {
@@ -168,6 +182,12 @@ export class EventQueue {
       }
     }
     if (i < 0) return false;
+    this.removeHeapAt(i);
+    return true;
+  }
+
+  /** Takes heap slot `i` out, moving the last entry into it. */
+  private removeHeapAt(i: number): void {
     const last = --this.count;
     if (i !== last) {
       const t = this.timeMs[last] as number;
@@ -201,7 +221,88 @@ export class EventQueue {
       this.target[j] = g;
     }
     this.target[last] = undefined;
-    return true;
+  }
+
+  /**
+   * The entries due at `timeMs` (the earliest instant), in pop order (tie, seq), written to the `out`
+   * arrays; returns how many. For schedule runs only (src/sim/choices.ts): it walks the heap's top.
+   */
+  collectAt(timeMs: number, out: InstantEntries): number {
+    let n = 0;
+    if (this.laneCount > 0 && this.laneTimeMs === timeMs) {
+      for (let j = this.laneCount - 1; j >= 0; j--) {
+        out.tie[n] = this.laneTie[j] as number;
+        out.seq[n] = this.laneSeq[j] as number;
+        out.arg[n] = this.laneArg[j] as number;
+        out.target[n] = this.laneTarget[j] as Target;
+        n++;
+      }
+    }
+    // The heap's entries at timeMs form a subtree at its root: no child is earlier than its parent.
+    const stack = out.stack;
+    let top = 0;
+    if (this.count > 0) stack[top++] = 0;
+    while (top > 0) {
+      const i = stack[--top] as number;
+      if ((this.timeMs[i] as number) !== timeMs) continue;
+      out.tie[n] = this.tie[i] as number;
+      out.seq[n] = this.seq[i] as number;
+      out.arg[n] = this.arg[i] as number;
+      out.target[n] = this.target[i] as Target;
+      n++;
+      const l = 2 * i + 1;
+      if (l < this.count) stack[top++] = l;
+      if (l + 1 < this.count) stack[top++] = l + 1;
+    }
+    // Insertion sort by (tie, seq): an instant holds a handful of entries.
+    for (let a = 1; a < n; a++) {
+      const k = out.tie[a] as number;
+      const s = out.seq[a] as number;
+      const g = out.arg[a] as number;
+      const t = out.target[a] as Target;
+      let b = a;
+      while (b > 0) {
+        const kb = out.tie[b - 1] as number;
+        if (kb < k || (kb === k && (out.seq[b - 1] as number) < s)) break;
+        out.tie[b] = kb;
+        out.seq[b] = out.seq[b - 1] as number;
+        out.arg[b] = out.arg[b - 1] as number;
+        out.target[b] = out.target[b - 1] as Target;
+        b--;
+      }
+      out.tie[b] = k;
+      out.seq[b] = s;
+      out.arg[b] = g;
+      out.target[b] = t;
+    }
+    return n;
+  }
+
+  /**
+   * Removes the entry with sequence number `seq`, due at the earliest instant, and returns its target as
+   * pop does (a schedule's deviation pops it out of the default order).
+   */
+  popSeq(seq: number): Target {
+    for (let j = 0; j < this.laneCount; j++) {
+      if (this.laneSeq[j] !== seq) continue;
+      const t = this.laneTarget[j] as Target;
+      this.poppedArg = this.laneArg[j] as number;
+      this.poppedTimeMs = this.laneTimeMs;
+      for (let m = j + 1; m < this.laneCount; m++) this.moveLane(m, m - 1);
+      this.laneTarget[--this.laneCount] = undefined;
+      return t;
+    }
+    for (let i = 0; i < this.count; i++) {
+      if (this.seq[i] !== seq) continue;
+      const t = this.target[i] as Target;
+      this.poppedArg = this.arg[i] as number;
+      this.poppedTimeMs = this.timeMs[i] as number;
+      // As pop from the heap: the instant popped is the lane's from now on.
+      this.laneTimeMs = this.poppedTimeMs;
+      this.removeHeapAt(i);
+      return t;
+    }
+    throw new AssertionError(`popSeq: no entry ${seq}`);
   }
 
   clear(): void {

@@ -3,6 +3,7 @@
 // yields a coroutine runs atomically, so interleavings happen exactly where the Go code would block.
 import { AssertionError, assert } from './assert.js';
 import { Chan, Context, NOT_READY, type Waiter } from './chan.js';
+import type { ChoiceRun } from './choices.js';
 import {
   type Co,
   DEFAULT_CASE,
@@ -77,7 +78,8 @@ export class Sim {
   /** The tie-break seed: ties are a hash of (seed, owner, instant), src/sim/ties.ts. */
   private readonly tieSeed: number;
   private readonly queue = new EventQueue();
-  private stopRequested = false;
+  /** @internal Read by a schedule's run loop (src/sim/choices.ts). */
+  stopRequested = false;
   private running = false;
   private nextProcessId = 0;
   private nextCallbackId = 0;
@@ -94,6 +96,18 @@ export class Sim {
   deadlineMs = Number.POSITIVE_INFINITY;
   readonly parked: ParkedLoops;
   current: Process | undefined = undefined;
+  /**
+   * Accesses to what nodes share (the API server, the SAN, the fact stream, the kernel's spawn and
+   * callback numbering): a schedule run's footprints read it (src/sim/choices.ts). A plain counter, so the
+   * default run pays one increment per access.
+   */
+  shared = 0;
+  /** @internal Set by an idle round that only read (noteIdleReads): its read domain, -1 if none. */
+  readerDomain = -1;
+  /** @internal The parts of that domain it read. */
+  readerMask = 0;
+  /** The schedule this run follows (src/sim/choices.ts); undefined: the default order, the kernel's loops. */
+  private choices: ChoiceRun | undefined = undefined;
 
   constructor(
     readonly seed: number,
@@ -118,6 +132,48 @@ export class Sim {
   /** Something observable happened (a fact was published, say): the current event is not idle. */
   noteEffect(): void {
     this.fx.n++;
+  }
+
+  /** The current event read or wrote an object that nodes share (API server, SAN, facts). */
+  noteShared(): void {
+    this.shared++;
+  }
+
+  /**
+   * The current event is an idle round (declared so) that read only these parts of `domain`: it commutes
+   * with every event that writes none of them (src/sim/choices.ts).
+   */
+  noteIdleReads(domain: number, mask: number): void {
+    this.readerDomain = domain;
+    this.readerMask = mask;
+  }
+
+  /**
+   * Runs follow `choices`'s schedule and record their choice points. Elision must be off: an elided run
+   * places its skipped rounds by the default order (src/sim/choices.ts).
+   */
+  setChoices(choices: ChoiceRun): void {
+    assert(!this.elide, 'a schedule run needs elision off');
+    this.choices = choices;
+  }
+
+  /** @internal A schedule run's loop starts an event as runElided does (its footprint is judged after). */
+  beginEvent(target: { readonly writeMask?: number }): void {
+    this.eventFx = this.fx.n;
+    this.cleanFx = -1;
+    this.eventPure = false;
+    this.eventWrites = target.writeMask ?? WRITES_ALL;
+    this.readerDomain = -1;
+  }
+
+  /** @internal The current event has had no effect since it was declared clean. */
+  eventClean(): boolean {
+    return this.cleanFx === this.fx.n;
+  }
+
+  /** @internal What the current event may have changed (its target's write mask, plus touch). */
+  get eventWritesMask(): number {
+    return this.eventWrites;
   }
 
   /** The current event also changed these parts of its node's state (src/sim/masks.ts). */
@@ -171,6 +227,7 @@ export class Sim {
     if (!(Number.isInteger(timeMs) && timeMs >= this.nowMs))
       throw new AssertionError(`schedule in the past: ${timeMs} < ${this.nowMs}`);
     this.fx.n++;
+    this.shared++;
     const id = this.nextCallbackId++;
     const cb = new Callback(fn, domain, writeMask);
     this.queue.push(timeMs, tieOf(this.tieSeed ^ CALLBACK_SALT, id, timeMs), cb, 0);
@@ -185,6 +242,7 @@ export class Sim {
     if (!(Number.isInteger(timeMs) && timeMs >= this.nowMs))
       throw new AssertionError(`schedule in the past: ${timeMs} < ${this.nowMs}`);
     this.fx.n++;
+    this.shared++;
     this.queue.push(timeMs, -1, new Callback(fn, 0, WRITES_ALL), 0);
   }
 
@@ -209,6 +267,7 @@ export class Sim {
       throw new AssertionError(`spawn ${name} into dead group ${group?.name}`);
     const d = group !== undefined ? group.domain : (domain ?? this.current?.domain ?? 0);
     const id = this.nextProcessId++;
+    this.shared++;
     const p = new Process(this, name, body, group, id, d, tieKeyOf(this.tieSeed ^ PROCESS_SALT, id));
     group?.members.add(p);
     p.state = 'blocked';
@@ -385,7 +444,8 @@ export class Sim {
     this.stopRequested = false;
     let reason: StopReason;
     try {
-      reason = this.elide ? this.runElided(bounds) : this.runPlain(bounds);
+      if (this.choices !== undefined) reason = this.choices.run(this, this.queue, bounds);
+      else reason = this.elide ? this.runElided(bounds) : this.runPlain(bounds);
       if (reason === 'idle' && this.stopRequested) reason = 'stopped';
       if (reason === 'horizon') this.nowMs = bounds.horizonMs;
     } finally {

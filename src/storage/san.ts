@@ -71,6 +71,8 @@ interface LunState {
 export interface SanOptions {
   readonly now: () => number;
   readonly publish: (fact: Fact) => void;
+  /** Called on every access: the SAN is shared by the nodes (src/sim/choices.ts footprints). */
+  readonly touched?: (() => void) | undefined;
 }
 
 export class San {
@@ -117,6 +119,7 @@ export class San {
 
   /** Can `node` do I/O to the LUN? FC / iSCSI: always (no 3rd-party attach, PR #48940); csi: once published. */
   isReachable(volume: string, node: string): boolean {
+    this.opts.touched?.();
     const s = this.luns.get(volume);
     if (s === undefined) return false;
     return s.lun.plugin !== 'csi' || s.published.has(node);
@@ -171,6 +174,7 @@ export class San {
 
   /** The nodes that hold the LUN open read-write and are not fenced: the ones that can write now. */
   writers(volume: string): string[] {
+    this.opts.touched?.();
     const s = this.luns.get(volume);
     if (s === undefined) return [];
     const out: string[] = [];
@@ -197,14 +201,17 @@ export class San {
   }
 
   isCorrupted(volume: string): boolean {
+    this.opts.touched?.();
     return this.luns.get(volume)?.corrupted ?? false;
   }
 
   writeLog(volume: string): readonly WriteRecord[] {
+    this.opts.touched?.();
     return this.luns.get(volume)?.writes ?? [];
   }
 
   private state(volume: string): LunState {
+    this.opts.touched?.();
     const s = this.luns.get(volume);
     if (s === undefined) throw new Error(`no LUN ${volume} on the SAN`);
     return s;

@@ -28,7 +28,7 @@ function thrown(f: () => unknown): string {
   return 'no error';
 }
 
-const COMMANDS = 'run, verify, list, fuzz, replay, main, merge, explain, diff, import, help';
+const COMMANDS = 'run, verify, list, fuzz, replay, main, merge, explain, diff, import, explore, help';
 
 describe("yargs' failures, in podrace's words", () => {
   const cases: readonly (readonly [readonly string[], string])[] = [

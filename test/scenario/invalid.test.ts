@@ -34,6 +34,10 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
     'duplicate-claim.yaml',
     '8:5: claims[1].fixes: the same fixes (fixes: all) as the claim at line 6; each claim needs its own set of fixes',
   ],
+  [
+    'exhaustive-with-violations.yaml',
+    '8:17: claims[0].exhaustive: exhaustive: true needs violations: [] (it checks that no schedule fires one)',
+  ],
   ['duplicate-key.yaml', '6:56: timeline[0].createPod: duplicate key "node" (first set at 6:27)'],
   ['duplicate-node.yaml', '3:27: cluster.nodes[2]: duplicate node "node-a"'],
   [

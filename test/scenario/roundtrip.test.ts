@@ -15,6 +15,16 @@ function roundTrip(s: Scenario): Scenario {
 }
 
 describe('scenarioToYaml', () => {
+  it("keeps a claim's exhaustive: true, and writes nothing for a claim without it", () => {
+    const s = loadScenarioFile('scenarios/pod-deleted-before-start.yaml');
+    const [all, off] = s.claims;
+    if (all === undefined || off === undefined) throw new Error('two claims expected');
+    const marked: Scenario = { ...s, claims: [{ ...all, exhaustive: true }, off] };
+    const yaml = scenarioToYaml(marked);
+    expect(yaml.match(/exhaustive: true/g)).toHaveLength(1);
+    expect(roundTrip(marked).claims.map((c) => c.exhaustive)).toEqual([true, undefined]);
+  });
+
   it('writes durations and sizes in the largest exact unit', () => {
     expect([0, 250, 1500, 30_000, 300_000, 90_000].map(formatDuration)).toEqual([
       '0s',

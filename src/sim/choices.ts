@@ -1,0 +1,214 @@
+// Same-instant ties as choice points (podrace explore, `run --schedule`). The default run pops events in
+// (time, tie, seq) order. A choice point is a pop at which more than one event that would do something is
+// due at the current instant; a schedule is a list of deviations "at choice point n, pick the i-th of the
+// ready events in default order instead of the 0th". A run given a schedule goes through this loop
+// instead of the kernel's own (src/sim/sim.ts): a run without one never comes here, so it is the very
+// same run as before and its hot loop pays nothing for it.
+//
+// The loop also records each event's footprint (what it read and wrote, below), from which the explorer
+// decides which reorderings can change anything (src/explore/). Elision must be off: an elided run skips
+// idle rounds where the default order would pop them, so a reordered instant could skip a round that is
+// no longer idle.
+import { AssertionError } from './assert.js';
+import { Process } from './process.js';
+import type { EventQueue, InstantEntries, Target } from './queue.js';
+import type { RunBounds, Sim, StopReason } from './sim.js';
+
+/** At the `point`-th choice point of the run (0-based), pop the `pick`-th ready event (0 = default). */
+export interface Deviation {
+  readonly point: number;
+  readonly pick: number;
+}
+
+/** Deviations in increasing order of their choice points; empty: the default order. */
+export type Schedule = readonly Deviation[];
+
+/** Footprint kinds: a stale wake-up (does nothing), an idle round (reads only), anything else. */
+export const FP_STALE = 0;
+export const FP_READER = 1;
+export const FP_WRITER = 2;
+
+/**
+ * What one scheduled run did, for the explorer: per event its footprint, per choice point the ready
+ * events (their sequence numbers in default order) and the one picked.
+ */
+export class ChoiceLog {
+  readonly seq: number[] = [];
+  readonly kind: number[] = [];
+  /** A reader's read domain; a writer's domain (0: anywhere). */
+  readonly domain: number[] = [];
+  /** A reader's read mask; a writer's write mask (src/sim/masks.ts). */
+  readonly mask: number[] = [];
+  /** 1 if it touched an object shared between nodes (API server, SAN, facts, kernel ids, spawn order). */
+  readonly shared: number[] = [];
+  /** 1 if it pushed an event due at its own instant (it cannot be moved without moving that one). */
+  readonly nowPush: number[] = [];
+  readonly timeMs: number[] = [];
+  /** Per choice point: the index (into the per-event arrays) of the event popped there. */
+  readonly pointEvent: number[] = [];
+  readonly pointReady: number[][] = [];
+  readonly pointPick: number[] = [];
+
+  get points(): number {
+    return this.pointEvent.length;
+  }
+}
+
+/** A schedule that does not fit the run: which deviation, and why. */
+export interface Misfit {
+  /** The index of the deviation in the schedule. */
+  readonly position: number;
+  readonly reason: string;
+}
+
+/** Drives one run through a schedule, and records its choice points and footprints. */
+export class ChoiceRun {
+  /** Choice points met so far. */
+  points = 0;
+  misfit: Misfit | undefined = undefined;
+  readonly log: ChoiceLog = new ChoiceLog();
+  private nextDeviation = 0;
+  private readonly entries: InstantEntries = { tie: [], seq: [], arg: [], target: [], stack: [] };
+  private readonly ready: number[] = [];
+
+  constructor(readonly schedule: Schedule) {
+    for (let i = 1; i < schedule.length; i++)
+      if ((schedule[i] as Deviation).point <= (schedule[i - 1] as Deviation).point)
+        throw new AssertionError('schedule deviations must be in increasing order of choice point');
+  }
+
+  /** @internal Sim.run's loop when a schedule is given (elision off). */
+  run(sim: Sim, queue: EventQueue, bounds: RunBounds): StopReason {
+    const log = this.log;
+    const e = this.entries;
+    let lastTime = -1;
+    let lastSeq0 = 0;
+    for (;;) {
+      const timeMs = queue.nextTimeMs();
+      if (timeMs === Number.POSITIVE_INFINITY) return this.end('idle');
+      if (sim.stopRequested) return 'stopped';
+      if (timeMs > bounds.horizonMs) return this.end('horizon');
+      if (sim.events >= bounds.maxEvents) return this.end('max-events');
+      const n = queue.collectAt(timeMs, e);
+      // An event that pushed one due at its own instant: entries at this instant newer than its start.
+      if (timeMs === lastTime && log.seq.length > 0) {
+        for (let j = 0; j < n; j++) if ((e.seq[j] as number) >= lastSeq0) log.nowPush[log.seq.length - 1] = 1;
+      }
+      lastTime = timeMs;
+      let chosen = 0;
+      const first = e.target[0] as Target;
+      if (!isStale(first, e.arg[0] as number)) {
+        const ready = this.readyOf(n);
+        if (ready.length > 1) {
+          const pick = this.pickAt(ready.length);
+          if (this.misfit !== undefined) {
+            sim.stop();
+            return 'stopped';
+          }
+          chosen = ready[pick] as number;
+          log.pointEvent.push(log.seq.length);
+          log.pointReady.push(ready.map((j) => e.seq[j] as number));
+          log.pointPick.push(pick);
+        }
+      }
+      const seq = e.seq[chosen] as number;
+      const target = chosen === 0 ? queue.pop() : queue.popSeq(seq);
+      const arg = queue.poppedArg;
+      const stale = isStale(target, arg);
+      lastSeq0 = queue.nextSeqNumber;
+      sim.nowMs = timeMs;
+      sim.events++;
+      const shared0 = sim.shared;
+      sim.beginEvent(target);
+      target.fire(arg);
+      log.seq.push(seq);
+      log.timeMs.push(timeMs);
+      log.nowPush.push(0);
+      const shared = sim.shared !== shared0 ? 1 : 0;
+      if (stale) this.record(FP_STALE, 0, 0, 0);
+      else if (sim.readerDomain >= 0 && sim.eventClean() && shared === 0)
+        this.record(FP_READER, sim.readerDomain, sim.readerMask, 0);
+      else this.record(FP_WRITER, target.domain ?? 0, sim.eventWritesMask, shared);
+    }
+  }
+
+  private record(kind: number, domain: number, mask: number, shared: number): void {
+    this.log.kind.push(kind);
+    this.log.domain.push(domain);
+    this.log.mask.push(mask);
+    this.log.shared.push(shared);
+  }
+
+  /**
+   * The entries that can go first: every one that does something (a stale wake-up is a no-op wherever it
+   * runs), except that a scenario's timeline entries (tie -1) keep their file order among themselves.
+   */
+  private readyOf(n: number): number[] {
+    const e = this.entries;
+    const ready = this.ready;
+    ready.length = 0;
+    let ordered = false;
+    for (let j = 0; j < n; j++) {
+      if ((e.tie[j] as number) < 0) {
+        if (ordered) continue;
+        ordered = true;
+      }
+      if (!isStale(e.target[j] as Target, e.arg[j] as number)) ready.push(j);
+    }
+    return ready;
+  }
+
+  /** The pick at the current choice point: the schedule's, else 0. */
+  private pickAt(readyCount: number): number {
+    const point = this.points++;
+    const d = this.schedule[this.nextDeviation];
+    if (d === undefined || d.point !== point) return 0;
+    this.nextDeviation++;
+    if (d.pick >= readyCount) {
+      this.misfit = {
+        position: this.nextDeviation - 1,
+        reason: `choice point ${point} has ${readyCount} ready events (picks 0..${readyCount - 1}), not ${d.pick}`,
+      };
+      return 0;
+    }
+    return d.pick;
+  }
+
+  /** A run that ended before some deviation's choice point: the schedule does not fit. */
+  private end(reason: StopReason): StopReason {
+    const d = this.schedule[this.nextDeviation];
+    if (d !== undefined && this.misfit === undefined)
+      this.misfit = {
+        position: this.nextDeviation,
+        reason: `choice point ${d.point} is never reached (the run has ${this.points} choice points)`,
+      };
+    return reason;
+  }
+}
+
+function isStale(t: Target, arg: number): boolean {
+  return t instanceof Process && (arg !== t.gen || t.state !== 'blocked');
+}
+
+/**
+ * Whether events `a` and `b` of a log may not commute: run in either order, they could leave a different
+ * state. Stale wake-ups do nothing; two idle rounds only read; an idle round depends on a writer only if
+ * the writer changes a part of the state it reads (the rule elision already relies on: a loop sees only
+ * its domain's parts in its read mask, src/sim/elision.ts); two writers commute only if they are of
+ * different nodes (neither anywhere, domain 0) and not both touched an object shared between nodes.
+ */
+export function dependent(log: ChoiceLog, a: number, b: number): boolean {
+  const ka = log.kind[a] as number;
+  const kb = log.kind[b] as number;
+  if (ka === FP_STALE || kb === FP_STALE) return false;
+  if (ka === FP_READER && kb === FP_READER) return false;
+  const da = log.domain[a] as number;
+  const db = log.domain[b] as number;
+  const sameDomain = da === 0 || db === 0 || da === db;
+  if (ka === FP_READER || kb === FP_READER) {
+    const mr = ka === FP_READER ? (log.mask[a] as number) : (log.mask[b] as number);
+    const mw = ka === FP_READER ? (log.mask[b] as number) : (log.mask[a] as number);
+    return sameDomain && (mr & mw) !== 0;
+  }
+  return sameDomain || (log.shared[a] === 1 && log.shared[b] === 1);
+}

@@ -1,0 +1,51 @@
+// `podrace explore FILE`: exit 0 when no schedule within the bound violates, 1 with the first violating
+// schedule and its replay command, 2 for bad input; the same output for the same input.
+import { describe, expect, it } from 'vitest';
+import { podrace } from './spawnCli.js';
+
+describe('podrace explore', () => {
+  it('clean within the budget: exit 0, INCOMPLETE when the budget cut it, the same output twice', () => {
+    const args = ['explore', 'pod-deleted-before-start', '--bound', '1', '--max-schedules', '5'];
+    const a = podrace(args);
+    expect(a.code).toBe(0);
+    expect(a.stdout).toMatch(/^pod-deleted-before-start {2}seed 7 {2}fixes all {2}bound 1\n/);
+    expect(a.stdout).toMatch(/explored 5 schedule\(s\) \(by deviations 0: 1, 1: 4\); \d+ reordering/);
+    expect(a.stdout).toMatch(/INCOMPLETE: stopped by --max-schedules 5; no violation/);
+    expect(podrace(args).stdout).toBe(a.stdout);
+    const zero = podrace(['explore', 'pod-deleted-before-start', '--bound', '0']);
+    expect(zero.stdout).toMatch(/complete: no schedule within 0 deviation\(s\) violates an invariant/);
+  });
+
+  it('a violation: exit 1, the schedule and the command that replays it (which exits 1 too)', () => {
+    const r = podrace(['explore', 'pod-deleted-before-start', '--kubelet', 'legacy', '--json']);
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.stdout);
+    expect(json.violation.schedule).toBe('default');
+    expect(json.violation.invariants).toContain('container-started-after-terminated');
+    expect(json.violation.replay).toBe(
+      'npx podrace run pod-deleted-before-start --schedule default --kubelet legacy',
+    );
+    const replay = podrace([
+      'run',
+      'pod-deleted-before-start',
+      '--schedule',
+      'default',
+      '--kubelet',
+      'legacy',
+    ]);
+    expect(replay.code).toBe(1);
+  });
+
+  it('bad input is exit 2 naming the flag', () => {
+    for (const [flag, value, message] of [
+      ['--bound', '9', /--bound: expected a whole number from 0 to 5, got "9"/],
+      ['--max-schedules', '0', /--max-schedules: expected a positive whole number/],
+      ['--time-limit', '10', /--time-limit: "10" needs a unit/],
+    ] as const) {
+      const r = podrace(['explore', 'pod-deleted-before-start', flag, value]);
+      expect([r.code, r.stdout], flag).toEqual([2, '']);
+      expect(r.stderr).toMatch(message);
+    }
+    expect(podrace(['explore', 'no-such-scenario']).code).toBe(2);
+  });
+});

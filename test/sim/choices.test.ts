@@ -1,0 +1,196 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  ChoiceLog,
+  ChoiceRun,
+  dependent,
+  EventQueue,
+  FP_READER,
+  FP_STALE,
+  FP_WRITER,
+  type InstantEntries,
+  type Schedule,
+  Sim,
+  select,
+  sleep,
+  type Target,
+} from '../../src/sim/index.js';
+
+/** Three callbacks at one instant, two at a later one: the order they fire in under `schedule`. */
+function order(schedule: Schedule | undefined): { fired: string[]; run: ChoiceRun | undefined } {
+  const sim = new Sim(7);
+  const run = schedule === undefined ? undefined : new ChoiceRun(schedule);
+  if (run !== undefined) sim.setChoices(run);
+  const fired: string[] = [];
+  for (const name of ['a', 'b', 'c']) sim.at(5, () => fired.push(name), 1);
+  for (const name of ['d', 'e']) sim.at(9, () => fired.push(name), 2);
+  sim.run({ horizonMs: 100, maxEvents: 100 });
+  return { fired, run };
+}
+
+describe('schedules of same-instant events', () => {
+  it('the empty schedule is the default order, with one choice point per pop that had a choice', () => {
+    const plain = order(undefined).fired;
+    const { fired, run } = order([]);
+    expect(fired).toEqual(plain);
+    // 3 ready, then 2, then 1 (no choice); 2 ready, then 1.
+    expect(run?.points).toBe(3);
+    expect(run?.log.pointReady.map((r) => r.length)).toEqual([3, 2, 2]);
+    expect(run?.misfit).toBeUndefined();
+  });
+
+  it('a deviation pops the picked ready event first, then the default order resumes', () => {
+    const plain = order(undefined).fired;
+    const [x, y, z, d, e] = plain;
+    expect(order([{ point: 0, pick: 2 }]).fired).toEqual([z, x, y, d, e]);
+    expect(order([{ point: 1, pick: 1 }]).fired).toEqual([x, z, y, d, e]);
+    expect(
+      order([
+        { point: 0, pick: 1 },
+        { point: 2, pick: 1 },
+      ]).fired,
+    ).toEqual([y, x, z, e, d]);
+  });
+
+  it('a schedule that does not fit names the deviation: a pick out of range, a point never reached', () => {
+    const wide = order([{ point: 0, pick: 3 }]).run;
+    expect(wide?.misfit).toEqual({
+      position: 0,
+      reason: 'choice point 0 has 3 ready events (picks 0..2), not 3',
+    });
+    const far = order([
+      { point: 1, pick: 1 },
+      { point: 9, pick: 1 },
+    ]).run;
+    expect(far?.misfit?.position).toBe(1);
+    expect(far?.misfit?.reason).toMatch(/choice point 9 is never reached \(the run has 3 choice points\)/);
+  });
+
+  it('a stale wake-up is no choice: it does nothing wherever it runs', () => {
+    const sim = new Sim(3);
+    const run = new ChoiceRun([]);
+    sim.setChoices(run);
+    const ch = sim.chan<number>(1);
+    const got: unknown[] = [];
+    // Woken at 2 by the send: its select's timeout at 5 stays queued, stale.
+    sim.spawn(
+      'receiver',
+      (function* () {
+        got.push((yield* select([{ recv: ch as never }], 5)).index);
+        yield* sleep(100);
+      })(),
+    );
+    sim.at(2, () => ch.trySend(1));
+    sim.at(5, () => got.push('callback'));
+    sim.run({ horizonMs: 10, maxEvents: 20 });
+    expect(got).toEqual([0, 'callback']);
+    // Only the instant 0 (the spawn alone) and 2 (the callback, then the woken receiver) and 5 (the stale
+    // timeout and the callback): no instant had two events that do something at one pop.
+    expect(run.points).toBe(0);
+    expect(run.log.kind.filter((k) => k === FP_STALE)).toHaveLength(1);
+  });
+
+  it('a schedule run needs elision off', () => {
+    expect(() => new Sim(1, { elide: true }).setChoices(new ChoiceRun([]))).toThrow(/elision off/);
+  });
+
+  it('a schedule must list its choice points in increasing order', () => {
+    expect(
+      () =>
+        new ChoiceRun([
+          { point: 4, pick: 1 },
+          { point: 4, pick: 2 },
+        ]),
+    ).toThrow(/increasing/);
+  });
+});
+
+describe('footprints', () => {
+  function log(rows: [kind: number, domain: number, mask: number, shared: number][]): ChoiceLog {
+    const l = new ChoiceLog();
+    for (const [k, d, m, s] of rows) {
+      l.kind.push(k);
+      l.domain.push(d);
+      l.mask.push(m);
+      l.shared.push(s);
+    }
+    return l;
+  }
+
+  it('commute: a stale wake-up with anything, two idle rounds, readers and writers of different parts', () => {
+    const l = log([
+      [FP_STALE, 0, 0, 0],
+      [FP_READER, 1, 4, 0],
+      [FP_READER, 1, 0xffff, 0],
+      [FP_WRITER, 1, 8, 1],
+      [FP_WRITER, 2, 0xffff, 1],
+      [FP_WRITER, 2, 0xffff, 0],
+    ]);
+    expect(dependent(l, 0, 4)).toBe(false);
+    expect(dependent(l, 1, 2)).toBe(false);
+    expect(dependent(l, 1, 3)).toBe(false); // reads the runtime, writes volumes
+    expect(dependent(l, 1, 4)).toBe(false); // another node
+    expect(dependent(l, 3, 5)).toBe(false); // other nodes, only one touched the API server
+  });
+
+  it('conflict: a writer of what an idle round reads, writers of one node, two writers of shared objects', () => {
+    const l = log([
+      [FP_READER, 1, 8, 0],
+      [FP_WRITER, 1, 8, 0],
+      [FP_WRITER, 1, 2, 0],
+      [FP_WRITER, 2, 2, 1],
+      [FP_WRITER, 1, 2, 1],
+      [FP_WRITER, 0, 1, 0],
+      [FP_READER, 3, 8, 0],
+    ]);
+    expect(dependent(l, 0, 1)).toBe(true);
+    expect(dependent(l, 1, 2)).toBe(true);
+    expect(dependent(l, 3, 4)).toBe(true);
+    expect(dependent(l, 5, 3)).toBe(true); // domain 0 is every node
+    expect(dependent(l, 5, 6)).toBe(false); // it writes pods; the round reads volumes
+  });
+});
+
+describe('EventQueue.collectAt and popSeq', () => {
+  it('collect the earliest instant in pop order, and popSeq takes any of them out', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 3 })), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        fc.nat(),
+        (entries, pickSeed) => {
+          const q = new EventQueue(2);
+          const target: Target = { fire: () => {} };
+          entries.forEach(([t, k], i) => {
+            q.push(t, k, target, i);
+          });
+          const out: InstantEntries = { tie: [], seq: [], arg: [], target: [], stack: [] };
+          const t0 = Math.min(...entries.map(([t]) => t));
+          const n = q.collectAt(t0, out);
+          const expected = entries
+            .map(([t, k], i) => ({ t, k, i }))
+            .filter((e) => e.t === t0)
+            .sort((a, b) => a.k - b.k || a.i - b.i)
+            .map((e) => e.i);
+          expect(out.arg.slice(0, n)).toEqual(expected);
+          const pick = expected[pickSeed % expected.length] as number;
+          q.popSeq(pick);
+          expect(q.poppedArg).toBe(pick);
+          const rest: number[] = [];
+          while (q.size > 0) {
+            q.pop();
+            rest.push(q.poppedArg);
+          }
+          const all = entries
+            .map(([t, k], i) => ({ t, k, i }))
+            .sort((a, b) => a.t - b.t || a.k - b.k || a.i - b.i)
+            .map((e) => e.i)
+            .filter((i) => i !== pick);
+          expect(rest).toEqual(all);
+        },
+      ),
+    );
+  });
+});
