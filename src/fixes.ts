@@ -149,6 +149,17 @@ export const FIX_TABLE = {
     summary: 'UnmountDevice marks the device uncertain when it is still open after the unmount',
     presets: shippedFrom('1.21'),
   },
+  // Upstream's master merge came after v1.26.0 (December 2022), so 1.27.0 is the first .0 with it; the
+  // cherry-picks carry no release note, so only their minor versions are known.
+  'dsw-terminating-pod-on-restart': {
+    prs: [114326, 114730, 114732, 114733],
+    release: '1.27',
+    backports: ['1.26 (#114730)', '1.25 (#114732)', '1.24 (#114733)'],
+    summary:
+      'populator: before its first full pass after a restart (hasAddedPods) it adds a terminating pod whose runtime may still run, so reconstruction does not tear its volumes down (#113979)',
+    presets: shippedFrom('1.25'),
+    needsPodWorkerLifecycle: true,
+  },
   'no-force-detach-healthy-node': {
     prs: [110721],
     release: '1.25',

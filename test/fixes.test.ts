@@ -81,7 +81,11 @@ describe('labels and replay flags', () => {
     expect(off.recording(new Map(), () => 0).label()).toBe('1.22,-static-pod-start-exclusion');
     // Fewer differences still win over the name asked for (1.25 has every switch on: all), and a set
     // nobody named names the newer of two equal releases.
-    const both = ['no-force-detach-healthy-node=on', 'reconstruct-every-pod-of-volume=on'];
+    const both = [
+      'no-force-detach-healthy-node=on',
+      'reconstruct-every-pod-of-volume=on',
+      'dsw-terminating-pod-on-restart=on',
+    ];
     expect(fixesOption('1.22', both).label()).toBe('all');
     expect(new Fixes(Fixes.of('1.22').ids()).label()).toBe('1.23');
   });

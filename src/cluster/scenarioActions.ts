@@ -119,6 +119,7 @@ export class ScenarioActions {
         const node = this.world.nodeOf(action.node);
         node.kubelet?.stop();
         node.kubelet = undefined;
+        node.host.runtime.kubeletGone();
         const downMs = action.downForMs ?? this.rng.int(RESTART_DOWN_MS[0], RESTART_DOWN_MS[1]);
         this.world.sim.after(downMs, () => {
           if (node.kubelet === undefined) this.world.startKubelet(node);

@@ -5,6 +5,7 @@
 // or volume, at or before the violation). Anything else that fires with every fix on is reported as
 // unexplained: a simulator bug or an upstream bug nobody has filed, worth a look either way.
 import type { Fact } from '../facts.js';
+import { Fixes, type FixId, type KubeletName } from '../fixes.js';
 import type { InvariantId, Violation } from './types.js';
 
 export interface HazardDef {
@@ -16,8 +17,18 @@ export interface HazardDef {
   readonly open: string;
   /** The bundled scenario that shows it. */
   readonly scenario: string;
+  /**
+   * The kubelet under which that scenario shows it, when not `fixed`: a switch that ports a later fix
+   * (the hazard's own, or one that closes the path the scenario takes) hides it there.
+   */
+  readonly shownUnder?: KubeletName;
   /** The invariants it explains. */
   readonly explains: readonly InvariantId[];
+  /**
+   * The switch that ports upstream's fix: with it on, the hazard is closed and excuses nothing (the run
+   * with the fix is upstream's fixed release, and a violation there is a bug of the port).
+   */
+  readonly fixedBy?: FixId;
 }
 
 export const HAZARDS = {
@@ -40,14 +51,31 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#113979', 'kubernetes/kubernetes#114326'],
     summary:
       "after a kubelet restart, the populator skips a pod that is terminating in the API, so syncStates puts its volume into the actual state (or cleanupMounts unmounts it) and the reconciler tears it down while the pod's containers still run; an UnmountDevice that then succeeds (iSCSI Block with a busy session) drops the volume from volumesInUse while the container still has the device open",
-    open: 'fixed by #114326 in 1.27 and backported to 1.24-1.26, never to 1.23',
+    open: 'fixed by #114326 in 1.27 and backported to 1.24-1.26 (fix dsw-terminating-pod-on-restart), never to 1.23',
     scenario: 'terminating-pod-volume-torn-down-on-restart',
+    shownUnder: '1.23',
+    fixedBy: 'dsw-terminating-pod-on-restart',
     // The UnmountDevice that follows the teardown deletes the LUN's paths (iSCSI falls through the busy
     // flush; a Block volume logs out) while the pod's container still holds the device.
     explains: [
       'volume-torn-down-while-running',
       'device-reported-unused-while-mounted',
       'device-released-while-open',
+    ],
+  },
+  'failed-reconstruction-left-to-terminating-pod': {
+    upstream: ['kubernetes/kubernetes#114326', 'kubernetes/kubernetes#85476'],
+    summary:
+      'after a kubelet restart, a volume whose reconstruction fails is left alone when a pod still wants it ("Volume exists in desired state, skip cleaning up mounts", hoping the reconciler\'s SetUp puts it into the actual state); with #114326 a pod the API has terminating is such a pod: its containers stop, WaitForUnmount (actual state only) returns at once, syncTerminatedPod destroys the cgroup with the mount still on the node, and once the pod leaves the desired state before any SetUp the volume is in neither state of the world: never unmounted, dropped from volumesInUse and detached under its global mount',
+    open: 'syncStates in reconstruct.go (1.24-1.26 with #114326) and cleanOrphanVolumes in reconstruct_new.go (1.27 and later) skip a failed volume the desired state holds; nothing cleans it up once that pod is gone; found by podrace fuzz (seed 1, case 1402 with #114326 on), no upstream report was found',
+    scenario: 'failed-reconstruction-terminating-pod',
+    explains: [
+      'pod-cgroup-destroyed-with-volumes',
+      'pod-deleted-before-volumes-reclaimed',
+      'termination-stuck',
+      'device-reported-unused-while-mounted',
+      'device-released-while-open',
+      'multi-node-mount',
     ],
   },
   'orphan-pod-volume-torn-down-on-restart': {
@@ -68,6 +96,9 @@ export const HAZARDS = {
       "after a kubelet restart, a volume whose reconstruction failed gets cleanupMounts' single UnmountVolume; when that TearDown fails nothing retries it (syncStates runs once, the volume is in neither state of the world, and cleanupOrphanedPodDirs skips pods the pod manager knows), so podVolumesExist sees the pod's mount on disk for ever and the terminating pod never leaves the API server",
     open: 'release-1.23 cleanupMounts logs the UnmountVolume error and returns; #85834 was closed as stale without a fix; only KEP-3756 (NewVolumeManagerReconstruction, 1.27+) puts such volumes into the actual state as uncertain so the reconciler retries them',
     scenario: 'reconstruct-fails-cleanup-not-retried',
+    // Its pod is terminating in the API: #114326's populator keeps such a pod's volume desired, so the
+    // failed reconstruction is skipped and the reconciler retries the TearDown.
+    shownUnder: '1.23',
     // WaitForUnmount asks the actual state only, where the cleaned-up volume is not: syncTerminatedPod
     // destroys the cgroup while the mount stays on disk.
     explains: ['termination-stuck', 'pod-cgroup-destroyed-with-volumes'],
@@ -182,9 +213,15 @@ interface Marker {
  * on every fact while fuzzing: it keeps only markers, a handful per run.
  */
 export class HazardTracker {
+  /** The run's switches (a recording copy notes each hazard's fix switch where a marker asks it). */
+  readonly #fixes: Fixes;
   readonly #markers = new Map<HazardId, Marker[]>();
   /** node, pod UID and volume of each cleanupMounts whose UnmountVolume has not reported yet. */
   readonly #cleanupsPending = new Set<string>();
+
+  constructor(fixes: Fixes = Fixes.all()) {
+    this.#fixes = fixes;
+  }
 
   onFact(f: Fact): void {
     switch (f.kind) {
@@ -203,6 +240,9 @@ export class HazardTracker {
                 ] as const);
           this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume, only);
           this.#cleanupsPending.add(cleanupKey(f.node, f.uid, f.volume));
+        }
+        if (!f.ok && f.outcome === 'skippedDesired' && f.podKnown) {
+          this.#mark('failed-reconstruction-left-to-terminating-pod', f.atMs, f.node, f.uid, f.volume);
         }
         if (f.outcome === 'addedToActualState' || f.outcome === 'cleanupMounts') {
           const id = f.podKnown
@@ -284,6 +324,10 @@ export class HazardTracker {
     volume: string | null,
     only: readonly InvariantId[] | null = null,
   ): void {
+    // A hazard whose fix is on is closed: its path taken is the port's bug, not upstream's (the switch is
+    // read here, at the marker's time, so a run that never took the path never depends on it).
+    const fixedBy: FixId | undefined = (HAZARDS[id] as HazardDef).fixedBy;
+    if (fixedBy !== undefined && this.#fixes.on(fixedBy)) return;
     let list = this.#markers.get(id);
     if (list === undefined) {
       list = [];
@@ -302,7 +346,9 @@ export class HazardTracker {
     // multi-node-mount is reported on the node that mounted second; the marker is on the node that kept
     // the forgotten mount, so only the volume has to match.
     if (
-      (id === 'reconstruction-fails-other-error' || id === 'one-shot-reconstruction-gap') &&
+      (id === 'reconstruction-fails-other-error' ||
+        id === 'one-shot-reconstruction-gap' ||
+        id === 'failed-reconstruction-left-to-terminating-pod') &&
       v.invariant === 'multi-node-mount'
     ) {
       return m.volume === v.volume;

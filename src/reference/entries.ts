@@ -175,8 +175,8 @@ export function hazardSection(id: HazardId): string[] {
     '',
     `- Still open: ${h.open}`,
     `- Upstream: ${h.upstream.map(upstreamLink).join(', ')}`,
-    `- Fires with every fix on: ${h.explains.map(code).join(', ')}`,
-    `- Shown by: ${scenarioLink(h.scenario)}`,
+    `- ${h.fixedBy === undefined ? 'Fires with every fix on' : `Fires with \`${h.fixedBy}\` off`}: ${h.explains.map(code).join(', ')}`,
+    `- Shown by: ${scenarioLink(h.scenario)}${h.shownUnder === undefined ? '' : ` (under \`--kubelet ${h.shownUnder}\`)`}`,
     '',
   ];
 }

@@ -71,7 +71,7 @@ describe('HazardTracker', () => {
   });
 
   it('a volume torn down under a running container is excused only after its reconstruction', () => {
-    const t = new HazardTracker();
+    const t = new HazardTracker(Fixes.of('1.23'));
     const torn = violation({ invariant: 'volume-torn-down-while-running', uid: 'db-1', pod: 'db' });
     expect(t.explain(torn)).toBeNull(); // e.g. the pre-#102344 populator race: no restart involved
     t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'addedToActualState', podKnown: true }));
@@ -79,8 +79,35 @@ describe('HazardTracker', () => {
     expect(t.explain({ ...torn, uid: 'other-1' })).toBeNull();
   });
 
+  it('#113979 excuses nothing once its fix (#114326) is on: the same path is then a bug of the port', () => {
+    const torn = violation({ invariant: 'volume-torn-down-while-running', uid: 'db-1', pod: 'db' });
+    const added = reconstruction({
+      ok: true,
+      error: undefined,
+      outcome: 'addedToActualState',
+      podKnown: true,
+    });
+    for (const fixes of [
+      Fixes.all(),
+      Fixes.of('1.25'),
+      Fixes.of('1.23').with('dsw-terminating-pod-on-restart', true),
+    ]) {
+      const t = new HazardTracker(fixes);
+      t.onFact(added);
+      expect(t.explain(torn), fixes.label()).toBeNull();
+      expect(t.explain(violation({})), fixes.label()).toBeNull();
+    }
+    // The switch is read where the marker is, at its time, and only there.
+    const reads = new Map();
+    const t = new HazardTracker(Fixes.of('1.23').recording(reads, () => 90_000));
+    t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'reportedInUse', podKnown: true }));
+    expect(reads.has('dsw-terminating-pod-on-restart')).toBe(false);
+    t.onFact(added);
+    expect(reads.get('dsw-terminating-pod-on-restart')).toBe(90_000);
+  });
+
   it('#113979: the volume reported unused after its teardown is excused only when syncStates added it', () => {
-    const t = new HazardTracker();
+    const t = new HazardTracker(Fixes.of('1.23'));
     const unused = violation({ atMs: 100_000 });
     // cleanupMounts after a failed (or inconsistent) read leaves the global mount: #101791's or #102059's.
     t.onFact(reconstruction({ inconsistentRead: true, podKnown: true }));
@@ -94,7 +121,7 @@ describe('HazardTracker', () => {
 
   it('an iSCSI Block volume torn down under a terminating pod after a restart and reported unused: both hazards, tied', () => {
     const r = runScenario(loadScenarioFile('scenarios/terminating-pod-iscsi-block-reported-unused.yaml'), {
-      fixes: Fixes.all(),
+      fixes: Fixes.of('1.23'),
     });
     expect(r.violations.map((v) => [v.invariant, v.volume, v.knownOpen])).toEqual([
       ['volume-torn-down-while-running', 'raw-1', 'terminating-pod-volume-torn-down-on-restart'],
@@ -195,6 +222,20 @@ describe('HazardTracker', () => {
     expect(t.explain(violation({ invariant: 'device-leaked-after-unmount' }))).toBeNull();
   });
 
+  it('a failed reconstruction skipped for a desired (terminating) pod explains that pod and volume only', () => {
+    const t = new HazardTracker();
+    const cgroup = violation({ invariant: 'pod-cgroup-destroyed-with-volumes', uid: 'db-1', pod: 'db' });
+    // A failed reconstruction that went to cleanupMounts, or a desired one that succeeded: not this path.
+    t.onFact(reconstruction({ podKnown: true }));
+    t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'skippedDesired', podKnown: true }));
+    expect(t.explain(cgroup)).toBeNull();
+    t.onFact(reconstruction({ outcome: 'skippedDesired', podKnown: true }));
+    expect(t.explain(cgroup)).toBe('failed-reconstruction-left-to-terminating-pod');
+    expect(t.explain({ ...cgroup, uid: 'web-1' })).toBeNull();
+    expect(t.explain({ ...cgroup, volume: 'lun-2' })).toBeNull();
+    expect(t.explain({ ...cgroup, node: 'node-b' })).toBeNull();
+  });
+
   it('termination-stuck is excused only for the pod whose REMOVE was dropped', () => {
     const t = new HazardTracker();
     t.onFact({ kind: 'podRemoveDropped', atMs: 500, node: 'node-a', uid: 'web-1', pod: 'web' });
@@ -228,10 +269,11 @@ describe('bundled scenarios', () => {
     expect(multi?.knownOpen).toBeUndefined();
   });
 
-  it('every known-open hazard has a bundled scenario in which, with every fix on, a violation is tied to it', () => {
+  it('every known-open hazard has a bundled scenario in which, under its kubelet, a violation is tied to it', () => {
     for (const id of HAZARD_IDS) {
       const def: HazardDef = HAZARDS[id];
-      const r = runScenario(loadScenarioFile(`scenarios/${def.scenario}.yaml`), { fixes: Fixes.all() });
+      const fixes = Fixes.of(def.shownUnder ?? 'fixed');
+      const r = runScenario(loadScenarioFile(`scenarios/${def.scenario}.yaml`), { fixes });
       expect(
         r.violations.filter((v) => v.knownOpen === id).map((v) => v.invariant),
         `${id} in ${def.scenario}`,
