@@ -106,7 +106,11 @@ export type Fact =
    * pod's own, staticUid the static pod's it mirrors). Mirror pods publish no apiPod* facts.
    */
   | (Base & PodRef & { kind: 'mirrorPod'; op: 'created' | 'deleted'; staticUid: UID })
-  | (Base & { kind: 'nodeShutdownStarted' })
+  | (Base & {
+      kind: 'nodeShutdownStarted';
+      /** The cap on each pod's grace period: shutdownGracePeriod less shutdownGracePeriodCriticalPods. */
+      podGracePeriodSeconds: number;
+    })
   | (Base & { kind: 'nodeVolumesInUse'; volumes: readonly string[] })
   /**
    * The attach/detach controller patched node.status.volumesAttached (its node status updater): the

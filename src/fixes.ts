@@ -99,6 +99,16 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.20'),
     needsPodWorkerLifecycle: false,
   },
+  // A feature gate's default rather than a fix: 1.20's kubelet builds no shutdown manager unless the
+  // alpha gate is turned on. Before #102344's pod worker, so it applies in every preset.
+  'graceful-node-shutdown-beta': {
+    prs: [99735],
+    release: '1.21',
+    backports: [],
+    summary:
+      'GracefulNodeShutdown is beta and on by default (alpha and off in 1.20): a node with shutdownGracePeriod > 0 kills its pods gracefully on a shutdown',
+    presets: shippedFrom('1.21'),
+  },
   'static-pod-start-exclusion': {
     prs: [104743, 106394],
     release: '1.23',

@@ -17,6 +17,7 @@ import {
 } from '../api/v1.js';
 import { WRITES_NONE } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
+import { shutdownManagerStubReason } from '../kubelet/nodeshutdown/nodeShutdownManager.js';
 import type { Action } from '../scenario/types.js';
 import { type Bus, type Rng, type Sim, unreachable } from '../sim/index.js';
 import { type NoopSubject, publishNoop } from './actionNoop.js';
@@ -128,8 +129,10 @@ export class ScenarioActions {
       }
       case 'shutdownNode': {
         const kubelet = this.world.nodeOf(action.node).kubelet;
-        if (kubelet !== undefined)
+        const stub = kubelet === undefined ? undefined : shutdownManagerStubReason(kubelet);
+        if (kubelet !== undefined && stub === undefined)
           this.world.sim.spawn(`${action.node}/nodeShutdown`, kubelet.processShutdownEvent(), kubelet.group);
+        else if (stub !== undefined) this.noop(action.node, 'shutdownNode', line, stub);
         else
           this.noop(
             action.node,
