@@ -4,7 +4,20 @@
 // shipped it, so bisecting a behaviour across releases is one command per release.
 
 /** The release presets `--kubelet` accepts besides `fixed` (every switch on) and `legacy` (every switch off). */
-export const RELEASE_PRESETS = ['1.20', '1.21', '1.22', '1.23', '1.25'] as const;
+export const RELEASE_PRESETS = [
+  '1.20',
+  '1.21',
+  '1.22',
+  '1.23',
+  '1.24',
+  '1.25',
+  '1.26',
+  '1.27',
+  '1.28',
+  '1.29',
+  '1.30',
+  '1.31',
+] as const;
 export type ReleasePreset = (typeof RELEASE_PRESETS)[number];
 export const KUBELET_NAMES = ['fixed', 'legacy', ...RELEASE_PRESETS] as const;
 export type KubeletName = (typeof KUBELET_NAMES)[number];
@@ -88,7 +101,7 @@ export const FIX_TABLE = {
     backports: ['1.24 (#111636); 1.23 (#113300) closed'],
     summary:
       'reconstruction keeps every pod of a shared volume (not only the last one found), and volumes skipped because a pod wanted them become uncertain',
-    presets: shippedFrom('1.25'),
+    presets: shippedFrom('1.24'),
   },
   'mirror-pod-pending-termination': {
     prs: [98103, 98316],
@@ -167,7 +180,7 @@ export const FIX_TABLE = {
     backports: ['1.26 (#114730)', '1.25 (#114732)', '1.24 (#114733)'],
     summary:
       'populator: before its first full pass after a restart (hasAddedPods) it adds a terminating pod whose runtime may still run, so reconstruction does not tear its volumes down (#113979)',
-    presets: shippedFrom('1.25'),
+    presets: shippedFrom('1.24'),
     needsPodWorkerLifecycle: true,
   },
   'no-force-detach-healthy-node': {
@@ -175,7 +188,7 @@ export const FIX_TABLE = {
     release: '1.25',
     backports: ['1.24 (#114168)'],
     summary: 'attach/detach controller: no force detach after maxWaitForUnmountDuration from a healthy node',
-    presets: shippedFrom('1.25'),
+    presets: shippedFrom('1.24'),
   },
 } as const satisfies Record<string, FixDef>;
 
