@@ -3,8 +3,14 @@
 // invariant with another cause stays unexplained.
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
-import { Fixes } from '../../src/fixes.js';
-import { HAZARD_IDS, HAZARDS, type HazardDef, HazardTracker } from '../../src/invariants/hazards.js';
+import { Fixes, type KubeletName, RELEASE_PRESETS } from '../../src/fixes.js';
+import {
+  HAZARD_IDS,
+  HAZARDS,
+  type HazardDef,
+  HazardTracker,
+  hazardOpenIn,
+} from '../../src/invariants/hazards.js';
 import type { Violation } from '../../src/invariants/types.js';
 import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
@@ -34,6 +40,7 @@ const reconstruction = (over: Partial<Extract<Fact, { kind: 'volumeReconstructio
   inconsistentRead: false,
   outcome: 'cleanupMounts',
   podKnown: false,
+  podTerminating: true,
   ...over,
 });
 
@@ -234,6 +241,74 @@ describe('HazardTracker', () => {
     expect(t.explain({ ...cgroup, uid: 'web-1' })).toBeNull();
     expect(t.explain({ ...cgroup, volume: 'lun-2' })).toBeNull();
     expect(t.explain({ ...cgroup, node: 'node-b' })).toBeNull();
+  });
+
+  it('one-shot-reconstruction-gap excuses only a volume no pod dir named (a dir syncStates skipped is a bug)', () => {
+    const stuck = violation({ invariant: 'device-reported-unused-while-mounted' });
+    const finished = (podDirVolumes: { uid: string; volume: string }[]): Fact => ({
+      kind: 'reconstructionFinished',
+      atMs: 90_000,
+      node: 'node-a',
+      unreconstructedDevices: ['lun-1'],
+      unreconstructedPodMaps: [{ uid: 'db-1', volume: 'lun-2' }],
+      podDirVolumes,
+    });
+    const t = new HazardTracker();
+    t.onFact(finished([]));
+    expect(t.explain(stuck)).toBe('one-shot-reconstruction-gap');
+    expect(t.explain(violation({ invariant: 'termination-stuck', uid: 'db-1', volume: null }))).toBe(
+      'one-shot-reconstruction-gap',
+    );
+    // The planted bug: a pod dir named lun-1 (and db-1's lun-2) on disk, and syncStates still left the
+    // device in neither state. The old marker excused it; now it is unexplained.
+    const planted = new HazardTracker();
+    planted.onFact(
+      finished([
+        { uid: 'web-1', volume: 'lun-1' },
+        { uid: 'db-1', volume: 'lun-2' },
+      ]),
+    );
+    expect(planted.explain(stuck)).toBeNull();
+    expect(
+      planted.explain(violation({ invariant: 'termination-stuck', uid: 'db-1', volume: null })),
+    ).toBeNull();
+  });
+
+  it('#113979 excuses a known pod left out of the desired state only when its containers were terminating', () => {
+    const torn = violation({ invariant: 'volume-torn-down-while-running', uid: 'db-1', pod: 'db' });
+    const added = { ok: true, error: undefined, outcome: 'addedToActualState', podKnown: true } as const;
+    const t = new HazardTracker(Fixes.of('1.23'));
+    t.onFact(reconstruction({ ...added, podTerminating: true }));
+    expect(t.explain(torn)).toBe('terminating-pod-volume-torn-down-on-restart');
+    // The planted bug: the populator lost a running pod (not terminating) and syncStates added its volume.
+    const planted = new HazardTracker(Fixes.of('1.23'));
+    planted.onFact(reconstruction({ ...added, podTerminating: false }));
+    expect(planted.explain(torn)).toBeNull();
+    expect(planted.explain(violation({}))).toBeNull();
+  });
+
+  it('a hazard fixed upstream in release X excuses nothing under --kubelet X or later', () => {
+    expect(hazardOpenIn('terminating-pod-volume-torn-down-on-restart')).toEqual(['1.22', '1.23']);
+    expect(hazardOpenIn('remove-before-sources-ready')).toEqual([
+      '1.20',
+      '1.21',
+      '1.22',
+      '1.23',
+      '1.24',
+      '1.25',
+      '1.26',
+    ]);
+    expect(hazardOpenIn('iscsi-block-session-busy')).toEqual([...RELEASE_PRESETS]);
+    const file = loadScenarioFile('scenarios/static-pod-removed-before-sources-ready.yaml');
+    const knownOpen = (kubelet: KubeletName) =>
+      runScenario(file, { fixes: Fixes.of(kubelet) })
+        .violations.filter((v) => v.invariant === 'termination-stuck')
+        .map((v) => v.knownOpen ?? null);
+    expect(knownOpen('1.26')).toEqual(['remove-before-sources-ready']);
+    expect(knownOpen('1.27')).toEqual([null]);
+    expect(knownOpen('1.31')).toEqual([null]);
+    // `fixed` is release-1.23's code with every switch: the hazard is open there.
+    expect(knownOpen('fixed')).toEqual(['remove-before-sources-ready']);
   });
 
   it('termination-stuck is excused only for the pod whose REMOVE was dropped', () => {
