@@ -106,7 +106,11 @@ export type Fact =
    * pod's own, staticUid the static pod's it mirrors). Mirror pods publish no apiPod* facts.
    */
   | (Base & PodRef & { kind: 'mirrorPod'; op: 'created' | 'deleted'; staticUid: UID })
-  | (Base & { kind: 'nodeShutdownStarted' })
+  | (Base & {
+      kind: 'nodeShutdownStarted';
+      /** The cap on each pod's grace period: shutdownGracePeriod less shutdownGracePeriodCriticalPods. */
+      podGracePeriodSeconds: number;
+    })
   | (Base & { kind: 'nodeVolumesInUse'; volumes: readonly string[] })
   /**
    * The attach/detach controller patched node.status.volumesAttached (its node status updater): the
@@ -165,6 +169,11 @@ export type Fact =
           | 'lostToAnotherPod';
         /** Whether the kubelet's pod manager knows the pod (it is still in the API, maybe terminating). */
         podKnown: boolean;
+        /**
+         * Whether the pod worker had the pod's containers terminating then (ShouldPodContainersBeTerminating):
+         * the reason release-1.23's populator leaves a known pod out of the desired state (#113979).
+         */
+        podTerminating: boolean;
       })
   /**
    * syncStates ended. `unreconstructedDevices`: volumes whose device is still mounted or mapped on the
@@ -177,6 +186,11 @@ export type Fact =
       kind: 'reconstructionFinished';
       unreconstructedDevices: readonly string[];
       unreconstructedPodMaps: readonly { readonly uid: string; readonly volume: string }[];
+      /**
+       * Ground truth: every pod volume dir on the node when syncStates read them (pod UID and volume), for
+       * telling #85476's gap (no dir named the volume) from a reconstruction that missed a dir.
+       */
+      podDirVolumes: readonly { readonly uid: string; readonly volume: string }[];
     })
   // ---- storage ground truth (per node host) ----
   /** One utilio.ConsistentRead of /proc/mounts: how many attempts it took and whether it succeeded. */

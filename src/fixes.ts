@@ -4,7 +4,20 @@
 // shipped it, so bisecting a behaviour across releases is one command per release.
 
 /** The release presets `--kubelet` accepts besides `fixed` (every switch on) and `legacy` (every switch off). */
-export const RELEASE_PRESETS = ['1.20', '1.21', '1.22', '1.23', '1.25'] as const;
+export const RELEASE_PRESETS = [
+  '1.20',
+  '1.21',
+  '1.22',
+  '1.23',
+  '1.24',
+  '1.25',
+  '1.26',
+  '1.27',
+  '1.28',
+  '1.29',
+  '1.30',
+  '1.31',
+] as const;
 export type ReleasePreset = (typeof RELEASE_PRESETS)[number];
 export const KUBELET_NAMES = ['fixed', 'legacy', ...RELEASE_PRESETS] as const;
 export type KubeletName = (typeof KUBELET_NAMES)[number];
@@ -88,7 +101,7 @@ export const FIX_TABLE = {
     backports: ['1.24 (#111636); 1.23 (#113300) closed'],
     summary:
       'reconstruction keeps every pod of a shared volume (not only the last one found), and volumes skipped because a pod wanted them become uncertain',
-    presets: shippedFrom('1.25'),
+    presets: shippedFrom('1.24'),
   },
   'mirror-pod-pending-termination': {
     prs: [98103, 98316],
@@ -98,6 +111,16 @@ export const FIX_TABLE = {
       'release-1.20 paths: deletePod marks a static pod with a mirror pod pending termination; its successor waits',
     presets: shippedFrom('1.20'),
     needsPodWorkerLifecycle: false,
+  },
+  // A feature gate's default rather than a fix: 1.20's kubelet builds no shutdown manager unless the
+  // alpha gate is turned on. Before #102344's pod worker, so it applies in every preset.
+  'graceful-node-shutdown-beta': {
+    prs: [99735],
+    release: '1.21',
+    backports: [],
+    summary:
+      'GracefulNodeShutdown is beta and on by default (alpha and off in 1.20): a node with shutdownGracePeriod > 0 kills its pods gracefully on a shutdown',
+    presets: shippedFrom('1.21'),
   },
   'static-pod-start-exclusion': {
     prs: [104743, 106394],
@@ -149,12 +172,23 @@ export const FIX_TABLE = {
     summary: 'UnmountDevice marks the device uncertain when it is still open after the unmount',
     presets: shippedFrom('1.21'),
   },
+  // Upstream's master merge came after v1.26.0 (December 2022), so 1.27.0 is the first .0 with it; the
+  // cherry-picks carry no release note, so only their minor versions are known.
+  'dsw-terminating-pod-on-restart': {
+    prs: [114326, 114730, 114732, 114733],
+    release: '1.27',
+    backports: ['1.26 (#114730)', '1.25 (#114732)', '1.24 (#114733)'],
+    summary:
+      'populator: before its first full pass after a restart (hasAddedPods) it adds a terminating pod whose runtime may still run, so reconstruction does not tear its volumes down (#113979)',
+    presets: shippedFrom('1.24'),
+    needsPodWorkerLifecycle: true,
+  },
   'no-force-detach-healthy-node': {
     prs: [110721],
     release: '1.25',
     backports: ['1.24 (#114168)'],
     summary: 'attach/detach controller: no force detach after maxWaitForUnmountDuration from a healthy node',
-    presets: shippedFrom('1.25'),
+    presets: shippedFrom('1.24'),
   },
 } as const satisfies Record<string, FixDef>;
 

@@ -43,12 +43,33 @@ describe('release presets', () => {
     expect(Fixes.of('1.25').on('no-force-detach-healthy-node')).toBe(true);
   });
 
+  it('1.24 to 1.31: the 1.24 picks (#111636, #114168, #114733) and every switch on from there', () => {
+    for (const id of [
+      'reconstruct-every-pod-of-volume',
+      'no-force-detach-healthy-node',
+      'dsw-terminating-pod-on-restart',
+    ] as const) {
+      expect(Fixes.of('1.23').on(id), id).toBe(false);
+      expect(Fixes.of('1.24').on(id), id).toBe(true);
+    }
+    for (const k of ['1.24', '1.26', '1.27', '1.28', '1.29', '1.30', '1.31'] as const) {
+      expect(Fixes.of(k).equals(Fixes.all()), k).toBe(true);
+      // Named as asked, not as the equal set `all`.
+      expect(fixesOption(k, undefined).label()).toBe(k);
+    }
+  });
+
+  it('a claim may name 1.30 unquoted (YAML reads the number 1.3)', () => {
+    const s = parseScenarioText(`${head}  - kubelet: 1.30\n    violations: []\n`, 'c.yaml');
+    expect(s.claims[0]?.fixes.kubelet).toBe('1.30');
+  });
+
   it('--kubelet takes a preset and --fix applies after it', () => {
     const f = fixesOption('1.23', ['no-force-detach-healthy-node=on', 'block-metrics=off']);
     expect(f.on('no-force-detach-healthy-node')).toBe(true);
     expect(f.on('block-metrics')).toBe(false);
     expect(f.on('pod-worker-lifecycle')).toBe(true);
-    expect(() => fixesOption('1.24', undefined)).toThrow(
+    expect(() => fixesOption('1.32', undefined)).toThrow(
       /--kubelet: expected fixed \(also all\), legacy \(also none\) or a modelled release \(1.20, /,
     );
   });
@@ -81,7 +102,11 @@ describe('labels and replay flags', () => {
     expect(off.recording(new Map(), () => 0).label()).toBe('1.22,-static-pod-start-exclusion');
     // Fewer differences still win over the name asked for (1.25 has every switch on: all), and a set
     // nobody named names the newer of two equal releases.
-    const both = ['no-force-detach-healthy-node=on', 'reconstruct-every-pod-of-volume=on'];
+    const both = [
+      'no-force-detach-healthy-node=on',
+      'reconstruct-every-pod-of-volume=on',
+      'dsw-terminating-pod-on-restart=on',
+    ];
     expect(fixesOption('1.22', both).label()).toBe('all');
     expect(new Fixes(Fixes.of('1.22').ids()).label()).toBe('1.23');
   });
@@ -120,8 +145,8 @@ describe('claims that name a kubelet', () => {
   });
 
   it('rejects an unknown kubelet, fixes: all beside a kubelet, and a claim with neither', () => {
-    expect(loadError(`${head}  - kubelet: 1.24\n    violations: []\n`)).toMatch(
-      /^c\.yaml:6:14: claims\[0\]\.kubelet: expected fixed, legacy or a modelled release \(1\.20, 1\.21, 1\.22, 1\.23, 1\.25\), got 1\.24 \(not modelled: `npx podrace list fixes` shows what each modelled release ships\)$/,
+    expect(loadError(`${head}  - kubelet: 1.19\n    violations: []\n`)).toBe(
+      `c.yaml:6:14: claims[0].kubelet: expected fixed, legacy or a modelled release (${RELEASE_PRESETS.join(', ')}), got 1.19 (not modelled: \`npx podrace list fixes\` shows what each modelled release ships)`,
     );
     expect(loadError(`${head}  - kubelet: legacyy\n    violations: []\n`)).toContain(
       '(did you mean "legacy"?)',

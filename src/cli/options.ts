@@ -104,7 +104,7 @@ function fixToggle(text: string, flag: string): [FixId, boolean] {
 
 /**
  * A `--kubelet` value that names no kubelet: which names there are, and that a release podrace does not
- * model (1.24, 1.19) is not one of them, so the user looks for the nearest release rather than a typo.
+ * model (1.19, 1.32) is not one of them, so the user looks for the nearest release rather than a typo.
  */
 export function kubeletChoiceMessage(flag: string, given: string): string {
   const releases = RELEASE_PRESETS.join(', ');

@@ -117,7 +117,7 @@ function subject(name: string, ctx: UsageContext): string {
   return `--${kebab(name)}`;
 }
 
-/** `Argument: kubelet, Given: "1.24", Choices: "fixed", "legacy", ...` (the first of the list). */
+/** `Argument: kubelet, Given: "1.32", Choices: "fixed", "legacy", ...` (the first of the list). */
 function invalidValues(text: string, ctx: UsageContext): string {
   const m = /Argument: ([^,]+), Given: (.*?), Choices: (.*)$/m.exec(text);
   if (m === null) return text.replace(/\s+/g, ' ').trim();

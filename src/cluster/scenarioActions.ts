@@ -17,6 +17,7 @@ import {
 } from '../api/v1.js';
 import { WRITES_NONE } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
+import { shutdownManagerStubReason } from '../kubelet/nodeshutdown/nodeShutdownManager.js';
 import type { Action } from '../scenario/types.js';
 import { type Bus, type Rng, type Sim, unreachable } from '../sim/index.js';
 import { type NoopSubject, publishNoop } from './actionNoop.js';
@@ -119,6 +120,7 @@ export class ScenarioActions {
         const node = this.world.nodeOf(action.node);
         node.kubelet?.stop();
         node.kubelet = undefined;
+        node.host.runtime.kubeletGone();
         const downMs = action.downForMs ?? this.rng.int(RESTART_DOWN_MS[0], RESTART_DOWN_MS[1]);
         this.world.sim.after(downMs, () => {
           if (node.kubelet === undefined) this.world.startKubelet(node);
@@ -127,8 +129,10 @@ export class ScenarioActions {
       }
       case 'shutdownNode': {
         const kubelet = this.world.nodeOf(action.node).kubelet;
-        if (kubelet !== undefined)
+        const stub = kubelet === undefined ? undefined : shutdownManagerStubReason(kubelet);
+        if (kubelet !== undefined && stub === undefined)
           this.world.sim.spawn(`${action.node}/nodeShutdown`, kubelet.processShutdownEvent(), kubelet.group);
+        else if (stub !== undefined) this.noop(action.node, 'shutdownNode', line, stub);
         else
           this.noop(
             action.node,

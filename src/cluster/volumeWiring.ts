@@ -50,6 +50,8 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       pathExists: (path) => node.storage.pathExists(path),
       globallyMountedVolumes: () => node.storage.globallyMountedVolumes(),
       orphanedPodMapRefs: () => node.storage.orphanedPodMapRefs(),
+      podDirVolumes: () =>
+        node.storage.getVolumesFromPodDir().map((d) => ({ uid: d.podUID, volume: d.volumeName })),
       publishDeviceResidue: (volumeName) => node.storage.publishDeviceResidue(volumeName),
       isLikelyMountPoint: (path) => {
         const r = node.storage.isLikelyNotMountPoint(path);

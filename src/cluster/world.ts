@@ -161,6 +161,7 @@ export class World {
       nodeName: node.name,
       domain: this.domainOf(node.name),
       fixes: this.fixes,
+      shutdown: this.scenario.nodeShutdown?.[node.name],
       kubeClient: this.api.client(),
       // A delivery feeds the pod config, which only syncLoop reads (woken by its channel, an event of
       // its own): it changes nothing a parked loop reads (src/elisionMasks.ts).

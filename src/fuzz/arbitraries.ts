@@ -15,6 +15,7 @@ import {
   type ContainerDecl,
   defaultContainerName,
   type Fault,
+  type NodeShutdownConfig,
   PLUGIN_KINDS,
   RESTART_POLICIES,
   type Scenario,
@@ -607,11 +608,32 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
     seed: d.seed,
     horizonMs: Math.ceil((lastMs + SETTLE_MS) / 1000) * 1000,
     nodes,
+    ...shutdownGraceOf(timeline),
     volumes,
     timeline,
     claims: [],
   };
 }
+
+/**
+ * The graceful node shutdown configuration of the nodes a case shuts down: 30 s, 10 s of them for critical
+ * pods, what podrace assumed on every node before a scenario could say (upstream's default, 0 s, would
+ * make the shutdown do nothing). Only those nodes, so a case without a shutdown writes plain node names.
+ */
+function shutdownGraceOf(timeline: readonly TimelineEntry[]): {
+  nodeShutdown?: Record<string, NodeShutdownConfig>;
+} {
+  const out: Record<string, NodeShutdownConfig> = {};
+  for (const e of timeline) {
+    if (e.action.kind === 'shutdownNode') out[e.action.node] = FUZZ_SHUTDOWN_GRACE;
+  }
+  return Object.keys(out).length === 0 ? {} : { nodeShutdown: out };
+}
+
+const FUZZ_SHUTDOWN_GRACE: NodeShutdownConfig = {
+  shutdownGracePeriodS: 30,
+  shutdownGracePeriodCriticalPodsS: 10,
+};
 
 /** A volume chain case: its one volume `lun-1` and its pods, nothing else. */
 function volumeChainScenario(d: VolumeChainCaseDraft, drawnNodes: readonly string[]): Scenario {
@@ -652,6 +674,7 @@ function chainScenario(
     seed,
     horizonMs: Math.ceil((lastMs + Math.max(SETTLE_MS, settleMs)) / 1000) * 1000,
     nodes,
+    ...shutdownGraceOf(timeline),
     volumes,
     timeline,
     claims: [],

@@ -156,7 +156,7 @@ export function runCaseChunk(
   cases: readonly number[],
   now?: () => number,
 ): CaseOutcome[] {
-  const fixes = new Fixes(setup.fixes);
+  const fixes = new Fixes(setup.fixes, undefined, undefined, setup.base);
   const scenarios = scenariosOfCases(setup.seed, cases);
   const check = setup.checkDeterminism === true;
   const spent: number[] = scenarios.map(() => 0);
@@ -469,6 +469,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
   const setup: WorkerSetup = {
     seed: o.seed,
     fixes: FIX_IDS.filter((id) => o.fixes.on(id)),
+    base: o.fixes.base,
     oracle: o.oracle ?? true,
     checkDeterminism: o.checkDeterminism ?? false,
     elide: elisionDefault(),

@@ -13,13 +13,18 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { FixId } from '../fixes.js';
+import type { FixId, KubeletName } from '../fixes.js';
 import type { CaseOutcome, CaseRange } from './campaign.js';
 
 /** What a worker needs to run chunks (structured-clone safe). */
 export interface WorkerSetup {
   readonly seed: number;
   readonly fixes: readonly FixId[];
+  /**
+   * The kubelet the set was named after (Fixes.base): a hazard fixed upstream in that release or before
+   * excuses nothing there (src/invariants/hazards.ts fixedIn).
+   */
+  readonly base?: KubeletName | undefined;
   /** Run the differential oracle on every failing case (src/fuzz/oracle.ts). */
   readonly oracle: boolean;
   /** Run every case twice and compare digests (src/fuzz/determinism.ts). */

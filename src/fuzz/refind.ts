@@ -15,6 +15,8 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
     'turning it off removes calls (the stats collector skips Block volumes): it is the change that exposed the nil MetricsProvider, whose fix is block-metrics',
   'terminal-pod-on-first-sight':
     "its absence shows only in admission (upstream's OutOfCpu after a restart), which is not modelled; turning it off closes a violation instead: the known-open hazard terminal-on-first-sight-not-synced (#116954) that it introduced",
+  'graceful-node-shutdown-beta':
+    'turning it off removes the shutdown manager (the 1.20 default): a node shutdown then kills nothing, so its absence closes violations rather than firing them',
   'node-shutdown-failed-phase':
     'its absence shows as a finding (node-shutdown-marked-failed), not a violation: upstream chose that behaviour for 1.22.0-1.22.4',
 };
@@ -22,12 +24,28 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
 export const REFINDABLE_FIXES: readonly FixId[] = FIX_IDS.filter((id) => NOT_REFINDABLE[id] === undefined);
 
 /**
+ * Switches whose bug a later switch hides in most cases, with why: the fix is re-found with those off
+ * too, as its bug first showed (the bench measures the same).
+ */
+export const REFIND_WITHOUT: Readonly<
+  Partial<Record<FixId, { readonly off: readonly FixId[]; readonly why: string }>>
+> = {
+  'reconstruct-every-pod-of-volume': {
+    off: ['dsw-terminating-pod-on-restart'],
+    why: '#114326 keeps a terminating pod desired across a restart, so the shared-volume reconstructions where #110547 lost a pod are mostly skipped as desired',
+  },
+};
+
+/**
  * The fix set a switch is re-found from: every fix on, or for a release-1.20 path (a switch that acts
  * only while pod-worker-lifecycle is off) the 1.20 kubelet with that switch on.
  */
 export function refindBase(fix: FixId): Fixes {
   const d: FixDef = FIX_TABLE[fix];
-  return d.needsPodWorkerLifecycle === false ? Fixes.of('1.20').with(fix, true) : Fixes.all();
+  if (d.needsPodWorkerLifecycle === false) return Fixes.of('1.20').with(fix, true);
+  let base = Fixes.all();
+  for (const id of REFIND_WITHOUT[fix]?.off ?? []) base = base.with(id, false);
+  return base;
 }
 
 export interface RefindOptions {

@@ -20,10 +20,6 @@
 // (force delete, hard eviction) makes upstream fall back to the spec's grace (#115819), so it bounds
 // nothing. Requests that never reached the API (evictions, shutdown) die with the kubelet process.
 import type { Fact, FactKind } from '../facts.js';
-import {
-  shutdownGracePeriodCriticalPodsSeconds,
-  shutdownGracePeriodRequestedSeconds,
-} from '../kubelet/nodeshutdown/nodeShutdownManager.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -128,7 +124,7 @@ export class GracePeriodExceeded implements Checker {
         return;
       }
       case 'nodeShutdownStarted': {
-        const max = shutdownGracePeriodRequestedSeconds - shutdownGracePeriodCriticalPodsSeconds;
+        const max = f.podGracePeriodSeconds;
         for (const p of this.#lives.values()) {
           // processShutdownEvent kills the pods of the pod manager: not one that left its source already.
           if (p.node !== f.node || !p.ran || p.leftSourceAtMs !== undefined) continue;

@@ -16,10 +16,6 @@
 // (apiPodCreated's spec grace, apiPodDeletionRequested, a force delete), the scenario's eviction request
 // (podEvictionRequested) and the node's shutdown (min(spec, the non-critical share of ShutdownGracePeriod)).
 import type { Fact, FactKind } from '../facts.js';
-import {
-  shutdownGracePeriodCriticalPodsSeconds,
-  shutdownGracePeriodRequestedSeconds,
-} from '../kubelet/nodeshutdown/nodeShutdownManager.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -102,7 +98,7 @@ export class GracePeriodNotHonoured implements Checker {
         return;
       }
       case 'nodeShutdownStarted': {
-        const max = shutdownGracePeriodRequestedSeconds - shutdownGracePeriodCriticalPodsSeconds;
+        const max = f.podGracePeriodSeconds;
         for (const p of this.#pods.values()) {
           if (p.node !== f.node) continue;
           this.#request(p, Math.min(p.specGraceSeconds, max), `the node shutdown at ${secs(f.atMs)}`, f);

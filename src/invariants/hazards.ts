@@ -5,6 +5,15 @@
 // or volume, at or before the violation). Anything else that fires with every fix on is reported as
 // unexplained: a simulator bug or an upstream bug nobody has filed, worth a look either way.
 import type { Fact } from '../facts.js';
+import {
+  FIX_TABLE,
+  Fixes,
+  type FixId,
+  fixApplies,
+  type KubeletName,
+  RELEASE_PRESETS,
+  type ReleasePreset,
+} from '../fixes.js';
 import type { InvariantId, Violation } from './types.js';
 
 export interface HazardDef {
@@ -16,8 +25,41 @@ export interface HazardDef {
   readonly open: string;
   /** The bundled scenario that shows it. */
   readonly scenario: string;
+  /**
+   * The kubelet under which that scenario shows it, when not `fixed`: a switch that ports a later fix
+   * (the hazard's own, or one that closes the path the scenario takes) hides it there.
+   */
+  readonly shownUnder?: KubeletName;
   /** The invariants it explains. */
   readonly explains: readonly InvariantId[];
+  /**
+   * The switch that ports upstream's fix: with it on, the hazard is closed and excuses nothing (the run
+   * with the fix is upstream's fixed release, and a violation there is a bug of the port).
+   */
+  readonly fixedBy?: FixId;
+  /**
+   * The first release preset whose last patch has upstream's fix when podrace does not model it as a
+   * switch: under `--kubelet` that release or a later one the hazard excuses nothing (the simulator runs
+   * a path that release no longer has, so what it finds there is not upstream's).
+   */
+  readonly fixedIn?: ReleasePreset;
+}
+
+/** The release presets in which a hazard is open: its fix switch off there, and before its fixedIn. */
+export function hazardOpenIn(id: HazardId): ReleasePreset[] {
+  const def: HazardDef = HAZARDS[id];
+  return RELEASE_PRESETS.filter((p, i) => {
+    if (def.fixedIn !== undefined && i >= RELEASE_PRESETS.indexOf(def.fixedIn)) return false;
+    if (def.fixedBy === undefined) return true;
+    return fixApplies(def.fixedBy, p) && !FIX_TABLE[def.fixedBy].presets[p];
+  });
+}
+
+/** Whether the run's fix set is named after a release at or after the one that fixed the hazard upstream. */
+function fixedInRelease(def: HazardDef, fixes: Fixes): boolean {
+  if (def.fixedIn === undefined) return false;
+  const i = (RELEASE_PRESETS as readonly string[]).indexOf(fixes.base ?? '');
+  return i >= 0 && i >= RELEASE_PRESETS.indexOf(def.fixedIn);
 }
 
 export const HAZARDS = {
@@ -40,14 +82,31 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#113979', 'kubernetes/kubernetes#114326'],
     summary:
       "after a kubelet restart, the populator skips a pod that is terminating in the API, so syncStates puts its volume into the actual state (or cleanupMounts unmounts it) and the reconciler tears it down while the pod's containers still run; an UnmountDevice that then succeeds (iSCSI Block with a busy session) drops the volume from volumesInUse while the container still has the device open",
-    open: 'fixed by #114326 in 1.27 and backported to 1.24-1.26, never to 1.23',
+    open: 'fixed by #114326 in 1.27 and backported to 1.24-1.26 (fix dsw-terminating-pod-on-restart), never to 1.23',
     scenario: 'terminating-pod-volume-torn-down-on-restart',
+    shownUnder: '1.23',
+    fixedBy: 'dsw-terminating-pod-on-restart',
     // The UnmountDevice that follows the teardown deletes the LUN's paths (iSCSI falls through the busy
     // flush; a Block volume logs out) while the pod's container still holds the device.
     explains: [
       'volume-torn-down-while-running',
       'device-reported-unused-while-mounted',
       'device-released-while-open',
+    ],
+  },
+  'failed-reconstruction-left-to-terminating-pod': {
+    upstream: ['kubernetes/kubernetes#114326', 'kubernetes/kubernetes#85476'],
+    summary:
+      'after a kubelet restart, a volume whose reconstruction fails is left alone when a pod still wants it ("Volume exists in desired state, skip cleaning up mounts", hoping the reconciler\'s SetUp puts it into the actual state); with #114326 a pod the API has terminating is such a pod: its containers stop, WaitForUnmount (actual state only) returns at once, syncTerminatedPod destroys the cgroup with the mount still on the node, and once the pod leaves the desired state before any SetUp the volume is in neither state of the world: never unmounted, dropped from volumesInUse and detached under its global mount',
+    open: 'syncStates in reconstruct.go (1.24-1.26 with #114326) and cleanOrphanVolumes in reconstruct_new.go (1.27 and later) skip a failed volume the desired state holds; nothing cleans it up once that pod is gone; found by podrace fuzz (seed 1, case 1402 with #114326 on), no upstream report was found',
+    scenario: 'failed-reconstruction-terminating-pod',
+    explains: [
+      'pod-cgroup-destroyed-with-volumes',
+      'pod-deleted-before-volumes-reclaimed',
+      'termination-stuck',
+      'device-reported-unused-while-mounted',
+      'device-released-while-open',
+      'multi-node-mount',
     ],
   },
   'orphan-pod-volume-torn-down-on-restart': {
@@ -66,8 +125,12 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#85834', 'kubernetes/kubernetes#101791'],
     summary:
       "after a kubelet restart, a volume whose reconstruction failed gets cleanupMounts' single UnmountVolume; when that TearDown fails nothing retries it (syncStates runs once, the volume is in neither state of the world, and cleanupOrphanedPodDirs skips pods the pod manager knows), so podVolumesExist sees the pod's mount on disk for ever and the terminating pod never leaves the API server",
-    open: 'release-1.23 cleanupMounts logs the UnmountVolume error and returns; #85834 was closed as stale without a fix; only KEP-3756 (NewVolumeManagerReconstruction, 1.27+) puts such volumes into the actual state as uncertain so the reconciler retries them',
+    open: 'release-1.23 cleanupMounts logs the UnmountVolume error and returns; #85834 was closed as stale without a fix; only KEP-3756 (NewVolumeManagerReconstruction, beta and on by default from 1.27, not modelled) puts such volumes into the actual state as uncertain so the reconciler retries them',
+    fixedIn: '1.27',
     scenario: 'reconstruct-fails-cleanup-not-retried',
+    // Its pod is terminating in the API: #114326's populator keeps such a pod's volume desired, so the
+    // failed reconstruction is skipped and the reconciler retries the TearDown.
+    shownUnder: '1.23',
     // WaitForUnmount asks the actual state only, where the cleaned-up volume is not: syncTerminatedPod
     // destroys the cgroup while the mount stays on disk.
     explains: ['termination-stuck', 'pod-cgroup-destroyed-with-volumes'],
@@ -132,7 +195,8 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#116954', 'kubernetes/kubernetes#117019'],
     summary:
       'a pod first seen terminal after a kubelet restart is recorded finished at once (#105527): SyncTerminatedPod never runs, so its status is not synced and a deleted pod is never removed from the API server',
-    open: 'fixed by #117019 in 1.28 (backported to 1.27 as #117433), never to 1.23',
+    open: 'fixed by #117019 in 1.28 (backported to 1.27 as #117433; not modelled), never to 1.23',
+    fixedIn: '1.27',
     scenario: 'terminal-pod-first-sight-not-synced',
     explains: ['termination-stuck'],
   },
@@ -140,7 +204,8 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#116880', 'kubernetes/kubernetes#113145'],
     summary:
       'a REMOVE that arrives before all pod sources are ready is dropped ("skipping delete because sources aren\'t ready yet") and housekeeping leaves a worker in SyncPod state alone, so the pod is never stopped',
-    open: 'fixed by the pod worker rewrite #113145 in 1.27 (no patch backports)',
+    open: 'fixed by the pod worker rewrite #113145 in 1.27 (no patch backports; not modelled)',
+    fixedIn: '1.27',
     scenario: 'static-pod-removed-before-sources-ready',
     // A static pod's worker never learns of the removal, so it is not terminating when housekeeping
     // finds its mirror pod orphaned (IsPodForMirrorPodTerminatingByFullName is false): the mirror goes
@@ -182,9 +247,15 @@ interface Marker {
  * on every fact while fuzzing: it keeps only markers, a handful per run.
  */
 export class HazardTracker {
+  /** The run's switches (a recording copy notes each hazard's fix switch where a marker asks it). */
+  readonly #fixes: Fixes;
   readonly #markers = new Map<HazardId, Marker[]>();
   /** node, pod UID and volume of each cleanupMounts whose UnmountVolume has not reported yet. */
   readonly #cleanupsPending = new Set<string>();
+
+  constructor(fixes: Fixes = Fixes.all()) {
+    this.#fixes = fixes;
+  }
 
   onFact(f: Fact): void {
     switch (f.kind) {
@@ -204,7 +275,14 @@ export class HazardTracker {
           this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume, only);
           this.#cleanupsPending.add(cleanupKey(f.node, f.uid, f.volume));
         }
+        if (!f.ok && f.outcome === 'skippedDesired' && f.podKnown) {
+          this.#mark('failed-reconstruction-left-to-terminating-pod', f.atMs, f.node, f.uid, f.volume);
+        }
         if (f.outcome === 'addedToActualState' || f.outcome === 'cleanupMounts') {
+          // A known pod is out of the desired state for #113979's reason only when its containers were
+          // terminating (the populator's ShouldPodContainersBeTerminating skip); a running pod left out is
+          // some other bug, excused by nothing.
+          if (f.podKnown && !f.podTerminating) return;
           const id = f.podKnown
             ? 'terminating-pod-volume-torn-down-on-restart'
             : 'orphan-pod-volume-torn-down-on-restart';
@@ -223,10 +301,14 @@ export class HazardTracker {
         }
         return;
       case 'reconstructionFinished':
+        // #85476's gap is a volume no pod dir names: syncStates starts from pod dirs only. A volume a pod
+        // dir did name and syncStates still left out is a bug of the reconstruction, excused by nothing.
         for (const volume of f.unreconstructedDevices) {
+          if (f.podDirVolumes.some((d) => d.volume === volume)) continue;
           this.#mark('one-shot-reconstruction-gap', f.atMs, f.node, null, volume);
         }
         for (const m of f.unreconstructedPodMaps) {
+          if (f.podDirVolumes.some((d) => d.uid === m.uid && d.volume === m.volume)) continue;
           this.#mark('one-shot-reconstruction-gap', f.atMs, f.node, m.uid, m.volume);
         }
         return;
@@ -284,6 +366,11 @@ export class HazardTracker {
     volume: string | null,
     only: readonly InvariantId[] | null = null,
   ): void {
+    // A hazard whose fix is on is closed: its path taken is the port's bug, not upstream's (the switch is
+    // read here, at the marker's time, so a run that never took the path never depends on it).
+    const def: HazardDef = HAZARDS[id];
+    if (fixedInRelease(def, this.#fixes)) return;
+    if (def.fixedBy !== undefined && this.#fixes.on(def.fixedBy)) return;
     let list = this.#markers.get(id);
     if (list === undefined) {
       list = [];
@@ -302,7 +389,9 @@ export class HazardTracker {
     // multi-node-mount is reported on the node that mounted second; the marker is on the node that kept
     // the forgotten mount, so only the volume has to match.
     if (
-      (id === 'reconstruction-fails-other-error' || id === 'one-shot-reconstruction-gap') &&
+      (id === 'reconstruction-fails-other-error' ||
+        id === 'one-shot-reconstruction-gap' ||
+        id === 'failed-reconstruction-left-to-terminating-pod') &&
       v.invariant === 'multi-node-mount'
     ) {
       return m.volume === v.volume;

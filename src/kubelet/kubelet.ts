@@ -43,7 +43,11 @@ import { NodeStatusReporter } from './kubeletNodeStatus.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
 import { convertPodStatusToRunningPod, KubeGenericRuntimeManager } from './kuberuntime/kuberuntimeManager.js';
 import { LegacyKubelet } from './legacy/kubeletLegacy.js';
-import { processShutdownEvent } from './nodeshutdown/nodeShutdownManager.js';
+import {
+  NO_SHUTDOWN_GRACE,
+  processShutdownEvent,
+  type ShutdownConfig,
+} from './nodeshutdown/nodeShutdownManager.js';
 import { GenericPLEG, type PodLifecycleEvent, plegChannelCapacity } from './pleg/genericPleg.js';
 import { BasicMirrorClient } from './pod/mirrorClient.js';
 import { BasicPodManager } from './pod/podManager.js';
@@ -115,12 +119,15 @@ export interface KubeletOptions {
   newVolumeManager(kl: Kubelet): KubeletVolumeManager;
   /** The kubelet process died (a Go panic): systemd restarts it. */
   onCrash(): void;
+  /** Graceful node shutdown configuration; default upstream's (0 s: none). */
+  shutdown?: ShutdownConfig | undefined;
 }
 
 export class Kubelet {
   readonly sim: Sim;
   readonly nodeName: string;
   readonly fixes: Fixes;
+  readonly shutdownConfig: ShutdownConfig;
   readonly group: ProcessGroup;
   readonly podManager: BasicPodManager;
   /** Upstream's basicManager embeds the mirror client; here it sits next to the pod manager. */
@@ -157,6 +164,7 @@ export class Kubelet {
     this.rng = o.rng;
     this.nodeName = o.nodeName;
     this.fixes = o.fixes;
+    this.shutdownConfig = o.shutdown ?? NO_SHUTDOWN_GRACE;
     this.kubeClient = o.kubeClient;
     this.mirrorClient = new BasicMirrorClient(o.kubeClient);
     this.host = o.host;

@@ -2,7 +2,7 @@
 // sections in a row and `podrace explain NAME` prints the section of NAME, so both say the same words.
 import { FIX_IDS, FIX_TABLE, type FixDef, type FixId, fixApplies, RELEASE_PRESETS } from '../fixes.js';
 import { INVARIANT_DESCRIPTIONS } from '../invariants/descriptions.js';
-import { HAZARD_IDS, HAZARDS, type HazardDef, type HazardId } from '../invariants/hazards.js';
+import { HAZARD_IDS, HAZARDS, type HazardDef, type HazardId, hazardOpenIn } from '../invariants/hazards.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import {
   type Closing,
@@ -174,9 +174,10 @@ export function hazardSection(id: HazardId): string[] {
     sentence(h.summary),
     '',
     `- Still open: ${h.open}`,
+    `- Open in presets: ${hazardOpenIn(id).join(', ') || 'none'}`,
     `- Upstream: ${h.upstream.map(upstreamLink).join(', ')}`,
-    `- Fires with every fix on: ${h.explains.map(code).join(', ')}`,
-    `- Shown by: ${scenarioLink(h.scenario)}`,
+    `- ${h.fixedBy === undefined ? 'Fires with every fix on' : `Fires with \`${h.fixedBy}\` off`}: ${h.explains.map(code).join(', ')}`,
+    `- Shown by: ${scenarioLink(h.scenario)}${h.shownUnder === undefined ? '' : ` (under \`--kubelet ${h.shownUnder}\`)`}`,
     '',
   ];
 }

@@ -123,10 +123,11 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   const reads = new Map<FixId, number>();
   // The world reads switches while it is built (at time 0), before `world` exists.
   let clock: { readonly nowMs: number } = { nowMs: 0 };
+  const fixes = o.fixes.recording(reads, () => clock.nowMs);
   const world = new World({
     scenario,
     seed,
-    fixes: o.fixes.recording(reads, () => clock.nowMs),
+    fixes,
     elide: o.schedule === undefined ? (o.elide ?? elisionDefault()) : false,
   });
   clock = world.sim;
@@ -140,7 +141,7 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     }),
   );
   const facts: Fact[] | undefined = o.recordFacts === true ? [] : undefined;
-  const hazards = new HazardTracker();
+  const hazards = new HazardTracker(fixes);
   const firedDuringRunAtMs: Partial<Record<InvariantId, number>> = {};
   let reported = 0;
   world.bus.subscribe((f) => {

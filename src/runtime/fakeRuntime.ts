@@ -108,6 +108,8 @@ export class FakeRuntime {
   version = 0;
   /** Every UID the runtime knows, kept sorted (a relist walks it without sorting or copying). */
   private readonly sortedUIDs: UID[] = [];
+  /** StartContainer requests under way: container ID -> the pod's UID (insertion order: the calls' order). */
+  private readonly startsInFlight = new Map<string, UID>();
 
   constructor(
     private readonly sim: Sim,
@@ -207,7 +209,9 @@ export class FakeRuntime {
     const faultDelayMs = fault?.delayMs ?? 0;
     const startMs = this.latency(START_LATENCY_MS) + spec.startDelayMs + faultDelayMs;
     const timedOut = startMs > RUNTIME_REQUEST_TIMEOUT_MS;
+    this.startsInFlight.set(containerId, meta.uid);
     yield* sleep(timedOut ? RUNTIME_REQUEST_TIMEOUT_MS : startMs);
+    this.startsInFlight.delete(containerId);
     const started = this.pods.get(meta.uid);
     const c = started?.containers.get(containerId);
     if (started === undefined || c === undefined || c.state !== 'created') {
@@ -250,6 +254,36 @@ export class FakeRuntime {
       staticFullname: meta.staticFullname,
     });
     return undefined;
+  }
+
+  /**
+   * The kubelet process died: its gRPC connection closes, so every StartContainer it had under way is
+   * cancelled. containerd's StartContainer fails with the request's context (its deferred cleanup deletes
+   * the task runc had created and records the container exited, exit code 128, reason StartError), as for
+   * a start cut off by the request's deadline: the container never runs and its namespace is gone. (The
+   * kubelet's calls block in a coroutine of its process group, which a restart abandons.)
+   */
+  kubeletGone(): void {
+    for (const [containerId, uid] of this.startsInFlight) {
+      const entry = this.pods.get(uid);
+      const c = entry?.containers.get(containerId);
+      if (entry === undefined || c === undefined || c.state !== 'created') continue;
+      this.touched(entry);
+      c.state = 'exited';
+      c.exitCode = 128;
+      c.finishedAtMs = this.sim.nowMs;
+      this.namespaces?.destroyNamespace(c.id);
+      this.publish({
+        kind: 'containerStartFailed',
+        atMs: this.sim.nowMs,
+        node: this.nodeName,
+        uid,
+        pod: entry.meta.name,
+        container: c.name,
+        error: 'rpc error: code = Canceled desc = context canceled',
+      });
+    }
+    this.startsInFlight.clear();
   }
 
   /** StopContainer with a grace period: SIGTERM now, SIGKILL when the grace period ends. */

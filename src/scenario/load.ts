@@ -37,6 +37,7 @@ import {
   DEFAULTS,
   defaultContainerName,
   type Fault,
+  type NodeShutdownConfig,
   type Scenario,
   type TimelineEntry,
   type VolumeDecl,
@@ -306,11 +307,28 @@ function normalise(
   /** A did-you-mean and a list of names, while they are cheap enough (HINTED_PROBLEMS). */
   const hinting = () => problems.length < HINTED_PROBLEMS;
 
-  const nodes = raw.cluster.nodes;
+  const nodes = raw.cluster.nodes.map((n) => (typeof n === 'string' ? n : n.name));
   const nodeSet = new Set(nodes);
   for (const i of repeats(nodes)) {
     problem(['cluster', 'nodes', i], `duplicate node ${JSON.stringify(nodes[i])}`);
   }
+  const nodeShutdown: Record<string, NodeShutdownConfig> = {};
+  raw.cluster.nodes.forEach((n, i) => {
+    if (typeof n === 'string') return;
+    const period = n.shutdownGracePeriod === undefined ? 0 : durationMs(n.shutdownGracePeriod) / 1000;
+    const critical =
+      n.shutdownGracePeriodCriticalPods === undefined
+        ? 0
+        : durationMs(n.shutdownGracePeriodCriticalPods) / 1000;
+    // The kubelet's own validation (validation.go ValidateKubeletConfiguration): it refuses to start.
+    if (critical > period) {
+      problem(
+        ['cluster', 'nodes', i, 'shutdownGracePeriodCriticalPods'],
+        `shutdownGracePeriodCriticalPods ${formatDuration(critical * 1000)} must be <= shutdownGracePeriod ${formatDuration(period * 1000)} (the kubelet refuses such a configuration)`,
+      );
+    }
+    nodeShutdown[n.name] = { shutdownGracePeriodS: period, shutdownGracePeriodCriticalPodsS: critical };
+  });
   const rawVolumes = raw.cluster.volumes ?? [];
   for (const i of repeats(rawVolumes.map((v) => v.name))) {
     problem(['cluster', 'volumes', i, 'name'], `duplicate volume ${JSON.stringify(rawVolumes[i]?.name)}`);
@@ -423,6 +441,7 @@ function normalise(
     seed: raw.seed ?? DEFAULTS.seed,
     horizonMs,
     nodes,
+    ...(Object.keys(nodeShutdown).length > 0 ? { nodeShutdown } : {}),
     volumes,
     timeline,
     claims,

@@ -199,10 +199,32 @@ const VolumeSchema = mapping(
   'a volume {name, plugin, capacity, mode?, accessMode?}',
 );
 
+const NODE_PHRASE = 'a node name or a mapping {name, shutdownGracePeriod?, shutdownGracePeriodCriticalPods?}';
+const NodeSchema = z.union(
+  [
+    NodeName,
+    mapping(
+      {
+        name: NodeName,
+        shutdownGracePeriod: GracePeriod.optional().meta({
+          description:
+            "the kubelet's shutdownGracePeriod: how long a graceful node shutdown waits for its pods; default 0s (upstream's: the kubelet does nothing on a shutdown)",
+        }),
+        shutdownGracePeriodCriticalPods: GracePeriod.optional().meta({
+          description:
+            "the part of shutdownGracePeriod kept for critical pods (the rest is the other pods' grace period cap); default 0s, at most shutdownGracePeriod",
+        }),
+      },
+      'a node {name, shutdownGracePeriod?, shutdownGracePeriodCriticalPods?}',
+    ),
+  ],
+  { error: expected(NODE_PHRASE) },
+);
+
 const ClusterSchema = mapping(
   {
     nodes: z
-      .array(NodeName, { error: expected('a list of node names') })
+      .array(NodeSchema, { error: expected('a list of nodes') })
       .min(1, { error: 'expected at least one node' })
       .max(LIMITS.nodes, atMost('nodes', LIMITS.nodes)),
     volumes: z

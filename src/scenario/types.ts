@@ -77,6 +77,15 @@ export function defaultContainerName(index: number): string {
   return `c${index + 1}`;
 }
 
+/**
+ * A node's kubelet configuration for graceful node shutdown (KubeletConfiguration shutdownGracePeriod and
+ * shutdownGracePeriodCriticalPods, whole seconds). Upstream's default is 0 and 0: no shutdown manager.
+ */
+export interface NodeShutdownConfig {
+  readonly shutdownGracePeriodS: number;
+  readonly shutdownGracePeriodCriticalPodsS: number;
+}
+
 export interface VolumeDecl {
   readonly name: string;
   readonly plugin: PluginKind;
@@ -266,6 +275,11 @@ export interface Scenario {
   readonly horizonMs: number;
   /** Node names, unique, in file order (at least one). */
   readonly nodes: readonly string[];
+  /**
+   * The nodes whose entry in cluster.nodes configures graceful node shutdown; a node not here has
+   * upstream's default (0 s: the kubelet does nothing on a shutdown).
+   */
+  readonly nodeShutdown?: Readonly<Record<string, NodeShutdownConfig>>;
   readonly volumes: readonly VolumeDecl[];
   /** Sorted by atMs; entries at the same time keep their file order. */
   readonly timeline: readonly TimelineEntry[];

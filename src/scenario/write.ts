@@ -57,7 +57,20 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
   if (s.upstream.length > 0) top['upstream'] = flow([...s.upstream]);
   top['seed'] = s.seed;
   top['horizon'] = formatDuration(s.horizonMs);
-  const cluster: Record<string, unknown> = { nodes: flow([...s.nodes]) };
+  const nodes = s.nodes.map((name) => {
+    const c = s.nodeShutdown?.[name];
+    if (c === undefined) return name;
+    const out: Record<string, unknown> = { name };
+    if (c.shutdownGracePeriodS !== 0)
+      out['shutdownGracePeriod'] = formatDuration(c.shutdownGracePeriodS * 1000);
+    if (c.shutdownGracePeriodCriticalPodsS !== 0)
+      out['shutdownGracePeriodCriticalPods'] = formatDuration(c.shutdownGracePeriodCriticalPodsS * 1000);
+    return out;
+  });
+  // A list of names stays on one line; one node with its configuration makes it a block list of entries.
+  const cluster: Record<string, unknown> = {
+    nodes: nodes.every((n) => typeof n === 'string') ? flow(nodes) : nodes.map(flow),
+  };
   if (s.volumes.length > 0) {
     cluster['volumes'] = s.volumes.map((v, i) => {
       const out: Record<string, unknown> = { name: v.name, plugin: v.plugin };

@@ -46,8 +46,8 @@ describe("yargs' failures, in podrace's words", () => {
     [[], `name a command: ${COMMANDS}; \`npx podrace --help\` says what each does`],
     [['list', 'fixs'], 'list: expected invariants, fixes or scenarios, got "fixs" (did you mean "fixes"?)'],
     [
-      ['run', 'x', '--kubelet', '1.24'],
-      `--kubelet: expected fixed (also all), legacy (also none) or a modelled release (${RELEASE_PRESETS.join(', ')}), got "1.24" (not modelled: \`npx podrace list fixes\` shows what each modelled release ships)`,
+      ['run', 'x', '--kubelet', '1.32'],
+      `--kubelet: expected fixed (also all), legacy (also none) or a modelled release (${RELEASE_PRESETS.join(', ')}), got "1.32" (not modelled: \`npx podrace list fixes\` shows what each modelled release ships)`,
     ],
     [
       ['run', 'x', '--kubelet', 'legcy'],
@@ -146,7 +146,7 @@ describe('the built CLI', () => {
       ['fuzz', '--run', '3'],
       ['run', 'pod-deleted-before-start', '--seeds', '1-200'],
       ['run', 'pod-deleted-before-start', '--since', '80'],
-      ['run', 'pod-deleted-before-start', '--kubelet', '1.24'],
+      ['run', 'pod-deleted-before-start', '--kubelet', '1.32'],
       ['run', 'pod-deleted-before-start', '--fix', 'pod-worker-lifcycle=off'],
     ]) {
       const r = podrace(args);

@@ -145,6 +145,50 @@ describe('entries that change nothing', () => {
     ]);
   });
 
+  it('a node shutdown does nothing where upstream has no shutdown manager: 0 s (the default) or the gate off', () => {
+    const shutdown = (node: string, fixes: Fixes) =>
+      runScenario(
+        parseScenarioText(
+          [
+            'name: shutdown',
+            'horizon: 2m',
+            'cluster:',
+            `  nodes: [${node}]`,
+            'timeline:',
+            '  - {at: 0s, createPod: {pod: web, node: node-a, containers: 1, gracePeriod: 60s}}',
+            '  - {at: 10s, shutdownNode: {node: node-a}}',
+          ].join('\n'),
+          'shutdown.yaml',
+        ),
+        { fixes, recordFacts: true },
+      );
+    const noop = (r: ReturnType<typeof shutdown>) => ofKind(r.facts, 'actionNoop').map((f) => f.reason);
+    const kills = (r: ReturnType<typeof shutdown>) =>
+      ofKind(r.facts, 'killPodStarted').map((f) => [f.atMs, f.gracePeriodSeconds]);
+    // No configuration: shutdownGracePeriod 0s, migrateConfig is empty, NewManager returns the stub.
+    const plain = shutdown('node-a', Fixes.all());
+    expect(noop(plain)).toEqual([
+      'shutdownGracePeriod is 0s (the default): the kubelet has no node shutdown manager',
+    ]);
+    expect(kills(plain)).toEqual([]);
+    expect(ofKind(plain.facts, 'nodeShutdownStarted')).toEqual([]);
+    // 45 s, 15 s of them for critical pods: the other pods' grace is capped at 30 s.
+    const node = '{name: node-a, shutdownGracePeriod: 45s, shutdownGracePeriodCriticalPods: 15s}';
+    const on = shutdown(node, Fixes.all());
+    expect(noop(on)).toEqual([]);
+    expect(ofKind(on.facts, 'nodeShutdownStarted').map((f) => f.podGracePeriodSeconds)).toEqual([30]);
+    expect(kills(on)[0]?.[1]).toBe(30);
+    // 1.20: GracefulNodeShutdown is alpha and off by default; the configuration alone does nothing.
+    const gateOff = shutdown(node, Fixes.of('1.20'));
+    expect(noop(gateOff)).toEqual([
+      'the GracefulNodeShutdown feature gate is off (alpha, off by default before 1.21): the kubelet has no node shutdown manager',
+    ]);
+    expect(kills(gateOff)).toEqual([]);
+    expect(kills(shutdown(node, Fixes.of('1.20').with('graceful-node-shutdown-beta', true)))[0]?.[1]).toBe(
+      30,
+    );
+  });
+
   it('faults that never fired, or fired fewer times than asked, are reported at the end', () => {
     const r = run(
       [

@@ -1,4 +1,4 @@
-// The fixed kubelet's CI gate cannot see three switches (docs/fuzzing.md, "What the gate cannot see"):
+// The fixed kubelet's CI gate cannot see four switches (docs/fuzzing.md, "What the gate cannot see"):
 // each is guarded by a pair of bundled claims that differ in that switch and expect different violations.
 // This test keeps the documented pairs true, so removing one of them (or changing its expectation to the
 // other's) turns it red.
@@ -13,6 +13,7 @@ import { readDoc } from '../docs/docText.js';
 const GUARDS: ReadonlyArray<readonly [FixId, readonly string[]]> = [
   ['block-volume-stats', ['block-metrics-nil-provider']],
   ['terminal-pod-on-first-sight', ['terminal-pod-first-sight-not-synced']],
+  ['graceful-node-shutdown-beta', ['node-shutdown-marks-failed']],
   [
     'mirror-pod-pending-termination',
     ['static-pod-uid-reuse', 'static-pod-replaced-before-stop', 'static-pod-rapid-updates'],

@@ -394,7 +394,7 @@ describe('kubelet-panic', () => {
 
 describe('node-shutdown-marked-failed', () => {
   it('fires when a restartable pod on the shutting-down node is marked Failed', () => {
-    const shutdown = fact('nodeShutdownStarted', 1000, {});
+    const shutdown = fact('nodeShutdownStarted', 1000, { podGracePeriodSeconds: 20 });
     const phase = fact('apiPodPhase', 1500, {
       ...WEB,
       phase: 'Failed',
@@ -420,7 +420,7 @@ describe('node-shutdown-marked-failed', () => {
   it('does not fire before the shutdown, on another node, for a non-restartable pod or Succeeded', () => {
     const facts: Fact[] = [
       fact('apiPodPhase', 500, { ...WEB, phase: 'Failed', restartable: true }),
-      fact('nodeShutdownStarted', 1000, {}),
+      fact('nodeShutdownStarted', 1000, { podGracePeriodSeconds: 20 }),
       fact('apiPodPhase', 1100, { ...WEB, node: B, phase: 'Failed', restartable: true }),
       fact('apiPodPhase', 1200, { ...WEB, phase: 'Failed', restartable: false }),
       fact('apiPodPhase', 1300, { ...WEB, phase: 'Succeeded', restartable: true }),

@@ -111,7 +111,12 @@ describe('container-started-without-volume', () => {
       reason: 'deleted',
     };
     expect(judge([created, requested, started(2_000)])).toEqual([]);
-    const shutdown: Fact = { kind: 'nodeShutdownStarted', atMs: 1_000, node: 'node-a' };
+    const shutdown: Fact = {
+      kind: 'nodeShutdownStarted',
+      atMs: 1_000,
+      node: 'node-a',
+      podGracePeriodSeconds: 20,
+    };
     expect(judge([created, shutdown, started(2_000)])).toEqual([]);
     // A static pod's UID put back starts a new lifecycle: judged again.
     expect(judge([created, requested, { ...created, atMs: 1_500 }, started(2_000)])).toHaveLength(1);

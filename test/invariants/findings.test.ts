@@ -9,7 +9,7 @@ import { parseScenarioText } from '../../src/scenario/load.js';
 
 const shutdown = `name: s
 cluster:
-  nodes: [node-a]
+  nodes: [{ name: node-a, shutdownGracePeriod: 30s, shutdownGracePeriodCriticalPods: 10s }]
 timeline:
   - at: 0s
     createPod: { pod: web, node: node-a, containers: 1 }
@@ -27,8 +27,11 @@ describe('findings', () => {
     expect(resultToJson(on, 0).violations).toEqual([]);
     const off = runScenario(s, { fixes: Fixes.all().with('node-shutdown-failed-phase', false) });
     expect(off.findings).toEqual([]);
-    // The 1.22.0 regression (#104531) shows as the finding's absence in the 1.23.0 shape of the kubelet.
-    expect(runScenario(s, { fixes: Fixes.of('1.20') }).findings.length).toBe(1);
+    // The 1.22.0 regression (#104531) shows as the finding's absence in the 1.23.0 shape of the kubelet;
+    // 1.20 marks the pods Failed once its alpha GracefulNodeShutdown gate is on (off by default there).
+    expect(runScenario(s, { fixes: Fixes.of('1.20') }).findings.length).toBe(0);
+    const gateOn = Fixes.of('1.20').with('graceful-node-shutdown-beta', true);
+    expect(runScenario(s, { fixes: gateOn }).findings.length).toBe(1);
   });
 
   it('a claim checks findings only when it lists them', () => {

@@ -116,7 +116,7 @@ describe('grace-period-exceeded from facts', () => {
   });
 
   it('the node shutdown bounds the pods it kills, not one that already left its source', () => {
-    const shutdown = fact('nodeShutdownStarted', 1000, {});
+    const shutdown = fact('nodeShutdownStarted', 1000, { podGracePeriodSeconds: 20 });
     expect(run([created(60), started, shutdown, ...podKill(1100, 60)])).toHaveLength(1);
     expect(run([created(60), started, shutdown, ...podKill(1100, 20)])).toEqual([]);
     const removed = fact('apiPodDeletionRequested', 900, { ...WEB, gracePeriodSeconds: 60 });

@@ -88,7 +88,7 @@ describe('grace-period-not-honoured from facts', () => {
   });
 
   it("a node shutdown asks min(spec, ShutdownGracePeriod's non-critical 20 s)", () => {
-    const shutdown = fact('nodeShutdownStarted', 1000, {});
+    const shutdown = fact('nodeShutdownStarted', 1000, { podGracePeriodSeconds: 20 });
     expect(run([created(60), shutdown, stopping(1100, 20), exited(21100, 137)])).toEqual([]);
     expect(run([created(60), shutdown, stopping(1100, 10), exited(11100, 137)])).toHaveLength(1);
   });

@@ -3,8 +3,14 @@
 // invariant with another cause stays unexplained.
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
-import { Fixes } from '../../src/fixes.js';
-import { HAZARD_IDS, HAZARDS, type HazardDef, HazardTracker } from '../../src/invariants/hazards.js';
+import { Fixes, type KubeletName, RELEASE_PRESETS } from '../../src/fixes.js';
+import {
+  HAZARD_IDS,
+  HAZARDS,
+  type HazardDef,
+  HazardTracker,
+  hazardOpenIn,
+} from '../../src/invariants/hazards.js';
 import type { Violation } from '../../src/invariants/types.js';
 import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
@@ -34,6 +40,7 @@ const reconstruction = (over: Partial<Extract<Fact, { kind: 'volumeReconstructio
   inconsistentRead: false,
   outcome: 'cleanupMounts',
   podKnown: false,
+  podTerminating: true,
   ...over,
 });
 
@@ -71,7 +78,7 @@ describe('HazardTracker', () => {
   });
 
   it('a volume torn down under a running container is excused only after its reconstruction', () => {
-    const t = new HazardTracker();
+    const t = new HazardTracker(Fixes.of('1.23'));
     const torn = violation({ invariant: 'volume-torn-down-while-running', uid: 'db-1', pod: 'db' });
     expect(t.explain(torn)).toBeNull(); // e.g. the pre-#102344 populator race: no restart involved
     t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'addedToActualState', podKnown: true }));
@@ -79,8 +86,35 @@ describe('HazardTracker', () => {
     expect(t.explain({ ...torn, uid: 'other-1' })).toBeNull();
   });
 
+  it('#113979 excuses nothing once its fix (#114326) is on: the same path is then a bug of the port', () => {
+    const torn = violation({ invariant: 'volume-torn-down-while-running', uid: 'db-1', pod: 'db' });
+    const added = reconstruction({
+      ok: true,
+      error: undefined,
+      outcome: 'addedToActualState',
+      podKnown: true,
+    });
+    for (const fixes of [
+      Fixes.all(),
+      Fixes.of('1.25'),
+      Fixes.of('1.23').with('dsw-terminating-pod-on-restart', true),
+    ]) {
+      const t = new HazardTracker(fixes);
+      t.onFact(added);
+      expect(t.explain(torn), fixes.label()).toBeNull();
+      expect(t.explain(violation({})), fixes.label()).toBeNull();
+    }
+    // The switch is read where the marker is, at its time, and only there.
+    const reads = new Map();
+    const t = new HazardTracker(Fixes.of('1.23').recording(reads, () => 90_000));
+    t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'reportedInUse', podKnown: true }));
+    expect(reads.has('dsw-terminating-pod-on-restart')).toBe(false);
+    t.onFact(added);
+    expect(reads.get('dsw-terminating-pod-on-restart')).toBe(90_000);
+  });
+
   it('#113979: the volume reported unused after its teardown is excused only when syncStates added it', () => {
-    const t = new HazardTracker();
+    const t = new HazardTracker(Fixes.of('1.23'));
     const unused = violation({ atMs: 100_000 });
     // cleanupMounts after a failed (or inconsistent) read leaves the global mount: #101791's or #102059's.
     t.onFact(reconstruction({ inconsistentRead: true, podKnown: true }));
@@ -94,7 +128,7 @@ describe('HazardTracker', () => {
 
   it('an iSCSI Block volume torn down under a terminating pod after a restart and reported unused: both hazards, tied', () => {
     const r = runScenario(loadScenarioFile('scenarios/terminating-pod-iscsi-block-reported-unused.yaml'), {
-      fixes: Fixes.all(),
+      fixes: Fixes.of('1.23'),
     });
     expect(r.violations.map((v) => [v.invariant, v.volume, v.knownOpen])).toEqual([
       ['volume-torn-down-while-running', 'raw-1', 'terminating-pod-volume-torn-down-on-restart'],
@@ -195,6 +229,88 @@ describe('HazardTracker', () => {
     expect(t.explain(violation({ invariant: 'device-leaked-after-unmount' }))).toBeNull();
   });
 
+  it('a failed reconstruction skipped for a desired (terminating) pod explains that pod and volume only', () => {
+    const t = new HazardTracker();
+    const cgroup = violation({ invariant: 'pod-cgroup-destroyed-with-volumes', uid: 'db-1', pod: 'db' });
+    // A failed reconstruction that went to cleanupMounts, or a desired one that succeeded: not this path.
+    t.onFact(reconstruction({ podKnown: true }));
+    t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'skippedDesired', podKnown: true }));
+    expect(t.explain(cgroup)).toBeNull();
+    t.onFact(reconstruction({ outcome: 'skippedDesired', podKnown: true }));
+    expect(t.explain(cgroup)).toBe('failed-reconstruction-left-to-terminating-pod');
+    expect(t.explain({ ...cgroup, uid: 'web-1' })).toBeNull();
+    expect(t.explain({ ...cgroup, volume: 'lun-2' })).toBeNull();
+    expect(t.explain({ ...cgroup, node: 'node-b' })).toBeNull();
+  });
+
+  it('one-shot-reconstruction-gap excuses only a volume no pod dir named (a dir syncStates skipped is a bug)', () => {
+    const stuck = violation({ invariant: 'device-reported-unused-while-mounted' });
+    const finished = (podDirVolumes: { uid: string; volume: string }[]): Fact => ({
+      kind: 'reconstructionFinished',
+      atMs: 90_000,
+      node: 'node-a',
+      unreconstructedDevices: ['lun-1'],
+      unreconstructedPodMaps: [{ uid: 'db-1', volume: 'lun-2' }],
+      podDirVolumes,
+    });
+    const t = new HazardTracker();
+    t.onFact(finished([]));
+    expect(t.explain(stuck)).toBe('one-shot-reconstruction-gap');
+    expect(t.explain(violation({ invariant: 'termination-stuck', uid: 'db-1', volume: null }))).toBe(
+      'one-shot-reconstruction-gap',
+    );
+    // The planted bug: a pod dir named lun-1 (and db-1's lun-2) on disk, and syncStates still left the
+    // device in neither state. The old marker excused it; now it is unexplained.
+    const planted = new HazardTracker();
+    planted.onFact(
+      finished([
+        { uid: 'web-1', volume: 'lun-1' },
+        { uid: 'db-1', volume: 'lun-2' },
+      ]),
+    );
+    expect(planted.explain(stuck)).toBeNull();
+    expect(
+      planted.explain(violation({ invariant: 'termination-stuck', uid: 'db-1', volume: null })),
+    ).toBeNull();
+  });
+
+  it('#113979 excuses a known pod left out of the desired state only when its containers were terminating', () => {
+    const torn = violation({ invariant: 'volume-torn-down-while-running', uid: 'db-1', pod: 'db' });
+    const added = { ok: true, error: undefined, outcome: 'addedToActualState', podKnown: true } as const;
+    const t = new HazardTracker(Fixes.of('1.23'));
+    t.onFact(reconstruction({ ...added, podTerminating: true }));
+    expect(t.explain(torn)).toBe('terminating-pod-volume-torn-down-on-restart');
+    // The planted bug: the populator lost a running pod (not terminating) and syncStates added its volume.
+    const planted = new HazardTracker(Fixes.of('1.23'));
+    planted.onFact(reconstruction({ ...added, podTerminating: false }));
+    expect(planted.explain(torn)).toBeNull();
+    expect(planted.explain(violation({}))).toBeNull();
+  });
+
+  it('a hazard fixed upstream in release X excuses nothing under --kubelet X or later', () => {
+    expect(hazardOpenIn('terminating-pod-volume-torn-down-on-restart')).toEqual(['1.22', '1.23']);
+    expect(hazardOpenIn('remove-before-sources-ready')).toEqual([
+      '1.20',
+      '1.21',
+      '1.22',
+      '1.23',
+      '1.24',
+      '1.25',
+      '1.26',
+    ]);
+    expect(hazardOpenIn('iscsi-block-session-busy')).toEqual([...RELEASE_PRESETS]);
+    const file = loadScenarioFile('scenarios/static-pod-removed-before-sources-ready.yaml');
+    const knownOpen = (kubelet: KubeletName) =>
+      runScenario(file, { fixes: Fixes.of(kubelet) })
+        .violations.filter((v) => v.invariant === 'termination-stuck')
+        .map((v) => v.knownOpen ?? null);
+    expect(knownOpen('1.26')).toEqual(['remove-before-sources-ready']);
+    expect(knownOpen('1.27')).toEqual([null]);
+    expect(knownOpen('1.31')).toEqual([null]);
+    // `fixed` is release-1.23's code with every switch: the hazard is open there.
+    expect(knownOpen('fixed')).toEqual(['remove-before-sources-ready']);
+  });
+
   it('termination-stuck is excused only for the pod whose REMOVE was dropped', () => {
     const t = new HazardTracker();
     t.onFact({ kind: 'podRemoveDropped', atMs: 500, node: 'node-a', uid: 'web-1', pod: 'web' });
@@ -228,10 +344,11 @@ describe('bundled scenarios', () => {
     expect(multi?.knownOpen).toBeUndefined();
   });
 
-  it('every known-open hazard has a bundled scenario in which, with every fix on, a violation is tied to it', () => {
+  it('every known-open hazard has a bundled scenario in which, under its kubelet, a violation is tied to it', () => {
     for (const id of HAZARD_IDS) {
       const def: HazardDef = HAZARDS[id];
-      const r = runScenario(loadScenarioFile(`scenarios/${def.scenario}.yaml`), { fixes: Fixes.all() });
+      const fixes = Fixes.of(def.shownUnder ?? 'fixed');
+      const r = runScenario(loadScenarioFile(`scenarios/${def.scenario}.yaml`), { fixes });
       expect(
         r.violations.filter((v) => v.knownOpen === id).map((v) => v.invariant),
         `${id} in ${def.scenario}`,

@@ -163,7 +163,7 @@ describe('pod-never-started', () => {
       fact('apiPodDeletionRequested', 150_000, { ...WEB, gracePeriodSeconds: 30 }),
       fact('podTerminationRequested', 2000, { ...WEB, reason: 'evicted by the kubelet' }),
       fact('apiPodPhase', 2000, { ...WEB, phase: 'Failed', restartable: true }),
-      fact('nodeShutdownStarted', 2000, {}),
+      fact('nodeShutdownStarted', 2000, { podGracePeriodSeconds: 20 }),
     ];
     for (const end of ends) expect(run(lonely([end]), 200_000), end.kind).toEqual([]);
   });

@@ -172,7 +172,12 @@ describe('kubelet restarts and UID reuse reset what one kubelet process decided'
   });
 
   it('node-shutdown-marked-failed only blames the shutdown status function (reason Shutdown)', () => {
-    const shutdown: Fact = { kind: 'nodeShutdownStarted', atMs: 0, node: 'node-a' };
+    const shutdown: Fact = {
+      kind: 'nodeShutdownStarted',
+      atMs: 0,
+      node: 'node-a',
+      podGracePeriodSeconds: 20,
+    };
     const phase = (reason: string): Fact => ({
       kind: 'apiPodPhase',
       atMs: 100,

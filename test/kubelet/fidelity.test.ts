@@ -85,6 +85,29 @@ describe('kubelet fidelity around restarts and eviction', () => {
     expect(tornDown(fixed.facts)).toBe(true);
   });
 
+  it('#114326: a restarted kubelet keeps the volume of a terminating pod whose container runs', () => {
+    // Pod db is deleted with a 60 s grace period and its kubelet restarts 2 s later (#113979). Release-1.23's
+    // populator skips the terminating pod, so syncStates puts the reconstructed volume into the actual
+    // state with no desired pod and the reconciler tears it down under the running container. With the
+    // switch the populator's first rounds add db, and the volume waits for its container.
+    const s = loadScenarioFile('scenarios/terminating-pod-volume-torn-down-on-restart.yaml');
+    const off = runScenario(s, {
+      fixes: Fixes.of('1.25').with('dsw-terminating-pod-on-restart', false),
+      recordFacts: true,
+    });
+    expect(firedInvariants(off)).toEqual(['volume-torn-down-while-running']);
+    const reconstructed = (r: typeof off) =>
+      facts('volumeReconstruction', r.facts).map((f) => f.kind === 'volumeReconstruction' && f.outcome);
+    expect(reconstructed(off)).toEqual(['addedToActualState']);
+    const on = runScenario(s, { fixes: Fixes.of('1.25'), recordFacts: true });
+    expect(firedInvariants(on)).toEqual([]);
+    expect(reconstructed(on)).not.toContain('addedToActualState');
+    // The volume is still torn down, after db's container exited.
+    const exited = facts('containerExited', on.facts).at(-1)?.atMs ?? Number.POSITIVE_INFINITY;
+    const tornDown = facts('volumeTearDown', on.facts).find((f) => f.kind === 'volumeTearDown' && f.ok);
+    expect(tornDown?.atMs).toBeGreaterThanOrEqual(exited);
+  });
+
   it('the eviction manager only evicts pods the kubelet already manages', () => {
     const s = scenario(
       '  - at: 0s\n    createPod: {pod: web, node: node-a, containers: 1}\n  - at: 0s\n    evictPod: {pod: web}\n',

@@ -9,7 +9,7 @@ import { runScenario } from '../../src/run/run.js';
 import { FakeRuntime } from '../../src/runtime/fakeRuntime.js';
 import { RUNTIME_REQUEST_TIMEOUT_MS } from '../../src/runtime/runtimeRequestTimeout.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
-import { type Co, Sim } from '../../src/sim/index.js';
+import { type Co, ProcessGroup, Sim } from '../../src/sim/index.js';
 
 const META = { uid: 'u1', name: 'web', namespace: 'default' };
 
@@ -77,5 +77,61 @@ describe('runtime-request-timeout', () => {
     const started = kept.facts?.filter((f) => f.kind === 'containerStarted').map((f) => f.atMs) ?? [];
     expect(started.length).toBe(2);
     expect(Math.max(...started)).toBeGreaterThan(RUNTIME_REQUEST_TIMEOUT_MS);
+  });
+});
+
+describe('a StartContainer cut off by a kubelet restart', () => {
+  it('the start under way fails Canceled when the kubelet dies: the container is exited and never runs', () => {
+    const sim = new Sim(1);
+    const facts: string[] = [];
+    const runtime = new FakeRuntime(sim, sim.rng.fork('runtime'), 'node-a', (f) => {
+      if (f.kind === 'containerStartFailed' || f.kind === 'containerStarted')
+        facts.push(`${f.kind} ${f.container}`);
+    });
+    const group = new ProcessGroup('kubelet/node-a');
+    sim.spawn(
+      'kubelet',
+      (function* (): Co {
+        yield* runtime.runPodSandbox(META);
+        const spec = { name: 'app', startDelayMs: 5_000 };
+        const created = yield* runtime.createContainer(META, spec);
+        yield* runtime.startContainer(META, spec, created.value ?? '');
+      })(),
+      group,
+    );
+    sim.run({ horizonMs: 2_000, maxEvents: 10_000 });
+    expect(runtime.getPods(true).map((p) => p.containers.map((c) => c.state))).toEqual([['created']]);
+    // The kubelet process dies (restartKubelet): its goroutines are abandoned, its connection closes.
+    group.kill();
+    runtime.kubeletGone();
+    sim.run({ horizonMs: 60_000, maxEvents: 10_000 });
+    expect(runtime.getPods(true).map((p) => p.containers.map((c) => c.state))).toEqual([['exited']]);
+    expect(facts).toEqual(['containerStartFailed app']);
+  });
+
+  it('in a scenario: a restart during a slow start leaves no container the new kubelet cannot see', () => {
+    const s = parseScenarioText(
+      [
+        'name: cut-off-start',
+        'horizon: 2m',
+        'cluster: {nodes: [node-a]}',
+        'timeline:',
+        '  - at: 0s',
+        '    createPod: {pod: web, node: node-a, containers: 1}',
+        '  - at: 0s',
+        '    fault: {containerStart: {pod: web, delay: 20s}}',
+        '  - at: 10s',
+        '    restartKubelet: {node: node-a, downFor: 1s}',
+      ].join('\n'),
+      'cut.yaml',
+    );
+    const r = runScenario(s, { fixes: Fixes.all(), recordFacts: true });
+    expect(r.violations).toEqual([]);
+    const failed = r.facts?.filter((f) => f.kind === 'containerStartFailed') ?? [];
+    expect(failed.map((f) => [f.atMs, f.error])).toEqual([
+      [10_000, 'rpc error: code = Canceled desc = context canceled'],
+    ]);
+    // The restarted kubelet starts the container again.
+    expect(r.facts?.filter((f) => f.kind === 'containerStarted').every((f) => f.atMs > 10_000)).toBe(true);
   });
 });

@@ -93,7 +93,11 @@ describe('belief beside truth', () => {
     const facts = [
       fact('kubeletStarted', 0, {}),
       fact('reconstructionStarted', 5, { volumeDirs: 0 }),
-      fact('reconstructionFinished', 5, { unreconstructedDevices: [], unreconstructedPodMaps: [] }),
+      fact('reconstructionFinished', 5, {
+        unreconstructedDevices: [],
+        unreconstructedPodMaps: [],
+        podDirVolumes: [],
+      }),
       fact('hostMount', 10, { volume: 'data', path, mounted: true, scope: 'global' }),
       fact('mountDevice', 10, { volume: 'data', ok: true }),
       fact('volumeSetUp', 20, { ...p, volume: 'data' }),

@@ -41,6 +41,18 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ['duplicate-key.yaml', '6:56: timeline[0].createPod: duplicate key "node" (first set at 6:27)'],
   ['duplicate-node.yaml', '3:27: cluster.nodes[2]: duplicate node "node-a"'],
   [
+    'node-entry-unknown-key.yaml',
+    '4:23: cluster.nodes[0]: unknown key "shutdownGracePeriods" (did you mean "shutdownGracePeriod"?); expected one of name, shutdownGracePeriod, shutdownGracePeriodCriticalPods',
+  ],
+  [
+    'shutdown-critical-over-period.yaml',
+    '4:82: cluster.nodes[0].shutdownGracePeriodCriticalPods: shutdownGracePeriodCriticalPods 20s must be <= shutdownGracePeriod 10s (the kubelet refuses such a configuration)',
+  ],
+  [
+    'shutdown-grace-fraction.yaml',
+    '5:44: cluster.nodes[1].shutdownGracePeriod: expected a whole number of seconds (Kubernetes grace periods are integer seconds), got "1500ms"',
+  ],
+  [
     'duration-without-unit.yaml',
     '5:9: timeline[0].at: expected a duration like 250ms, 30s or 5m (with a unit), got 0',
   ],
@@ -161,7 +173,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
     'wrong-type-containers.yaml',
     '6:53: timeline[0].createPod.containers: expected a number of containers (1 or more) or a list of {name, startDelay?}, got "two"',
   ],
-  ['wrong-type-nodes.yaml', '3:10: cluster.nodes: expected a list of node names, got "node-a"'],
+  ['wrong-type-nodes.yaml', '3:10: cluster.nodes: expected a list of nodes, got "node-a"'],
 ];
 
 function errorOf(load: () => unknown): InputError {

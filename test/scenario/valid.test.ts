@@ -88,6 +88,11 @@ describe('valid scenario files', () => {
     const s = loadScenarioFile(`${dir}/every-action.yaml`);
     expect(s.name).toBe('every-action');
     expect(s.description).toBe('Not a race: a tour of the format.\nSecond line.\n');
+    expect(s.nodes).toEqual(['node-a', 'node-b']);
+    // Only node-b's entry configures graceful node shutdown; node-a keeps upstream's 0 s.
+    expect(s.nodeShutdown).toEqual({
+      'node-b': { shutdownGracePeriodS: 30, shutdownGracePeriodCriticalPodsS: 10 },
+    });
     expect(s.upstream).toEqual(['kubernetes/kubernetes#102344', 'kubernetes/kubernetes#100183']);
     expect(s.seed).toBe(255);
     expect(s.horizonMs).toBe(120_000);

@@ -1,14 +1,44 @@
-// Ported from kubernetes pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go (processShutdownEvent),
-// release-1.23, with release-1.20's status and #106900's Failed phase as switches.
+// Ported from kubernetes pkg/kubelet/nodeshutdown/nodeshutdown_manager_linux.go (NewManager,
+// processShutdownEvent), release-1.23, with release-1.20's status, #106900's Failed phase and #99735's
+// feature gate default as switches.
 import type { GoError } from '../../api/errors.js';
 import { newPodStatus, type Pod } from '../../api/v1.js';
 import { assert, type Chan, type Co } from '../../sim/index.js';
 import type { Kubelet } from '../kubelet.js';
 import { killPodNow } from '../podWorkers.js';
 
-/** nodeshutdown defaults used by the simulator: ShutdownGracePeriod 30 s, of which 10 s for critical pods. */
-export const shutdownGracePeriodRequestedSeconds = 30;
-export const shutdownGracePeriodCriticalPodsSeconds = 10;
+/**
+ * KubeletConfiguration shutdownGracePeriod and shutdownGracePeriodCriticalPods (whole seconds; the
+ * kubelet's validation keeps the second <= the first). Upstream's defaults are 0 and 0.
+ */
+export interface ShutdownConfig {
+  readonly shutdownGracePeriodS: number;
+  readonly shutdownGracePeriodCriticalPodsS: number;
+}
+
+/** Upstream's default configuration: no graceful node shutdown at all. */
+export const NO_SHUTDOWN_GRACE: ShutdownConfig = {
+  shutdownGracePeriodS: 0,
+  shutdownGracePeriodCriticalPodsS: 0,
+};
+
+/**
+ * NewManager's choice: undefined when it builds the real manager, else why it returns managerStub (which
+ * ignores the shutdown event: systemd takes the node down with no pod killed gracefully). The gate is
+ * GracefulNodeShutdown: alpha and off by default in 1.20, beta and on from 1.21 (#99735, fix
+ * graceful-node-shutdown-beta). Read when the event comes, as the configuration never changes in between.
+ */
+export function shutdownManagerStubReason(kl: Kubelet): string | undefined {
+  const c = kl.shutdownConfig;
+  // migrateConfig returns nil for a zero shutdownGracePeriod (the configuration is empty).
+  if (c.shutdownGracePeriodS === 0) {
+    return 'shutdownGracePeriod is 0s (the default): the kubelet has no node shutdown manager';
+  }
+  if (!kl.fixes.on('graceful-node-shutdown-beta')) {
+    return 'the GracefulNodeShutdown feature gate is off (alpha, off by default before 1.21): the kubelet has no node shutdown manager';
+  }
+  return undefined;
+}
 /** "Shutdown" in release-1.20, "Terminated" since #102840 (release-1.22). */
 const nodeShutdownReasonLegacy = 'Shutdown';
 const nodeShutdownReason = 'Terminated';
@@ -21,8 +51,16 @@ const nodeShutdownMessage = 'Pod was terminated in response to imminent node shu
  * node-shutdown-failed-phase) set it again unless the pod Succeeded.
  */
 export function* processShutdownEvent(kl: Kubelet): Co<void> {
-  kl.publish({ kind: 'nodeShutdownStarted', atMs: kl.sim.nowMs, node: kl.nodeName });
-  const maxGraceSeconds = shutdownGracePeriodRequestedSeconds - shutdownGracePeriodCriticalPodsSeconds;
+  // migrateConfig: the pods below system-critical priority (every simulated pod) get the requested period
+  // less the critical pods' share.
+  const c = kl.shutdownConfig;
+  const maxGraceSeconds = c.shutdownGracePeriodS - c.shutdownGracePeriodCriticalPodsS;
+  kl.publish({
+    kind: 'nodeShutdownStarted',
+    atMs: kl.sim.nowMs,
+    node: kl.nodeName,
+    podGracePeriodSeconds: maxGraceSeconds,
+  });
   const pods = kl.podManager.getPods().filter((p) => !isPodKnownTerminatedForShutdown(kl, p));
   const done = kl.sim.chan<GoError | undefined>(Math.max(1, pods.length), 'shutdown');
   for (const pod of pods) {

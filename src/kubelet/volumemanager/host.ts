@@ -78,6 +78,8 @@ export interface VolumeHost {
    * volumeDevices link for it any more (a kubelet stopped inside UnmapBlockVolume).
    */
   orphanedPodMapRefs?(): { uid: string; volume: string }[];
+  /** Optional simulator observation: every pod volume dir on the node (ground truth, not the kubelet's read). */
+  podDirVolumes?(): { uid: string; volume: string }[];
   /**
    * Optional simulator observation: publish what is left of the volume's device on the node (SCSI paths,
    * multipath maps) at the moment the kubelet marks the device unmounted, i.e. takes it as gone.

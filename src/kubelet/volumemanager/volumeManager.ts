@@ -103,6 +103,7 @@ export class VolumeManager {
       clock,
       sim: o.sim,
       podKnown: (uid) => o.podManager.getPodByUID(uid) !== undefined,
+      podTerminating: (uid) => o.podStateProvider.shouldPodContainersBeTerminating(uid),
       fixes: o.fixes,
     });
   }

@@ -49,13 +49,43 @@ describe('DSWP, release-1.23 rules (fix pod-worker-lifecycle on)', () => {
     expect(h.vm.desiredStateOfWorld.podExistsInVolume('uid-a', 'lun-1')).toBe(false);
   });
 
-  it('does not add volumes of a pod whose containers should be terminating', () => {
+  it('does not add volumes of a pod whose containers should be terminating, once hasAddedPods', () => {
     const h = new Harness();
+    // The first round (at 100 ms, sources ready) sets hasAddedPods; the pod comes after it.
+    h.runUntil(150);
     h.terminating.add('uid-a');
     h.addPod(makePod('a', ['lun-1']));
     h.runUntil(2_000);
     expect(h.vm.desiredStateOfWorld.getVolumesToMount()).toEqual([]);
     expect(h.plugin.calls).toEqual([]);
+  });
+});
+
+describe('DSWP before hasAddedPods (fix dsw-terminating-pod-on-restart, #114326)', () => {
+  // The rounds before hasAddedPods are the ones a restarted kubelet's syncStates waits for: a pod the API
+  // already has terminating is in the pod manager and its worker is terminating, its container may run.
+  const terminatingAtStart = (fixes: Fixes): Harness => {
+    const h = new Harness({ fixes });
+    h.terminating.add('uid-a');
+    h.addPod(makePod('a', ['lun-1']));
+    h.runUntil(150);
+    return h;
+  };
+
+  it('on: adds a terminating pod whose runtime may still run; off (release-1.23): skips it', () => {
+    const on = terminatingAtStart(Fixes.of('1.25'));
+    expect(on.vm.desiredStateOfWorld.podExistsInVolume('uid-a', 'lun-1')).toBe(true);
+    const off = terminatingAtStart(Fixes.of('1.25').with('dsw-terminating-pod-on-restart', false));
+    expect(off.vm.desiredStateOfWorld.podExistsInVolume('uid-a', 'lun-1')).toBe(false);
+  });
+
+  it('on: still skips a pod whose runtime should already be removed', () => {
+    const h = new Harness({ fixes: Fixes.of('1.25') });
+    h.terminating.add('uid-a');
+    h.runtimeRemovable.add('uid-a');
+    h.addPod(makePod('a', ['lun-1']));
+    h.runUntil(150);
+    expect(h.vm.desiredStateOfWorld.getVolumesToMount()).toEqual([]);
   });
 });
 

@@ -111,12 +111,31 @@ export class DesiredStateOfWorldPopulator {
       if (this.legacy) {
         // release-1.20: Do not (re)add volumes for terminated pods
         if (this.o.legacyPodStatusProvider.isPodTerminated(pod)) continue;
-      } else if (this.o.podStateProvider.shouldPodContainersBeTerminating(pod.metadata.uid)) {
-        // Do not (re)add volumes for pods that can't also be starting containers
+      } else if (this.skipsPod(pod.metadata.uid)) {
         continue;
       }
       this.processPodVolumes(pod);
     }
+  }
+
+  /**
+   * Whether a round leaves the pod's volumes out. Release-1.23 skips every pod whose containers should be
+   * terminating; with #114326 (fix `dsw-terminating-pod-on-restart`) that holds only once hasAddedPods is
+   * set, and before it (the rounds after a kubelet restart, while syncStates waits for them) only a pod
+   * whose runtime should already be removed is skipped: a terminating pod's container may still run, and
+   * its reconstructed volume must meet it in the desired state (#113979).
+   */
+  private skipsPod(uid: UID): boolean {
+    const psp = this.o.podStateProvider;
+    // Keep consistency of adding pod during reconstruction. (Both sides agree once hasAddedPods is set, so
+    // the switch is read only before: a run is the same up to its first read, src/fixes.ts.)
+    if (this.hasAddedPodsFlag || !this.o.fixes.on('dsw-terminating-pod-on-restart')) {
+      // Do not (re)add volumes for pods that can't also be starting containers
+      return psp.shouldPodContainersBeTerminating(uid);
+    }
+    // When kubelet restarts, we need to add pods to dsw if there is a possibility that the container may
+    // still be running
+    return psp.shouldPodRuntimeBeRemoved(uid);
   }
 
   /** Iterate through all pods in desired state of world, and remove if they no longer exist. */

@@ -45,6 +45,7 @@ export interface ReconcilerOptions {
     | 'pathExists'
     | 'globallyMountedVolumes'
     | 'orphanedPodMapRefs'
+    | 'podDirVolumes'
     | 'publish'
   >;
   readonly clock: { readonly nowMs: number };
@@ -53,6 +54,8 @@ export interface ReconcilerOptions {
   readonly fixes: Fixes;
   /** For facts only: whether the pod manager knows a pod UID. */
   readonly podKnown?: ((uid: string) => boolean) | undefined;
+  /** Simulator observation for the facts: ShouldPodContainersBeTerminating of the pod. */
+  readonly podTerminating?: ((uid: string) => boolean) | undefined;
 }
 
 /** isExpectedError: errors the reconciler does not log (already running, backing off, precondition). */

@@ -136,6 +136,7 @@ export function* syncStates(rc: Reconciler): Co {
           inconsistentRead: false,
           outcome: 'lostToAnotherPod',
           podKnown: rc.o.podKnown?.(lost.podName) ?? false,
+          podTerminating: rc.o.podTerminating?.(lost.podName) ?? false,
         });
       }
     }
@@ -151,7 +152,13 @@ export function* syncStates(rc: Reconciler): Co {
   );
   // Likewise the per-pod references to a block volume's global map that no pod dir names any more.
   const unreconstructedPodMaps = rc.o.host.orphanedPodMapRefs?.() ?? [];
-  publish(rc, { kind: 'reconstructionFinished', unreconstructedDevices, unreconstructedPodMaps });
+  const podDirVolumes = rc.o.host.podDirVolumes?.() ?? [];
+  publish(rc, {
+    kind: 'reconstructionFinished',
+    unreconstructedDevices,
+    unreconstructedPodMaps,
+    podDirVolumes,
+  });
 }
 
 type ReconstructionFact = Extract<
@@ -180,6 +187,7 @@ function publishReconstruction(
     inconsistentRead: err instanceof InconsistentReadError,
     outcome,
     podKnown: rc.o.podKnown?.(volume.podUID) ?? false,
+    podTerminating: rc.o.podTerminating?.(volume.podUID) ?? false,
   });
 }
 
