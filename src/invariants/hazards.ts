@@ -95,10 +95,15 @@ export const HAZARDS = {
     ],
   },
   'failed-reconstruction-left-to-terminating-pod': {
-    upstream: ['kubernetes/kubernetes#114326', 'kubernetes/kubernetes#85476'],
+    upstream: [
+      'kubernetes/kubernetes#52683',
+      'kubernetes/kubernetes#75345',
+      'kubernetes/kubernetes#114326',
+      'kubernetes/kubernetes#85476',
+    ],
     summary:
       'after a kubelet restart, a volume whose reconstruction fails is left alone when a pod still wants it ("Volume exists in desired state, skip cleaning up mounts", hoping the reconciler\'s SetUp puts it into the actual state); with #114326 a pod the API has terminating is such a pod: its containers stop, WaitForUnmount (actual state only) returns at once, syncTerminatedPod destroys the cgroup with the mount still on the node, and once the pod leaves the desired state before any SetUp the volume is in neither state of the world: never unmounted, dropped from volumesInUse and detached under its global mount',
-    open: 'syncStates in reconstruct.go (1.24-1.26 with #114326) and cleanOrphanVolumes in reconstruct_new.go (1.27 and later) skip a failed volume the desired state holds; nothing cleans it up once that pod is gone; found by podrace fuzz (seed 1, case 1402 with #114326 on), no upstream report was found',
+    open: 'syncStates in reconstruct.go (1.24-1.26 with #114326) and cleanOrphanVolumes in reconstruct_new.go (1.27 and later) skip a failed volume the desired state holds; nothing cleans it up once that pod is gone (#110670 tracks the volumes skipped because they were desired only when their reconstruction succeeded). The race is the one #52683 (item 2: "if at a point neither desired state and actual state has the volume information") and #75345 (a pod deleted during a kubelet restart leaves the desired state before the actual state records the mount) report; both were closed by the bot, unfixed. Found by podrace fuzz (seed 1, case 1402 with #114326 on)',
     scenario: 'failed-reconstruction-terminating-pod',
     explains: [
       'pod-cgroup-destroyed-with-volumes',
