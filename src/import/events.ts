@@ -48,6 +48,8 @@ export type LogEvent =
     }
   | { readonly kind: 'evict'; readonly pod: PodRef }
   | { readonly kind: 'shutdown' }
+  /** "Creating node shutdown manager": the node's graceful shutdown configuration, whole seconds. */
+  | { readonly kind: 'shutdownConfig'; readonly periodS: number; readonly criticalS: number }
   /** The kubelet process started; `version` from `Kubelet version` (`1.23`), '' when the line has none. */
   | { readonly kind: 'kubeletStart'; readonly version: string }
   | {

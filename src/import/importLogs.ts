@@ -95,6 +95,16 @@ export function importLogs(inputs: readonly LogInput[], options: { readonly name
     seed: 1,
     horizonMs,
     nodes: inferred.nodes.length > 0 ? inferred.nodes : ['node-a'],
+    ...(Object.keys(inferred.nodeShutdown).length > 0
+      ? {
+          nodeShutdown: Object.fromEntries(
+            Object.entries(inferred.nodeShutdown).map(([n, c]) => [
+              n,
+              { shutdownGracePeriodS: c.periodS, shutdownGracePeriodCriticalPodsS: c.criticalS },
+            ]),
+          ),
+        }
+      : {}),
     volumes: volumes.map((v) => v.decl),
     timeline: inferred.entries.map((e) => ({ atMs: e.atMs, line: 0, action: e.build() })),
     claims: [],

@@ -34,6 +34,8 @@ interface NodeState {
   restartSeq: number;
   restartAtMs: number;
   shutdown: boolean;
+  /** The node's graceful shutdown configuration, from "Creating node shutdown manager". */
+  shutdownConfig: { periodS: number; criticalS: number; record: LogRecord } | null;
   /** UnmountDevice stage counts waiting for the next UnmountDevice of the node (map in use, ...). */
   readonly pending: { stage: UnmountDeviceStage; records: LogRecord[] }[];
 }
@@ -41,6 +43,8 @@ interface NodeState {
 export interface Inferred {
   readonly entries: Entry[];
   readonly nodes: string[];
+  /** Nodes whose log states a graceful shutdown configuration. */
+  readonly nodeShutdown: Record<string, { periodS: number; criticalS: number; record: LogRecord }>;
   readonly volumes: VolumeTable;
   readonly release: Hinted<ReleasePreset> | null;
   readonly releaseSource: LogRecord | null;
@@ -113,7 +117,16 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
     }
     let n = nodes.get(name);
     if (n === undefined) {
-      n = { name, pid: r.pid, last: null, restartSeq: -1, restartAtMs: 0, shutdown: false, pending: [] };
+      n = {
+        name,
+        pid: r.pid,
+        last: null,
+        restartSeq: -1,
+        restartAtMs: 0,
+        shutdown: false,
+        shutdownConfig: null,
+        pending: [],
+      };
       nodes.set(name, n);
     }
     return n;
@@ -128,6 +141,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         restartSeq: -1,
         restartAtMs: 0,
         shutdown: false,
+        shutdownConfig: null,
         pending: [],
       });
     return n;
@@ -301,6 +315,10 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         const p = podFor(ev.pod, r, seq);
         p.evicted = true;
         push(t, seq, [r], () => ({ kind: 'evictPod', pod: p.name, gracePeriodS: p.evictGrace ?? 0 }));
+        break;
+      }
+      case 'shutdownConfig': {
+        if (node !== null) node.shutdownConfig = { periodS: ev.periodS, criticalS: ev.criticalS, record: r };
         break;
       }
       case 'shutdown': {
@@ -493,6 +511,11 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
   return {
     entries: entries.sort((a, b) => a.atMs - b.atMs || a.seq - b.seq),
     nodes: [...nodes.keys()],
+    nodeShutdown: Object.fromEntries(
+      [...nodes.values()].flatMap((n) =>
+        n.shutdownConfig === null ? [] : [[n.name, n.shutdownConfig] as const],
+      ),
+    ),
     volumes,
     release,
     releaseSource,

@@ -160,6 +160,13 @@ export function recognise(raw: string): LogEvent | null {
   }
   if (/^Shutdown manager (?:detected new shutdown event|processing shutdown event)/.test(msg))
     return { kind: 'shutdown' };
+  // nodeshutdown_manager_linux.go NewManager: logged only when a manager exists (gate on, period > 0).
+  if (msg === 'Creating node shutdown manager') {
+    const periodS = goDurationS(v('shutdownGracePeriodRequested') ?? '');
+    const criticalS = goDurationS(v('shutdownGracePeriodCriticalPods') ?? '0s');
+    if (periodS !== null && criticalS !== null && criticalS <= periodS)
+      return { kind: 'shutdownConfig', periodS, criticalS };
+  }
   if (msg === 'Kubelet version')
     return { kind: 'kubeletStart', version: versionOf(v('kubeletVersion') ?? '') };
   if (/^(?:Version: v1\.|Kubelet version v?1\.)/.test(msg))
@@ -236,4 +243,12 @@ export function recognise(raw: string): LogEvent | null {
   const mapInUse = /(\S+): map in use/.exec(text);
   if (mapInUse !== null) return { kind: 'mapInUse', device: mapInUse[1]! };
   return null;
+}
+
+/** A Go duration as klog prints it (`30s`, `1m0s`, `1h2m3s`, `0s`) in whole seconds; null if it is not one. */
+export function goDurationS(text: string): number | null {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s)?$/.exec(text);
+  if (m === null || text === '') return null;
+  const s = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+  return Number.isInteger(s) ? s : null;
 }

@@ -98,6 +98,19 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
         up.set(f.node, true);
         if (version !== '')
           kubelet(f, 'I', 'server.go:446', `"Kubelet version" kubeletVersion=${q(version)}`);
+        // NewManager logs its configuration only when a shutdown manager exists (the gate on, a period > 0).
+        const shutdown = scenario.nodeShutdown?.[f.node];
+        if (
+          shutdown !== undefined &&
+          shutdown.shutdownGracePeriodS > 0 &&
+          result.fixes.on('graceful-node-shutdown-beta')
+        )
+          kubelet(
+            f,
+            'I',
+            'nodeshutdown_manager_linux.go:124',
+            `"Creating node shutdown manager" shutdownGracePeriodRequested="${shutdown.shutdownGracePeriodS}s" shutdownGracePeriodCriticalPods="${shutdown.shutdownGracePeriodCriticalPodsS}s" shutdownGracePeriodByPodPriority=[]`,
+          );
         kubelet(f, 'I', 'kubelet.go:2031', '"Starting kubelet main sync loop"');
         for (const emit of held.get(f.node) ?? []) emit(f.atMs);
         held.delete(f.node);

@@ -97,6 +97,18 @@ describe('recognise: pods', () => {
     expect(
       recognise('"Shutdown manager detected new shutdown event, isNodeShuttingDownNow" event=true'),
     ).toEqual({ kind: 'shutdown' });
+    // NewManager's configuration line (1.21+): the node's shutdownGracePeriod and its critical-pods share.
+    expect(
+      recognise(
+        '"Creating node shutdown manager" shutdownGracePeriodRequested="1m0s" shutdownGracePeriodCriticalPods="10s" shutdownGracePeriodByPodPriority=[]',
+      ),
+    ).toEqual({ kind: 'shutdownConfig', periodS: 60, criticalS: 10 });
+    // A critical share over the period is a configuration the kubelet refuses: not read.
+    expect(
+      recognise(
+        '"Creating node shutdown manager" shutdownGracePeriodRequested="5s" shutdownGracePeriodCriticalPods="10s"',
+      ),
+    ).toBeNull();
     expect(recognise('"Kubelet version" kubeletVersion="v1.23.13"')).toEqual({
       kind: 'kubeletStart',
       version: '1.23',
