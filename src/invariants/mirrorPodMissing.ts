@@ -10,6 +10,7 @@
 // requested (its manifest removed, an eviction, a kill, its node's shutdown).
 import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
+import { KUBELET_UPTIME_KINDS, KubeletUptime } from './kubeletUptime.js';
 import type { Checker, Violation } from './types.js';
 
 /**
@@ -36,23 +37,19 @@ interface StaticPod {
 export class MirrorPodMissing implements Checker {
   readonly id = 'mirror-pod-missing';
   readonly kinds: readonly FactKind[] = [
+    ...KUBELET_UPTIME_KINDS,
     'apiPodCreated',
     'apiPodDeletionRequested',
     'containerExited',
     'containerRemoved',
     'containerStarted',
-    'kubeletStarted',
-    'kubeletStopped',
     'mirrorPod',
-    'nodeShutdownStarted',
     'podEvictionRequested',
     'podTerminationRequested',
   ];
   /** static uid -> its state (the current lifecycle). */
   readonly #pods = new Map<string, StaticPod>();
-  /** node -> its kubelet's last start, while it runs. */
-  readonly #running = new Map<string, number>();
-  readonly #shutDown = new Set<string>();
+  readonly #uptime = new KubeletUptime();
 
   onFact(f: Fact): void {
     switch (f.kind) {
@@ -102,16 +99,8 @@ export class MirrorPodMissing implements Checker {
         }
         return;
       }
-      case 'kubeletStarted':
-        this.#running.set(f.node, f.atMs);
-        return;
-      case 'kubeletStopped':
-        this.#running.delete(f.node);
-        return;
-      case 'nodeShutdownStarted':
-        this.#shutDown.add(f.node);
-        return;
       default:
+        this.#uptime.onFact(f);
         return;
     }
   }
@@ -120,8 +109,8 @@ export class MirrorPodMissing implements Checker {
     for (const [uid, p] of this.#pods) {
       if (p.terminating || p.mirrors.size > 0 || p.runningSinceMs === undefined) continue;
       const node = p.created.node;
-      const kubeletSinceMs = this.#running.get(node);
-      if (kubeletSinceMs === undefined || this.#shutDown.has(node)) continue;
+      const kubeletSinceMs = this.#uptime.upSinceMs(node);
+      if (kubeletSinceMs === undefined) continue;
       const sinceMs = Math.max(p.runningSinceMs, kubeletSinceMs, p.mirrorlessSinceMs, p.created.atMs);
       if (endMs - sinceMs < MIRROR_BOUND_MS) continue;
       report({

@@ -11,6 +11,7 @@
 // of, a node whose kubelet is down at the end or whose shutdown started.
 import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
+import { KUBELET_UPTIME_KINDS, KubeletUptime } from './kubeletUptime.js';
 import type { Checker, Violation } from './types.js';
 
 /**
@@ -37,6 +38,7 @@ interface PodState {
 export class PodPhaseNotTerminal implements Checker {
   readonly id = 'pod-phase-not-terminal';
   readonly kinds: readonly FactKind[] = [
+    ...KUBELET_UPTIME_KINDS,
     'apiPodCreated',
     'apiPodDeletionRequested',
     'apiPodPhase',
@@ -44,15 +46,10 @@ export class PodPhaseNotTerminal implements Checker {
     'containerStartFailed',
     'containerStarted',
     'containerStopping',
-    'kubeletStarted',
-    'kubeletStopped',
-    'nodeShutdownStarted',
     'podEvictionRequested',
   ];
   readonly #pods = new Map<string, PodState>();
-  /** node -> its kubelet's last start, while it runs. */
-  readonly #running = new Map<string, number>();
-  readonly #shutDown = new Set<string>();
+  readonly #uptime = new KubeletUptime();
 
   onFact(f: Fact): void {
     switch (f.kind) {
@@ -98,16 +95,8 @@ export class PodPhaseNotTerminal implements Checker {
         }
         return;
       }
-      case 'kubeletStarted':
-        this.#running.set(f.node, f.atMs);
-        return;
-      case 'kubeletStopped':
-        this.#running.delete(f.node);
-        return;
-      case 'nodeShutdownStarted':
-        this.#shutDown.add(f.node);
-        return;
       default:
+        this.#uptime.onFact(f);
         return;
     }
   }
@@ -126,8 +115,8 @@ export class PodPhaseNotTerminal implements Checker {
     for (const [uid, p] of this.#pods) {
       if (p.terminal || p.excused || p.doneAtMs === undefined || p.doneBy === undefined) continue;
       const node = p.created.node;
-      const kubeletSinceMs = this.#running.get(node);
-      if (kubeletSinceMs === undefined || this.#shutDown.has(node)) continue;
+      const kubeletSinceMs = this.#uptime.upSinceMs(node);
+      if (kubeletSinceMs === undefined) continue;
       const sinceMs = Math.max(p.doneAtMs, kubeletSinceMs);
       if (endMs - sinceMs < POD_PHASE_BOUND_MS) continue;
       const codes = [...p.created.containers].map((c) => `${c}=${p.ended.get(c)}`).join(', ');

@@ -6,7 +6,7 @@
 // controller's caches or claims.
 
 import { nodeMonitorGracePeriodMs } from '../cluster/nodeLifecycle.js';
-import type { Fact } from '../facts.js';
+import type { Fact, FactKind } from '../facts.js';
 
 /**
  * The attach/detach controller's reconcilerMaxWaitForUnmountDuration (attach_detach_controller.go,
@@ -253,5 +253,50 @@ export class VolumeWants {
       this.#wants.set(key, w);
     }
     return w;
+  }
+}
+
+export const VOLUME_USERS_KINDS = [
+  'apiPodCreated',
+  'apiPodDeleted',
+  'apiPodDeletionRequested',
+  'apiPodPhase',
+  'nodeVolumesInUse',
+] as const satisfies readonly FactKind[];
+
+/**
+ * What the end-of-run attach checks (volume-left-attached, volume-in-use-after-unmount) read of a volume on
+ * a node: which API pods want it there (VolumeWants), what the node's status lists in volumesInUse, and
+ * whether a static pod of the node used it (the attach/detach controller sees only its mirror pod, and
+ * the kubelet's desired state holds it: such a volume is not judged).
+ */
+export class VolumeUsers {
+  readonly wants = new VolumeWants();
+  readonly inUse = new NodeVolumesInUseLog();
+  /** `volume\0node` used by a static pod of the node. */
+  readonly #static = new Set<string>();
+
+  /** Takes one of VOLUME_USERS_KINDS; any other fact is ignored. */
+  onFact(f: Fact): void {
+    switch (f.kind) {
+      case 'apiPodCreated':
+        if (f.static) for (const v of f.volumes) this.#static.add(`${v}\u0000${f.node}`);
+        this.wants.onFact(f);
+        return;
+      case 'apiPodDeleted':
+      case 'apiPodDeletionRequested':
+      case 'apiPodPhase':
+        this.wants.onFact(f);
+        return;
+      case 'nodeVolumesInUse':
+        this.inUse.onFact(f);
+        return;
+      default:
+        return;
+    }
+  }
+
+  usedByStaticPod(volume: string, node: string): boolean {
+    return this.#static.has(`${volume}\u0000${node}`);
   }
 }

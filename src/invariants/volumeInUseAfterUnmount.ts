@@ -12,8 +12,9 @@
 // the node used, or an injected fault still active at the end.
 import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
+import { KUBELET_UPTIME_KINDS, KubeletUptime } from './kubeletUptime.js';
 import type { Checker, Violation } from './types.js';
-import { NodeVolumesInUseLog, VolumeWants } from './volumeHolds.js';
+import { VOLUME_USERS_KINDS, VolumeUsers } from './volumeHolds.js';
 
 /**
  * How long the kubelet may keep listing a volume it no longer has: a failed UnmountDevice's back-off
@@ -38,27 +39,12 @@ export interface VolumeInUseAfterUnmountConfig {
 
 export class VolumeInUseAfterUnmount implements Checker {
   readonly id = 'volume-in-use-after-unmount';
-  readonly kinds: readonly FactKind[] = [
-    'apiPodCreated',
-    'apiPodDeleted',
-    'apiPodDeletionRequested',
-    'apiPodPhase',
-    'hostMount',
-    'kubeletStarted',
-    'kubeletStopped',
-    'nodeShutdownStarted',
-    'nodeVolumesInUse',
-  ];
+  readonly kinds: readonly FactKind[] = [...VOLUME_USERS_KINDS, ...KUBELET_UPTIME_KINDS, 'hostMount'];
   readonly #config: VolumeInUseAfterUnmountConfig;
-  readonly #wants = new VolumeWants();
-  readonly #inUse = new NodeVolumesInUseLog();
+  readonly #users = new VolumeUsers();
+  readonly #uptime = new KubeletUptime();
   /** `volume\0node` -> what of it the node has mounted. */
   readonly #held = new Map<string, Held>();
-  /** `volume\0node` used by a static pod of the node. */
-  readonly #static = new Set<string>();
-  /** node -> its kubelet's last start, while it runs. */
-  readonly #running = new Map<string, Extract<Fact, { kind: 'kubeletStarted' }>>();
-  readonly #shutDown = new Set<string>();
 
   constructor(config: VolumeInUseAfterUnmountConfig) {
     this.#config = config;
@@ -66,18 +52,6 @@ export class VolumeInUseAfterUnmount implements Checker {
 
   onFact(f: Fact): void {
     switch (f.kind) {
-      case 'apiPodCreated':
-        if (f.static) for (const v of f.volumes) this.#static.add(`${v}\u0000${f.node}`);
-        this.#wants.onFact(f);
-        return;
-      case 'apiPodDeleted':
-      case 'apiPodDeletionRequested':
-      case 'apiPodPhase':
-        this.#wants.onFact(f);
-        return;
-      case 'nodeVolumesInUse':
-        this.#inUse.onFact(f);
-        return;
       case 'hostMount': {
         const key = `${f.volume}\u0000${f.node}`;
         let held = this.#held.get(key);
@@ -93,34 +67,27 @@ export class VolumeInUseAfterUnmount implements Checker {
         }
         return;
       }
-      case 'kubeletStarted':
-        this.#running.set(f.node, f);
-        return;
-      case 'kubeletStopped':
-        this.#running.delete(f.node);
-        return;
-      case 'nodeShutdownStarted':
-        this.#shutDown.add(f.node);
-        return;
       default:
+        this.#users.onFact(f);
+        this.#uptime.onFact(f);
         return;
     }
   }
 
   onEnd(endMs: number, report: (v: Violation) => void): void {
     if (this.#config.faultsActiveAtEnd()) return;
-    for (const [key, held] of [...this.#held].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [, held] of [...this.#held].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const gone = held.lastGone;
       if (gone === undefined) continue; // still mounted (or never was)
       const { volume, node } = gone;
-      if (this.#static.has(key) || this.#shutDown.has(node)) continue;
-      const started = this.#running.get(node);
-      if (started === undefined) continue;
-      const listed = this.#inUse.listedSince(node, volume);
+      if (this.#users.usedByStaticPod(volume, node)) continue;
+      const startedAtMs = this.#uptime.upSinceMs(node);
+      if (startedAtMs === undefined) continue;
+      const listed = this.#users.inUse.listedSince(node, volume);
       if (listed === undefined) continue;
-      if (this.#wants.lateWanters(volume, node).length > 0) continue;
-      const lastPod = this.#wants.lateEnd(volume, node);
-      const freeSinceMs = Math.max(gone.atMs, lastPod?.atMs ?? 0, started.atMs);
+      if (this.#users.wants.lateWanters(volume, node).length > 0) continue;
+      const lastPod = this.#users.wants.lateEnd(volume, node);
+      const freeSinceMs = Math.max(gone.atMs, lastPod?.atMs ?? 0, startedAtMs);
       if (endMs - freeSinceMs < IN_USE_RELEASE_BOUND_MS) continue;
       const causes: Fact[] = [listed, gone];
       if (lastPod !== undefined) causes.push(lastPod);
@@ -136,7 +103,7 @@ export class VolumeInUseAfterUnmount implements Checker {
           `${node}'s status still lists volume ${volume} in volumesInUse at the end (${secs(endMs)}), ` +
           `listed since ${secs(listed.atMs)}, although the node unmounted the last of it (${gone.path}) at ` +
           `${secs(gone.atMs)}${lastPod === undefined ? '' : `, its last pod there, ${lastPod.pod} (uid ${lastPod.uid}), left at ${secs(lastPod.atMs)}`} ` +
-          `and its kubelet has run since ${secs(started.atMs)}: the kubelet drops a volume it no longer ` +
+          `and its kubelet has run since ${secs(startedAtMs)}: the kubelet drops a volume it no longer ` +
           `has within ${secs(IN_USE_RELEASE_BOUND_MS)}, and the attach/detach controller cannot detach it before`,
         causes,
       });

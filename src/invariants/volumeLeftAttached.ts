@@ -12,7 +12,7 @@
 import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
-import { NodeVolumesInUseLog, VolumeWants } from './volumeHolds.js';
+import { VOLUME_USERS_KINDS, VolumeUsers } from './volumeHolds.js';
 
 /**
  * How long the controller may take to detach a volume once it is free: a detach that failed waits out
@@ -31,22 +31,11 @@ export interface VolumeLeftAttachedConfig {
 
 export class VolumeLeftAttached implements Checker {
   readonly id = 'volume-left-attached';
-  readonly kinds: readonly FactKind[] = [
-    'apiPodCreated',
-    'apiPodDeleted',
-    'apiPodDeletionRequested',
-    'apiPodPhase',
-    'nodeVolumesInUse',
-    'volumeAttached',
-    'volumeDetached',
-  ];
+  readonly kinds: readonly FactKind[] = [...VOLUME_USERS_KINDS, 'volumeAttached', 'volumeDetached'];
   readonly #config: VolumeLeftAttachedConfig;
-  readonly #wants = new VolumeWants();
-  readonly #inUse = new NodeVolumesInUseLog();
+  readonly #users = new VolumeUsers();
   /** `volume\0node` -> the attach still in place. */
   readonly #attached = new Map<string, Attached>();
-  /** `volume\0node` used by a static pod of the node. */
-  readonly #static = new Set<string>();
 
   constructor(config: VolumeLeftAttachedConfig) {
     this.#config = config;
@@ -54,18 +43,6 @@ export class VolumeLeftAttached implements Checker {
 
   onFact(f: Fact): void {
     switch (f.kind) {
-      case 'apiPodCreated':
-        if (f.static) for (const v of f.volumes) this.#static.add(`${v}\u0000${f.node}`);
-        this.#wants.onFact(f);
-        return;
-      case 'apiPodDeleted':
-      case 'apiPodDeletionRequested':
-      case 'apiPodPhase':
-        this.#wants.onFact(f);
-        return;
-      case 'nodeVolumesInUse':
-        this.#inUse.onFact(f);
-        return;
       case 'volumeAttached':
         this.#attached.set(`${f.volume}\u0000${f.node}`, f);
         return;
@@ -73,19 +50,20 @@ export class VolumeLeftAttached implements Checker {
         this.#attached.delete(`${f.volume}\u0000${f.node}`);
         return;
       default:
+        this.#users.onFact(f);
         return;
     }
   }
 
   onEnd(endMs: number, report: (v: Violation) => void): void {
     if (this.#config.faultsActiveAtEnd()) return;
-    for (const [key, attached] of [...this.#attached].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [, attached] of [...this.#attached].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const { volume, node } = attached;
-      if (this.#static.has(key)) continue;
-      if (this.#wants.lateWanters(volume, node).length > 0) continue;
-      if (this.#inUse.listedSince(node, volume) !== undefined) continue;
-      const lastPod = this.#wants.lateEnd(volume, node);
-      const dropped = this.#inUse.droppedBy(node, volume);
+      if (this.#users.usedByStaticPod(volume, node)) continue;
+      if (this.#users.wants.lateWanters(volume, node).length > 0) continue;
+      if (this.#users.inUse.listedSince(node, volume) !== undefined) continue;
+      const lastPod = this.#users.wants.lateEnd(volume, node);
+      const dropped = this.#users.inUse.droppedBy(node, volume);
       const freeSinceMs = Math.max(attached.atMs, lastPod?.atMs ?? 0, dropped?.atMs ?? 0);
       if (endMs - freeSinceMs < DETACH_BOUND_MS) continue;
       const causes: Fact[] = [attached];

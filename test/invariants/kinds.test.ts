@@ -18,12 +18,29 @@ const FACT_KINDS = new Set(
 
 const checkers = (): Checker[] => createCheckers({ volumes: [], faultsActiveAtEnd: () => false });
 
-/** The file that defines `checker`'s class. */
+/**
+ * The kind lists a checker spreads from a shared helper (`...KUBELET_UPTIME_KINDS`): the text of each such
+ * constant's definition, so that the kinds it names count as the checker's.
+ */
+function spreadKinds(text: string): string {
+  const out: string[] = [];
+  for (const [, name] of text.matchAll(/\.\.\.([A-Z_]+_KINDS)\b/g)) {
+    const defined = readdirSync(invariantsDir)
+      .map((f) => readFileSync(join(invariantsDir, f), 'utf8'))
+      .map((t) => new RegExp(`export const ${name} = \\[[^\\]]*\\]`).exec(t)?.[0])
+      .find((d) => d !== undefined);
+    if (defined === undefined) throw new Error(`no definition of ${name}`);
+    out.push(defined);
+  }
+  return out.join('\n');
+}
+
+/** The file that defines `checker`'s class, with the kind lists it spreads. */
 function sourceOf(checker: Checker): string {
   const name = checker.constructor.name;
   for (const file of readdirSync(invariantsDir)) {
     const text = readFileSync(join(invariantsDir, file), 'utf8');
-    if (text.includes(`export class ${name} implements Checker`)) return text;
+    if (text.includes(`export class ${name} implements Checker`)) return text + spreadKinds(text);
   }
   throw new Error(`no source file for ${name}`);
 }
