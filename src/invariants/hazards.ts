@@ -257,6 +257,13 @@ export class HazardTracker {
   readonly #markers = new Map<HazardId, Marker[]>();
   /** node, pod UID and volume of each cleanupMounts whose UnmountVolume has not reported yet. */
   readonly #cleanupsPending = new Set<string>();
+  /**
+   * `node\0volume` whose ConstructVolumeSpec an injected fault failed, and nodes where a procMounts fault
+   * made /proc/mounts inconsistent: the causes a reconstruction may legitimately fail for. A failure with
+   * neither behind it is the port's (a plugin that cannot read what it wrote), excused by no hazard.
+   */
+  readonly #reconstructFaults = new Set<string>();
+  readonly #procMountsFaultNodes = new Set<string>();
 
   constructor(fixes: Fixes = Fixes.all()) {
     this.#fixes = fixes;
@@ -264,7 +271,21 @@ export class HazardTracker {
 
   onFact(f: Fact): void {
     switch (f.kind) {
+      case 'faultInjected':
+        if (f.fault === 'constructVolumeSpec') this.#reconstructFaults.add(`${f.node}\u0000${f.volume ?? ''}`);
+        if (f.fault === 'procMounts') this.#procMountsFaultNodes.add(f.node);
+        return;
+      case 'procMountsRead':
+        if (!f.consistent) this.#procMountsFaultNodes.add(f.node);
+        return;
       case 'volumeReconstruction':
+        if (
+          !f.ok &&
+          !this.#reconstructFaults.has(`${f.node}\u0000${f.volume}`) &&
+          !this.#procMountsFaultNodes.has(f.node)
+        ) {
+          return;
+        }
         if (!f.ok && !f.inconsistentRead && f.outcome === 'cleanupMounts') {
           // A Filesystem volume's cleanupMounts unmounts the pod's own mount (or fails, and podVolumesExist
           // sees it on disk): only a Block volume's pod map outlives it unseen (reconciler.go cleanupMounts

@@ -44,6 +44,15 @@ const reconstruction = (over: Partial<Extract<Fact, { kind: 'volumeReconstructio
   ...over,
 });
 
+/** The injected fault that makes node-a's ConstructVolumeSpec of lun-1 fail (what a failed reconstruction needs to be excused). */
+const constructFault: Fact = {
+  kind: 'faultInjected',
+  atMs: 90_000,
+  node: 'node-a',
+  fault: 'constructVolumeSpec',
+  volume: 'lun-1',
+};
+
 describe('hazard registry', () => {
   it('every hazard names its upstream record, why it is open and what it explains', () => {
     for (const id of HAZARD_IDS) {
@@ -58,6 +67,7 @@ describe('hazard registry', () => {
 describe('HazardTracker', () => {
   it('#101791: a non-retryable reconstruction failure explains the volume reported unused on that node', () => {
     const t = new HazardTracker();
+    t.onFact(constructFault);
     t.onFact(reconstruction({}));
     expect(t.explain(violation({}))).toBe('reconstruction-fails-other-error');
     // Another volume, another node, or before the reconstruction: not this hazard.
@@ -68,6 +78,29 @@ describe('HazardTracker', () => {
     expect(t.explain(violation({ invariant: 'multi-node-mount', node: 'node-b' }))).toBe(
       'reconstruction-fails-other-error',
     );
+  });
+
+  it("a reconstruction failure that no injected fault caused is the port's: no hazard excuses it", () => {
+    // csi-reconstruct-wrong-data-dir (every CSI volume fails reconstruction) hid behind #101791's hazard.
+    const t = new HazardTracker();
+    t.onFact(reconstruction({}));
+    t.onFact(reconstruction({ outcome: 'skippedDesired', podKnown: true }));
+    expect(t.explain(violation({}))).toBeNull();
+    expect(t.explain(violation({ invariant: 'pod-cgroup-destroyed-with-volumes', uid: 'db-1' }))).toBeNull();
+    // A fault on another volume does not excuse this one; a procMounts fault on the node does.
+    t.onFact({ ...constructFault, volume: 'lun-2' });
+    t.onFact(reconstruction({ atMs: 91_000 }));
+    expect(t.explain(violation({ atMs: 100_000 }))).toBeNull();
+    t.onFact({
+      kind: 'procMountsRead',
+      atMs: 92_000,
+      node: 'node-a',
+      purpose: 'reconstruct',
+      attempts: 3,
+      consistent: false,
+    });
+    t.onFact(reconstruction({ atMs: 93_000 }));
+    expect(t.explain(violation({ atMs: 100_000 }))).toBe('reconstruction-fails-other-error');
   });
 
   it('an inconsistent-read failure is the bug #102059 fixes, not #101791', () => {
@@ -156,6 +189,7 @@ describe('HazardTracker', () => {
     });
     const trackerAfter = (...facts: Fact[]): HazardTracker => {
       const t = new HazardTracker();
+      t.onFact(constructFault);
       for (const f of facts) t.onFact(f);
       return t;
     };
@@ -231,6 +265,7 @@ describe('HazardTracker', () => {
 
   it('a failed reconstruction skipped for a desired (terminating) pod explains that pod and volume only', () => {
     const t = new HazardTracker();
+    t.onFact(constructFault);
     const cgroup = violation({ invariant: 'pod-cgroup-destroyed-with-volumes', uid: 'db-1', pod: 'db' });
     // A failed reconstruction that went to cleanupMounts, or a desired one that succeeded: not this path.
     t.onFact(reconstruction({ podKnown: true }));
