@@ -272,7 +272,8 @@ export class HazardTracker {
   onFact(f: Fact): void {
     switch (f.kind) {
       case 'faultInjected':
-        if (f.fault === 'constructVolumeSpec') this.#reconstructFaults.add(`${f.node}\u0000${f.volume ?? ''}`);
+        if (f.fault === 'constructVolumeSpec')
+          this.#reconstructFaults.add(`${f.node}\u0000${f.volume ?? ''}`);
         if (f.fault === 'procMounts') this.#procMountsFaultNodes.add(f.node);
         return;
       case 'procMountsRead':
