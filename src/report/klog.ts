@@ -68,6 +68,17 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
   const staticPods = new Set<string>();
   /** node/volume -> the stage of the unmountDevice fault that fired last, until UnmountDevice reports. */
   const firing = new Map<string, string>();
+  /** The stage (or error) of the fault that fired for the node's operation on the volume, once. */
+  const takeFiring = (
+    node: string,
+    volume: string,
+    op: 'mountDevice' | 'unmountDevice',
+  ): string | undefined => {
+    const key = `${node}/${volume}/${op}`;
+    const stage = firing.get(key);
+    firing.delete(key);
+    return stage;
+  };
   const base = result.fixes.base;
   const version = base !== undefined && /^1\.\d+$/.test(base) ? `v${base}.0` : '';
 
@@ -244,8 +255,7 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
       }
       case 'mountDevice': {
         const op = block(f.volume) ? 'MapVolume.SetUpDevice' : 'MountVolume.MountDevice';
-        const stage = firing.get(`${f.node}/${f.volume}/mountDevice`);
-        firing.delete(`${f.node}/${f.volume}/mountDevice`);
+        const stage = takeFiring(f.node, f.volume, 'mountDevice');
         if (f.ok)
           kubelet(
             f,
@@ -274,8 +284,7 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
       }
       case 'unmountDevice': {
         const op = block(f.volume) ? 'UnmapDevice' : 'UnmountDevice';
-        const stage = firing.get(`${f.node}/${f.volume}/unmountDevice`);
-        firing.delete(`${f.node}/${f.volume}/unmountDevice`);
+        const stage = takeFiring(f.node, f.volume, 'unmountDevice');
         if (f.ok)
           kubelet(
             f,
