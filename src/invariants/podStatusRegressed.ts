@@ -8,7 +8,13 @@
 //   updateStatusInternal runs on every update: "Status update on pod aborted"), nor, in a pod of a terminal
 //   phase, whatever the restart policy: such a pod never runs again, and a container the runtime no
 //   longer lists keeps its terminated status (kubelet_pods.go convertToAPIContainerStatuses: the old
-//   status is the default when `oldStatus.State.Terminated != nil`).
+//   status is the default when `oldStatus.State.Terminated != nil`);
+// - nor, whatever the restart policy, once the kubelet has seen the pod marked for deletion
+//   (podDeletionDelivered) and written the container terminated after that: ShouldContainerBeRestarted
+//   answers false for a pod with a deletionTimestamp, so no reasonCache Waiting (CrashLoopBackOff) is shown,
+//   and a container the garbage collector already removed keeps its terminated status. Running again is
+//   judged only when no start of that container came after the delivery (a syncPod in flight when the
+//   deletion arrived may still start one).
 // Everything is keyed by UID: a pod created again with the same name is a new UID and starts afresh.
 import type { ContainerStatus } from '../api/v1.js';
 import type { Fact, FactKind } from '../facts.js';
@@ -20,7 +26,13 @@ type ContainersFact = Extract<Fact, { kind: 'apiContainerStates' }>;
 
 export class PodStatusRegressed implements Checker {
   readonly id = 'pod-status-regressed';
-  readonly kinds: readonly FactKind[] = ['apiPodPhase', 'apiContainerStates', 'apiPodDeleted'];
+  readonly kinds: readonly FactKind[] = [
+    'apiPodPhase',
+    'apiContainerStates',
+    'apiPodDeleted',
+    'containerStarted',
+    'podDeletionDelivered',
+  ];
   /** uid -> the write that first published a terminal phase (Failed / Succeeded). */
   readonly #terminal = new Map<string, PhaseFact>();
   /**
@@ -28,11 +40,26 @@ export class PodStatusRegressed implements Checker {
    * release-1.20's eviction status with no container statuses, does not make it forget the state).
    */
   readonly #containers = new Map<string, Map<string, ContainersFact>>();
+  /** UIDs whose deletion the kubelet has seen. */
+  readonly #deletionSeen = new Set<string>();
+  /** `uid container` written terminated after the deletion was seen. */
+  readonly #terminatedAfterDeletion = new Set<string>();
+  /** `uid container` started after the deletion was seen. */
+  readonly #startedAfterDeletion = new Set<string>();
 
   onFact(f: Fact, report: (v: Violation) => void): void {
     if (f.kind === 'apiPodDeleted') {
       this.#terminal.delete(f.uid);
       this.#containers.delete(f.uid);
+      this.#deletionSeen.delete(f.uid);
+      return;
+    }
+    if (f.kind === 'podDeletionDelivered') {
+      this.#deletionSeen.add(f.uid);
+      return;
+    }
+    if (f.kind === 'containerStarted') {
+      if (this.#deletionSeen.has(f.uid)) this.#startedAfterDeletion.add(`${f.uid}\u0000${f.container}`);
       return;
     }
     if (f.kind === 'apiPodPhase') {
@@ -64,20 +91,21 @@ export class PodStatusRegressed implements Checker {
       last = new Map();
       this.#containers.set(f.uid, last);
     }
+    const deletionSeen = this.#deletionSeen.has(f.uid);
     let reported = false;
     for (let i = 0; i < f.containers.length; i++) {
       const now = f.containers[i] as ContainerStatus;
       const previous = last.get(now.name);
       last.set(now.name, f);
-      if (reported || previous === undefined || now.state === 'terminated') continue;
-      // A pod in a terminal phase never runs a container again, whatever its restart policy.
-      const terminal = this.#terminal.has(f.uid);
-      // Always restarts every container.
-      if (f.restartPolicy === 'Always' && !terminal) continue;
+      if (now.state === 'terminated') {
+        if (deletionSeen) this.#terminatedAfterDeletion.add(`${f.uid}\u0000${now.name}`);
+        continue;
+      }
+      if (reported || previous === undefined) continue;
       const before = stateOf(previous.containers, now.name);
       if (before === undefined || before.state !== 'terminated') continue;
-      // OnFailure restarts a container that failed.
-      if (f.restartPolicy === 'OnFailure' && !terminal && (before.exitCode ?? 0) !== 0) continue;
+      const why = this.#regression(f, now, before);
+      if (why === null) continue;
       report({
         invariant: this.id,
         atMs: f.atMs,
@@ -88,12 +116,31 @@ export class PodStatusRegressed implements Checker {
         message:
           `container ${now.name} of pod ${f.pod} (uid ${f.uid}, restartPolicy ${f.restartPolicy}) was ` +
           `written ${now.state} at ${secs(f.atMs)} after terminated (exit ${before.exitCode ?? 0}) at ` +
-          `${secs(previous.atMs)}${terminal ? ' in a pod of a terminal phase' : ''}: a terminated container ` +
-          'may not be reported non-terminated',
+          `${secs(previous.atMs)}${why}: a terminated container may not be reported non-terminated`,
         causes: [previous, f],
       });
       reported = true;
     }
+  }
+
+  /**
+   * Why writing `now` after `before` (terminated) breaks a rule: the message's qualifier ('' for the
+   * restart policy's own rule), or null when the container may legitimately leave terminated.
+   */
+  #regression(f: ContainersFact, now: ContainerStatus, before: ContainerStatus): string | null {
+    // A pod in a terminal phase never runs a container again, whatever its restart policy.
+    if (this.#terminal.has(f.uid)) return ' in a pod of a terminal phase';
+    const key = `${f.uid}\u0000${now.name}`;
+    if (
+      this.#terminatedAfterDeletion.has(key) &&
+      (now.state === 'waiting' || !this.#startedAfterDeletion.has(key))
+    ) {
+      return ' in a pod the kubelet had seen marked for deletion';
+    }
+    // Always restarts every container; OnFailure one that failed.
+    if (f.restartPolicy === 'Always') return null;
+    if (f.restartPolicy === 'OnFailure' && (before.exitCode ?? 0) !== 0) return null;
+    return '';
   }
 
   onEnd(): void {}

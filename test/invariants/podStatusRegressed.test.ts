@@ -165,4 +165,46 @@ describe('pod-status-regressed: container states', () => {
       ]),
     ).toEqual([]);
   });
+
+  const delivered = (atMs: number, uid: string = WEB.uid) =>
+    fact('podDeletionDelivered', atMs, { ...WEB, uid, gracePeriodSeconds: 30 });
+  const started = (atMs: number, uid: string = WEB.uid) =>
+    fact('containerStarted', atMs, { ...WEB, uid, container: 'app' });
+
+  it('fires when an Always container of a pod seen deleted goes from terminated back to waiting (GC removed it)', () => {
+    const killed = states(2000, 'Always', [terminated('app', 137)]);
+    const back = states(70_000, 'Always', [waiting('app')]);
+    const out = run([states(100, 'Always', [running('app')]), delivered(1000), killed, back]);
+    expect(out).toHaveLength(1);
+    expect(out[0]?.atMs).toBe(70_000);
+    expect(out[0]?.causes).toEqual([killed, back]);
+    expect(out[0]?.message).toContain('in a pod the kubelet had seen marked for deletion');
+  });
+
+  it('fires for running again after the deletion with no start of the container since', () => {
+    const out = run([
+      delivered(1000),
+      states(2000, 'Always', [terminated('app', 137)]),
+      states(3000, 'Always', [running('app')]),
+    ]);
+    expect(out.map((v) => v.atMs)).toEqual([3000]);
+  });
+
+  it('does not fire for CrashLoopBackOff before the deletion, a start after it, or a terminated write before it', () => {
+    expect(
+      run([
+        // Crash and back-off before any deletion: Always may leave terminated.
+        states(100, 'Always', [terminated('app', 1)]),
+        states(200, 'Always', [{ name: 'app', state: 'waiting', reason: 'CrashLoopBackOff' }]),
+        // Terminated written before the kubelet saw the deletion, then a waiting generated before it.
+        states(300, 'Always', [terminated('app', 1)]),
+        delivered(400),
+        states(500, 'Always', [waiting('app')]),
+        // A syncPod in flight when the deletion arrived starts the container again.
+        states(600, 'Always', [terminated('app', 1)]),
+        started(650),
+        states(700, 'Always', [running('app')]),
+      ]),
+    ).toEqual([]);
+  });
 });
