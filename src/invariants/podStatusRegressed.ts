@@ -12,9 +12,11 @@
 // - nor, whatever the restart policy, once the kubelet has seen the pod marked for deletion
 //   (podDeletionDelivered) and written the container terminated after that: ShouldContainerBeRestarted
 //   answers false for a pod with a deletionTimestamp, so no reasonCache Waiting (CrashLoopBackOff) is shown,
-//   and a container the garbage collector already removed keeps its terminated status. Running again is
-//   judged only when no start of that container came after the delivery (a syncPod in flight when the
-//   deletion arrived may still start one).
+//   and a container the garbage collector already removed keeps its terminated status. Judged only when the
+//   terminated write was true (the runtime's container had exited: release-1.20's TerminatePod writes
+//   terminated over a container still running, and the next status shows it running, which is
+//   container-started-after-terminated's class), and running again only when no start of that container came
+//   after the delivery (a syncPod in flight when the deletion arrived may still start one).
 // Everything is keyed by UID: a pod created again with the same name is a new UID and starts afresh.
 import type { ContainerStatus } from '../api/v1.js';
 import type { Fact, FactKind } from '../facts.js';
@@ -30,6 +32,8 @@ export class PodStatusRegressed implements Checker {
     'apiPodPhase',
     'apiContainerStates',
     'apiPodDeleted',
+    'containerExited',
+    'containerStartFailed',
     'containerStarted',
     'podDeletionDelivered',
   ];
@@ -44,6 +48,8 @@ export class PodStatusRegressed implements Checker {
   readonly #deletionSeen = new Set<string>();
   /** `uid container` written terminated after the deletion was seen. */
   readonly #terminatedAfterDeletion = new Set<string>();
+  /** `uid container` running on the runtime (ground truth: started and not exited since). */
+  readonly #running = new Set<string>();
   /** `uid container` started after the deletion was seen. */
   readonly #startedAfterDeletion = new Set<string>();
 
@@ -59,7 +65,13 @@ export class PodStatusRegressed implements Checker {
       return;
     }
     if (f.kind === 'containerStarted') {
-      if (this.#deletionSeen.has(f.uid)) this.#startedAfterDeletion.add(`${f.uid}\u0000${f.container}`);
+      const key = `${f.uid}\u0000${f.container}`;
+      this.#running.add(key);
+      if (this.#deletionSeen.has(f.uid)) this.#startedAfterDeletion.add(key);
+      return;
+    }
+    if (f.kind === 'containerExited' || f.kind === 'containerStartFailed') {
+      this.#running.delete(`${f.uid}\u0000${f.container}`);
       return;
     }
     if (f.kind === 'apiPodPhase') {
@@ -98,7 +110,8 @@ export class PodStatusRegressed implements Checker {
       const previous = last.get(now.name);
       last.set(now.name, f);
       if (now.state === 'terminated') {
-        if (deletionSeen) this.#terminatedAfterDeletion.add(`${f.uid}\u0000${now.name}`);
+        const key = `${f.uid}\u0000${now.name}`;
+        if (deletionSeen && !this.#running.has(key)) this.#terminatedAfterDeletion.add(key);
         continue;
       }
       if (reported || previous === undefined) continue;

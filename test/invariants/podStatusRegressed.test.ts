@@ -200,6 +200,11 @@ describe('pod-status-regressed: container states', () => {
         states(300, 'Always', [terminated('app', 1)]),
         delivered(400),
         states(500, 'Always', [waiting('app')]),
+        // release-1.20's TerminatePod writes terminated over a container that still runs (uid-legacy).
+        fact('containerStarted', 410, { ...WEB, uid: 'uid-legacy', container: 'app' }),
+        delivered(420, 'uid-legacy'),
+        states(430, 'Always', [terminated('app', 0)], 'uid-legacy'),
+        states(440, 'Always', [running('app')], 'uid-legacy'),
         // A syncPod in flight when the deletion arrived starts the container again.
         states(600, 'Always', [terminated('app', 1)]),
         started(650),
