@@ -261,6 +261,8 @@ export const MUTANTS: readonly Mutant[] = [
     find: '  if (pod.metadata.deletionTimestamp !== undefined) return false;\n  const status = findContainerStatusByName(podStatus, name);',
     replace: '  const status = findContainerStatusByName(podStatus, name);',
     why: 'ShouldContainerBeRestarted forgets that a pod marked deleted must not restart its containers',
+    equivalent:
+      "no caller decides on the clause here: computePodActions never sees a pod marked deleted (the pod worker sends it to syncTerminatingPod; release-1.20's syncPod kills it first), and the port's convertToAPIContainerStatuses does not ask it (the reasonCache Waiting state is not ported)",
   },
   {
     id: 'rt-exited-container-kept',
@@ -496,6 +498,8 @@ export const MUTANTS: readonly Mutant[] = [
     find: 'if (volumeActionFlag && getUniquePodName(informerPod) === dswPodUID) continue;',
     replace: 'if (volumeActionFlag) continue;',
     why: "the populator keeps a deleted pod's volumes in the desired state while a pod of the same name (another UID) exists, so they stay attached to the old node",
+    equivalent:
+      "the changed condition differs only for a desired-state entry whose pod left the informer, and none exists here: every DELETE runs podDelete, which resolves the same volumes the add did (a scenario's volume specs never change, nodes never leave the controller)",
   },
   {
     id: 'adc-detach-request-time-not-reset',
