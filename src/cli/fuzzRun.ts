@@ -325,11 +325,16 @@ function printInvariantTable(
  */
 export function printCampaignText(
   lines: CampaignLines,
-  o: { readonly color: boolean; readonly timelines?: readonly (readonly string[])[] },
+  o: {
+    readonly color: boolean;
+    readonly timelines?: readonly (readonly string[])[];
+    /** The set as the user named it (`--kubelet 1.31`); the lines keep only the switches. */
+    readonly fixes?: Fixes;
+  },
   out: Out,
 ): void {
   const s = lines.summary;
-  const fixes = fixesOfRecord(s.fixes);
+  const fixes = o.fixes ?? fixesOfRecord(s.fixes);
   printSummary(s, rankFinds(lines.cases.map(caseOutcomeOfLine), s.changedFixes), fixes, o.color, out);
   lines.failures.forEach((f, i) => {
     printFailure(f, o.timelines?.[i] ?? f.timeline, s.campaignSeed, fixes, o.color, out);
@@ -425,7 +430,11 @@ async function fuzz(a: FuzzArgs, out: Out): Promise<number> {
           f.run.ok ? formatTimeline(f.run.result, { color: true, limit: FAILURE_TIMELINE_LINES }) : [],
         )
       : undefined;
-    printCampaignText(lines, { color: a.color, ...(timelines === undefined ? {} : { timelines }) }, out);
+    printCampaignText(
+      lines,
+      { color: a.color, fixes: a.fixes, ...(timelines === undefined ? {} : { timelines }) },
+      out,
+    );
     const threads = report.threads === 0 ? 'in-process' : `${report.threads} worker threads`;
     process.stderr.write(
       `fuzz: ${report.results.length} case(s) in ${(wallMs / 1000).toFixed(1)}s wall (${rate(report.results.length, wallMs)} cases/s, ${threads})\n`,

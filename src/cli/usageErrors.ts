@@ -69,9 +69,11 @@ function unknownArguments(list: string, ctx: UsageContext): string {
   const others = ctx.commands
     .filter((c) => c !== command && c.options.some((o) => `--${o.name}` === flag))
     .map((c) => c.name);
-  const elsewhere = others.length === 0 ? '' : ` (a flag of ${others.join(', ')})`;
+  // A near miss of this command's own flag is the likelier slip than a flag of another command.
+  const nearMiss = didYouMean(flag, candidates);
+  const elsewhere = others.length === 0 || nearMiss !== '' ? '' : ` (a flag of ${others.join(', ')})`;
   const help = command === undefined ? '`npx podrace --help`' : `\`npx podrace ${command.name} --help\``;
-  return `${flag}: unknown flag of ${where}${elsewhere}${didYouMean(flag, candidates)}; ${help} lists its flags`;
+  return `${flag}: unknown flag of ${where}${elsewhere}${nearMiss}; ${help} lists its flags`;
 }
 
 /** Where an unknown name first appears on the command line (positionals and flags alike). */

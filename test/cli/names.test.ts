@@ -108,3 +108,10 @@ describe('printed hints', () => {
     expect(replayCommand(7, '3', Fixes.all(), 'fuzz')).toBe('npx podrace fuzz --seed 7 --path 3');
   });
 });
+
+describe('the fix set a campaign names', () => {
+  it('the summary names the release the user asked for, not the equal set it matches first', () => {
+    const r = podrace(['fuzz', '--kubelet', '1.31', '--runs', '2', '--seed', '1', '--shrink', '0']);
+    expect(r.stdout).toMatch(/^podrace fuzz {2}seed 1 {2}2 cases {2}fixes 1\.31$/m);
+  });
+});
