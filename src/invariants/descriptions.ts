@@ -58,6 +58,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     "a node's status keeps listing a volume in volumesInUse long after the node unmounted all of it and no pod there wants it",
   'mirror-pod-missing':
     'a static pod runs on a node for minutes while the API server holds no mirror pod of it (syncPod creates it)',
+  'container-restarted-during-back-off':
+    "a container is started again sooner after its last attempt ended than the kubelet's crash-loop back-off allows (10 s doubling to 5 min)",
   'pod-phase-not-terminal':
     'a Never or OnFailure pod whose containers all ended for good never shows Failed or Succeeded in the API server',
 };

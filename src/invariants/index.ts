@@ -4,6 +4,7 @@ import type { AccessMode } from '../api/v1.js';
 import type { Fact, FactKind } from '../facts.js';
 import { ConcurrentKill } from './concurrentKill.js';
 import { ContainerRestartedAgainstPolicy } from './containerRestartedAgainstPolicy.js';
+import { ContainerRestartedDuringBackOff } from './containerRestartedDuringBackOff.js';
 import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminated.js';
 import { ContainerStartedWithoutVolume } from './containerStartedWithoutVolume.js';
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
@@ -50,6 +51,7 @@ export {
 export {
   ConcurrentKill,
   ContainerRestartedAgainstPolicy,
+  ContainerRestartedDuringBackOff,
   ContainerStartedAfterTerminated,
   ContainerStartedWithoutVolume,
   DEFAULT_TERMINATION_BUDGET_MS,
@@ -134,6 +136,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new VolumeInUseAfterUnmount({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
     new MirrorPodMissing(),
     new PodPhaseNotTerminal(),
+    new ContainerRestartedDuringBackOff(),
   ];
 }
 

@@ -51,6 +51,7 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
     if (kl.volumeManager.podVolumesExist(uid)) continue;
     kl.host.podCgroups.delete(uid);
   }
+  kl.runtimeManager.backOffGC();
   // Restart pods whose UID was reused while they terminated (#104847; before it, no such state existed
   // and nothing restarted them).
   for (const [uid, state] of workingPods) {

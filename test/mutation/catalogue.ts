@@ -267,6 +267,27 @@ export const MUTANTS: readonly Mutant[] = [
       "no caller decides on the clause here: computePodActions never sees a pod marked deleted (the pod worker sends it to syncTerminatingPod; release-1.20's syncPod kills it first), and the port's convertToAPIContainerStatuses does not ask it (the reasonCache Waiting state is not ported)",
   },
   {
+    id: 'rt-back-off-ignored',
+    file: 'src/kubelet/kuberuntime/kuberuntimeManager.ts',
+    find: '    if (this.backOff.isInBackOffSince(key, ts)) return true;',
+    replace: '    if (this.backOff.isInBackOffSince(key, ts)) return false;',
+    why: 'doBackOff answers "not in back-off" for a container in back-off: a crash-looping container is started again at every sync, hammering the runtime',
+  },
+  {
+    id: 'rt-back-off-from-start',
+    file: 'src/kubelet/kuberuntime/kuberuntimeManager.ts',
+    find: '    const ts = exited.finishedAtMs ?? 0;',
+    replace: '    const ts = exited.startedAtMs ?? 0;',
+    why: "doBackOff counts the window from the exited attempt's StartedAt instead of its FinishedAt: a container that ran a while before crashing is restarted early",
+  },
+  {
+    id: 'rt-back-off-not-doubled',
+    file: 'src/kubelet/util/backoff.ts',
+    find: '      entry.backoffMs = Math.min(entry.backoffMs * 2, this.maxMs);',
+    replace: '      entry.backoffMs = Math.min(entry.backoffMs, this.maxMs);',
+    why: 'Backoff.Next keeps the first window instead of doubling it: a crash-looping container restarts every 10 s for ever',
+  },
+  {
     id: 'rt-exited-container-kept',
     file: 'src/kubelet/kuberuntime/kuberuntimeManager.ts',
     find: "    if (status === undefined || status.state !== 'running') {",

@@ -17,12 +17,13 @@ import { WRITES_RUNTIME } from '../../elisionMasks.js';
 import type { Fact } from '../../facts.js';
 import type { FakeRuntime, RuntimePodMeta } from '../../runtime/fakeRuntime.js';
 import { AssertionError, type Chan, CLOSED, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
+import { Backoff } from '../util/backoff.js';
 
 /** minimumGracePeriodInSeconds in kuberuntime_container.go. */
 export const minimumGracePeriodInSeconds = 2;
 /** The kubelet's crash-loop back-off: 10 s doubling to 5 min (kubelet.go backOffPeriod / MaxContainerBackOff). */
-const crashBackOffInitialMs = 10_000;
-const crashBackOffMaxMs = 300_000;
+const backOffPeriodMs = 10_000;
+const maxContainerBackOffMs = 300_000;
 
 export function runtimeMetaOf(pod: Pod): RuntimePodMeta {
   return {
@@ -171,7 +172,8 @@ function aggregate(errs: readonly string[]): GoError | undefined {
 }
 
 export class KubeGenericRuntimeManager {
-  private readonly crashBackOff = new Map<string, { untilMs: number; periodMs: number }>();
+  /** kl.backOff: the crash-loop back-off of the kubelet process (a restarted kubelet starts afresh). */
+  private readonly backOff: Backoff;
 
   constructor(
     private readonly sim: Sim,
@@ -179,7 +181,9 @@ export class KubeGenericRuntimeManager {
     private readonly group: ProcessGroup,
     private readonly nodeName: string,
     private readonly publish: (fact: Fact) => void,
-  ) {}
+  ) {
+    this.backOff = new Backoff(backOffPeriodMs, maxContainerBackOffMs, () => sim.nowMs);
+  }
 
   /** GetPodStatus straight from the runtime (no cache), as syncTerminatingPod re-reads it. */
   getPodStatus(pod: Pod): RuntimePodStatus {
@@ -229,20 +233,25 @@ export class KubeGenericRuntimeManager {
   }
 
   /**
-   * doBackOff: only a container with an exited attempt (the newest exited one) is checked; being in
-   * back-off skips its start. The back-off itself is simplified: 10 s doubling to 5 min, counted from the
-   * restart rather than from the exited attempt's FinishedAt.
+   * doBackOff: only a container with an exited attempt is checked, from that attempt's FinishedAt (the
+   * newest exited one: the runtime lists the newest first); in back-off its start is skipped
+   * (ErrCrashLoopBackOff), otherwise the window moves to its next mark.
    */
   private doBackOff(pod: Pod, name: string, podStatus: RuntimePodStatus): boolean {
     const exited = findContainerStatusByName(podStatus, name, (c) => c.state === 'exited');
     if (exited === undefined) return false;
+    // Use the finished time of the latest exited container as the start point to calculate whether to do back-off.
+    const ts = exited.finishedAtMs ?? 0;
+    // getStableKey: the pod's UID and the container's name (its spec hash never changes here).
     const key = `${pod.metadata.uid}/${name}`;
-    const backOff = this.crashBackOff.get(key);
-    if (backOff !== undefined && this.sim.nowMs < backOff.untilMs) return true;
-    const periodMs =
-      backOff === undefined ? crashBackOffInitialMs : Math.min(backOff.periodMs * 2, crashBackOffMaxMs);
-    this.crashBackOff.set(key, { untilMs: this.sim.nowMs + periodMs, periodMs });
+    if (this.backOff.isInBackOffSince(key, ts)) return true;
+    this.backOff.next(key, ts);
     return false;
+  }
+
+  /** kl.backOff.GC(): HandlePodCleanups forgets the back-off of containers quiet for twice the maximum. */
+  backOffGC(): void {
+    this.backOff.gc();
   }
 
   /**
@@ -344,7 +353,9 @@ export class KubeGenericRuntimeManager {
     if (filterContainerID !== undefined && filterName === undefined) return [];
     const dead = status.containerStatuses
       .filter((c) => c.state === 'exited' && (filterName === undefined || c.name === filterName))
-      .sort((a, b) => (b.startedAtMs ?? -1) - (a.startedAtMs ?? -1) || (a.id < b.id ? 1 : -1));
+      // containerStatusbyCreatedList: newest CreatedAt first (an attempt whose start failed never started,
+      // yet it is the newest: sorting by StartedAt would delete it and keep an older one).
+      .sort((a, b) => (b.createdAtMs ?? -1) - (a.createdAtMs ?? -1) || (a.id < b.id ? 1 : -1));
     const byName = new Map<string, number>();
     const out: string[] = [];
     for (const c of dead) {

@@ -175,6 +175,7 @@ export class LegacyKubelet {
       if (kl.volumeManager.podVolumesExist(uid)) continue;
       kl.host.podCgroups.delete(uid);
     }
+    kl.runtimeManager.backOffGC();
   }
 
   *killPodNow(pod: Pod, status: PodStatus, gracePeriodOverride: number | undefined): Co<GoError | undefined> {
