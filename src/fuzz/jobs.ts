@@ -4,7 +4,10 @@
 // not at all (a finished pod stays until someone deletes it); a deleted pod is often created
 // again under the same name right away (the StatefulSet pattern: a new UID on the same node or another,
 // the create waiting while the old object holds the name; for a static pod the same manifest again, so
-// the same UID); and the pod's kubelet may restart once its containers exited.
+// the same UID); and the pod's kubelet may restart once its containers exited. Now and then a pod
+// crash-loops: an OnFailure pod whose first container fails every few seconds for minutes, so that every
+// attempt dies soon after its start and the kubelet's crash-loop back-off (10 s doubling to 5 min)
+// decides when the next one comes.
 //
 // It reaches what the other profiles never build, since they run every container until it is killed: the
 // restart policy deciding on a container's own exit (kuberuntime_manager.go ShouldContainerBeRestarted,
@@ -61,7 +64,20 @@ export interface JobPodDraft {
   readonly recreate: { readonly gapMs: number; readonly otherNode: boolean } | null;
   /** The pod's kubelet restarts this long after the pod's last exit. */
   readonly restart: { readonly afterMs: number; readonly downForMs: number } | null;
+  /**
+   * A crash loop: the first container fails (exit 1) every `everyMs` for `forMs` after it surely runs (a
+   * failure while no attempt runs does nothing), the pod OnFailure whatever `policy` says.
+   */
+  readonly crashLoop: CrashLoopDraft | null;
 }
+
+export interface CrashLoopDraft {
+  readonly everyMs: number;
+  readonly forMs: number;
+}
+
+/** Long enough for the back-off to reach its 5 min maximum (10, 20, 40, 80, 160 s windows). */
+const CRASH_LOOP_FOR_MS_MAX = 9 * 60_000;
 
 export interface JobsDraft {
   readonly plugin: PluginKind;
@@ -93,6 +109,17 @@ const jobPodDraft: fc.Arbitrary<JobPodDraft> = fc.record({
   restart: fc.option(fc.record({ afterMs: timeMs(5_000), downForMs: timeMs(20_000).map((t) => t + 500) }), {
     freq: 5,
   }),
+  // One pod in eight (fc.option's freq is the odds of null: not what is wanted here).
+  crashLoop: fc.oneof(
+    { arbitrary: fc.constant(null), weight: 7 },
+    {
+      arbitrary: fc.record({
+        everyMs: fc.integer({ min: 2, max: 6 }).map((s) => s * 1000),
+        forMs: fc.integer({ min: 4, max: CRASH_LOOP_FOR_MS_MAX / 60_000 }).map((m) => m * 60_000),
+      }),
+      weight: 1,
+    },
+  ),
 });
 
 export const jobsDraft: fc.Arbitrary<JobsDraft> = fc.record({
@@ -121,7 +148,7 @@ export function placeJobs(
         accessMode: 'ReadWriteOnce',
       });
     }
-    const restartPolicy: RestartPolicy = p.policy === 0 ? 'Never' : 'OnFailure';
+    const restartPolicy: RestartPolicy = p.policy === 0 && p.crashLoop === null ? 'Never' : 'OnFailure';
     const create = (node: string): Action => ({
       kind: 'createPod',
       pod: name,
@@ -152,6 +179,17 @@ export function placeJobs(
           last = Math.max(last, at);
         });
       });
+      const loop = p.crashLoop;
+      if (loop !== null) {
+        const from = createAt + (volume === undefined ? RUNNING_AFTER_MS : RUNNING_WITH_VOLUME_AFTER_MS);
+        for (let at = from; at <= from + loop.forMs; at += loop.everyMs) {
+          entries.push({
+            atMs: at,
+            action: { kind: 'crashContainer', pod: name, container: defaultContainerName(0), exitCode: 1 },
+          });
+          last = Math.max(last, at);
+        }
+      }
       return last;
     };
     entries.push({ atMs: p.createAtMs, action: create(home) });

@@ -270,6 +270,9 @@ export class PodNeverStarted implements Checker {
         const s = this.#uids.get(f.uid);
         if (s === undefined) return;
         remember(s, f);
+        // The runtime holds the attempt exited with code 128 (StartError): a static pod put back with the
+        // same UID finds it there, and ShouldContainerBeRestarted does not run it again under Never.
+        s.exits.set(f.container, 128);
         // computePodActions restarts a dead container only if the restart policy allows: under Never
         // the container that failed to start stays exited, and the pod runs without it.
         if (s.current?.created.restartPolicy === 'Never') s.current.startFailed.add(f.container);

@@ -2,7 +2,8 @@
 // default 10 min: it is a bound only), and a campaign's cases now hold the run-to-completion shapes the
 // other profiles never build: a container that exits 0 on its own under Never and under OnFailure, a
 // finished pod nobody deletes, a name taken over by a new UID right after its delete (on another node),
-// and a static pod's manifest put back (the same UID) after all its containers completed.
+// a static pod's manifest put back (the same UID) after all its containers completed, and a crash loop
+// (the kubelet's crash-loop back-off deciding when the next attempt comes).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FUZZ_NODES } from '../../src/fuzz/arbitraries.js';
@@ -40,6 +41,14 @@ const SHAPES = {
     const cs = creates(s).filter((c) => !c.a.static && c.a.restartPolicy !== 'Always');
     return cs.some((c) => cs.some((d) => d.a.pod === c.a.pod && d.atMs > c.atMs && d.a.node !== c.a.node));
   },
+  'a crash loop: an OnFailure container failing every few seconds for minutes': (s: Scenario) =>
+    creates(s).some(
+      (c) =>
+        c.a.restartPolicy === 'OnFailure' &&
+        s.timeline.filter(
+          (e) => e.action.kind === 'crashContainer' && e.action.pod === c.a.pod && e.action.exitCode === 1,
+        ).length >= 40,
+    ),
   'a static manifest put back after its containers completed': (s: Scenario) => {
     const cs = creates(s).filter((c) => c.a.static && c.a.restartPolicy !== 'Always');
     return cs.some((c) => cs.some((d) => d.a.pod === c.a.pod && d.atMs > c.atMs)) && exitsZero(s, 'Never');

@@ -247,6 +247,25 @@ describe('pod-never-started', () => {
     // While the old worker has not finished, the new lifecycle is not judged.
     expect(run(facts.slice(0, -1), 600_000)).toEqual([]);
   });
+
+  it('near-miss: a Never static pod put back with its old UID does not rerun a container whose start failed', () => {
+    // The runtime holds the failed attempt (exited 128): ShouldContainerBeRestarted leaves it dead in the
+    // new lifecycle too (found with seed 2, case 886, every fix on).
+    const JOB = pod('job', 'static-job-1');
+    const facts: Fact[] = [
+      fact('kubeletStarted', 0, {}),
+      created(0, JOB, { static: true, containers: ['c1', 'c2'], policy: 'Never' }),
+      admitted(20, JOB),
+      fact('containerStartFailed', 300, { ...JOB, container: 'c1', error: 'context canceled' }),
+      fact('apiPodDeletionRequested', 1000, { ...JOB, gracePeriodSeconds: 2 }),
+      fact('podTerminationRequested', 1010, { ...JOB, reason: 'removed by the kubelet' }),
+      phase(2000, JOB, 'finished'),
+      created(3700, JOB, { static: true, containers: ['c1', 'c2'], policy: 'Never' }),
+      phase(6580, JOB, 'sync'),
+      started(6700, JOB, 'c2'),
+    ];
+    expect(run(facts, 800_000)).toEqual([]);
+  });
 });
 
 describe('pod-never-started on whole runs', () => {
