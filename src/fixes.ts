@@ -190,6 +190,30 @@ export const FIX_TABLE = {
     summary: 'attach/detach controller: no force detach after maxWaitForUnmountDuration from a healthy node',
     presets: shippedFrom('1.24'),
   },
+  // One part of the v1.27 pod worker rework (#113145, no cherry-picks): SyncKnownPods drives a worker
+  // whose pod left the config (an orphan) to completion itself. The rest of the rework (pendingUpdate /
+  // activeUpdate, SyncTerminatingRuntimePod, restarting desired pods the worker does not know) is not
+  // ported: docs/fixes.md.
+  'orphan-pod-worker-terminates': {
+    prs: [113145],
+    release: '1.27',
+    backports: [],
+    summary:
+      'pod worker: SyncKnownPods terminates a started worker whose pod left the config (removeTerminatedWorker, orphaned), so a REMOVE dropped before sources were ready still stops the pod',
+    presets: shippedFrom('1.27'),
+    needsPodWorkerLifecycle: true,
+  },
+  // It changes #105527's first-sight branch: with `terminal-pod-on-first-sight` off there is no such
+  // branch and this switch has nothing to act on (the presets never combine the two that way).
+  'terminal-pod-first-sight-synced': {
+    prs: [117019, 117433],
+    release: '1.28',
+    backports: ['1.27.2 (#117433)'],
+    summary:
+      'pod worker: a pod first seen terminal is recorded terminated but not finished, so SyncTerminatedPod still runs (the status manager finishes its API deletion, #116954)',
+    presets: shippedFrom('1.27'),
+    needsPodWorkerLifecycle: true,
+  },
 } as const satisfies Record<string, FixDef>;
 
 export type FixId = keyof typeof FIX_TABLE;

@@ -43,7 +43,7 @@ describe('release presets', () => {
     expect(Fixes.of('1.25').on('no-force-detach-healthy-node')).toBe(true);
   });
 
-  it('1.24 to 1.31: the 1.24 picks (#111636, #114168, #114733) and every switch on from there', () => {
+  it('1.24 to 1.31: the 1.24 picks (#111636, #114168, #114733), the 1.27 pod worker changes, then every switch', () => {
     for (const id of [
       'reconstruct-every-pod-of-volume',
       'no-force-detach-healthy-node',
@@ -52,9 +52,16 @@ describe('release presets', () => {
       expect(Fixes.of('1.23').on(id), id).toBe(false);
       expect(Fixes.of('1.24').on(id), id).toBe(true);
     }
+    // #113145 (1.27, no picks) and #117019 (1.28, picked to 1.27.2): none of 1.24 to 1.26 has them.
+    for (const id of ['orphan-pod-worker-terminates', 'terminal-pod-first-sight-synced'] as const) {
+      expect(Fixes.of('1.26').on(id), id).toBe(false);
+      expect(Fixes.of('1.27').on(id), id).toBe(true);
+    }
+    for (const k of ['1.24', '1.25'] as const) expect(Fixes.of(k).equals(Fixes.of('1.26')), k).toBe(true);
+    expect(Fixes.of('1.26').equals(Fixes.all())).toBe(false);
     for (const k of ['1.24', '1.26', '1.27', '1.28', '1.29', '1.30', '1.31'] as const) {
-      expect(Fixes.of(k).equals(Fixes.all()), k).toBe(true);
-      // Named as asked, not as the equal set `all`.
+      if (k !== '1.24' && k !== '1.26') expect(Fixes.of(k).equals(Fixes.all()), k).toBe(true);
+      // Named as asked, not as an equal set (`all`, or another release's).
       expect(fixesOption(k, undefined).label()).toBe(k);
     }
   });
@@ -100,14 +107,17 @@ describe('labels and replay flags', () => {
     expect(fixFlags(off)).toEqual(['--kubelet 1.22', '--fix static-pod-start-exclusion=off']);
     // The name survives a recording copy (a run's) and further toggles.
     expect(off.recording(new Map(), () => 0).label()).toBe('1.22,-static-pod-start-exclusion');
-    // Fewer differences still win over the name asked for (1.25 has every switch on: all), and a set
-    // nobody named names the newer of two equal releases.
-    const both = [
+    // Fewer differences still win over the name asked for (1.22 with the three 1.24 picks is the set of
+    // 1.24 to 1.26, named after the newest; with the two 1.27 pod worker switches too, every switch is
+    // on: all), and a set nobody named names the newer of two equal releases.
+    const picks = [
       'no-force-detach-healthy-node=on',
       'reconstruct-every-pod-of-volume=on',
       'dsw-terminating-pod-on-restart=on',
     ];
-    expect(fixesOption('1.22', both).label()).toBe('all');
+    expect(fixesOption('1.22', picks).label()).toBe('1.26');
+    const rework = ['orphan-pod-worker-terminates=on', 'terminal-pod-first-sight-synced=on'];
+    expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('all');
     expect(new Fixes(Fixes.of('1.22').ids()).label()).toBe('1.23');
   });
 

@@ -34,6 +34,10 @@ export const REFIND_WITHOUT: Readonly<
     off: ['dsw-terminating-pod-on-restart'],
     why: '#114326 keeps a terminating pod desired across a restart, so the shared-volume reconstructions where #110547 lost a pod are mostly skipped as desired',
   },
+  'unstarted-static-pod-terminated': {
+    off: ['orphan-pod-worker-terminates'],
+    why: "#113145's SyncKnownPods forgets an orphaned static pod worker that never started, so allowStaticPodStart skips its UID as #107900 would: the successor starts either way",
+  },
 };
 
 /**

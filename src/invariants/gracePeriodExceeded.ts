@@ -8,7 +8,8 @@
 // at least minimumGracePeriodInSeconds = 2, THEN the override replaces it). Since #102344 the pod worker
 // always passes the grace it settled on down as the override, so a terminating pod is stopped with
 // exactly that grace (1 s stays 1 s); a kill with no override (release-1.20's podKiller and syncPod
-// deletion, SyncPod's own kills) gets the 2 s minimum.
+// deletion, SyncPod's own kills, and #113145's replay of an orphan's last update, which publishes no
+// podKillDispatched) gets the 2 s minimum.
 //
 // Reads ground truth: containerStopping (what the runtime was told); the requests: apiPodCreated's spec
 // grace, podDeletionDelivered (the node's kubelet watch delivered the pod marked for deletion with its

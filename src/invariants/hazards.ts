@@ -200,18 +200,20 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#116954', 'kubernetes/kubernetes#117019'],
     summary:
       'a pod first seen terminal after a kubelet restart is recorded finished at once (#105527): SyncTerminatedPod never runs, so its status is not synced and a deleted pod is never removed from the API server',
-    open: 'fixed by #117019 in 1.28 (backported to 1.27 as #117433; not modelled), never to 1.23',
-    fixedIn: '1.27',
+    open: 'fixed by #117019 in 1.28 and picked to 1.27.2 as #117433 (fix terminal-pod-first-sight-synced), never to 1.26 or earlier',
+    fixedBy: 'terminal-pod-first-sight-synced',
     scenario: 'terminal-pod-first-sight-not-synced',
+    shownUnder: '1.26',
     explains: ['termination-stuck'],
   },
   'remove-before-sources-ready': {
     upstream: ['kubernetes/kubernetes#116880', 'kubernetes/kubernetes#113145'],
     summary:
       'a REMOVE that arrives before all pod sources are ready is dropped ("skipping delete because sources aren\'t ready yet") and housekeeping leaves a worker in SyncPod state alone, so the pod is never stopped',
-    open: 'fixed by the pod worker rewrite #113145 in 1.27 (no patch backports; not modelled)',
-    fixedIn: '1.27',
+    open: 'the REMOVE is still dropped in 1.27 and later, but the pod worker rework #113145 (1.27, no cherry-picks) makes SyncKnownPods terminate a started worker whose pod left the config (fix orphan-pod-worker-terminates)',
+    fixedBy: 'orphan-pod-worker-terminates',
     scenario: 'static-pod-removed-before-sources-ready',
+    shownUnder: '1.26',
     // A static pod's worker never learns of the removal, so it is not terminating when housekeeping
     // finds its mirror pod orphaned (IsPodForMirrorPodTerminatingByFullName is false): the mirror goes
     // while the containers run.

@@ -37,6 +37,7 @@ import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
 import {
   calculateEffectiveGracePeriod,
   isPodStatusCacheTerminal,
+  mergeLastUpdate,
   PodSyncStatus,
   type PodWork,
 } from './podWorkersStatus.js';
@@ -137,25 +138,37 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     const now = this.sim.nowMs;
 
     let status = this.podSyncStatuses.get(uid);
+    /** #117019's first sight: terminated, not finished, so the worker still runs SyncTerminatedPod. */
+    let firstSightSynced = false;
     if (status === undefined) {
       status = new PodSyncStatus({ syncedAt: now, fullname: getPodFullName(pod) });
       // First sight of a terminal pod whose runtime shows nothing running (e.g. after a kubelet restart):
-      // record it as terminated and finished so it never counts as active (#105527). Before it, such a
-      // pod got a fresh status and the terminal-phase case below sent it through terminating and
-      // terminated again, counting as active in admission meanwhile (issue #105523).
+      // record it as terminated so it never counts as active (#105527). Before it, such a pod got a fresh
+      // status and the terminal-phase case below sent it through terminating and terminated again,
+      // counting as active in admission meanwhile (issue #105523). #105527 also recorded it finished, so
+      // SyncTerminatedPod never ran and a deleted pod was never removed from the API server (#116954);
+      // #117019 (1.28, 1.27.2) leaves it unfinished: the worker starts and runs SyncTerminatedPod.
       if (
         !isRuntimePod &&
         isPodPhaseTerminal(pod.status.phase) &&
         this.fixes.on('terminal-pod-on-first-sight')
       ) {
         if (isPodStatusCacheTerminal(this.podCache.get(uid))) {
-          this.publishPod(pod, { kind: 'podFinishedOnFirstSight' });
+          firstSightSynced = this.fixes.on('terminal-pod-first-sight-synced');
+          if (firstSightSynced) {
+            this.publishPod(pod, {
+              kind: 'podTerminationRequested',
+              reason: `terminal phase ${pod.status.phase} when first seen, nothing running: SyncTerminatedPod still runs`,
+            });
+          } else {
+            this.publishPod(pod, { kind: 'podFinishedOnFirstSight' });
+          }
           status = new PodSyncStatus({
             terminatedAt: now,
             terminatingAt: now,
             syncedAt: now,
             startedTerminating: true,
-            finished: true,
+            finished: !firstSightSynced,
             fullname: getPodFullName(pod),
           });
         }
@@ -163,13 +176,20 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       this.podSyncStatuses.set(uid, status);
       this.sim.touch(WRITES_PODS); // elision: a new pod worker (src/elisionMasks.ts)
     }
+    // Once a runtime pod was seen, the worker must drive the pod to completion even if it never started
+    // it (v1.27's observedRuntime, read by #113145's orphan handling in SyncKnownPods).
+    if (isRuntimePod) status.observedRuntime = true;
 
     // A create for a UID already terminating means two pods with one UID close together (usually a static
     // pod): remember it so SyncKnownPods resets the UID once terminated and the pod can start again
     // (#104847). Before it, the create fell through and became one more kill of the terminating UID.
+    // v1.28 asks this only when the UID is not new ("!firstTime": not for a terminal pod seen first after
+    // a restart), which matters only once #117019 leaves such a pod unfinished: the create would otherwise
+    // return before any worker starts, and SyncTerminatedPod would never run.
     if (
       opts.updateType === 'SyncPodCreate' &&
       status.isTerminationRequested() &&
+      !firstSightSynced &&
       this.fixes.on('pod-uid-reuse-restart')
     ) {
       status.restartRequested = true;
@@ -329,6 +349,9 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       const pod = update.options.pod;
       assert(pod !== undefined, 'pod work without a pod');
       const uid = pod.metadata.uid;
+      // v1.27's startPodSync: "pod status has disappeared, the worker should exit". Only #113145's
+      // SyncKnownPods forgets an unfinished worker (an orphan that never started) with work still queued.
+      if (!this.podSyncStatuses.has(uid)) return;
 
       // A pod terminated before it was allowed to start is cleaned up here and the worker exits. Before
       // #104743 (1.22.0-1.22.4) there was no gate: a new static pod UID started while the old one with
@@ -343,6 +366,13 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
         }
         if (!canStart) continue; // requeued with back-off, working already false
         podStarted = true;
+      }
+      // v1.27's startPodSync: a pod past the start gate is started (a runtime-only kill does not start
+      // it), and the update it takes becomes the one SyncKnownPods replays for an orphan (#113145).
+      const taken = this.podSyncStatuses.get(uid);
+      if (taken !== undefined) {
+        if (update.options.runningPod === undefined) taken.startedAtMs ??= this.sim.nowMs;
+        taken.activeUpdate = mergeLastUpdate(taken.activeUpdate, update.options);
       }
 
       let isTerminal = false;

@@ -11,7 +11,7 @@ import { WRITES_PODS } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
 import { Fixes } from '../fixes.js';
 import { AssertionError, type Chan, type Context, type Sim, VersionedMap } from '../sim/index.js';
-import type { PodSyncStatus, PodWork } from './podWorkersStatus.js';
+import { calculateEffectiveGracePeriod, type PodSyncStatus, type PodWork } from './podWorkersStatus.js';
 import type { PodStateProvider, PodStatusFunc, PodWorkerState } from './types.js';
 
 export type WorkerPhase = 'sync' | 'terminating' | 'terminated' | 'finished';
@@ -281,7 +281,7 @@ export class PodWorkerStates implements PodStateProvider {
       const sent = ch.trySend(workUpdate);
       if (!sent) throw new AssertionError(`pod worker channel of ${uid} full in completeWorkQueueNext`);
       const pod = workUpdate.options.pod;
-      if (workUpdate.workType === 'TerminatingPodWork' && pod !== undefined)
+      if (workUpdate.workType === 'TerminatingPodWork' && pod !== undefined && workUpdate.replayed !== true)
         this.publishPod(pod, { kind: 'podKillDispatched' });
       this.lastUndeliveredWorkUpdate.delete(uid);
     } else {
@@ -323,7 +323,16 @@ export class PodWorkerStates implements PodStateProvider {
     // decides something (a run that never reads a switch is the same run with it flipped: oracle.ts).
     for (const [uid, status] of this.podSyncStatuses) {
       const restart = status.restartRequested && this.fixes.on('pod-uid-reuse-restart');
-      if (!known.has(uid) || restart) this.removeTerminatedWorker(uid);
+      const orphan = !known.has(uid);
+      // #113145 (1.27): a worker whose pod left the config and is not finished is the pod worker's to
+      // drive to completion, since nothing else will send it an update (a REMOVE dropped before the
+      // sources were ready, a force-deleted pod whose termination failed). Before it, such a worker was
+      // kept as it was: in SyncPod for ever, its containers running.
+      if (orphan && !status.finished && this.fixes.on('orphan-pod-worker-terminates')) {
+        if (this.terminateOrphan(uid, status)) continue; // removed, never started: no worker to report
+      } else if (orphan || restart) {
+        this.removeTerminatedWorker(uid);
+      }
       if (status.terminatedAt !== undefined) {
         workers.set(uid, restart ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
       } else if (status.terminatingAt !== undefined) {
@@ -333,6 +342,73 @@ export class PodWorkerStates implements PodStateProvider {
       }
     }
     return workers;
+  }
+
+  /**
+   * The orphaned branch of v1.27's removeTerminatedWorker (#113145): every orphan counts as deleted; one
+   * that never started and was never seen in the runtime is forgotten without a sync (true: removed);
+   * a started one not yet terminating begins terminating now, with the grace period of the last pod the
+   * worker took (1 s without one); one already terminating is only woken. Both replay the worker's last
+   * update, which the worker takes as the phase the status is now in.
+   */
+  private terminateOrphan(uid: UID, status: PodSyncStatus): boolean {
+    if (!status.deleted) {
+      status.deleted = true;
+      this.sim.touch(WRITES_PODS); // elision: content removal reads it (ShouldPodContentBeRemoved)
+    }
+    if (!status.isStarted() && !status.observedRuntime) {
+      this.podSyncStatuses.delete(uid);
+      this.sim.touch(WRITES_PODS);
+      this.cleanupPodUpdates(uid);
+      if (this.startedStaticPodsByFullname.get(status.fullname) === uid) {
+        this.startedStaticPodsByFullname.delete(status.fullname);
+      }
+      return true;
+    }
+    const pod = status.activeUpdate?.pod;
+    if (!status.isTerminationRequested()) {
+      status.terminatingAt = this.sim.nowMs;
+      this.sim.touch(WRITES_PODS);
+      status.gracePeriod =
+        pod !== undefined ? calculateEffectiveGracePeriod(status, pod, undefined).gracePeriod : 1;
+      if (pod !== undefined) {
+        this.publishPod(pod, {
+          kind: 'podTerminationRequested',
+          reason: 'orphaned: no longer in the config (SyncKnownPods)',
+        });
+      }
+    }
+    this.requeueLastPodUpdate(uid, status);
+    return false;
+  }
+
+  /**
+   * requeueLastPodUpdate (v1.27): wake the worker with its last update again, unless an update is
+   * already pending or it never took one. v1.27 derives the work from the status when the worker takes
+   * it; here a pending podWork carries its type, so it is brought up to the status's phase instead.
+   */
+  private requeueLastPodUpdate(uid: UID, status: PodSyncStatus): void {
+    const pending = this.lastUndeliveredWorkUpdate.get(uid);
+    if (pending !== undefined) {
+      if (pending.workType !== status.workType()) {
+        pending.workType = status.workType();
+        pending.replayed = true; // its options carry no kill override
+        this.sim.noteEffect(); // a round that changed the worker's next work is not idle
+      }
+      return;
+    }
+    const active = status.activeUpdate;
+    const ch = this.podUpdates.get(uid);
+    if (active === undefined || ch === undefined) return;
+    const work: PodWork = { workType: status.workType(), options: Object.assign({}, active), replayed: true };
+    this.sim.noteEffect();
+    if (status.isWorking()) {
+      // The worker is in a sync: it takes the replay when that returns (completeWorkQueueNext).
+      this.lastUndeliveredWorkUpdate.set(uid, work);
+      return;
+    }
+    status.working = true;
+    if (!ch.trySend(work)) throw new AssertionError(`pod worker channel of ${uid} full while it was idle`);
   }
 
   /** removeTerminatedWorker forgets a finished UID so a pod with the same UID may be created again. */

@@ -12,6 +12,12 @@ import type { KillPodOptions, PodStatusFunc, PodWorkType, UpdatePodOptions } fro
 export interface PodWork {
   workType: PodWorkType;
   options: UpdatePodOptions;
+  /**
+   * SyncKnownPods replayed the worker's last update for an orphan (#113145): a kill of it carries no
+   * override, so killContainer's own grace (with its 2 s minimum) applies, and no podKillDispatched is
+   * published (that fact marks a kill whose grace the pod worker settled and passed down).
+   */
+  replayed?: boolean;
 }
 
 /** The fields of podSyncStatus a test (or a restore) may preset, as Go tests build the struct literally. */
@@ -63,6 +69,18 @@ export class PodSyncStatus {
   finished = false;
   /** A SyncPodCreate arrived for this UID while it was terminating (UID reuse, #104847). */
   restartRequested = false;
+  /**
+   * When the worker goroutine first took work for the pod past the start gate (v1.27's startedAt, set in
+   * startPodSync; 1.23 kept only a goroutine-local podStarted). Read only by #113145's orphan handling.
+   */
+  startedAtMs: number | undefined = undefined;
+  /** A runtime-pod kill reached UpdatePod: the pod must be driven to completion (v1.27's observedRuntime). */
+  observedRuntime = false;
+  /**
+   * The update the worker last took, merged as v1.27's mergeLastUpdate does: the fallback SyncKnownPods
+   * replays for an orphan (#113145). Set for every pod; read only with `orphan-pod-worker-terminates`.
+   */
+  activeUpdate: UpdatePodOptions | undefined = undefined;
   /** completedCh of each kill, closed when the pod reaches terminated. */
   notifyPostTerminating: Chan<never>[] = [];
   /** The status functions of each kill; the last one is passed to syncTerminatingPod. */
@@ -72,6 +90,15 @@ export class PodSyncStatus {
     Object.assign(this, init);
   }
 
+  isStarted(): boolean {
+    return this.startedAtMs !== undefined;
+  }
+  /** WorkType (v1.27): the phase the status is in, which is the work a replayed update becomes. */
+  workType(): PodWorkType {
+    if (this.isTerminated()) return 'TerminatedPodWork';
+    if (this.isTerminationRequested()) return 'TerminatingPodWork';
+    return 'SyncPodWork';
+  }
   isWorking(): boolean {
     return this.working;
   }
@@ -93,6 +120,29 @@ export class PodSyncStatus {
   isDeleted(): boolean {
     return this.deleted;
   }
+}
+
+/**
+ * mergeLastUpdate (v1.27 podSyncStatus.mergeLastUpdate): the newest pod wins unless the update carries
+ * only a running pod; a running pod is remembered for replay; the last mirror pod given is kept; kill
+ * options accumulate (evict, the override). The update type and start time are not kept: a replayed
+ * update is a plain sync of the status's phase.
+ */
+export function mergeLastUpdate(
+  active: UpdatePodOptions | undefined,
+  other: UpdatePodOptions,
+): UpdatePodOptions {
+  const opts: UpdatePodOptions = active ?? { updateType: 'SyncPodSync' };
+  if (opts.pod === undefined || other.runningPod === undefined) opts.pod = other.pod;
+  opts.runningPod = other.runningPod;
+  if (other.mirrorPod !== undefined) opts.mirrorPod = other.mirrorPod;
+  if (other.killPodOptions !== undefined) {
+    const kill: KillPodOptions = { evict: other.killPodOptions.evict };
+    const override = other.killPodOptions.podTerminationGracePeriodSecondsOverride;
+    if (override !== undefined) kill.podTerminationGracePeriodSecondsOverride = override;
+    opts.killPodOptions = kill;
+  }
+  return opts;
 }
 
 /**

@@ -20,10 +20,13 @@ const CANNOT: Record<string, string> = {
   'pod-deleted-before-start off: pod-worker-lifecycle': 'a container start delay',
   'terminating-pod-volume-removal off: pod-worker-lifecycle': 'a container start delay',
   'shared-volume-reconstruction kubelet: 1.23': 'deletions while the kubelet is down',
-  'static-pod-rapid-updates off: unstarted-static-pod-terminated':
+  'static-pod-rapid-updates kubelet: 1.23, off: unstarted-static-pod-terminated':
+    'container counts of static pods never started',
+  'static-pod-rapid-updates off: unstarted-static-pod-terminated, orphan-pod-worker-terminates':
     'container counts of static pods never started',
   'static-pod-uid-reuse-evicted off: pod-uid-reuse-restart': 'the static pod UID (manifest content)',
-  'terminal-pod-first-sight-not-synced fixes: all': 'restartPolicy Never',
+  'terminal-pod-first-sight-not-synced kubelet: 1.26': 'restartPolicy Never',
+  'terminal-pod-first-sight-not-synced off: terminal-pod-first-sight-synced': 'restartPolicy Never',
 };
 
 describe('run --klog, then import: the same violations under the same fixes', () => {

@@ -324,7 +324,8 @@ describe('HazardTracker', () => {
 
   it('a hazard fixed upstream in release X excuses nothing under --kubelet X or later', () => {
     expect(hazardOpenIn('terminating-pod-volume-torn-down-on-restart')).toEqual(['1.22', '1.23']);
-    expect(hazardOpenIn('remove-before-sources-ready')).toEqual([
+    // KEP-3756 (1.27) is not a switch: the hazard is open before 1.27 only.
+    expect(hazardOpenIn('cleanup-mounts-not-retried')).toEqual([
       '1.20',
       '1.21',
       '1.22',
@@ -334,20 +335,45 @@ describe('HazardTracker', () => {
       '1.26',
     ]);
     expect(hazardOpenIn('iscsi-block-session-busy')).toEqual([...RELEASE_PRESETS]);
-    const file = loadScenarioFile('scenarios/static-pod-removed-before-sources-ready.yaml');
-    const knownOpen = (kubelet: KubeletName) =>
-      runScenario(file, { fixes: Fixes.of(kubelet) })
+    // #114326 (on from 1.24) keeps the scenario's terminating pod desired, so it shows under 1.23; with it
+    // turned off, a 1.26 or a `fixed` kubelet takes the path again, a 1.27 one is judged as 1.27.
+    const file = loadScenarioFile('scenarios/reconstruct-fails-cleanup-not-retried.yaml');
+    const knownOpen = (fixes: Fixes) =>
+      runScenario(file, { fixes })
         .violations.filter((v) => v.invariant === 'termination-stuck')
         .map((v) => v.knownOpen ?? null);
-    expect(knownOpen('1.26')).toEqual(['remove-before-sources-ready']);
-    expect(knownOpen('1.27')).toEqual([null]);
-    expect(knownOpen('1.31')).toEqual([null]);
+    const off = (kubelet: KubeletName) => Fixes.of(kubelet).with('dsw-terminating-pod-on-restart', false);
+    expect(knownOpen(Fixes.of('1.23'))).toEqual(['cleanup-mounts-not-retried']);
+    expect(knownOpen(off('1.26'))).toEqual(['cleanup-mounts-not-retried']);
+    expect(knownOpen(off('1.27'))).toEqual([null]);
     // `fixed` is release-1.23's code with every switch: the hazard is open there.
-    expect(knownOpen('fixed')).toEqual(['remove-before-sources-ready']);
+    expect(knownOpen(off('fixed'))).toEqual(['cleanup-mounts-not-retried']);
+  });
+
+  it('a hazard whose fix is a switch excuses nothing while the switch is on (#113145)', () => {
+    // A regression of #102344: no such pod worker before 1.22.
+    expect(hazardOpenIn('remove-before-sources-ready')).toEqual(['1.22', '1.23', '1.24', '1.25', '1.26']);
+    const file = loadScenarioFile('scenarios/static-pod-removed-before-sources-ready.yaml');
+    const stuck = (fixes: Fixes) =>
+      runScenario(file, { fixes })
+        .violations.filter((v) => v.invariant === 'termination-stuck')
+        .map((v) => v.knownOpen ?? null);
+    expect(stuck(Fixes.of('1.26'))).toEqual(['remove-before-sources-ready']);
+    expect(stuck(Fixes.of('1.31').with('orphan-pod-worker-terminates', false))).toEqual([
+      'remove-before-sources-ready',
+    ]);
+    expect(stuck(Fixes.of('1.27'))).toEqual([]);
+    expect(stuck(Fixes.all())).toEqual([]);
+    // The REMOVE is still dropped with the fix on (1.27 keeps deletePod's check): the marker's fact is
+    // published, and the closed hazard excuses nothing.
+    const t = new HazardTracker(Fixes.all());
+    t.onFact({ kind: 'podRemoveDropped', atMs: 500, node: 'node-a', uid: 'web-1', pod: 'web' });
+    const v = violation({ invariant: 'termination-stuck', uid: 'web-1', pod: 'web', volume: null });
+    expect(t.explain(v)).toBeNull();
   });
 
   it('termination-stuck is excused only for the pod whose REMOVE was dropped', () => {
-    const t = new HazardTracker();
+    const t = new HazardTracker(Fixes.of('1.26'));
     t.onFact({ kind: 'podRemoveDropped', atMs: 500, node: 'node-a', uid: 'web-1', pod: 'web' });
     const stuck = violation({ invariant: 'termination-stuck', uid: 'web-1', pod: 'web', volume: null });
     expect(t.explain(stuck)).toBe('remove-before-sources-ready');

@@ -121,8 +121,13 @@ describe('terminal-pod-on-first-sight (#105527) after a kubelet restart', () => 
     return facts.flatMap((f) => (f.kind === 'podWorkerPhase' && f.atMs >= restartedAt ? [f.phase] : []));
   }
 
-  it('on: the Failed pod never gets a worker again', () => {
-    expect(phasesAfterRestart(Fixes.all())).toEqual([]);
+  it('on (1.22.3 to 1.26): the Failed pod never gets a worker again', () => {
+    expect(phasesAfterRestart(Fixes.of('1.26'))).toEqual([]);
+  });
+
+  it('with #117019 (1.27.2 on): its worker runs SyncTerminatedPod only, no termination again', () => {
+    expect(phasesAfterRestart(Fixes.all())).toEqual(['terminated', 'finished']);
+    expect(phasesAfterRestart(Fixes.all().with('terminal-pod-first-sight-synced', false))).toEqual([]);
   });
 
   it('off (1.22.0-1.22.2): it is terminated a second time by a fresh worker', () => {

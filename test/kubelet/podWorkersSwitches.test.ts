@@ -1,6 +1,7 @@
 // The follow-up fixes of #102344 as switches on the release-1.23 pod worker: each test runs the same
 // sequence with the switch on (release-1.23) and off (the code before that change), and checks the
-// difference the PR made.
+// difference the PR made. The base is the 1.23 preset: the 1.27 rework's switches (#113145, #117019)
+// change some of these sequences and have their own tests (podWorkersRework.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { UID } from '../../src/api/v1.js';
 import { Fixes, type FixId } from '../../src/fixes.js';
@@ -8,7 +9,7 @@ import { sleepCtx } from '../../src/sim/index.js';
 import { createPodWorkers, type Harness, newNamedPod, newPod } from './podWorkersHarness.js';
 
 function withFix(id: FixId, on: boolean, slowTerminationMs = 0): Harness {
-  const h = createPodWorkers({ fixes: Fixes.all().with(id, on) });
+  const h = createPodWorkers({ fixes: Fixes.of('1.23').with(id, on) });
   if (slowTerminationMs > 0) {
     h.hooks.syncTerminatingPod = function* (ctx) {
       yield* sleepCtx(slowTerminationMs, ctx);

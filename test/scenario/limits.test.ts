@@ -243,9 +243,10 @@ describe('scenario limits', () => {
   });
 
   it('claims, and the entries of one claim list', () => {
-    // Distinct claims: each kubelet with each set of switches turned off.
+    // Distinct claims: each kubelet with each set of its first switches turned off (2^6 sets per kubelet
+    // are plenty: all 2^FIX_IDS.length would be millions of lines).
     const claims = KUBELET_NAMES.flatMap((kubelet) =>
-      range(2 ** FIX_IDS.length, (mask) => {
+      range(2 ** Math.min(FIX_IDS.length, 6), (mask) => {
         const off = FIX_IDS.filter((_, i) => (mask >> i) & 1);
         const fixes = off.length === 0 ? '' : `, fixes: {off: [${off.join(', ')}]}`;
         return `  - {kubelet: '${kubelet}'${fixes}, violations: []}`;
