@@ -60,6 +60,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a static pod runs on a node for minutes while the API server holds no mirror pod of it (syncPod creates it)',
   'pod-phase-not-terminal':
     'a Never or OnFailure pod whose containers all ended for good never shows Failed or Succeeded in the API server',
+  'sandbox-outlived-pod':
+    "a pod's sandbox is still ready on its node minutes after the pod left the API server (KillPod stops every sandbox)",
 };
 
 export function describeInvariant(id: InvariantId): string {

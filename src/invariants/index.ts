@@ -29,6 +29,7 @@ import { PodDeletedWithoutRequest } from './podDeletedWithoutRequest.js';
 import { PodNeverStarted } from './podNeverStarted.js';
 import { PodPhaseNotTerminal } from './podPhaseNotTerminal.js';
 import { PodStatusRegressed } from './podStatusRegressed.js';
+import { SandboxOutlivedPod } from './sandboxOutlivedPod.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
 import { DEFAULT_TERMINATION_BUDGET_MS, TerminationStuck } from './terminationStuck.js';
 import type { Checker, Violation } from './types.js';
@@ -73,6 +74,7 @@ export {
   PodNeverStarted,
   PodPhaseNotTerminal,
   PodStatusRegressed,
+  SandboxOutlivedPod,
   StaticPodOverlap,
   TerminationStuck,
   VolumeDetachedWhileInUse,
@@ -134,6 +136,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new VolumeInUseAfterUnmount({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
     new MirrorPodMissing(),
     new PodPhaseNotTerminal(),
+    new SandboxOutlivedPod(),
   ];
 }
 

@@ -32,6 +32,7 @@ export const INVARIANT_IDS = [
   'volume-in-use-after-unmount',
   'mirror-pod-missing',
   'pod-phase-not-terminal',
+  'sandbox-outlived-pod',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];
