@@ -94,7 +94,13 @@ export class ScenarioFaults {
       case 'tearDown':
         this.world
           .nodeOf(f.node)
-          .storage.injectFault({ kind: 'tearDown', volume: f.volume, times: f.times, line });
+          .storage.injectFault({
+            kind: 'tearDown',
+            volume: f.volume,
+            times: f.times,
+            delayMs: f.delayMs,
+            line,
+          });
         return;
       case 'mountDevice':
         this.world.nodeOf(f.node).storage.injectFault({

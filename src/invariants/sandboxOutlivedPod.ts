@@ -28,7 +28,7 @@ type SandboxCreated = Extract<Fact, { kind: 'sandboxCreated' }>;
 
 interface PodInfo {
   readonly static: boolean;
-  /** The longest grace period anyone gave the pod (its spec, a deletion request). */
+  /** The longest grace period anyone gave the pod (its spec, a deletion request, an eviction). */
   graceS: number;
   /** The moment the pod left: an API pod's removal, a static pod's manifest removal. */
   left: Left | undefined;
@@ -41,6 +41,7 @@ export class SandboxOutlivedPod implements Checker {
     'apiPodCreated',
     'apiPodDeleted',
     'apiPodDeletionRequested',
+    'podEvictionRequested',
     'sandboxCreated',
     'sandboxStopped',
   ];
@@ -62,6 +63,12 @@ export class SandboxOutlivedPod implements Checker {
         p.graceS = Math.max(p.graceS, f.gracePeriodSeconds);
         // A static pod's deletion is its manifest's removal: it leaves the pod manager at once.
         if (p.static) p.left ??= f;
+        return;
+      }
+      case 'podEvictionRequested': {
+        // An eviction's override may be longer than the spec's grace; the kill it started runs that long.
+        const p = this.#pods.get(f.uid);
+        if (p !== undefined) p.graceS = Math.max(p.graceS, f.gracePeriodSeconds);
         return;
       }
       case 'apiPodDeleted': {
