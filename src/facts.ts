@@ -16,6 +16,8 @@ interface PodRef {
 export type Fact =
   // ---- container runtime (ground truth) ----
   | (Base & PodRef & { kind: 'sandboxCreated' })
+  /** StopPodSandbox (or RemovePodSandbox) took a ready sandbox down: the pod's network and pause process are gone. */
+  | (Base & PodRef & { kind: 'sandboxStopped' })
   | (Base & PodRef & { kind: 'containerCreated'; container: string })
   | (Base & PodRef & { kind: 'containerStarted'; container: string; staticFullname?: string | undefined })
   | (Base & PodRef & { kind: 'containerExited'; container: string; exitCode: number })

@@ -92,9 +92,13 @@ export class ScenarioFaults {
           .storage.injectFault({ kind: 'constructVolumeSpec', volume: f.volume, line });
         return;
       case 'tearDown':
-        this.world
-          .nodeOf(f.node)
-          .storage.injectFault({ kind: 'tearDown', volume: f.volume, times: f.times, line });
+        this.world.nodeOf(f.node).storage.injectFault({
+          kind: 'tearDown',
+          volume: f.volume,
+          times: f.times,
+          delayMs: f.delayMs,
+          line,
+        });
         return;
       case 'mountDevice':
         this.world.nodeOf(f.node).storage.injectFault({

@@ -44,6 +44,12 @@ import {
   slowStagingDraft,
   slowStagingSettleMs,
 } from './slowStaging.js';
+import {
+  placeSlowTearDown,
+  type SlowTearDownDraft,
+  slowTearDownDraft,
+  slowTearDownSettleMs,
+} from './slowTearDown.js';
 
 /** Node names in order; a case has 1 to 3 nodes. */
 export const FUZZ_NODES = ['node-a', 'node-b', 'node-c'] as const;
@@ -157,7 +163,8 @@ export type ScenarioDraft =
   | StaticChainCaseDraft
   | KillSequenceCaseDraft
   | JobsCaseDraft
-  | SlowStagingCaseDraft;
+  | SlowStagingCaseDraft
+  | SlowTearDownCaseDraft;
 
 interface DraftBase {
   readonly seed: number;
@@ -199,6 +206,11 @@ export interface JobsCaseDraft extends DraftBase {
 export interface SlowStagingCaseDraft extends DraftBase {
   readonly profile: 'slowStaging';
   readonly staging: SlowStagingDraft;
+}
+
+export interface SlowTearDownCaseDraft extends DraftBase {
+  readonly profile: 'slowTearDown';
+  readonly tearDown: SlowTearDownDraft;
 }
 
 /** The action kinds of the mixed profile, in mask bit order. */
@@ -421,6 +433,15 @@ const slowStagingCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
   staging: slowStagingDraft,
 });
 
+/** Of the cases that are neither jobs nor slow-staging cases, one in this many is a slow-teardown case. */
+export const SLOW_TEARDOWN_ONE_IN = 40;
+
+const slowTearDownCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
+  profile: fc.constant('slowTearDown' as const),
+  ...draftBase,
+  tearDown: slowTearDownDraft,
+});
+
 /**
  * The generator as it was before the slow-staging profile (one case in ten a jobs case, the rest the
  * swarm's). Not used by campaigns: test/fuzz/slowStaging.test.ts checks that every case that is not a
@@ -437,7 +458,7 @@ export const draftArbitraryBeforeSlowStaging: fc.Arbitrary<ScenarioDraft> = fc
  * cases instead of reshuffling them, and the switches' time-to-bug moves only where a case that found a
  * bug became a case of the new profile.
  */
-export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryBeforeSlowTearDown: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(
     swarmDraftArbitrary,
     fc.nat({ max: 9 }),
@@ -452,6 +473,26 @@ export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
   // profile for the case it displaced, never the other way round.
   .map(([swarm, pick, jobs, pickStaging, staging]) =>
     pick === 0 ? jobs : pickStaging === SLOW_STAGING_ONE_IN - 1 ? staging : swarm,
+  );
+
+/**
+ * The campaigns' generator: the one above, and of its cases that are neither jobs nor slow-staging cases
+ * one in SLOW_TEARDOWN_ONE_IN a slow-teardown case, its pick and draft drawn after every other draw (so
+ * every other case stays the case it was; test/fuzz/slowTearDown.test.ts checks it draw for draw).
+ */
+export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(
+    draftArbitraryBeforeSlowTearDown,
+    // Unbiased, as the slow-staging pick is, so that the early cases are not displaced more often.
+    fc.noBias(fc.nat({ max: SLOW_TEARDOWN_ONE_IN - 1 })),
+    slowTearDownCaseArbitrary,
+  )
+  // The pick is drawn before the draft and checked last, as `rarely` does: shrinking (towards 0) leaves
+  // the rare profile for the case it displaced, never the other way round.
+  .map(([before, pick, tearDown]) =>
+    before.profile === 'jobs' || before.profile === 'slowStaging' || pick !== SLOW_TEARDOWN_ONE_IN - 1
+      ? before
+      : tearDown,
   );
 
 // ---- the fix-up ------------------------------------------------------------------------------------------
@@ -497,6 +538,19 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
       placed.volumes,
       placed.entries,
       SETTLE_MS + slowStagingSettleMs(d.staging),
+    );
+  }
+  if (d.profile === 'slowTearDown') {
+    // A pod re-created on another node needs a second one.
+    const used =
+      d.tearDown.recreate?.otherNode === true ? FUZZ_NODES.slice(0, Math.max(2, nodes.length)) : nodes;
+    const placed = placeSlowTearDown(d.tearDown, used);
+    return chainScenario(
+      d.seed,
+      used,
+      placed.volumes,
+      placed.entries,
+      SETTLE_MS + slowTearDownSettleMs(d.tearDown),
     );
   }
   if (d.profile === 'killSequence') {
@@ -743,7 +797,8 @@ function actionFromDraft(
       const node = nodeOf(a.node);
       if (a.kind === 'unmountDevice')
         return fault(a.atMs, { kind: 'unmountDevice', node, volume, stage: a.stage, times: a.times });
-      if (a.kind === 'tearDown') return fault(a.atMs, { kind: 'tearDown', node, volume, times: a.times });
+      if (a.kind === 'tearDown')
+        return fault(a.atMs, { kind: 'tearDown', node, volume, times: a.times, delayMs: null });
       return fault(a.atMs, { kind: 'constructVolumeSpec', node, volume });
     }
   }

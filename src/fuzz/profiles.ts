@@ -238,7 +238,7 @@ export function placeVolumeChain(
         fault = { kind: 'constructVolumeSpec', node, volume };
         break;
       case 'tearDown':
-        fault = { kind: 'tearDown', node, volume, times: f.times };
+        fault = { kind: 'tearDown', node, volume, times: f.times, delayMs: null };
         break;
     }
     // Inconsistent /proc/mounts reads are consumed by whoever reads next: arm them as the kubelet goes

@@ -368,6 +368,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
             node: nodeName,
             volume: vol,
             times: 1,
+            delayMs: null,
           }));
         } else if (!ev.ok && (ev.op === 'mountDevice' || ev.op === 'mapDevice')) {
           const uncertain = /Unavailable|DeadlineExceeded/.test(ev.error) && volumes.pluginOf(vol) === 'csi';

@@ -62,6 +62,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     "a container is started again sooner after its last attempt ended than the kubelet's crash-loop back-off allows (10 s doubling to 5 min)",
   'pod-phase-not-terminal':
     'a Never or OnFailure pod whose containers all ended for good never shows Failed or Succeeded in the API server',
+  'sandbox-outlived-pod':
+    "a pod's sandbox is still ready on its node minutes after the pod left the API server (KillPod stops every sandbox)",
 };
 
 export function describeInvariant(id: InvariantId): string {

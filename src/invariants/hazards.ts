@@ -216,8 +216,8 @@ export const HAZARDS = {
     shownUnder: '1.26',
     // A static pod's worker never learns of the removal, so it is not terminating when housekeeping
     // finds its mirror pod orphaned (IsPodForMirrorPodTerminatingByFullName is false): the mirror goes
-    // while the containers run.
-    explains: ['termination-stuck', 'mirror-pod-deleted-while-running'],
+    // while the containers run. The pod is never killed, so its sandbox stays ready too.
+    explains: ['termination-stuck', 'mirror-pod-deleted-while-running', 'sandbox-outlived-pod'],
   },
   'static-pod-orphan-after-restart': {
     upstream: ['kubernetes/kubernetes#112814'],

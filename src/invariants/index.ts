@@ -30,6 +30,7 @@ import { PodDeletedWithoutRequest } from './podDeletedWithoutRequest.js';
 import { PodNeverStarted } from './podNeverStarted.js';
 import { PodPhaseNotTerminal } from './podPhaseNotTerminal.js';
 import { PodStatusRegressed } from './podStatusRegressed.js';
+import { SandboxOutlivedPod } from './sandboxOutlivedPod.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
 import { DEFAULT_TERMINATION_BUDGET_MS, TerminationStuck } from './terminationStuck.js';
 import type { Checker, Violation } from './types.js';
@@ -75,6 +76,7 @@ export {
   PodNeverStarted,
   PodPhaseNotTerminal,
   PodStatusRegressed,
+  SandboxOutlivedPod,
   StaticPodOverlap,
   TerminationStuck,
   VolumeDetachedWhileInUse,
@@ -137,6 +139,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new MirrorPodMissing(),
     new PodPhaseNotTerminal(),
     new ContainerRestartedDuringBackOff(),
+    new SandboxOutlivedPod(),
   ];
 }
 

@@ -9,7 +9,8 @@
 // fixed by #107900), a worker that ignores its pod, a lost sync. A pod that waits for a volume is judged
 // apart (#volumeWait): only when the volume is still attached to other nodes that, by ground truth (API
 // pods, node volumesInUse, node Ready from the Lease), should have let it go by upstream's rules, and
-// VOLUME_RELEASE_BOUND_MS have passed since; the message gives the reason.
+// VOLUME_RELEASE_BOUND_MS have passed since; the message gives the reason. A volume attached nowhere
+// else (#attachWait) must be attached to the pod's node within ATTACH_BOUND_MS of when nothing else held it.
 import type { AccessMode } from '../api/v1.js';
 import { nodeMonitorGracePeriodMs } from '../cluster/nodeLifecycle.js';
 import type { Fact, FactKind } from '../facts.js';
@@ -48,6 +49,13 @@ export const START_ERROR_ALLOWANCE_MS = 300_000 + 90_000;
  * independently of the pod worker's wait, and once the volume is set up the start bound applies.
  */
 export const VOLUME_RELEASE_BOUND_MS = 300_000;
+
+/**
+ * How long a pod may wait for the attach/detach controller to attach a volume that nothing else holds:
+ * the pod informer's delivery, the desired state populator's loop (1 min, for a delivery it missed), the
+ * reconciler's pass (100 ms) and the attach itself (ControllerPublish up to 1.5 s), rounded up to 2 min.
+ */
+export const ATTACH_BOUND_MS = 120_000;
 
 /** How many recent lifecycle facts per UID are kept as causes. */
 const RECENT = 6;
@@ -184,6 +192,8 @@ export class PodNeverStarted implements Checker {
   readonly #detach = new Map<string, DetachFact>();
   /** `volume\0node` -> the controller's last Multi-Attach error for a pod waiting on that node. */
   readonly #multiAttachErrors = new Map<string, MultiAttachError>();
+  /** volume -> the controller's last detach of it, on any node. */
+  readonly #lastDetached = new Map<string, Extract<Fact, { kind: 'volumeDetached' }>>();
 
   constructor(config: PodNeverStartedConfig) {
     this.#config = config;
@@ -210,6 +220,7 @@ export class PodNeverStarted implements Checker {
       }
       case 'volumeDetached':
         this.#attached.get(f.volume)?.delete(f.node);
+        this.#lastDetached.set(f.volume, f);
         this.#detach.delete(`${f.volume}\u0000${f.node}`);
         return;
       case 'volumeDetachStarted':
@@ -438,14 +449,24 @@ export class PodNeverStarted implements Checker {
     const reasons: string[] = [];
     let first: string | null = null;
     const causes = new Set<Fact>([c]);
+    /** The attach waits, judged apart (#attachWait); undefined once one of them is not judged. */
+    let attachDueMs = 0;
+    const attachReasons: string[] = [];
     for (const volume of c.volumes) {
       if (s.volumes.has(volume)) continue;
-      if (this.#multiAttach.has(volume)) return undefined;
       const attached = this.#attached.get(volume);
       const holders: Attached[] = [];
       for (const [node, f] of attached ?? []) if (node !== s.node) holders.push(f);
-      // Not attached elsewhere: what it waits for is not a detach (not judged here).
-      if (holders.length === 0) return undefined;
+      // Attached nowhere else (or attachable to many nodes): what it waits for is the controller's attach.
+      if (this.#multiAttach.has(volume) || holders.length === 0) {
+        const wait = this.#attachWait(s, inc, admittedAtMs, volume);
+        if (wait === undefined) return undefined;
+        attachDueMs = Math.max(attachDueMs, wait.fromMs + ATTACH_BOUND_MS);
+        for (const f of wait.causes) causes.add(f);
+        first ??= volume;
+        attachReasons.push(wait.reason);
+        continue;
+      }
       // Any pod that wants the volume on another node holds it (a Multi-Attach error for as long as it
       // lives), whether or not the volume is attached there yet.
       for (const node of this.#wants.nodesOf(volume)) {
@@ -504,8 +525,27 @@ export class PodNeverStarted implements Checker {
         `volume ${volume}, still attached to ${holders.map((h) => h.node).join(', ')}${since}: ${whys.join('; ')}`,
       );
     }
-    if (reasons.length === 0 || endMs < freeFromMs + VOLUME_RELEASE_BOUND_MS) return undefined;
+    if (reasons.length === 0 && attachReasons.length === 0) return undefined;
+    const releaseDueMs = reasons.length === 0 ? 0 : freeFromMs + VOLUME_RELEASE_BOUND_MS;
+    if (endMs < Math.max(releaseDueMs, attachDueMs)) return undefined;
     for (const f of s.recent) causes.add(f);
+    const tail = `container(s) ${missing.join(', ')} never started by the end (${secs(endMs)}`;
+    if (reasons.length === 0) {
+      return {
+        invariant: this.id,
+        atMs: endMs,
+        node: s.node,
+        pod: c.pod,
+        uid: s.uid,
+        volume: first,
+        message:
+          `pod ${c.pod} (uid ${s.uid}) was admitted at ${secs(admittedAtMs)} and waits for ${attachReasons.join('; and for ')}. ` +
+          `The attach/detach controller should have attached it by ${secs(attachDueMs)}, but ${tail}, bound ` +
+          `${secs(ATTACH_BOUND_MS)}, not terminating, no fault active)`,
+        causes: [...causes].sort((a, b) => a.atMs - b.atMs),
+      };
+    }
+    reasons.push(...attachReasons);
     return {
       invariant: this.id,
       atMs: endMs,
@@ -519,6 +559,53 @@ export class PodNeverStarted implements Checker {
         `started by the end (${secs(endMs)}, bound ${secs(VOLUME_RELEASE_BOUND_MS)}, not terminating, no fault active)`,
       causes: [...causes].sort((a, b) => a.atMs - b.atMs),
     };
+  }
+
+  /**
+   * A volume the pod waits for that is attached to no other node (or may be attached to many): upstream's
+   * attach/detach controller adds a scheduled pod's volumes to its desired state as the pod informer
+   * delivers the pod (podAdd, util.DetermineVolumeAction: wanted until volumeutil.IsPodTerminated) and its
+   * reconciler (every 100 ms) attaches each wanted volume that is not attached to that node
+   * (attachDesiredVolumes), unless a ReadWriteOnce volume is attached elsewhere (a Multi-Attach error).
+   * Judged only while the volume is not attached to the pod's node either, and no pod wants a
+   * ReadWriteOnce one on another node (the controller may attach it there first): the clock starts at the
+   * pod's creation and admission, the volume's last detach anywhere and the last want of it elsewhere.
+   * Not judged: a static pod (the controller sees no static pod), a volume already attached here (the
+   * kubelet's mount).
+   */
+  #attachWait(
+    s: UidState,
+    inc: Incarnation,
+    admittedAtMs: number,
+    volume: string,
+  ): { fromMs: number; reason: string; causes: Fact[] } | undefined {
+    const c = inc.created;
+    if (c.static || this.#attached.get(volume)?.has(s.node) === true) return undefined;
+    let fromMs = Math.max(admittedAtMs, c.atMs);
+    const causes: Fact[] = [];
+    const whys: string[] = [];
+    if (!this.#multiAttach.has(volume)) {
+      for (const node of this.#wants.nodesOf(volume)) {
+        if (node === s.node) continue;
+        if (this.#wants.lateWanters(volume, node).length > 0) return undefined;
+        const end = this.#wants.lateEnd(volume, node);
+        if (end === undefined || end.atMs <= fromMs) continue;
+        fromMs = end.atMs;
+        causes.push(end);
+        whys.push(`no pod wants it on ${node} since ${secs(end.atMs)}`);
+      }
+    }
+    const detached = this.#lastDetached.get(volume);
+    if (detached !== undefined) {
+      causes.push(detached);
+      whys.push(`detached from ${detached.node} at ${secs(detached.atMs)}`);
+      fromMs = Math.max(fromMs, detached.atMs);
+    }
+    const where = this.#multiAttach.has(volume) ? 'not attached to it' : 'attached to no node';
+    const reason =
+      `volume ${volume}, ${where}${whys.length === 0 ? '' : ` (${whys.join('; ')})`}: wanted on ${s.node} ` +
+      `since ${secs(fromMs)}, never attached there`;
+    return { fromMs, reason, causes };
   }
 
   #created(f: Created): void {

@@ -33,6 +33,7 @@ export const INVARIANT_IDS = [
   'mirror-pod-missing',
   'pod-phase-not-terminal',
   'container-restarted-during-back-off',
+  'sandbox-outlived-pod',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -11,6 +11,7 @@ import { describeFact, formatViolation } from './terminalTimeline.js';
 /** Every fact kind; a Record so that the compiler insists on each kind of the Fact union. */
 const FACT_KIND_SET: Record<FactKind, true> = {
   sandboxCreated: true,
+  sandboxStopped: true,
   containerCreated: true,
   containerStarted: true,
   containerExited: true,

@@ -16,6 +16,12 @@ export function onFact(b: Builder, f: Fact): void {
         pod: f.pod,
       });
       return;
+    case 'sandboxStopped':
+      b.instant(tracks.podWorker(node, f.pod, f.uid), 'sandbox stopped', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+      });
+      return;
     case 'containerCreated':
       b.instant(tracks.container(node, f.pod, f.uid, f.container), 'created', 'event', at, {
         uid: f.uid,

@@ -47,6 +47,8 @@ function describeFactRaw(f: Fact): FactLine {
   switch (f.kind) {
     case 'sandboxCreated':
       return { subject: podSubject(f), text: `sandboxCreated (uid ${f.uid})` };
+    case 'sandboxStopped':
+      return { subject: podSubject(f), text: `sandboxStopped (uid ${f.uid})` };
     case 'containerCreated':
     case 'containerRemoved':
       return { subject: podSubject(f), text: `${f.kind} ${f.container}` };

@@ -151,15 +151,31 @@ export class FakeRuntime {
   *stopPodSandbox(uid: UID): Co<GoError | undefined> {
     yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
     const entry = this.pods.get(uid);
-    if (entry?.sandbox !== undefined) entry.sandbox.ready = false;
-    if (entry !== undefined) this.touched(entry);
+    if (entry === undefined) return undefined;
+    if (entry.sandbox?.ready === true) this.sandboxDown(entry);
+    this.touched(entry);
     return undefined;
+  }
+
+  /** A ready sandbox stops (the pause process and the pod's network go): ground truth for the checkers. */
+  private sandboxDown(entry: PodEntry): void {
+    if (entry.sandbox !== undefined) entry.sandbox.ready = false;
+    this.publish({
+      kind: 'sandboxStopped',
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid: entry.meta.uid,
+      pod: entry.meta.name,
+    });
   }
 
   *removePodSandbox(uid: UID): Co<GoError | undefined> {
     yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
     const entry = this.pods.get(uid);
     if (entry === undefined) return undefined;
+    // CRI: "If there are any running containers in the sandbox, they must be forcibly terminated" and the
+    // sandbox stopped first; the kubelet only removes stopped sandboxes, so this is never taken today.
+    if (entry.sandbox?.ready === true) this.sandboxDown(entry);
     entry.sandbox = undefined;
     this.touched(entry);
     if (entry.containers.size === 0) this.forget(uid);

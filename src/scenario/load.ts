@@ -633,7 +633,13 @@ function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault 
     const a = f.tearDown;
     c.checkNode([...at, 'tearDown', 'node'], a.node);
     c.checkVolume([...at, 'tearDown', 'volume'], a.volume);
-    return { kind: 'tearDown', node: a.node, volume: a.volume, times: a.times ?? DEFAULTS.faultTimes };
+    return {
+      kind: 'tearDown',
+      node: a.node,
+      volume: a.volume,
+      times: a.times ?? DEFAULTS.faultTimes,
+      delayMs: a.delay === undefined ? null : durationMs(a.delay),
+    };
   }
   if (f.mountDevice !== undefined) return normaliseMountDeviceFault(f.mountDevice, [...at, 'mountDevice'], c);
   return undefined; // the schema has checked that there is one

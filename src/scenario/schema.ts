@@ -359,8 +359,15 @@ const ContainerStart = mapping(
   'a mapping {pod, delay?, error?}',
 );
 const TearDown = mapping(
-  { node: NodeName, volume: VolumeName, times: Times.optional() },
-  'a mapping {node, volume, times?}',
+  {
+    node: NodeName,
+    volume: VolumeName,
+    times: Times.optional(),
+    delay: Duration(
+      'how long each faulted TearDown / unmap hangs before it fails (a umount stuck on a dead path); default none',
+    ).optional(),
+  },
+  'a mapping {node, volume, times?, delay?}',
 );
 const MountDevice = mapping(
   {

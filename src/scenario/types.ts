@@ -192,6 +192,11 @@ export interface TearDownFault {
   readonly volume: string;
   /** How many TearDown / unmap calls fail (default 1). */
   readonly times: number;
+  /**
+   * How long each faulted call hangs before it fails (a umount stuck on a dead path, a CSI
+   * NodeUnpublishVolume that does not answer); null: it fails at once.
+   */
+  readonly delayMs: number | null;
 }
 
 export interface MountDeviceFault {

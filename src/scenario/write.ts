@@ -209,7 +209,14 @@ function faultToYaml(f: Fault): Record<string, unknown> {
         },
       };
     case 'tearDown':
-      return { tearDown: { node: f.node, volume: f.volume, ...times(f.times) } };
+      return {
+        tearDown: {
+          node: f.node,
+          volume: f.volume,
+          ...times(f.times),
+          ...(f.delayMs === null ? {} : { delay: formatDuration(f.delayMs) }),
+        },
+      };
     case 'mountDevice':
       return {
         mountDevice: {

@@ -43,7 +43,12 @@ export type StorageFault = (
   | { readonly kind: 'procMounts'; readonly inconsistentReads: number }
   /** Without `times` every ConstructVolumeSpec of the volume on the node fails. */
   | { readonly kind: 'constructVolumeSpec'; readonly volume: string; readonly times?: number | undefined }
-  | { readonly kind: 'tearDown'; readonly volume: string; readonly times: number }
+  | {
+      readonly kind: 'tearDown';
+      readonly volume: string;
+      readonly times: number;
+      readonly delayMs?: number | null | undefined;
+    }
   | {
       readonly kind: 'mountDevice';
       readonly volume: string;
@@ -59,6 +64,8 @@ interface Armed {
   readonly stage: UnmountDeviceStage | undefined;
   /** mountDevice only: what each firing does. */
   readonly firing?: MountDeviceFiring | undefined;
+  /** tearDown only: how long each firing hangs before the call fails. */
+  readonly hangMs?: number | undefined;
   readonly line: number;
   remaining: number;
   fired: number;
@@ -120,7 +127,13 @@ export class HostFaults {
         });
         return;
       case 'tearDown':
-        arm({ kind: f.kind, volume: f.volume, stage: undefined, remaining: Math.max(0, f.times) });
+        arm({
+          kind: f.kind,
+          volume: f.volume,
+          stage: undefined,
+          hangMs: Math.max(0, f.delayMs ?? 0),
+          remaining: Math.max(0, f.times),
+        });
         return;
       case 'mountDevice':
         arm({
@@ -159,8 +172,10 @@ export class HostFaults {
     return this.take('constructVolumeSpec', volume, undefined, 'constructVolumeSpec');
   }
 
-  tearDown(volume: string): boolean {
-    return this.take('tearDown', volume, undefined, 'tearDown');
+  /** Consumes one firing of a tearDown fault for `volume`: how long the call hangs before it fails. */
+  tearDown(volume: string): { readonly hangMs: number } | undefined {
+    const hangMs = this.find('tearDown', volume, undefined)?.hangMs ?? 0;
+    return this.take('tearDown', volume, undefined, 'tearDown') ? { hangMs } : undefined;
   }
 
   /** One attempt of utilio.ConsistentRead on /proc/mounts: true if this attempt is inconsistent. */

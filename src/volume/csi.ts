@@ -337,7 +337,7 @@ class CsiUnmountMgr implements Unmounter {
   /** TearDown = NodeUnpublishVolume, then removeMountDir (the mount dir, vol_data.json, the volume dir). */
   *tearDown(): Co<GoError | undefined> {
     const host = this.plugin.host;
-    const err = tearDownFault(host, this.volumeName, this.getPath());
+    const err = yield* tearDownFault(host, this.volumeName, this.getPath());
     if (err !== undefined) return err;
     const cleanErr = yield* cleanupMountPoint(host, this.getPath());
     if (cleanErr !== undefined) return cleanErr;
@@ -436,7 +436,7 @@ class CsiBlockUnmapper implements BlockVolumeUnmapper {
   *unmapPodDevice(): Co<GoError | undefined> {
     const host = this.plugin.host;
     const podMapPath = join(host.getPodVolumeDeviceDir(this.podUID, csiEscapedName), this.volumeName);
-    const err = tearDownFault(host, this.volumeName, podMapPath);
+    const err = yield* tearDownFault(host, this.volumeName, podMapPath);
     if (err !== undefined) return err;
     return yield* unmapBlockVolume(host, this.plugin.globalMapPath(this.volumeName), this.podUID, podMapPath);
   }

@@ -355,7 +355,7 @@ class FcDiskUnmounter implements Unmounter {
 
   /** TearDown = mount.CleanupMountPoint of the pod's volume dir. */
   *tearDown(): Co<GoError | undefined> {
-    const err = tearDownFault(this.plugin.host, this.volumeName, this.getPath());
+    const err = yield* tearDownFault(this.plugin.host, this.volumeName, this.getPath());
     if (err !== undefined) return err;
     return yield* cleanupMountPoint(this.plugin.host, this.getPath());
   }
@@ -452,7 +452,7 @@ class FcDiskUnmapper implements BlockVolumeUnmapper {
     const host = this.plugin.host;
     const disk = this.plugin.fcDisk(this.volumeName, this.podUID);
     const podMapPath = join(host.getPodVolumeDeviceDir(this.podUID, fcEscapedName), this.volumeName);
-    const err = tearDownFault(host, this.volumeName, podMapPath);
+    const err = yield* tearDownFault(host, this.volumeName, podMapPath);
     if (err !== undefined) return err;
     const globalMapPath = disk === undefined ? '' : makeVDPDNameInternal(host, disk.wwns, disk.lun);
     return yield* unmapBlockVolume(host, globalMapPath, this.podUID, podMapPath);

@@ -278,7 +278,7 @@ class IscsiDiskUnmounter implements Unmounter {
 
   /** TearDown = mount.CleanupMountPoint of the pod's volume dir. */
   *tearDown(): Co<GoError | undefined> {
-    const err = tearDownFault(this.plugin.host, this.volumeName, this.getPath());
+    const err = yield* tearDownFault(this.plugin.host, this.volumeName, this.getPath());
     if (err !== undefined) return err;
     return yield* cleanupMountPoint(this.plugin.host, this.getPath());
   }
@@ -370,7 +370,7 @@ class IscsiDiskUnmapper implements BlockVolumeUnmapper {
     const host = this.plugin.host;
     const disk = this.plugin.iscsiDisk(this.volumeName, this.podUID);
     const podMapPath = join(host.getPodVolumeDeviceDir(this.podUID, iscsiEscapedName), this.volumeName);
-    const err = tearDownFault(host, this.volumeName, podMapPath);
+    const err = yield* tearDownFault(host, this.volumeName, podMapPath);
     if (err !== undefined) return err;
     const globalMapPath = disk === undefined ? '' : globalVDPDName(host, disk);
     return yield* unmapBlockVolume(host, globalMapPath, this.podUID, podMapPath);

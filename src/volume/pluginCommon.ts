@@ -3,7 +3,7 @@
 // building a reconstructed Spec from a LUN, the facts around UnmountDevice, and the tearDown fault.
 import { GoError } from '../api/errors.js';
 import type { UID, VolumeMode } from '../api/v1.js';
-import type { Co } from '../sim/index.js';
+import { type Co, sleep } from '../sim/index.js';
 import { basename, dirname, join } from '../storage/fs.js';
 import type { Host } from '../storage/host.js';
 import { mount, unmount } from '../storage/mountUtils.js';
@@ -82,9 +82,14 @@ export function recordUnmountDevice(host: Host, volume: string, err: GoError | u
   host.publish({ kind: 'unmountDevice', volume, ok: err === undefined });
 }
 
-/** The tearDown fault: the pod's umount fails with EBUSY and nothing changes. */
-export function tearDownFault(host: Host, volume: string, path: string): GoError | undefined {
-  if (!host.faults.tearDown(volume)) return undefined;
+/**
+ * The tearDown fault: the pod's umount fails with EBUSY and nothing changes, after hanging as long as the
+ * fault says (the mount stays in place all that time).
+ */
+export function* tearDownFault(host: Host, volume: string, path: string): Co<GoError | undefined> {
+  const firing = host.faults.tearDown(volume);
+  if (firing === undefined) return undefined;
+  if (firing.hangMs > 0) yield* sleep(firing.hangMs);
   return new GoError(
     `unmount failed: exit status 32\nUnmounting arguments: ${path}\nOutput: umount: ${path}: target is busy.`,
   );

@@ -218,6 +218,9 @@ describe('pod-never-started', () => {
       fact('kubeletStarted', 0, {}),
       created(0, DB, { volumes: ['lun-1', 'lun-2'] }),
       admitted(30, DB),
+      // Both attached by the controller: what is left is the kubelet's own mount (no clock yet).
+      fact('volumeAttached', 1000, { volume: 'lun-1' }),
+      fact('volumeAttached', 1000, { volume: 'lun-2' }),
       fact('volumeSetUp', 5000, { ...DB, volume: 'lun-1' }),
     ];
     expect(run(facts, 600_000)).toEqual([]);

@@ -8,7 +8,11 @@ import { ActualStateOfWorld } from '../../src/cluster/attachdetach/actualStateOf
 import { DesiredStateOfWorld } from '../../src/cluster/attachdetach/desiredStateOfWorld.js';
 import type { Fact, FactKind } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
-import { PodNeverStarted, VOLUME_RELEASE_BOUND_MS } from '../../src/invariants/podNeverStarted.js';
+import {
+  ATTACH_BOUND_MS,
+  PodNeverStarted,
+  VOLUME_RELEASE_BOUND_MS,
+} from '../../src/invariants/podNeverStarted.js';
 import type { Violation } from '../../src/invariants/types.js';
 import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
@@ -170,8 +174,9 @@ describe('pod-never-started: a volume that is never detached', () => {
     expect(run(terminating, 10_000_000)).toEqual([]);
   });
 
-  it('near-miss: a ReadWriteMany volume, or a pod that is itself terminating', () => {
-    expect(run(nodeDown(), 10_000_000, 'ReadWriteMany')).toEqual([]);
+  it('near-miss: a ReadWriteMany volume (attached here too in time), or a pod that is itself terminating', () => {
+    const both = [...nodeDown(), fact('volumeAttached', 31_000, { node: B, volume: 'lun-1' })];
+    expect(run(both, 10_000_000, 'ReadWriteMany')).toEqual([]);
     const leaving = [
       ...nodeDown(),
       fact('apiPodDeletionRequested', 500_000, { ...P2, node: B, gracePeriodSeconds: 30 }),
@@ -187,6 +192,68 @@ describe('pod-never-started: a volume that is never detached', () => {
     ];
     expect(run(back, 215_000 + VOLUME_RELEASE_BOUND_MS - 1)).toEqual([]);
     expect(run(back, 215_000 + VOLUME_RELEASE_BOUND_MS)).toHaveLength(1);
+  });
+});
+
+describe('pod-never-started: a volume that is never attached', () => {
+  /** p2 on node-b wants lun-1 from 30 s; nothing else holds it. */
+  const alone = (): Fact[] => [
+    fact('kubeletStarted', 0, { node: B }),
+    created(30_000, B, P2),
+    fact('podAdmitted', 30_040, { ...P2, node: B }),
+  ];
+  const DUE = 30_040 + ATTACH_BOUND_MS;
+
+  it('fires once the controller should have attached a volume nothing else holds', () => {
+    expect(run(alone(), DUE - 1)).toEqual([]);
+    const v = run(alone(), DUE);
+    expect(v).toHaveLength(1);
+    expect(v[0]).toMatchObject({
+      invariant: 'pod-never-started',
+      node: B,
+      pod: 'p2',
+      volume: 'lun-1',
+      message:
+        'pod p2 (uid p2-1) was admitted at 30.04s and waits for volume lun-1, attached to no node: wanted on ' +
+        'node-b since 30.04s, never attached there. The attach/detach controller should have attached it by ' +
+        '150.04s, but container(s) c1 never started by the end (150.04s, bound 120.00s, not terminating, no ' +
+        'fault active)',
+    });
+    // ReadWriteMany: attached elsewhere does not excuse it either.
+    const elsewhere = [...alone(), fact('volumeAttached', 1_000, { volume: 'lun-1' })];
+    expect(run(elsewhere, DUE, 'ReadWriteMany')[0]?.message).toContain('lun-1, not attached to it');
+  });
+
+  it('the clock starts at the last detach and at the last want of the volume elsewhere', () => {
+    const detached = [
+      ...alone(),
+      fact('volumeAttached', 1_000, { volume: 'lun-1' }),
+      fact('volumeDetached', 50_000, { volume: 'lun-1', forced: false }),
+    ];
+    expect(run(detached, 50_000 + ATTACH_BOUND_MS - 1)).toEqual([]);
+    expect(run(detached, 50_000 + ATTACH_BOUND_MS)[0]?.message).toContain(
+      'attached to no node (detached from node-a at 50.00s): wanted on node-b since 50.00s',
+    );
+    const wantedElsewhere = [
+      ...alone(),
+      created(0, A, P1),
+      fact('apiPodDeleted', 70_000, { ...P1, by: 'user-force' }),
+    ];
+    expect(run(wantedElsewhere, 70_000 + ATTACH_BOUND_MS - 1)).toEqual([]);
+    expect(run(wantedElsewhere, 70_000 + ATTACH_BOUND_MS)).toHaveLength(1);
+  });
+
+  it("near-miss: attached here (the mount is the kubelet's), wanted elsewhere, a static pod", () => {
+    const here = [...alone(), fact('volumeAttached', 31_000, { node: B, volume: 'lun-1' })];
+    expect(run(here, 10_000_000)).toEqual([]);
+    // A pod on node-a still wants the ReadWriteOnce volume: the controller may attach it there first.
+    expect(run([...alone(), created(0, A, P1)], 10_000_000)).toEqual([]);
+    const staticPod = [
+      fact('kubeletStarted', 0, { node: B }),
+      { ...created(30_000, B, P2), static: true },
+      fact('podAdmitted', 30_040, { ...P2, node: B }),
+    ];
+    expect(run(staticPod, 10_000_000)).toEqual([]);
   });
 });
 
@@ -248,6 +315,38 @@ describe('pod-never-started catches a controller that never frees the volume', (
     expect(v[0]?.message).toContain("node-a's kubelet is down since 20.00s (not Ready from 60.00s)");
     expect(v[0]?.message).toContain('so a force detach was due at 385.00s');
     expect(v[0]?.message).toContain('no detach ever started');
+  });
+
+  it('IsPodTerminated without its deletionTimestamp clause: a pod not yet running is never attached', () => {
+    const ALONE = `name: volume-never-attached
+seed: 1
+horizon: 4m
+cluster:
+  nodes: [node-a]
+  volumes:
+    - { name: lun-1, plugin: iscsi, mode: Filesystem, capacity: 10Gi }
+timeline:
+  - at: 0s
+    createPod: { pod: db, node: node-a, containers: 1, volumes: [lun-1] }
+`;
+    expect(neverStarted(ALONE)).toEqual([]);
+    // Planted: the controller's desired state takes a pod with no running container for terminated.
+    const addPod = DesiredStateOfWorld.prototype.addPod;
+    vi.spyOn(DesiredStateOfWorld.prototype, 'addPod').mockImplementation(function (
+      this: DesiredStateOfWorld,
+      podName,
+      pod,
+      volumeSpec,
+      nodeName,
+    ) {
+      if (pod.status.containerStatuses.every((c) => c.state !== 'running'))
+        return { value: '', err: undefined };
+      return addPod.call(this, podName, pod, volumeSpec, nodeName);
+    });
+    const v = neverStarted(ALONE);
+    expect(v).toHaveLength(1);
+    expect(v[0]).toMatchObject({ node: A, pod: 'db', volume: 'lun-1' });
+    expect(v[0]?.message).toContain('waits for volume lun-1, attached to no node: wanted on node-a since');
   });
 
   it('VolumeExists ignoring the node: a volume wanted anywhere is never detached', () => {

@@ -189,7 +189,10 @@ describe('valid scenario files', () => {
       [
         30_000,
         61,
-        { kind: 'fault', fault: { kind: 'tearDown', node: 'node-a', volume: 'disk-3', times: 1 } },
+        {
+          kind: 'fault',
+          fault: { kind: 'tearDown', node: 'node-a', volume: 'disk-3', times: 1, delayMs: 90_000 },
+        },
       ],
       [120_000, 63, { kind: 'deletePod', pod: 'web', gracePeriodS: null }],
     ]);

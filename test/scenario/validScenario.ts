@@ -209,7 +209,8 @@ function build(
         }
         break;
       case 'tearDown':
-        if (vol !== undefined) action = fault({ kind: 'tearDown', node, volume: vol, times: s.count });
+        if (vol !== undefined)
+          action = fault({ kind: 'tearDown', node, volume: vol, times: s.count, delayMs: null });
         break;
       case 'mountDevice': {
         // FC and iSCSI Block volumes have no staging, and only CSI's can fail uncertain (the loader's rules).
