@@ -52,7 +52,8 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       orphanedPodMapRefs: () => node.storage.orphanedPodMapRefs(),
       podDirVolumes: () =>
         node.storage.getVolumesFromPodDir().map((d) => ({ uid: d.podUID, volume: d.volumeName })),
-      publishDeviceResidue: (volumeName) => node.storage.publishDeviceResidue(volumeName),
+      publishDeviceResidue: (volumeName, devicePath) =>
+        node.storage.publishDeviceResidue(volumeName, devicePath),
       isLikelyMountPoint: (path) => {
         const r = node.storage.isLikelyNotMountPoint(path);
         return r.err === undefined && !r.value;

@@ -60,6 +60,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a static pod runs on a node for minutes while the API server holds no mirror pod of it (syncPod creates it)',
   'pod-phase-not-terminal':
     'a Never or OnFailure pod whose containers all ended for good never shows Failed or Succeeded in the API server',
+  'device-unmounted-while-open':
+    "the kubelet marks a device unmounted while a host process or a mount on the node still holds the LUN's device open",
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -9,6 +9,7 @@ import { ContainerStartedWithoutVolume } from './containerStartedWithoutVolume.j
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
 import { DeviceReleasedWhileOpen } from './deviceReleasedWhileOpen.js';
 import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMounted.js';
+import { DeviceUnmountedWhileOpen } from './deviceUnmountedWhileOpen.js';
 import { GracePeriodExceeded } from './gracePeriodExceeded.js';
 import { GracePeriodIncreased } from './gracePeriodIncreased.js';
 import { GracePeriodNotHonoured } from './gracePeriodNotHonoured.js';
@@ -56,6 +57,7 @@ export {
   DeviceLeakedAfterUnmount,
   DeviceReleasedWhileOpen,
   DeviceReportedUnusedWhileMounted,
+  DeviceUnmountedWhileOpen,
   GracePeriodExceeded,
   GracePeriodIncreased,
   GracePeriodNotHonoured,
@@ -134,6 +136,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new VolumeInUseAfterUnmount({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
     new MirrorPodMissing(),
     new PodPhaseNotTerminal(),
+    new DeviceUnmountedWhileOpen(),
   ];
 }
 

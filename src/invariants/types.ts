@@ -32,6 +32,7 @@ export const INVARIANT_IDS = [
   'volume-in-use-after-unmount',
   'mirror-pod-missing',
   'pod-phase-not-terminal',
+  'device-unmounted-while-open',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -636,8 +636,17 @@ export class Host {
   }
 
   /** Publishes deviceResidue; the kubelet's operation calls it once it has marked the device unmounted. */
-  publishDeviceResidue(volume: string): void {
-    this.publish({ kind: 'deviceResidue', volume, ...this.deviceResidue(volume) });
+  publishDeviceResidue(volume: string, devicePath: string): void {
+    const h = this.deviceHolders(volume);
+    this.publish({
+      kind: 'deviceResidue',
+      volume,
+      ...this.deviceResidue(volume),
+      mounts: h.mounts,
+      pods: h.pods,
+      hostProcess: h.hostProcess,
+      devicePathIsDevice: devicePath !== '' && this.devices.evalSymlinks(devicePath) !== undefined,
+    });
   }
 
   /** Size of the block device behind `path` (metrics_block's Seek(0, SeekEnd)); a plain file is empty. */

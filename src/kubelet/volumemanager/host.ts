@@ -82,9 +82,10 @@ export interface VolumeHost {
   podDirVolumes?(): { uid: string; volume: string }[];
   /**
    * Optional simulator observation: publish what is left of the volume's device on the node (SCSI paths,
-   * multipath maps) at the moment the kubelet marks the device unmounted, i.e. takes it as gone.
+   * multipath maps) and what holds it at the moment the kubelet marks the device unmounted, i.e. takes
+   * it as gone; `devicePath` is the path its isDeviceOpened check was given.
    */
-  publishDeviceResidue?(volumeName: string): void;
+  publishDeviceResidue?(volumeName: string, devicePath: string): void;
   /** Optional: config.SourcesReady.AllReady(); without it the sources are ready at once. */
   sourcesReady?(): boolean;
   publish(fact: Fact): void;

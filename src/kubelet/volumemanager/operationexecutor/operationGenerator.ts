@@ -398,7 +398,7 @@ function* unmountDeviceOp(
   const markErr = asw.markDeviceAsUnmounted(deviceToDetach.volumeName);
   if (markErr !== undefined)
     return attachedVolumeError(deviceToDetach, 'MarkDeviceAsUnmounted failed', markErr);
-  og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName);
+  og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName, deviceToDetach.devicePath);
   return undefined;
 }
 

@@ -219,6 +219,6 @@ function* unmapDeviceOp(
   const markErr = asw.markDeviceAsUnmounted(deviceToDetach.volumeName);
   if (markErr !== undefined)
     return attachedVolumeError(deviceToDetach, 'MarkDeviceAsUnmounted failed', markErr);
-  og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName);
+  og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName, deviceToDetach.devicePath);
   return undefined;
 }
