@@ -47,6 +47,10 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       getVolumesAttached: () => kl.kubeClient.getVolumesAttached(node.name),
       getVolumesFromPodDir: () => node.storage.getVolumesFromPodDir(),
       isDeviceOpened: (devicePath) => node.storage.deviceOpened(devicePath),
+      getDeviceBindMountRefs: (_devicePath, mapPath) => ({
+        value: node.storage.deviceBindMountRefs(mapPath),
+        err: undefined,
+      }),
       pathExists: (path) => node.storage.pathExists(path),
       globallyMountedVolumes: () => node.storage.globallyMountedVolumes(),
       orphanedPodMapRefs: () => node.storage.orphanedPodMapRefs(),

@@ -3,7 +3,7 @@
 // for node status, the pods directory on disk, hostutil). The kubelet wires them.
 import type { Pod, RuntimePod, UID, VolumeMode } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
-import type { PluginKind, Spec, VolumePlugin } from '../../volume/volume.js';
+import type { PluginKind, Result, Spec, VolumePlugin } from '../../volume/volume.js';
 
 /** volume.VolumePluginMgr, as the volume manager uses it. */
 export interface VolumePluginMgr {
@@ -58,6 +58,13 @@ export interface VolumeHost {
    * reconstructed FC / iSCSI volume has: node status gives no device path for them) is not opened.
    */
   isDeviceOpened(devicePath: string): boolean;
+  /**
+   * volumepathhandler GetDeviceBindMountRefs(devPath, mapPath), as UnmapDevice uses it: the pods'
+   * references on a Block volume's global map path, the device files below it (`<mapPath>/{pod UID}`, a
+   * bind mount of the device; like upstream, not checked against devPath). A mapPath that does not exist
+   * lists none: UnmapDevice takes os.IsNotExist as "SetupDevice did not complete" and falls through.
+   */
+  getDeviceBindMountRefs(devicePath: string, mapPath: string): Result<string[]>;
   /**
    * Optional: !mount.IsLikelyNotMountPoint(path), for CheckVolumeExistenceOperation during
    * reconstruction. Without it the pod's volume directory is taken as mounted.

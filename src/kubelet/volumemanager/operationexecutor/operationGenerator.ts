@@ -49,7 +49,7 @@ export interface OperationGeneratorOptions {
   readonly volumePluginMgr: VolumePluginMgr;
   readonly host: Pick<
     VolumeHost,
-    'getVolumesAttached' | 'isDeviceOpened' | 'publishDeviceResidue' | 'publish'
+    'getVolumesAttached' | 'isDeviceOpened' | 'getDeviceBindMountRefs' | 'publishDeviceResidue' | 'publish'
   >;
   readonly clock: { readonly nowMs: number };
 }

@@ -2,7 +2,7 @@
 // Block-mode functions GenerateMapVolumeFunc, GenerateUnmapVolumeFunc and GenerateUnmapDeviceFunc.
 // The simulated host has no block path handler: MapBlockVolume / UnmapBlockVolume / RemoveMapPath
 // (symlinks and loop-device locks) are folded into the plugins' MapPodDevice / UnmapPodDevice /
-// TearDownDevice. GetDeviceBindMountRefs is the plugin's GetDeviceMountRefs on the global map path.
+// TearDownDevice. GetDeviceBindMountRefs lists the pods' references below the global map path (the host's).
 import { GoError, UncertainProgressError } from '../../../api/errors.js';
 import type { UID } from '../../../api/v1.js';
 import type { Co } from '../../../sim/index.js';
@@ -10,7 +10,6 @@ import type {
   Attacher,
   BlockVolumeMapper,
   BlockVolumeUnmapper,
-  VolumePlugin,
 } from '../../../volume/volume.js';
 import {
   type ActualStateOfWorldMounterUpdater,
@@ -69,7 +68,7 @@ export function generateUnmapDeviceFunc(
   const blockVolumePlugin = og.volumePluginMgr.findPluginByName(deviceToDetach.pluginName);
   const blockVolumeUnmapper = blockVolumePlugin.newBlockVolumeUnmapper(deviceToDetach.volumeSpec.name, '');
   const unmapDeviceFunc = (): Co<GoError | undefined> =>
-    unmapDeviceOp(og, deviceToDetach, asw, blockVolumePlugin, blockVolumeUnmapper);
+    unmapDeviceOp(og, deviceToDetach, asw, blockVolumeUnmapper);
   return { ops: { operationName: 'unmap_device', operationFunc: unmapDeviceFunc }, err: undefined };
 }
 
@@ -178,12 +177,12 @@ function* unmapDeviceOp(
   og: OperationGenerator,
   deviceToDetach: AttachedVolume,
   asw: ActualStateOfWorldMounterUpdater,
-  blockVolumePlugin: VolumePlugin,
   blockVolumeUnmapper: BlockVolumeUnmapper,
 ): Co<GoError | undefined> {
-  // The volume may have multiple pods referencing it; check before tearing the device down.
+  // Search under globalMapPath dir if all symbolic links from pods have been removed already.
+  // If symbolic links are there, pods may still refer the volume.
   const globalMapPath = deviceToDetach.deviceMountPath;
-  const refs = yield* blockVolumePlugin.getDeviceMountRefs(globalMapPath);
+  const refs = og.opts.host.getDeviceBindMountRefs(deviceToDetach.devicePath, globalMapPath);
   if (refs.err !== undefined) {
     return attachedVolumeError(deviceToDetach, 'UnmapDevice.GetDeviceBindMountRefs check failed', refs.err);
   }
