@@ -6,11 +6,7 @@
 import { GoError, UncertainProgressError } from '../../../api/errors.js';
 import type { UID } from '../../../api/v1.js';
 import type { Co } from '../../../sim/index.js';
-import type {
-  Attacher,
-  BlockVolumeMapper,
-  BlockVolumeUnmapper,
-} from '../../../volume/volume.js';
+import type { Attacher, BlockVolumeMapper, BlockVolumeUnmapper } from '../../../volume/volume.js';
 import {
   type ActualStateOfWorldMounterUpdater,
   type AttachedVolume,
