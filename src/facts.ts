@@ -257,9 +257,24 @@ export type Fact =
   | (Base & { kind: 'iscsiLogout'; volume: string; block: boolean })
   /**
    * The kubelet marked a device unmounted (UnmountDevice / UnmapDevice succeeded and isDeviceOpened saw
-   * nothing): what device state is left on the node.
+   * nothing): what device state is left on the node, and what still holds the LUN's device open there as
+   * the host knows it (the deviceReleased fact's fields): `mounts` of it, the pods whose running
+   * containers hold it (`pods`), a host process (`hostProcess`, the deviceStillOpen fault).
+   * `devicePathIsDevice`: whether the device path the kubelet held for the volume (the one its
+   * isDeviceOpened check was given) names a device on the node; false when it is empty or gone (a
+   * reconstructed FC / iSCSI volume's path from node status is ''), and upstream's isDeviceOpened then
+   * skips the check ("The path isn't device path or doesn't exist", TODO #36092).
    */
-  | (Base & { kind: 'deviceResidue'; volume: string; scsiPaths: number; multipathMaps: number })
+  | (Base & {
+      kind: 'deviceResidue';
+      volume: string;
+      scsiPaths: number;
+      multipathMaps: number;
+      mounts: number;
+      pods: readonly UID[];
+      hostProcess: boolean;
+      devicePathIsDevice: boolean;
+    })
   /**
    * UnmountDevice / TearDownDevice succeeded but the kubelet's isDeviceOpened check found the device
    * still open: the operation fails and is retried (uncertain with PR #107789, else still mounted).

@@ -47,12 +47,17 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       getVolumesAttached: () => kl.kubeClient.getVolumesAttached(node.name),
       getVolumesFromPodDir: () => node.storage.getVolumesFromPodDir(),
       isDeviceOpened: (devicePath) => node.storage.deviceOpened(devicePath),
+      getDeviceBindMountRefs: (_devicePath, mapPath) => ({
+        value: node.storage.deviceBindMountRefs(mapPath),
+        err: undefined,
+      }),
       pathExists: (path) => node.storage.pathExists(path),
       globallyMountedVolumes: () => node.storage.globallyMountedVolumes(),
       orphanedPodMapRefs: () => node.storage.orphanedPodMapRefs(),
       podDirVolumes: () =>
         node.storage.getVolumesFromPodDir().map((d) => ({ uid: d.podUID, volume: d.volumeName })),
-      publishDeviceResidue: (volumeName) => node.storage.publishDeviceResidue(volumeName),
+      publishDeviceResidue: (volumeName, devicePath) =>
+        node.storage.publishDeviceResidue(volumeName, devicePath),
       isLikelyMountPoint: (path) => {
         const r = node.storage.isLikelyNotMountPoint(path);
         return r.err === undefined && !r.value;

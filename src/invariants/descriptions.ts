@@ -64,6 +64,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     'a Never or OnFailure pod whose containers all ended for good never shows Failed or Succeeded in the API server',
   'sandbox-outlived-pod':
     "a pod's sandbox is still ready on its node minutes after the pod left the API server (KillPod stops every sandbox)",
+  'device-unmounted-while-open':
+    "the kubelet marks a device unmounted while a host process or a mount on the node still holds the LUN's device open",
 };
 
 export function describeInvariant(id: InvariantId): string {

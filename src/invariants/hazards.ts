@@ -227,6 +227,14 @@ export const HAZARDS = {
     scenario: 'static-pod-orphan-after-restart',
     explains: ['static-pod-overlap'],
   },
+  'device-open-check-skips-reconstructed-path': {
+    upstream: ['kubernetes/kubernetes#36092'],
+    summary:
+      "after a kubelet restart, a reconstructed FC / iSCSI volume's device path is the one node.status.volumesAttached gives, and their Attach (a no-op) left it empty: isDeviceOpened after UnmountDevice / UnmapDevice finds no device there and skips the check, so the device is marked unmounted (and leaves volumesInUse) while a host process or a mount still holds it open",
+    open: 'release-1.23 operation_generator.go isDeviceOpened skips a path that is no device or does not exist ("TODO: refer to #36092"), reconciler.go updateDevicePath takes the device path from node status, and fc / iscsi attacher.go Attach returns ""; later releases keep all three',
+    scenario: 'iscsi-device-open-after-restart',
+    explains: ['device-unmounted-while-open'],
+  },
 } as const satisfies Record<string, HazardDef>;
 
 export type HazardId = keyof typeof HAZARDS;
@@ -344,6 +352,12 @@ export class HazardTracker {
       case 'fcDetachRetryExhausted':
         this.#mark('fc-detach-retry-window', f.atMs, f.node, null, f.volume);
         return;
+      case 'deviceResidue':
+        // The device path the kubelet checked names no device: isDeviceOpened skipped the check.
+        if (!f.devicePathIsDevice) {
+          this.#mark('device-open-check-skips-reconstructed-path', f.atMs, f.node, null, f.volume);
+        }
+        return;
       case 'iscsiLogoutSkipped':
         if (f.block) this.#mark('iscsi-block-session-busy', f.atMs, f.node, null, f.volume);
         return;
@@ -428,6 +442,8 @@ export class HazardTracker {
     // The kubelet lets iSCSI detach only what no mount and no pod holds (GetDeviceMountRefs, the actual
     // state's mounted pods): the hazard explains a release under a host process alone, nothing else.
     if (id === 'iscsi-detach-ignores-open-device' && !releasedUnderHostProcessOnly(v)) return false;
+    // The skipped check excuses only the marking it skipped for, not a later one with a real path.
+    if (id === 'device-open-check-skips-reconstructed-path' && m.atMs !== v.atMs) return false;
     if (m.only !== null && !m.only.includes(v.invariant)) return false;
     if (v.node !== null && m.node !== v.node) return false;
     // What the violation names must match what the marker names (a violation about a volume has no pod).

@@ -10,6 +10,7 @@ import { ContainerStartedWithoutVolume } from './containerStartedWithoutVolume.j
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
 import { DeviceReleasedWhileOpen } from './deviceReleasedWhileOpen.js';
 import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMounted.js';
+import { DeviceUnmountedWhileOpen } from './deviceUnmountedWhileOpen.js';
 import { GracePeriodExceeded } from './gracePeriodExceeded.js';
 import { GracePeriodIncreased } from './gracePeriodIncreased.js';
 import { GracePeriodNotHonoured } from './gracePeriodNotHonoured.js';
@@ -59,6 +60,7 @@ export {
   DeviceLeakedAfterUnmount,
   DeviceReleasedWhileOpen,
   DeviceReportedUnusedWhileMounted,
+  DeviceUnmountedWhileOpen,
   GracePeriodExceeded,
   GracePeriodIncreased,
   GracePeriodNotHonoured,
@@ -140,6 +142,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new PodPhaseNotTerminal(),
     new ContainerRestartedDuringBackOff(),
     new SandboxOutlivedPod(),
+    new DeviceUnmountedWhileOpen(),
   ];
 }
 

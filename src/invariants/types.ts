@@ -34,6 +34,7 @@ export const INVARIANT_IDS = [
   'pod-phase-not-terminal',
   'container-restarted-during-back-off',
   'sandbox-outlived-pod',
+  'device-unmounted-while-open',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

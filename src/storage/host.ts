@@ -458,6 +458,18 @@ export class Host {
     return this.isDevicePathOpen(devicePath);
   }
 
+  /**
+   * The device files below a Block volume's global map path: each pod's reference `<mapPath>/{uid}` while
+   * the device is bind-mounted on it (unmounted, it is the empty regular file MapBlockVolume created).
+   */
+  deviceBindMountRefs(mapPath: string): string[] {
+    if (mapPath === '' || !this.fs.isDir(mapPath)) return [];
+    return this.fs
+      .readDir(mapPath)
+      .map((name) => join(mapPath, name))
+      .filter((p) => this.mounts.at(p)?.kind === 'blockMap');
+  }
+
   /** Is the device node (disk or map) open: mounted, block-mapped, or under an open map? */
   isDevicePathOpen(devicePath: string): boolean {
     const lun = this.devices.lunOf(devicePath);
@@ -636,8 +648,17 @@ export class Host {
   }
 
   /** Publishes deviceResidue; the kubelet's operation calls it once it has marked the device unmounted. */
-  publishDeviceResidue(volume: string): void {
-    this.publish({ kind: 'deviceResidue', volume, ...this.deviceResidue(volume) });
+  publishDeviceResidue(volume: string, devicePath: string): void {
+    const h = this.deviceHolders(volume);
+    this.publish({
+      kind: 'deviceResidue',
+      volume,
+      ...this.deviceResidue(volume),
+      mounts: h.mounts,
+      pods: h.pods,
+      hostProcess: h.hostProcess,
+      devicePathIsDevice: devicePath !== '' && this.devices.evalSymlinks(devicePath) !== undefined,
+    });
   }
 
   /** Size of the block device behind `path` (metrics_block's Seek(0, SeekEnd)); a plain file is empty. */

@@ -334,7 +334,15 @@ describe('mount-device-skipped-after-failure', () => {
 describe('device-leaked-after-unmount', () => {
   it('fires when SCSI paths remain as the kubelet marks the device unmounted', () => {
     const unmount = fact('unmountDevice', 100, { volume: 'lun-1', ok: true });
-    const residue = fact('deviceResidue', 100, { volume: 'lun-1', scsiPaths: 2, multipathMaps: 1 });
+    const residue = fact('deviceResidue', 100, {
+      volume: 'lun-1',
+      scsiPaths: 2,
+      multipathMaps: 1,
+      mounts: 0,
+      pods: [],
+      hostProcess: false,
+      devicePathIsDevice: true,
+    });
     expect(run(new DeviceLeakedAfterUnmount(), [unmount, residue])).toEqual([
       {
         invariant: 'device-leaked-after-unmount',
@@ -352,14 +360,30 @@ describe('device-leaked-after-unmount', () => {
   });
 
   it('does not fire for a multipath map left without paths: it reaches no LUN', () => {
-    const mapOnly = fact('deviceResidue', 100, { volume: 'lun-1', scsiPaths: 0, multipathMaps: 1 });
+    const mapOnly = fact('deviceResidue', 100, {
+      volume: 'lun-1',
+      scsiPaths: 0,
+      multipathMaps: 1,
+      mounts: 0,
+      pods: [],
+      hostProcess: false,
+      devicePathIsDevice: true,
+    });
     expect(run(new DeviceLeakedAfterUnmount(), [mapOnly])).toEqual([]);
   });
 
   it('does not fire for a clean residue report', () => {
     const facts: Fact[] = [
       fact('unmountDevice', 100, { volume: 'lun-1', ok: true }),
-      fact('deviceResidue', 100, { volume: 'lun-1', scsiPaths: 0, multipathMaps: 0 }),
+      fact('deviceResidue', 100, {
+        volume: 'lun-1',
+        scsiPaths: 0,
+        multipathMaps: 0,
+        mounts: 0,
+        pods: [],
+        hostProcess: false,
+        devicePathIsDevice: true,
+      }),
     ];
     expect(run(new DeviceLeakedAfterUnmount(), facts)).toEqual([]);
   });

@@ -3,7 +3,7 @@
 // for node status, the pods directory on disk, hostutil). The kubelet wires them.
 import type { Pod, RuntimePod, UID, VolumeMode } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
-import type { PluginKind, Spec, VolumePlugin } from '../../volume/volume.js';
+import type { PluginKind, Result, Spec, VolumePlugin } from '../../volume/volume.js';
 
 /** volume.VolumePluginMgr, as the volume manager uses it. */
 export interface VolumePluginMgr {
@@ -59,6 +59,13 @@ export interface VolumeHost {
    */
   isDeviceOpened(devicePath: string): boolean;
   /**
+   * volumepathhandler GetDeviceBindMountRefs(devPath, mapPath), as UnmapDevice uses it: the pods'
+   * references on a Block volume's global map path, the device files below it (`<mapPath>/{pod UID}`, a
+   * bind mount of the device; like upstream, not checked against devPath). A mapPath that does not exist
+   * lists none: UnmapDevice takes os.IsNotExist as "SetupDevice did not complete" and falls through.
+   */
+  getDeviceBindMountRefs(devicePath: string, mapPath: string): Result<string[]>;
+  /**
    * Optional: !mount.IsLikelyNotMountPoint(path), for CheckVolumeExistenceOperation during
    * reconstruction. Without it the pod's volume directory is taken as mounted.
    */
@@ -82,9 +89,10 @@ export interface VolumeHost {
   podDirVolumes?(): { uid: string; volume: string }[];
   /**
    * Optional simulator observation: publish what is left of the volume's device on the node (SCSI paths,
-   * multipath maps) at the moment the kubelet marks the device unmounted, i.e. takes it as gone.
+   * multipath maps) and what holds it at the moment the kubelet marks the device unmounted, i.e. takes
+   * it as gone; `devicePath` is the path its isDeviceOpened check was given.
    */
-  publishDeviceResidue?(volumeName: string): void;
+  publishDeviceResidue?(volumeName: string, devicePath: string): void;
   /** Optional: config.SourcesReady.AllReady(); without it the sources are ready at once. */
   sourcesReady?(): boolean;
   publish(fact: Fact): void;

@@ -247,6 +247,7 @@ export class Harness {
       getVolumesAttached: () => this.volumesAttached,
       getVolumesFromPodDir: () => o.podsOnDisk ?? [],
       isDeviceOpened: () => this.deviceOpened,
+      getDeviceBindMountRefs: () => ({ value: [], err: undefined }),
       pathExists: (path) => this.existingPaths?.has(path) ?? true,
       publish: (f) => this.facts.push(f),
     };

@@ -26,7 +26,12 @@ function setup(fixes: Fixes, mode: VolumeMode = 'Filesystem', deviceOpened = fal
     nodeName: 'node-a',
     fixes,
     volumePluginMgr: mgr,
-    host: { getVolumesAttached: () => [], isDeviceOpened: () => deviceOpened, publish: (f) => facts.push(f) },
+    host: {
+      getVolumesAttached: () => [],
+      isDeviceOpened: () => deviceOpened,
+      getDeviceBindMountRefs: () => ({ value: [], err: undefined }),
+      publish: (f) => facts.push(f),
+    },
     clock: sim,
   });
   const asw = new ActualStateOfWorld('node-a', mgr);

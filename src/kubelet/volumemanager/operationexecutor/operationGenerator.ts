@@ -49,7 +49,7 @@ export interface OperationGeneratorOptions {
   readonly volumePluginMgr: VolumePluginMgr;
   readonly host: Pick<
     VolumeHost,
-    'getVolumesAttached' | 'isDeviceOpened' | 'publishDeviceResidue' | 'publish'
+    'getVolumesAttached' | 'isDeviceOpened' | 'getDeviceBindMountRefs' | 'publishDeviceResidue' | 'publish'
   >;
   readonly clock: { readonly nowMs: number };
 }
@@ -398,7 +398,7 @@ function* unmountDeviceOp(
   const markErr = asw.markDeviceAsUnmounted(deviceToDetach.volumeName);
   if (markErr !== undefined)
     return attachedVolumeError(deviceToDetach, 'MarkDeviceAsUnmounted failed', markErr);
-  og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName);
+  og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName, deviceToDetach.devicePath);
   return undefined;
 }
 

@@ -2,16 +2,11 @@
 // Block-mode functions GenerateMapVolumeFunc, GenerateUnmapVolumeFunc and GenerateUnmapDeviceFunc.
 // The simulated host has no block path handler: MapBlockVolume / UnmapBlockVolume / RemoveMapPath
 // (symlinks and loop-device locks) are folded into the plugins' MapPodDevice / UnmapPodDevice /
-// TearDownDevice. GetDeviceBindMountRefs is the plugin's GetDeviceMountRefs on the global map path.
+// TearDownDevice. GetDeviceBindMountRefs lists the pods' references below the global map path (the host's).
 import { GoError, UncertainProgressError } from '../../../api/errors.js';
 import type { UID } from '../../../api/v1.js';
 import type { Co } from '../../../sim/index.js';
-import type {
-  Attacher,
-  BlockVolumeMapper,
-  BlockVolumeUnmapper,
-  VolumePlugin,
-} from '../../../volume/volume.js';
+import type { Attacher, BlockVolumeMapper, BlockVolumeUnmapper } from '../../../volume/volume.js';
 import {
   type ActualStateOfWorldMounterUpdater,
   type AttachedVolume,
@@ -69,7 +64,7 @@ export function generateUnmapDeviceFunc(
   const blockVolumePlugin = og.volumePluginMgr.findPluginByName(deviceToDetach.pluginName);
   const blockVolumeUnmapper = blockVolumePlugin.newBlockVolumeUnmapper(deviceToDetach.volumeSpec.name, '');
   const unmapDeviceFunc = (): Co<GoError | undefined> =>
-    unmapDeviceOp(og, deviceToDetach, asw, blockVolumePlugin, blockVolumeUnmapper);
+    unmapDeviceOp(og, deviceToDetach, asw, blockVolumeUnmapper);
   return { ops: { operationName: 'unmap_device', operationFunc: unmapDeviceFunc }, err: undefined };
 }
 
@@ -178,12 +173,12 @@ function* unmapDeviceOp(
   og: OperationGenerator,
   deviceToDetach: AttachedVolume,
   asw: ActualStateOfWorldMounterUpdater,
-  blockVolumePlugin: VolumePlugin,
   blockVolumeUnmapper: BlockVolumeUnmapper,
 ): Co<GoError | undefined> {
-  // The volume may have multiple pods referencing it; check before tearing the device down.
+  // Search under globalMapPath dir if all symbolic links from pods have been removed already.
+  // If symbolic links are there, pods may still refer the volume.
   const globalMapPath = deviceToDetach.deviceMountPath;
-  const refs = yield* blockVolumePlugin.getDeviceMountRefs(globalMapPath);
+  const refs = og.opts.host.getDeviceBindMountRefs(deviceToDetach.devicePath, globalMapPath);
   if (refs.err !== undefined) {
     return attachedVolumeError(deviceToDetach, 'UnmapDevice.GetDeviceBindMountRefs check failed', refs.err);
   }
@@ -219,6 +214,6 @@ function* unmapDeviceOp(
   const markErr = asw.markDeviceAsUnmounted(deviceToDetach.volumeName);
   if (markErr !== undefined)
     return attachedVolumeError(deviceToDetach, 'MarkDeviceAsUnmounted failed', markErr);
-  og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName);
+  og.opts.host.publishDeviceResidue?.(deviceToDetach.volumeName, deviceToDetach.devicePath);
   return undefined;
 }
