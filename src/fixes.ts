@@ -214,6 +214,15 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.27'),
     needsPodWorkerLifecycle: true,
   },
+  'terminated-pod-waits-for-volume-cleanup': {
+    prs: [115331],
+    release: '1.27',
+    backports: [],
+    summary:
+      "SyncTerminatedPod waits after WaitForUnmount until podVolumesExist is false (uncertain mounts and the pod's volume dirs on disk too) before it destroys the pod's cgroup",
+    presets: shippedFrom('1.27'),
+    needsPodWorkerLifecycle: true,
+  },
 } as const satisfies Record<string, FixDef>;
 
 export type FixId = keyof typeof FIX_TABLE;

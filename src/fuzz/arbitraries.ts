@@ -25,7 +25,7 @@ import {
   type VolumeDecl,
 } from '../scenario/types.js';
 import type { PluginKind } from '../volume/volume.js';
-import { type JobsDraft, jobsDraft, placeJobs } from './jobs.js';
+import { CRASH_LOOP_ONE_IN, crashLoopDraft, type JobsDraft, jobsDraft, placeJobs } from './jobs.js';
 import { type KillSequenceDraft, killSequenceDraft, placeKillSequence } from './killSequence.js';
 import {
   CHAIN_PLOTS,
@@ -476,11 +476,11 @@ export const draftArbitraryBeforeSlowTearDown: fc.Arbitrary<ScenarioDraft> = fc
   );
 
 /**
- * The campaigns' generator: the one above, and of its cases that are neither jobs nor slow-staging cases
+ * The generator before crash loops: the one above, and of its cases that are neither jobs nor slow-staging cases
  * one in SLOW_TEARDOWN_ONE_IN a slow-teardown case, its pick and draft drawn after every other draw (so
  * every other case stays the case it was; test/fuzz/slowTearDown.test.ts checks it draw for draw).
  */
-export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryBeforeCrashLoops: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(
     draftArbitraryBeforeSlowTearDown,
     // Unbiased, as the slow-staging pick is, so that the early cases are not displaced more often.
@@ -493,6 +493,19 @@ export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
     before.profile === 'jobs' || before.profile === 'slowStaging' || pick !== SLOW_TEARDOWN_ONE_IN - 1
       ? before
       : tearDown,
+  );
+
+/**
+ * The campaigns' generator: the one above, and of its jobs cases one in CRASH_LOOP_ONE_IN crash-loops its
+ * first pod, the pick and the loop drawn after every other draw (so every other case stays the case it
+ * was; test/fuzz/jobs.test.ts checks it draw for draw).
+ */
+export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(draftArbitraryBeforeCrashLoops, fc.noBias(fc.nat({ max: CRASH_LOOP_ONE_IN - 1 })), crashLoopDraft)
+  .map(([before, pick, crashLoop]) =>
+    before.profile !== 'jobs' || pick !== CRASH_LOOP_ONE_IN - 1
+      ? before
+      : { ...before, jobs: { ...before.jobs, crashLoop } },
   );
 
 // ---- the fix-up ------------------------------------------------------------------------------------------

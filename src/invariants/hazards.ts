@@ -184,8 +184,10 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#113563', 'kubernetes/kubernetes#138721'],
     summary:
       "a pod volume whose TearDown failed is marked VolumeMountUncertain (#100183), and WaitForUnmount counts only VolumeMounted (GetMountedVolumesForPod): syncTerminatedPod goes on as if every volume were unmounted and destroys the pod's cgroup while the mount is still on the node (podVolumesExist, which also counts uncertain mounts and the disk, still holds the API deletion back)",
-    open: 'release-1.23 volume_manager.go WaitForUnmount (and master still): issue #113563 is open; PR #138721 (WaitForUnmount on GetPossiblyMountedVolumesForPod) is not merged',
+    open: 'release-1.23 volume_manager.go WaitForUnmount (and master still): issue #113563 is open; PR #138721 (WaitForUnmount on GetPossiblyMountedVolumesForPod) is not merged; but since #115331 (1.27) SyncTerminatedPod also polls podVolumesExist, which counts uncertain mounts, before it destroys the cgroup (fix terminated-pod-waits-for-volume-cleanup)',
+    fixedBy: 'terminated-pod-waits-for-volume-cleanup',
     scenario: 'teardown-fails-cgroup-destroyed',
+    shownUnder: '1.26',
     explains: ['pod-cgroup-destroyed-with-volumes'],
   },
   'pod-volumes-exist-ignores-block-maps': {

@@ -64,6 +64,8 @@ export const syncLoopPeriodMs = 1000; // syncCh ticker: time.NewTicker(time.Seco
 export const backOffPeriodMs = 10_000;
 export const resyncIntervalMs = 60_000; // kubeCfg.SyncFrequency default 1m
 export const containerGCPeriodMs = 60_000; // ContainerGCPeriod
+/** SyncTerminatedPod's wait for the pod's volume paths (#115331): wait.PollUntilContextCancel(100ms). */
+const terminatedVolumesPollMs = 100;
 
 /** A coroutine step that performs no effect (keeps a `*` handler a generator). */
 function* noEffects(): Co<void> {}
@@ -667,6 +669,13 @@ export class Kubelet {
     this.statusManager.setPodStatus(pod, apiPodStatus);
     const err = yield* this.volumeManager.waitForUnmount(pod);
     if (err !== undefined) return err;
+    if (this.fixes.on('terminated-pod-waits-for-volume-cleanup')) {
+      // #115331 (1.27): "This waiting loop relies on the background cleanup": podVolumesExist also counts
+      // uncertain mounts and the pod's volume dirs on disk, which WaitForUnmount's actual state may miss
+      // (a kubelet that restarted and has not reconstructed yet). Polled every 100 ms until the pod
+      // worker's context ends: here, the kubelet process.
+      while (this.volumeManager.podVolumesExist(pod.metadata.uid)) yield* sleep(terminatedVolumesPollMs);
+    }
     this.host.podCgroups.delete(pod.metadata.uid); // pcm.Destroy
     this.statusManager.terminatePod(pod);
     return undefined;

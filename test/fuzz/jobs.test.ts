@@ -6,8 +6,13 @@
 // (the kubelet's crash-loop back-off deciding when the next attempt comes).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FUZZ_NODES } from '../../src/fuzz/arbitraries.js';
-import { jobsDraft, placeJobs } from '../../src/fuzz/jobs.js';
+import {
+  draftArbitraryBeforeCrashLoops,
+  FUZZ_NODES,
+  scenarioDraftArbitrary,
+} from '../../src/fuzz/arbitraries.js';
+import { CaseStream } from '../../src/fuzz/caseStream.js';
+import { CRASH_LOOP_ONE_IN, jobsDraft, placeJobs } from '../../src/fuzz/jobs.js';
 import { scenariosOfCases } from '../../src/fuzz/shrink.js';
 import { parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
 import type { CreatePodAction, Scenario } from '../../src/scenario/types.js';
@@ -54,6 +59,28 @@ const SHAPES = {
     return cs.some((c) => cs.some((d) => d.a.pod === c.a.pod && d.atMs > c.atMs)) && exitsZero(s, 'Never');
   },
 } as const;
+
+describe('crash loops', () => {
+  it('change only the jobs cases they land in: their draws come after all the earlier ones', () => {
+    for (const seed of [1, 2]) {
+      const now = new CaseStream(scenarioDraftArbitrary, seed);
+      const before = new CaseStream(draftArbitraryBeforeCrashLoops, seed);
+      let looped = 0;
+      let jobs = 0;
+      for (let i = 0; i < 2_000; i++) {
+        const d = now.valueAt(i);
+        const was = before.valueAt(i);
+        if (was.profile === 'jobs') jobs++;
+        if (d.profile === 'jobs' && d.jobs.crashLoop !== undefined) {
+          looped++;
+          expect(was.profile === 'jobs' && { ...was.jobs, crashLoop: d.jobs.crashLoop }).toEqual(d.jobs);
+        } else expect(d, `case ${i} of seed ${seed}`).toEqual(was);
+      }
+      expect(looped).toBeGreaterThan(jobs / CRASH_LOOP_ONE_IN / 3);
+      expect(looped).toBeLessThan((jobs / CRASH_LOOP_ONE_IN) * 2);
+    }
+  });
+});
 
 describe('the jobs profile', () => {
   it('places every draft as a valid scenario that survives the writer and the loader', () => {

@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  draftArbitraryBeforeCrashLoops,
   draftArbitraryBeforeSlowTearDown,
   FUZZ_NODES,
   SLOW_TEARDOWN_ONE_IN,
@@ -73,7 +74,7 @@ describe('the slow-teardown profile', () => {
 
   it('leaves every other case as it was: its draws come after all the earlier ones', () => {
     for (const seed of [1, 2]) {
-      const now = new CaseStream(scenarioDraftArbitrary, seed);
+      const now = new CaseStream(draftArbitraryBeforeCrashLoops, seed);
       const before = new CaseStream(draftArbitraryBeforeSlowTearDown, seed);
       let displaced = 0;
       let eligible = 0;
