@@ -116,7 +116,11 @@ describe('labels and replay flags', () => {
       'dsw-terminating-pod-on-restart=on',
     ];
     expect(fixesOption('1.22', picks).label()).toBe('1.26');
-    const rework = ['orphan-pod-worker-terminates=on', 'terminal-pod-first-sight-synced=on'];
+    const rework = [
+      'orphan-pod-worker-terminates=on',
+      'terminal-pod-first-sight-synced=on',
+      'terminated-pod-waits-for-volume-cleanup=on',
+    ];
     expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('all');
     expect(new Fixes(Fixes.of('1.22').ids()).label()).toBe('1.23');
   });

@@ -103,8 +103,9 @@ export const HAZARDS = {
     ],
     summary:
       'after a kubelet restart, a volume whose reconstruction fails is left alone when a pod still wants it ("Volume exists in desired state, skip cleaning up mounts", hoping the reconciler\'s SetUp puts it into the actual state); with #114326 a pod the API has terminating is such a pod: its containers stop, WaitForUnmount (actual state only) returns at once, syncTerminatedPod destroys the cgroup with the mount still on the node, and once the pod leaves the desired state before any SetUp the volume is in neither state of the world: never unmounted, dropped from volumesInUse and detached under its global mount',
-    open: 'syncStates in reconstruct.go (1.24-1.26 with #114326) and cleanOrphanVolumes in reconstruct_new.go (1.27 and later) skip a failed volume the desired state holds; nothing cleans it up once that pod is gone (#110670 tracks the volumes skipped because they were desired only when their reconstruction succeeded). The race is the one #52683 (item 2: "if at a point neither desired state and actual state has the volume information") and #75345 (a pod deleted during a kubelet restart leaves the desired state before the actual state records the mount) report; both were closed by the bot, unfixed. Found by podrace fuzz (seed 1, case 1402 with #114326 on)',
+    open: 'syncStates in reconstruct.go (1.24-1.26 with #114326) and cleanOrphanVolumes in reconstruct_new.go (1.27 and later) skip a failed volume the desired state holds; nothing cleans it up once that pod is gone (#110670 tracks the volumes skipped because they were desired only when their reconstruction succeeded). The race is the one #52683 (item 2: "if at a point neither desired state and actual state has the volume information") and #75345 (a pod deleted during a kubelet restart leaves the desired state before the actual state records the mount) report; both were closed by the bot, unfixed. Found by podrace fuzz (seed 1, case 1402 with #114326 on). From 1.27 on, the SyncTerminatedPod of #115331 waits for podVolumesExist (the volume dir of the pod on disk) before it destroys the cgroup, so the bundled scenario shows it under 1.26',
     scenario: 'failed-reconstruction-terminating-pod',
+    shownUnder: '1.26',
     explains: [
       'pod-cgroup-destroyed-with-volumes',
       'pod-deleted-before-volumes-reclaimed',
@@ -196,6 +197,9 @@ export const HAZARDS = {
       "podVolumesExist (PodResourcesAreReclaimed, cleanupOrphanedPodCgroups) asks the actual state, then the disk: but the disk half reads only the pod's volumes/ dir for mount points, never volumeDevices/. While the actual state does not hold a Block volume (a kubelet just restarted and has not reconstructed yet, or lost it), a pod whose Block volume is still mapped counts as reclaimed: the API deletion is finalised and the cgroup destroyed with the device link and map reference still on the node",
     open: 'release-1.23 kubelet_getters.go getPodVolumePathListFromDisk (and master still) reads getPodVolumesDir only; #61229 (the disk check misses volumes that are not mounts) closed as rotten, #72346 (rethink the check) is open',
     scenario: 'block-volume-deleted-before-reconstruction',
+    // From 1.27 the SyncTerminatedPod of #115331 polls podVolumesExist, which gives reconstruction the time
+    // to put the Block volume back: the scenario shows it under the release before.
+    shownUnder: '1.26',
     explains: ['pod-deleted-before-volumes-reclaimed', 'pod-cgroup-destroyed-with-volumes'],
   },
   'terminal-on-first-sight-not-synced': {

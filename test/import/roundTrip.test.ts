@@ -25,6 +25,8 @@ const CANNOT: Record<string, string> = {
   'static-pod-rapid-updates off: unstarted-static-pod-terminated, orphan-pod-worker-terminates':
     'container counts of static pods never started',
   'static-pod-uid-reuse-evicted off: pod-uid-reuse-restart': 'the static pod UID (manifest content)',
+  'iscsi-kubelet-restart-reconstruct-procmounts fixes: all':
+    'a device the kubelet found still open (its isDeviceOpened line) is read as a host process holding it',
   'terminal-pod-first-sight-not-synced kubelet: 1.26': 'restartPolicy Never',
   'terminal-pod-first-sight-not-synced off: terminal-pod-first-sight-synced': 'restartPolicy Never',
 };
