@@ -248,6 +248,18 @@ export const HAZARD_IDS = Object.keys(HAZARDS) as readonly HazardId[];
 
 const cleanupKey = (node: string, uid: string, volume: string): string => `${node}\0${uid}\0${volume}`;
 
+/** The hazards whose volume ends in neither state of the world, so the kubelet never tears it down again. */
+const FORGOTTEN_VOLUME_HAZARDS: ReadonlySet<HazardId> = new Set<HazardId>([
+  'failed-reconstruction-left-to-terminating-pod',
+  'one-shot-reconstruction-gap',
+]);
+
+/** The violation's release (its last cause) is a fence: the attach/detach controller's detach, not the kubelet. */
+function releasedByFence(v: Violation): boolean {
+  const f = v.causes[v.causes.length - 1];
+  return f?.kind === 'deviceReleased' && f.action === 'fence';
+}
+
 /** The violation's release (its last cause) happened while a host process, and nothing else, held the device. */
 function releasedUnderHostProcessOnly(v: Violation): boolean {
   const f = v.causes[v.causes.length - 1];
@@ -350,9 +362,13 @@ export class HazardTracker {
           if (f.podDirVolumes.some((d) => d.volume === volume)) continue;
           this.#mark('one-shot-reconstruction-gap', f.atMs, f.node, null, volume);
         }
+        // A pod's reference left on a Block volume's global map only holds that map up: the kubelet's own
+        // UnmapDevice then refuses (GetDeviceBindMountRefs), so the pod never finishes terminating. The
+        // device's release, a second node's mount or a wrong volumesInUse follow only from a device that
+        // itself dropped out (the marker above); one torn down under the reference is the kubelet's bug.
         for (const m of f.unreconstructedPodMaps) {
           if (f.podDirVolumes.some((d) => d.uid === m.uid && d.volume === m.volume)) continue;
-          this.#mark('one-shot-reconstruction-gap', f.atMs, f.node, m.uid, m.volume);
+          this.#mark('one-shot-reconstruction-gap', f.atMs, f.node, m.uid, m.volume, ['termination-stuck']);
         }
         return;
       case 'fcDetachRetryExhausted':
@@ -448,6 +464,12 @@ export class HazardTracker {
     // The kubelet lets iSCSI detach only what no mount and no pod holds (GetDeviceMountRefs, the actual
     // state's mounted pods): the hazard explains a release under a host process alone, nothing else.
     if (id === 'iscsi-detach-ignores-open-device' && !releasedUnderHostProcessOnly(v)) return false;
+    // A volume in neither state of the world is one the kubelet never tears down: what takes its device is
+    // the attach/detach controller's detach (a CSI ControllerUnpublish fences the LUN). A logout or a SCSI
+    // delete is the kubelet's own teardown, which its checks should have held back, excused by nothing.
+    if (FORGOTTEN_VOLUME_HAZARDS.has(id) && v.invariant === 'device-released-while-open' && !releasedByFence(v)) {
+      return false;
+    }
     // The skipped check excuses only the marking it skipped for, not a later one with a real path.
     if (id === 'device-open-check-skips-reconstructed-path' && m.atMs !== v.atMs) return false;
     if (m.only !== null && !m.only.includes(v.invariant)) return false;

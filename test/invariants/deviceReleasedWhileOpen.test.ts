@@ -282,3 +282,70 @@ describe('planted bug: FC DetachDisk deletes the disks after a failed multipath 
     expect(runFc('multipathFlushBusy').map((v) => v.invariant)).not.toContain('device-released-while-open');
   });
 });
+
+describe('hazards of a forgotten volume explain only the controller fence', () => {
+  // failed-reconstruction-left-to-terminating-pod and one-shot-reconstruction-gap leave a volume in
+  // neither state of the world: the kubelet never tears it down, only the attach/detach controller's
+  // detach takes the device. A logout or SCSI delete under the volume is the kubelet's own (planted in
+  // mutation as vm-unmap-device-refs-off-by-one: UnmapDevice tolerating one pod's reference).
+  const violation = (action: 'fence' | 'logout' | 'scsiDelete'): Violation => {
+    const r = released(83_000, { action, mounts: 1 });
+    return {
+      invariant: 'device-released-while-open',
+      atMs: r.atMs,
+      node: r.node,
+      pod: null,
+      uid: null,
+      volume: r.volume,
+      message: '',
+      causes: [r],
+    };
+  };
+  const tracker = (...facts: Fact[]): HazardTracker => {
+    const t = new HazardTracker();
+    for (const f of facts) t.onFact(f);
+    return t;
+  };
+  const failedReconstruction: Fact[] = [
+    fact('faultInjected', 1_000, { fault: 'constructVolumeSpec', volume: 'lun-1' }),
+    fact('volumeReconstruction', 2_000, {
+      uid: 'uid-db',
+      pod: 'db',
+      volume: 'lun-1',
+      mode: 'Block',
+      ok: false,
+      inconsistentRead: false,
+      outcome: 'skippedDesired',
+      podKnown: true,
+      podTerminating: false,
+    }),
+  ];
+  const finished = (devices: string[], maps: { uid: string; volume: string }[]): Fact =>
+    fact('reconstructionFinished', 2_000, {
+      unreconstructedDevices: devices,
+      unreconstructedPodMaps: maps,
+      podDirVolumes: [],
+    });
+
+  it('a failed reconstruction left to a terminating pod: the fence yes, the kubelet logout or delete no', () => {
+    const t = tracker(...failedReconstruction);
+    expect(t.explain(violation('fence'))).toBe('failed-reconstruction-left-to-terminating-pod');
+    expect(t.explain(violation('logout'))).toBeNull();
+    expect(t.explain(violation('scsiDelete'))).toBeNull();
+  });
+
+  it("#85476's gap: a device nobody reconstructed may be fenced; a pod's stale map reference only stalls termination", () => {
+    const device = tracker(finished(['lun-1'], []));
+    expect(device.explain(violation('fence'))).toBe('one-shot-reconstruction-gap');
+    expect(device.explain(violation('logout'))).toBeNull();
+    const map = tracker(finished([], [{ uid: 'uid-db', volume: 'lun-1' }]));
+    expect(map.explain(violation('fence'))).toBeNull();
+    const stuck: Violation = {
+      ...violation('fence'),
+      invariant: 'termination-stuck',
+      uid: 'uid-db',
+      causes: [],
+    };
+    expect(map.explain(stuck)).toBe('one-shot-reconstruction-gap');
+  });
+});
