@@ -82,6 +82,8 @@ export interface VolumeChainDraft {
   } | null;
   /** A fault armed on a step's node at its creation. */
   readonly fault: { readonly step: number; readonly fault: ChainFaultDraft } | null;
+  /** Set by the restart plot only (never drawn): the first TearDown after the restart fails too. */
+  readonly cleanupTearDownFails?: boolean;
 }
 
 const chainStep: fc.Arbitrary<ChainStepDraft> = fc.record({
@@ -245,6 +247,12 @@ export function placeVolumeChain(
     // down, so its reconstruction meets them.
     const armAt = f.kind === 'procMounts' && restartAt !== undefined ? restartAt : createAt;
     entries.push({ atMs: armAt, action: { kind: 'fault', fault } });
+    if (d.cleanupTearDownFails === true) {
+      entries.push({
+        atMs: armAt,
+        action: { kind: 'fault', fault: { kind: 'tearDown', node, volume, times: 1, delayMs: null } },
+      });
+    }
   }
   return { entries, volume: { plugin: d.plugin, block: d.block, access: d.access }, settleMs };
 }
@@ -300,6 +308,7 @@ function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
     }
     case 'restart': {
       const fault = d.fault?.fault;
+      if (fault?.kind === 'tearDown') return staleCleanup(d, first, second, rest, lifeMs);
       const reconstruction: ChainFaultDraft =
         fault?.kind === 'constructVolumeSpec'
           ? fault
@@ -329,6 +338,40 @@ function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
         fault: { step: 0, fault: { kind: 'unmountDeviceForever' } },
       };
   }
+}
+
+/**
+ * The restart plot when its drawn fault is a TearDown failure: the first pod is force-deleted while its
+ * kubelet is down, so the restarted kubelet knows no pod of the volume; its reconstruction fails
+ * (constructVolumeSpec) and cleanupMounts' one TearDown fails too, leaving the pod's bind mount of the
+ * global mount on the node for good (#101791, #85834). The next pod then takes the volume on the same
+ * node: the kubelet mounts the device again and, when that pod goes, its UnmountDevice meets the stale
+ * bind mount (GetDeviceMountRefs: "the device mount path is still mounted by other references").
+ */
+function staleCleanup(
+  d: VolumeChainDraft,
+  first: ChainStepDraft,
+  second: ChainStepDraft,
+  rest: readonly ChainStepDraft[],
+  lifeMs: number,
+): VolumeChainDraft {
+  const beforeDeleteMs = d.restart?.beforeDeleteMs ?? 2_000;
+  return {
+    ...d,
+    block: false,
+    steps: [
+      { ...first, lifeMs, force: true, sibling: false },
+      { ...second, node: first.node, lifeMs: second.lifeMs ?? 30_000 },
+      ...rest,
+    ],
+    restart: {
+      step: 0,
+      beforeDeleteMs,
+      downForMs: Math.max(d.restart?.downForMs ?? 0, beforeDeleteMs + 5_000),
+    },
+    fault: { step: 0, fault: { kind: 'constructVolumeSpec' } },
+    cleanupTearDownFails: true,
+  };
 }
 
 // ---- static pod chain -------------------------------------------------------------------------------------

@@ -250,6 +250,7 @@ const cleanupKey = (node: string, uid: string, volume: string): string => `${nod
 
 /** The hazards whose volume ends in neither state of the world, so the kubelet never tears it down again. */
 const FORGOTTEN_VOLUME_HAZARDS: ReadonlySet<HazardId> = new Set<HazardId>([
+  'reconstruction-fails-other-error',
   'failed-reconstruction-left-to-terminating-pod',
   'one-shot-reconstruction-gap',
 ]);

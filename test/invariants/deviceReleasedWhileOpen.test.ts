@@ -334,6 +334,18 @@ describe('hazards of a forgotten volume explain only the controller fence', () =
     expect(t.explain(violation('scsiDelete'))).toBeNull();
   });
 
+  it("#101791's cleanupMounts: the fence yes, the kubelet's SCSI delete under the pod's stale bind mount no", () => {
+    const cleanup = tracker(failedReconstruction[0] as Fact, {
+      ...(failedReconstruction[1] as FactOf<'volumeReconstruction'>),
+      mode: 'Filesystem',
+      outcome: 'cleanupMounts',
+      podKnown: false,
+    });
+    expect(cleanup.explain(violation('fence'))).toBe('reconstruction-fails-other-error');
+    expect(cleanup.explain(violation('scsiDelete'))).toBeNull();
+    expect(cleanup.explain(violation('logout'))).toBeNull();
+  });
+
   it("#85476's gap: a device nobody reconstructed may be fenced; a pod's stale map reference only stalls termination", () => {
     const device = tracker(finished(['lun-1'], []));
     expect(device.explain(violation('fence'))).toBe('one-shot-reconstruction-gap');
