@@ -468,7 +468,11 @@ export class HazardTracker {
     // A volume in neither state of the world is one the kubelet never tears down: what takes its device is
     // the attach/detach controller's detach (a CSI ControllerUnpublish fences the LUN). A logout or a SCSI
     // delete is the kubelet's own teardown, which its checks should have held back, excused by nothing.
-    if (FORGOTTEN_VOLUME_HAZARDS.has(id) && v.invariant === 'device-released-while-open' && !releasedByFence(v)) {
+    if (
+      FORGOTTEN_VOLUME_HAZARDS.has(id) &&
+      v.invariant === 'device-released-while-open' &&
+      !releasedByFence(v)
+    ) {
       return false;
     }
     // The skipped check excuses only the marking it skipped for, not a later one with a real path.

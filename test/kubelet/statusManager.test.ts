@@ -108,3 +108,67 @@ describe('convertToAPIContainerStatuses', () => {
     expect(status).toEqual({ phase: 'Succeeded', containerStatuses: [terminated(0)] });
   });
 });
+
+describe('StatusManager.syncPod against a pod re-created under the same name', () => {
+  // status_manager.go syncPod: a fetched pod whose UID differs was deleted and re-created ("skipping
+  // status update", and the old UID's status is dropped); otherwise the patch and the final delete carry
+  // the fetched pod's UID as their precondition.
+  function world(apiPod: Pod) {
+    const sim = new Sim(1);
+    const calls: string[] = [];
+    const unused = (): never => {
+      throw new Error('unexpected API call');
+    };
+    const client: KubeClient = {
+      // biome-ignore lint/correctness/useYield: a fake API answering at once
+      getPod: function* () {
+        calls.push(`get ${apiPod.metadata.name}`);
+        return apiPod;
+      },
+      // biome-ignore lint/correctness/useYield: a fake API answering at once
+      patchPodStatus: function* (uid) {
+        calls.push(`patch ${uid}`);
+        return undefined;
+      },
+      // biome-ignore lint/correctness/useYield: a fake API answering at once
+      deletePod: function* (_ns, _name, uid) {
+        calls.push(`delete ${uid}`);
+        return undefined;
+      },
+      getNode: unused,
+      patchNodeStatus: unused,
+      renewLease: unused,
+      getVolumesAttached: unused,
+      createMirrorPod: unused,
+      deleteMirrorPod: unused,
+    };
+    const sm = new StatusManager(
+      sim,
+      new ProcessGroup('kubelet'),
+      client,
+      { getPodByUID: () => undefined },
+      { podResourcesAreReclaimed: () => true },
+    );
+    sm.start();
+    return { sim, sm, calls };
+  }
+
+  it("skips the old UID's status and forgets it when the name now holds another pod", () => {
+    const old = pod('Never');
+    const recreated: Pod = { ...old, metadata: { ...old.metadata, uid: 'u2' } };
+    const { sim, sm, calls } = world(recreated);
+    sm.setPodStatus(old, { phase: 'Succeeded', containerStatuses: [terminated(0)] });
+    sim.run({ horizonMs: 25_000, maxEvents: 10_000 });
+    expect(calls).toEqual(['get job']);
+    expect(sm.getPodStatus('u1')).toBeUndefined();
+  });
+
+  it('patches and deletes the fetched pod with its own UID as the precondition', () => {
+    const p = pod('Never');
+    const deleting: Pod = { ...p, metadata: { ...p.metadata, deletionTimestamp: 1_000 } };
+    const { sim, sm, calls } = world(deleting);
+    sm.setPodStatus(deleting, { phase: 'Succeeded', containerStatuses: [terminated(0)] });
+    sim.run({ horizonMs: 5_000, maxEvents: 10_000 });
+    expect(calls).toEqual(['get job', 'patch u1', 'delete u1']);
+  });
+});

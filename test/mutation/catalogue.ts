@@ -208,8 +208,8 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'sm-sync-other-pod-of-name',
     file: 'src/kubelet/status/statusManager.ts',
-    find: '    if (pod === undefined || pod.metadata.uid !== uid) return; // deleted, or deleted and recreated',
-    replace: '    if (pod === undefined) return; // deleted, or deleted and recreated',
+    find: '    if (pod.metadata.uid !== uid) {\n      // "Pod was deleted and then recreated, skipping status update": this status is not the new pod\'s.\n      this.deletePodStatus(uid);\n      return;\n    }\n',
+    replace: '',
     why: "syncPod does not check the UID of the pod it fetched by name: a pod re-created under the same name is judged (and deleted) with the other one's state",
   },
   {

@@ -189,14 +189,24 @@ export class StatusManager {
   private *syncPod(uid: UID, status: VersionedPodStatus): Co<void> {
     if (!this.needsUpdate(uid, status)) return;
     const pod = yield* this.kubeClient.getPod(status.podNamespace, status.podName);
-    if (pod === undefined || pod.metadata.uid !== uid) return; // deleted, or deleted and recreated
+    if (pod === undefined) return; // "Pod not found, doing nothing"
+    if (pod.metadata.uid !== uid) {
+      // "Pod was deleted and then recreated, skipping status update": this status is not the new pod's.
+      this.deletePodStatus(uid);
+      return;
+    }
     const merged = this.mergePodStatus(pod, status.status);
-    const err = yield* this.kubeClient.patchPodStatus(uid, merged);
+    // Upstream patches and deletes the pod it fetched (pod.UID is the patch's and the delete's precondition).
+    const err = yield* this.kubeClient.patchPodStatus(pod.metadata.uid, merged);
     if (err !== undefined) return;
-    this.apiStatusVersions.set(uid, status.version);
+    this.apiStatusVersions.set(pod.metadata.uid, status.version);
     // canBeDeleted judges the version just patched (upstream: m.canBeDeleted(pod, status.status)).
     if (this.canBeDeleted(pod, status.status)) {
-      const delErr = yield* this.kubeClient.deletePod(pod.metadata.namespace, pod.metadata.name, uid);
+      const delErr = yield* this.kubeClient.deletePod(
+        pod.metadata.namespace,
+        pod.metadata.name,
+        pod.metadata.uid,
+      );
       if (delErr === undefined) this.deletePodStatus(uid);
     }
   }
