@@ -8,6 +8,7 @@
 //   mkdir /tmp/stryker && npm i --prefix /tmp/stryker @stryker-mutator/core@10.1.1 @stryker-mutator/instrumenter@10.1.1
 //   npx tsx test/mutation/stryker/main.ts --stryker /tmp/stryker --count          (the table, runs nothing)
 //   npx tsx test/mutation/stryker/main.ts --stryker /tmp/stryker --list --size 60 --seed 22  (the sample)
+//   npx tsx test/mutation/stryker/main.ts --stryker /tmp/stryker --typecheck     (which of it tsc refuses)
 //   npx tsx test/mutation/stryker/main.ts --stryker /tmp/stryker --size 60 --seed 22 [--jobs 1] [--probe N]
 //
 // Writes .mutation/stryker-report.json (the counts, the sample, every verdict and the baseline).
@@ -28,6 +29,7 @@ import {
   type StrykerMutant,
   whereOf,
 } from './sample.js';
+import { typeChecker } from './typecheck.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const REPORT = join(root, '.mutation', 'stryker-report.json');
@@ -37,6 +39,7 @@ interface Args {
   stryker: string;
   count: boolean;
   list: boolean;
+  typecheck: boolean;
   size: number;
   seed: number;
   jobs: number;
@@ -45,7 +48,7 @@ interface Args {
 }
 
 const USAGE =
-  'usage: tsx test/mutation/stryker/main.ts --stryker DIR [--count | --list] [--size N] [--seed N] [--jobs N] [--probe N] [--only i,j]';
+  'usage: tsx test/mutation/stryker/main.ts --stryker DIR [--count | --list | --typecheck] [--size N] [--seed N] [--jobs N] [--probe N] [--only i,j]';
 
 function parseArgs(argv: readonly string[]): Args {
   const a: Args = {
@@ -70,6 +73,7 @@ function parseArgs(argv: readonly string[]): Args {
     if (flag === '--stryker') a.stryker = v() ?? '';
     else if (flag === '--count') a.count = true;
     else if (flag === '--list') a.list = true;
+    else if (flag === '--typecheck') a.typecheck = true;
     else if (flag === '--size') a.size = int('--size', v(), 1);
     else if (flag === '--seed') a.seed = int('--seed', v(), 0);
     else if (flag === '--jobs') a.jobs = int('--jobs', v(), 1);
@@ -186,10 +190,19 @@ async function main(): Promise<void> {
   printCounts(mutants, log);
   if (a.count) return;
   const sample = drawSample(mutants, a.size, a.seed);
-  if (a.list) {
+  if (a.list || a.typecheck) {
+    const check = a.typecheck ? typeChecker(root) : undefined;
+    let rejected = 0;
     sample.forEach((m, i) => {
-      log(`[${i + 1}] ${whereOf(m)} ${m.mutatorName} ${JSON.stringify(m.replacement)}`);
+      const text = readFileSync(join(root, m.file), 'utf8');
+      if (check !== undefined && i === 0 && check(m.file, text).error !== undefined)
+        throw new Error(`${m.file} does not type-check unmutated`);
+      const error = check?.(m.file, applyStryker(text, m)).error;
+      if (error !== undefined) rejected++;
+      const tsc = check === undefined ? '' : error === undefined ? ' tsc: ok' : ` tsc: ${error}`;
+      log(`[${i + 1}] ${whereOf(m)} ${m.mutatorName} ${JSON.stringify(m.replacement)}${tsc}`);
     });
+    if (check !== undefined) log(`tsc rejects ${rejected} of ${sample.length}`);
     return;
   }
   const chosen =
