@@ -34,6 +34,8 @@ import { typeChecker } from './typecheck.js';
 const root = join(import.meta.dirname, '..', '..', '..');
 const REPORT = join(root, '.mutation', 'stryker-report.json');
 const EXPECTED_VERSION = '10.1.1';
+const HOOK = /\bpublish[A-Za-z]*\(|\.touch\(|\.writesOnly\(/;
+const ERROR_TEXT = /GoError\(|Error\(|errorf\(|Error\b.*`/;
 
 interface Args {
   stryker: string;
@@ -172,6 +174,25 @@ function printCounts(all: readonly StrykerMutant[], log: (l: string) => void): v
   }
   const t = cols.map((c) => total.get(c) ?? 0);
   log(`| all | ${t.join(' | ')} | ${t.reduce((s, x) => s + x, 0)} |`);
+  // What kind of code the mutants sit in, by the text of their first line (a heuristic, said so in the
+  // docs): the simulator's observation hooks (facts published, elision masks touched) are no kubelet
+  // behaviour, and a StringLiteral in an error's text has none either.
+  const lines = new Map<string, string[]>();
+  const lineOf = (m: StrykerMutant) => {
+    let ls = lines.get(m.file);
+    if (ls === undefined) {
+      ls = readFileSync(join(root, m.file), 'utf8').split('\n');
+      lines.set(m.file, ls);
+    }
+    return ls[m.start.line] ?? '';
+  };
+  const hooks = all.filter((m) => HOOK.test(lineOf(m)));
+  const strings = all.filter((m) => !isSampled(m));
+  const errorText = strings.filter((m) => ERROR_TEXT.test(lineOf(m)));
+  log(
+    `on a line of a simulator hook (publish / touch / writesOnly): ${hooks.length}, ${hooks.filter(isSampled).length} without StringLiteral`,
+  );
+  log(`StringLiteral: ${strings.length}, ${errorText.length} of them on a line building an error's text`);
   const sampled = all.filter(isSampled);
   log(
     `without StringLiteral: ${sampled.length} (${cols.map((c) => `${c} ${sampled.filter((m) => folderOf(m.file) === c).length}`).join(', ')})`,
