@@ -7,9 +7,9 @@
 //
 //   mkdir /tmp/stryker && npm i --prefix /tmp/stryker @stryker-mutator/core@10.1.1 @stryker-mutator/instrumenter@10.1.1
 //   npx tsx test/mutation/stryker/main.ts --stryker /tmp/stryker --count          (the table, runs nothing)
-//   npx tsx test/mutation/stryker/main.ts --stryker /tmp/stryker --list --size 60 --seed 22  (the sample)
+//   npx tsx test/mutation/stryker/main.ts --stryker /tmp/stryker --list --size 40 --seed 22  (the sample)
 //   npx tsx test/mutation/stryker/main.ts --stryker /tmp/stryker --typecheck     (which of it tsc refuses)
-//   npx tsx test/mutation/stryker/main.ts --stryker /tmp/stryker --size 60 --seed 22 [--jobs 1] [--probe N]
+//   npx tsx test/mutation/stryker/main.ts --stryker /tmp/stryker --size 40 --seed 22 [--jobs 1] [--probe N]
 //
 // Writes .mutation/stryker-report.json (the counts, the sample, every verdict and the baseline).
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -57,7 +57,8 @@ function parseArgs(argv: readonly string[]): Args {
     stryker: '',
     count: false,
     list: false,
-    size: 60,
+    typecheck: false,
+    size: 40,
     seed: 22,
     jobs: 1,
     probe: 1000,
