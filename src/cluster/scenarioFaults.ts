@@ -110,6 +110,16 @@ export class ScenarioFaults {
           line,
         });
         return;
+      case 'waitForAttach':
+        this.world.nodeOf(f.node).storage.injectFault({
+          kind: 'waitForAttach',
+          volume: f.volume,
+          times: f.times,
+          error: f.error,
+          delayMs: f.delayMs,
+          line,
+        });
+        return;
       default:
         unreachable(f, 'fault');
     }

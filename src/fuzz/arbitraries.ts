@@ -25,6 +25,12 @@ import {
   type VolumeDecl,
 } from '../scenario/types.js';
 import type { PluginKind } from '../volume/volume.js';
+import {
+  type AttachAfterRestartDraft,
+  attachAfterRestartDraft,
+  attachAfterRestartSettleMs,
+  placeAttachAfterRestart,
+} from './attachAfterRestart.js';
 import { CRASH_LOOP_ONE_IN, crashLoopDraft, type JobsDraft, jobsDraft, placeJobs } from './jobs.js';
 import { type KillSequenceDraft, killSequenceDraft, placeKillSequence } from './killSequence.js';
 import {
@@ -164,7 +170,8 @@ export type ScenarioDraft =
   | KillSequenceCaseDraft
   | JobsCaseDraft
   | SlowStagingCaseDraft
-  | SlowTearDownCaseDraft;
+  | SlowTearDownCaseDraft
+  | AttachAfterRestartCaseDraft;
 
 interface DraftBase {
   readonly seed: number;
@@ -211,6 +218,11 @@ export interface SlowStagingCaseDraft extends DraftBase {
 export interface SlowTearDownCaseDraft extends DraftBase {
   readonly profile: 'slowTearDown';
   readonly tearDown: SlowTearDownDraft;
+}
+
+export interface AttachAfterRestartCaseDraft extends DraftBase {
+  readonly profile: 'attachAfterRestart';
+  readonly attach: AttachAfterRestartDraft;
 }
 
 /** The action kinds of the mixed profile, in mask bit order. */
@@ -496,16 +508,52 @@ export const draftArbitraryBeforeCrashLoops: fc.Arbitrary<ScenarioDraft> = fc
   );
 
 /**
- * The campaigns' generator: the one above, and of its jobs cases one in CRASH_LOOP_ONE_IN crash-loops its
- * first pod, the pick and the loop drawn after every other draw (so every other case stays the case it
- * was; test/fuzz/jobs.test.ts checks it draw for draw).
+ * The generator before the attach-after-restart profile: the one above, and of its jobs cases one in
+ * CRASH_LOOP_ONE_IN crash-loops its first pod, the pick and the loop drawn after every other draw (so
+ * every other case stays the case it was; test/fuzz/jobs.test.ts checks it draw for draw).
  */
-export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryBeforeAttachAfterRestart: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(draftArbitraryBeforeCrashLoops, fc.noBias(fc.nat({ max: CRASH_LOOP_ONE_IN - 1 })), crashLoopDraft)
   .map(([before, pick, crashLoop]) =>
     before.profile !== 'jobs' || pick !== CRASH_LOOP_ONE_IN - 1
       ? before
       : { ...before, jobs: { ...before.jobs, crashLoop } },
+  );
+
+/**
+ * Of the cases that are neither jobs, slow-staging nor slow-teardown cases, one in this many is an
+ * attach-after-restart case (src/fuzz/attachAfterRestart.ts).
+ */
+export const ATTACH_AFTER_RESTART_ONE_IN = 40;
+
+const attachAfterRestartCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
+  profile: fc.constant('attachAfterRestart' as const),
+  ...draftBase,
+  attach: attachAfterRestartDraft,
+});
+
+/**
+ * The campaigns' generator: the one above, and of its cases that are neither jobs, slow-staging nor
+ * slow-teardown cases one in ATTACH_AFTER_RESTART_ONE_IN an attach-after-restart case, its pick and draft
+ * drawn after every other draw (so every other case stays the case it was;
+ * test/fuzz/attachAfterRestart.test.ts checks it draw for draw).
+ */
+export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(
+    draftArbitraryBeforeAttachAfterRestart,
+    // Unbiased, as the other rare profiles' picks are, so that the early cases are not displaced more often.
+    fc.noBias(fc.nat({ max: ATTACH_AFTER_RESTART_ONE_IN - 1 })),
+    attachAfterRestartCaseArbitrary,
+  )
+  // The pick is checked last, as `rarely` does: shrinking (towards 0) leaves the rare profile for the
+  // case it displaced, never the other way round.
+  .map(([before, pick, attach]) =>
+    before.profile === 'jobs' ||
+    before.profile === 'slowStaging' ||
+    before.profile === 'slowTearDown' ||
+    pick !== ATTACH_AFTER_RESTART_ONE_IN - 1
+      ? before
+      : attach,
   );
 
 // ---- the fix-up ------------------------------------------------------------------------------------------
@@ -564,6 +612,16 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
       placed.volumes,
       placed.entries,
       SETTLE_MS + slowTearDownSettleMs(d.tearDown),
+    );
+  }
+  if (d.profile === 'attachAfterRestart') {
+    const placed = placeAttachAfterRestart(d.attach, nodes);
+    return chainScenario(
+      d.seed,
+      nodes,
+      placed.volumes,
+      placed.entries,
+      SETTLE_MS + attachAfterRestartSettleMs(d.attach),
     );
   }
   if (d.profile === 'killSequence') {

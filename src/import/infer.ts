@@ -362,6 +362,21 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         } else if (ev.ok) {
           const kind = ev.op === 'tearDown' || ev.op === 'unmapPodDevice' ? 'tearDown' : 'mountDevice';
           if (ev.op !== 'setUp' && ev.op !== 'waitForAttach') closeFaults(`${kind}/${nodeName}/${vol}`);
+          // A staging or set-up that went through: WaitForAttach, which runs before them, did too. (The
+          // `waitForAttach` events that succeed include every "MountVolume started" line: not a success.)
+          if (ev.op !== 'waitForAttach' && ev.op !== 'attach' && ev.op !== 'detach')
+            closeFaults(`waitForAttach/${nodeName}/${vol}`);
+        } else if (!ev.ok && ev.op === 'waitForAttach') {
+          // MountVolume.WaitForAttach failed (upstream #110670's CSI driver not registered yet, an iSCSI
+          // portal that does not answer): the plugin's own error; the logged text is not replayed.
+          mergeFault(`waitForAttach/${nodeName}/${vol}`, r, t, seq, () => ({
+            kind: 'waitForAttach',
+            node: nodeName,
+            volume: vol,
+            times: 1,
+            error: null,
+            delayMs: null,
+          }));
         } else if (!ev.ok && (ev.op === 'tearDown' || ev.op === 'unmapPodDevice')) {
           mergeFault(`tearDown/${nodeName}/${vol}`, r, t, seq, () => ({
             kind: 'tearDown',
@@ -529,7 +544,10 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
 }
 
 function withTimes(f: Fault, times: number): Fault {
-  return f.kind === 'unmountDevice' || f.kind === 'tearDown' || f.kind === 'mountDevice'
+  return f.kind === 'unmountDevice' ||
+    f.kind === 'tearDown' ||
+    f.kind === 'mountDevice' ||
+    f.kind === 'waitForAttach'
     ? { ...f, times }
     : f;
 }

@@ -280,6 +280,13 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
         }
         if (kind === 'mountDevice' && f.error !== undefined)
           firing.set(`${f.node}/${f.volume}/mountDevice`, f.error);
+        // A waitForAttach firing is published as the call returns its error: the operation fails there.
+        if (kind === 'waitForAttach') {
+          const op = block(f.volume) ? 'MapVolume.WaitForAttach' : 'MountVolume.WaitForAttach';
+          // One log line: the plugin's multi-line error (iSCSI's iscsiadm output) with its breaks as spaces.
+          const err = (f.error ?? '').replace(/\s*\n\s*/g, ' ');
+          opFailed(f, f.volume, volMsg(`${op} failed`, f.volume, `on node ${q(f.node)} : ${err}`));
+        }
         break;
       }
       case 'unmountDevice': {

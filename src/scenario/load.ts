@@ -642,6 +642,19 @@ function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault 
     };
   }
   if (f.mountDevice !== undefined) return normaliseMountDeviceFault(f.mountDevice, [...at, 'mountDevice'], c);
+  if (f.waitForAttach !== undefined) {
+    const a = f.waitForAttach;
+    c.checkNode([...at, 'waitForAttach', 'node'], a.node);
+    c.checkVolume([...at, 'waitForAttach', 'volume'], a.volume);
+    return {
+      kind: 'waitForAttach',
+      node: a.node,
+      volume: a.volume,
+      times: a.times ?? DEFAULTS.faultTimes,
+      error: a.error ?? null,
+      delayMs: a.delay === undefined ? null : durationMs(a.delay),
+    };
+  }
   return undefined; // the schema has checked that there is one
 }
 

@@ -390,6 +390,27 @@ const MountDevice = mapping(
   'a mapping {node, volume, delay?, error?, times?}',
 );
 
+const WaitForAttach = mapping(
+  {
+    node: NodeName,
+    volume: VolumeName,
+    times: Times.optional(),
+    error: z
+      .string({ error: expected('an error message') })
+      .min(1, { error: expected('an error message') })
+      .max(LIMITS.errorChars, charsAtMost(LIMITS.errorChars))
+      .optional()
+      .meta({
+        description:
+          "the error each failing WaitForAttach returns; default: the plugin's upstream text (iSCSI: no path to the target, FC: no fc disk found, CSI: the VolumeAttachment GET fails)",
+      }),
+    delay: Duration(
+      'how long each failing WaitForAttach takes before it fails (a login or path wait timing out); default none',
+    ).optional(),
+  },
+  'a mapping {node, volume, times?, error?, delay?}',
+);
+
 /**
  * A mapping that must hold exactly one of `keys` (timeline entries, faults, claim fix sets). The check runs
  * even when other parts of the mapping are wrong, so a second action is reported with the rest. The issue
@@ -428,6 +449,9 @@ const FaultSchema = mapping(
     tearDown: TearDown.optional().meta({ description: 'TearDown / unmap fails' }),
     mountDevice: MountDevice.optional().meta({
       description: 'MountDevice (device staging) is slow and/or fails',
+    }),
+    waitForAttach: WaitForAttach.optional().meta({
+      description: 'WaitForAttach fails before MountDevice (MountVolume.WaitForAttach failed), then behaves',
     }),
   },
   `a fault mapping with exactly one of ${FAULT_KINDS.join(', ')}`,

@@ -26,6 +26,7 @@ export const FAULT_KINDS = [
   'containerStart',
   'tearDown',
   'mountDevice',
+  'waitForAttach',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -211,13 +212,32 @@ export interface MountDeviceFault {
   readonly times: number;
 }
 
+/**
+ * WaitForAttach of a volume on a node fails `times` times, then behaves: operation_generator.go's
+ * GenerateMountVolumeFunc (and GenerateMapVolumeFunc) calls it before MountDevice and returns
+ * "MountVolume.WaitForAttach failed" on error, so nothing is staged or set up; the reconciler retries
+ * with its exponential back-off. Each plugin fails as upstream's does (src/volume/attachFault.ts).
+ */
+export interface WaitForAttachFault {
+  readonly kind: 'waitForAttach';
+  readonly node: string;
+  readonly volume: string;
+  /** How many WaitForAttach calls fail (default 1). */
+  readonly times: number;
+  /** The error each failing call returns; null: the plugin's upstream text. */
+  readonly error: string | null;
+  /** How long each failing call takes before it fails (a login timing out); null: it fails at once. */
+  readonly delayMs: number | null;
+}
+
 export type Fault =
   | UnmountDeviceFault
   | ProcMountsFault
   | ConstructVolumeSpecFault
   | ContainerStartFault
   | TearDownFault
-  | MountDeviceFault;
+  | MountDeviceFault
+  | WaitForAttachFault;
 
 export interface FaultAction {
   readonly kind: 'fault';

@@ -227,5 +227,15 @@ function faultToYaml(f: Fault): Record<string, unknown> {
           ...times(f.times),
         },
       };
+    case 'waitForAttach':
+      return {
+        waitForAttach: {
+          node: f.node,
+          volume: f.volume,
+          ...times(f.times),
+          ...(f.error === null ? {} : { error: f.error }),
+          ...(f.delayMs === null ? {} : { delay: formatDuration(f.delayMs) }),
+        },
+      };
   }
 }

@@ -29,6 +29,13 @@ export interface MountDeviceFiring {
   readonly error: MountDeviceFailure | undefined;
 }
 
+/** What one firing of a waitForAttach fault does: how long the call takes, the error it returns. */
+export interface WaitForAttachFiring {
+  readonly delayMs: number;
+  /** undefined: the plugin's upstream text. */
+  readonly error: string | undefined;
+}
+
 /**
  * The storage part of the scenario's Fault union; a scenario fault object (with `node`) fits as is.
  * `line`: the scenario line that armed it, for the report of faults that never fired (0: none).
@@ -56,14 +63,23 @@ export type StorageFault = (
       readonly error: MountDeviceFailure | null;
       readonly times: number;
     }
+  | {
+      readonly kind: 'waitForAttach';
+      readonly volume: string;
+      readonly times: number;
+      readonly error: string | null;
+      readonly delayMs: number | null;
+    }
 ) & { readonly line?: number | undefined };
 
 interface Armed {
-  readonly kind: 'unmountDevice' | 'constructVolumeSpec' | 'tearDown' | 'mountDevice';
+  readonly kind: 'unmountDevice' | 'constructVolumeSpec' | 'tearDown' | 'mountDevice' | 'waitForAttach';
   readonly volume: string;
   readonly stage: UnmountDeviceStage | undefined;
   /** mountDevice only: what each firing does. */
   readonly firing?: MountDeviceFiring | undefined;
+  /** waitForAttach only: what each firing does. */
+  readonly attachFiring?: WaitForAttachFiring | undefined;
   /** tearDown only: how long each firing hangs before the call fails. */
   readonly hangMs?: number | undefined;
   readonly line: number;
@@ -84,12 +100,12 @@ export interface UnfiredFault {
 
 /**
  * Called on every firing: the fault's label (`unmountDevice/afterUnmount`, `procMounts`, ...), its volume
- * and, for mountDevice, what the firing does.
+ * and, for mountDevice and waitForAttach, what the firing does (waitForAttach: the error text returned).
  */
 export type FaultObserver = (
   fault: string,
   volume: string | undefined,
-  firing?: MountDeviceFiring | undefined,
+  firing?: { readonly delayMs: number; readonly error: string | undefined } | undefined,
 ) => void;
 
 /** The faults armed on one node's host. */
@@ -144,7 +160,33 @@ export class HostFaults {
           remaining: Math.max(0, f.times),
         });
         return;
+      case 'waitForAttach':
+        arm({
+          kind: f.kind,
+          volume: f.volume,
+          stage: undefined,
+          attachFiring: { delayMs: Math.max(0, f.delayMs ?? 0), error: f.error ?? undefined },
+          remaining: Math.max(0, f.times),
+        });
+        return;
     }
+  }
+
+  /**
+   * The next firing of a waitForAttach fault for `volume`, without consuming it: WaitForAttach waits its
+   * delay first, then takes it with takeWaitForAttach (so a kubelet that dies during the delay leaves
+   * the firing to the next one's call).
+   */
+  peekWaitForAttach(volume: string): WaitForAttachFiring | undefined {
+    return this.find('waitForAttach', volume, undefined)?.attachFiring;
+  }
+
+  /**
+   * Consumes one firing of a waitForAttach fault for `volume` as WaitForAttach returns `error`; false if
+   * none is left (another call took the last one meanwhile).
+   */
+  takeWaitForAttach(volume: string, delayMs: number, error: string): boolean {
+    return this.take('waitForAttach', volume, undefined, 'waitForAttach', { delayMs, error });
   }
 
   /**
@@ -249,7 +291,7 @@ export class HostFaults {
     volume: string,
     stage: UnmountDeviceStage | undefined,
     label: string,
-    firing?: MountDeviceFiring,
+    firing?: { readonly delayMs: number; readonly error: string | undefined },
   ): boolean {
     const a = this.find(kind, volume, stage);
     if (a === undefined) return false;

@@ -12,6 +12,7 @@ import { basename, dirname, join } from '../storage/fs.js';
 import type { Host } from '../storage/host.js';
 import { cleanupMountPoint, formatAndMount, getMountRefs, mount, unmount } from '../storage/mountUtils.js';
 import { CSI_TARGET_WWN } from '../storage/san.js';
+import { csiAttachmentGetErrorText, waitForAttachFault } from './attachFault.js';
 import { MetricsBlock, MetricsStatFS } from './metrics.js';
 import {
   mapBlockVolume,
@@ -206,6 +207,11 @@ class CsiAttacher implements Attacher {
   /** WaitForAttach: waitForVolumeAttachment until VolumeAttachment.Status.Attached, or the timeout. */
   *waitForAttach(spec: Spec, _devicePath: string, _podUID: UID, timeoutMs: number): Co<Result<string>> {
     const host = this.plugin.host;
+    // A waitForAttach fault: the VolumeAttachment cannot be read (the API server not reachable yet).
+    const fault = yield* waitForAttachFault(host, spec.name, () =>
+      csiAttachmentGetErrorText(spec.name, host.node),
+    );
+    if (fault !== undefined) return { value: undefined, err: fault };
     const deadline = host.sim.nowMs + timeoutMs;
     while (!host.san.isReachable(spec.name, host.node)) {
       if (host.sim.nowMs >= deadline) {

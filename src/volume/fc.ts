@@ -14,6 +14,7 @@ import {
   getMountRefs,
 } from '../storage/mountUtils.js';
 import { FC_TARGET_WWN } from '../storage/san.js';
+import { FC_NO_DISK_TEXT, waitForAttachFault } from './attachFault.js';
 import {
   attachDisk,
   detachBlockFCDisk,
@@ -190,6 +191,9 @@ class FcAttacher implements Attacher {
         err: new GoError('fc: no fc disk information found. failed to make a new mounter'),
       };
     }
+    // A waitForAttach fault: the rescan finds no disk of the LUN's WWNs (a path down, zoning not there yet).
+    const fault = yield* waitForAttachFault(this.plugin.host, spec.name, () => FC_NO_DISK_TEXT);
+    if (fault !== undefined) return { value: undefined, err: fault };
     return yield* attachDisk(this.plugin.host, disk);
   }
 

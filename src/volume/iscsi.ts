@@ -9,6 +9,7 @@ import { dirname, join } from '../storage/fs.js';
 import type { Host } from '../storage/host.js';
 import { cleanupMountPoint, getMountRefs } from '../storage/mountUtils.js';
 import { ISCSI_TARGET_IQN, ISCSI_TARGET_PORTAL } from '../storage/san.js';
+import { iscsiNoPathText, waitForAttachFault } from './attachFault.js';
 import { mountDeviceCommon } from './fc.js';
 import { diskSetUp } from './fcUtil.js';
 import {
@@ -179,6 +180,9 @@ class IscsiAttacher implements Attacher {
   *waitForAttach(spec: Spec, _devicePath: string, podUID: UID): Co<Result<string>> {
     const disk = this.plugin.iscsiDisk(spec.name, podUID);
     if (disk === undefined) return { value: undefined, err: noDiskInfo() };
+    // A waitForAttach fault: no portal of the target answers (AttachDisk gets no path to the LUN).
+    const fault = yield* waitForAttachFault(this.plugin.host, spec.name, () => iscsiNoPathText(disk.Portals));
+    if (fault !== undefined) return { value: undefined, err: fault };
     return yield* attachDisk(this.plugin.host, this.plugin.targetLocks, disk, spec.volumeMode);
   }
 

@@ -7,9 +7,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  draftArbitraryBeforeAttachAfterRestart,
   draftArbitraryBeforeCrashLoops,
   FUZZ_NODES,
-  scenarioDraftArbitrary,
 } from '../../src/fuzz/arbitraries.js';
 import { CaseStream } from '../../src/fuzz/caseStream.js';
 import { CRASH_LOOP_ONE_IN, jobsDraft, placeJobs } from '../../src/fuzz/jobs.js';
@@ -63,7 +63,7 @@ const SHAPES = {
 describe('crash loops', () => {
   it('change only the jobs cases they land in: their draws come after all the earlier ones', () => {
     for (const seed of [1, 2]) {
-      const now = new CaseStream(scenarioDraftArbitrary, seed);
+      const now = new CaseStream(draftArbitraryBeforeAttachAfterRestart, seed);
       const before = new CaseStream(draftArbitraryBeforeCrashLoops, seed);
       let looped = 0;
       let jobs = 0;

@@ -39,7 +39,8 @@ const EXPECTED: Record<string, Expected> = {
   'k3s-11708-iscsi-waitforattach-failed.log': {
     nodes: ['kubetest'],
     volumes: [['iscsipd-rw', 'iscsi', 'Filesystem']],
-    timeline: ['createPod mariadb-0 [iscsipd-rw]'],
+    // MountVolume.WaitForAttach failed (the iSCSI login): the waitForAttach fault.
+    timeline: ['createPod mariadb-0 [iscsipd-rw]', 'fault waitForAttach iscsipd-rw'],
   },
   'k8s-104785-rbd-unmap-no-header.log': {
     error: /no kubelet or kube-controller-manager line \(no klog or journald header\)/,

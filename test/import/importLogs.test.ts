@@ -32,6 +32,40 @@ const BASIC = log([
 ]);
 
 describe('importLogs', () => {
+  it('MountVolume.WaitForAttach failures in a row: one waitForAttach fault, closed by the mount that follows', () => {
+    const failed = (t: string) =>
+      `E0523 ${t}     268 nestedpendingoperations.go:335] Operation for "{volumeName:x podName: nodeName:}" failed. Error: ` +
+      `MountVolume.WaitForAttach failed for volume "pvc-1" (UniqueName: "${UNIQUE}") pod "web-0" (UID: "u1") : failed to get any path for iscsi disk`;
+    const r = run({
+      'k.log': log([
+        'I0523 09:50:58.000000     268 kubelet.go:2100] "SyncLoop ADD" source="api" pods=[default/web-0]',
+        failed('09:50:59.000000'),
+        failed('09:50:59.500000'),
+        failed('09:51:00.500000'),
+        op(
+          '09:51:08.000000',
+          'MountVolume.MountDevice succeeded',
+          'pod "web-0" (UID: "u1") device mount path "/x"',
+        ),
+        failed('09:52:00.000000'),
+      ]),
+    });
+    const faults = r.scenario.timeline.flatMap((e) =>
+      e.action.kind === 'fault' ? [[e.atMs, e.action.fault]] : [],
+    );
+    expect(faults).toEqual([
+      [
+        1_000,
+        { kind: 'waitForAttach', node: 'node-a', volume: 'pvc-1', times: 3, error: null, delayMs: null },
+      ],
+      [
+        62_000,
+        { kind: 'waitForAttach', node: 'node-a', volume: 'pvc-1', times: 1, error: null, delayMs: null },
+      ],
+    ]);
+    expect(parseScenarioText(r.yaml, 't.yaml').timeline).toEqual(r.scenario.timeline);
+  });
+
   it('a pod, its volume, its deletion and an UnmountDevice failure, with the source of each entry', () => {
     const r = run({ 'k.log': BASIC });
     expect(r.scenario.nodes).toEqual(['node-1']);

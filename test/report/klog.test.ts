@@ -50,4 +50,20 @@ describe('toKlogLines', () => {
     const t = klogText(toKlogLines(runScenario(s, { fixes: Fixes.of('fixed'), recordFacts: true }), s));
     expect(t).toMatch(/UnmountDevice failed for volume "[^"]+" .* : rpc error: code = DeadlineExceeded/);
   });
+
+  it('a failed WaitForAttach: one line per firing, at the failure, recognised as a failed waitForAttach', () => {
+    const s = load('reconstructed-volume-wait-for-attach-fails');
+    const lines = toKlogLines(runScenario(s, { fixes: Fixes.of('fixed'), recordFacts: true }), s);
+    const failed = lines.filter((l) => l.includes('MountVolume.WaitForAttach failed'));
+    expect(failed).toHaveLength(9);
+    expect(failed[0]).toContain('00:00:40.300000');
+    // iSCSI's multi-line iscsiadm output stays on one log line.
+    expect(failed[0]).toContain('last err seen: iscsi: failed to sendtargets to portal');
+    expect(recognise(parseHeader(failed[0]!)!.text)).toMatchObject({
+      kind: 'volumeOp',
+      op: 'waitForAttach',
+      ok: false,
+      volume: 'lun-1',
+    });
+  });
 });

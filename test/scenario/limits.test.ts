@@ -164,6 +164,7 @@ describe('scenario limits', () => {
       ['restartKubelet.downFor', 'restartKubelet: {node: a, downFor: %}'],
       ['fault.containerStart.delay', 'fault: {containerStart: {pod: web, delay: %}}'],
       ['fault.mountDevice.delay', 'fault: {mountDevice: {node: a, volume: v, delay: %}}'],
+      ['fault.waitForAttach.delay', 'fault: {waitForAttach: {node: a, volume: v, delay: %}}'],
     ];
     for (const [field, action] of fields) {
       const entry = (d: string) => [...pod('containers: 1'), `  - {at: 0s, ${action.replace('%', d)}}`];
@@ -189,6 +190,7 @@ describe('scenario limits', () => {
       ],
       ['tearDown.times', (n: number) => `tearDown: {node: a, volume: v, times: ${n}}`],
       ['mountDevice.times', (n: number) => `mountDevice: {node: a, volume: v, delay: 1s, times: ${n}}`],
+      ['waitForAttach.times', (n: number) => `waitForAttach: {node: a, volume: v, times: ${n}}`],
       ['procMounts.inconsistentReads', (n: number) => `procMounts: {node: a, inconsistentReads: ${n}}`],
     ] as const) {
       expect(load(scenario({ timeline: fault(f(LIMITS.faultCount)) })).timeline, kind).toHaveLength(1);
@@ -236,6 +238,13 @@ describe('scenario limits', () => {
     expect(load(scenario({ timeline: error(LIMITS.errorChars) })).timeline).toHaveLength(2);
     expect(refusal(scenario({ timeline: error(LIMITS.errorChars + 1) }))).toBe(
       'f.yaml:8:56: timeline[1].fault.containerStart.error: too long: 1001 characters (at most 1000)',
+    );
+    const attachError = (n: number) => [
+      `  - {at: 0s, fault: {waitForAttach: {node: a, volume: v, error: ${long(n)}}}}`,
+    ];
+    expect(load(scenario({ timeline: attachError(LIMITS.errorChars) })).timeline).toHaveLength(1);
+    expect(refusal(scenario({ timeline: attachError(LIMITS.errorChars + 1) }))).toMatch(
+      /^f\.yaml:7:\d+: timeline\[0\]\.fault\.waitForAttach\.error: too long: 1001 characters \(at most 1000\)$/,
     );
     expect(refusal(`name: ${long(101)}\ncluster: {nodes: [a]}\ntimeline: []\n`)).toBe(
       'f.yaml:1:7: name: too long for a scenario name: 101 characters (at most 100)',

@@ -63,6 +63,7 @@ const STEP_KINDS = [
   'containerStart',
   'tearDown',
   'mountDevice',
+  'waitForAttach',
 ] as const;
 
 const step = fc.record({
@@ -227,6 +228,17 @@ function build(
         });
         break;
       }
+      case 'waitForAttach':
+        if (vol !== undefined)
+          action = fault({
+            kind: 'waitForAttach',
+            node,
+            volume: vol,
+            times: s.count,
+            error: s.error,
+            delayMs: s.delayMs,
+          });
+        break;
     }
     if (action !== undefined) timeline.push({ atMs, line: 0, action });
   }
