@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
+import { HazardTracker } from '../../src/invariants/hazards.js';
 import { DeviceUnmountedWhileOpen } from '../../src/invariants/index.js';
 import type { Violation } from '../../src/invariants/types.js';
 import { runScenario } from '../../src/run/run.js';
@@ -100,5 +101,45 @@ describe('device-unmounted-while-open (runs)', () => {
       (x) => x.invariant === 'device-unmounted-while-open',
     );
     expect(v.map((x) => x.knownOpen)).toEqual(['device-open-check-skips-reconstructed-path']);
+  });
+});
+
+describe('hazard device-open-check-skips-reconstructed-path', () => {
+  // #36092's TODO skips isDeviceOpened for a path that is no device: upstream reaches it with the empty
+  // device path a reconstructed FC / iSCSI volume takes from node status. An empty path on a volume no
+  // reconstruction touched is the kubelet's own (StrykerJS's sample: MapVolume without WaitForAttach).
+  const skipped = residue({ mounts: 1, devicePathIsDevice: false });
+  const violation = (): Violation => {
+    const v = check([skipped])[0];
+    if (v === undefined) throw new Error('device-unmounted-while-open did not fire');
+    return v;
+  };
+  const reconstructed: Fact = {
+    kind: 'volumeReconstruction',
+    atMs: 5_000,
+    node: 'node-a',
+    uid: 'uid-db',
+    pod: 'db',
+    volume: 'lun-1',
+    mode: 'Filesystem',
+    ok: true,
+    inconsistentRead: false,
+    outcome: 'addedToActualState',
+    podKnown: false,
+    podTerminating: false,
+  };
+  const explain = (...facts: Fact[]): string | null => {
+    const t = new HazardTracker();
+    for (const f of facts) t.onFact(f);
+    return t.explain(violation());
+  };
+
+  it('excuses a skipped check on a volume a reconstruction touched', () => {
+    expect(explain(reconstructed, skipped)).toBe('device-open-check-skips-reconstructed-path');
+  });
+
+  it('excuses nothing on a volume no reconstruction touched, or on another node', () => {
+    expect(explain(skipped)).toBeNull();
+    expect(explain({ ...reconstructed, node: 'node-b' }, skipped)).toBeNull();
   });
 });
