@@ -8,7 +8,6 @@ import {
   draftArbitraryBeforeSlowTearDown,
   FUZZ_NODES,
   SLOW_TEARDOWN_ONE_IN,
-  scenarioDraftArbitrary,
 } from '../../src/fuzz/arbitraries.js';
 import { CaseStream } from '../../src/fuzz/caseStream.js';
 import { scenariosOfCases } from '../../src/fuzz/shrink.js';
