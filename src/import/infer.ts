@@ -99,7 +99,9 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
   let releaseSource: LogRecord | null = null;
   let used = 0;
   /** Faults still counting failures in a row, by kind/node/volume(/stage); a success closes them. */
-  const openFaults = new Map<string, { records: LogRecord[] }>();
+  const openFaults = new Map<string, { records: LogRecord[]; times: number }>();
+  /** node -> when its last "could not get consistent content of /proc/mounts" line was logged. */
+  const lastInconsistentAtMs = new Map<string, number>();
   const closeFaults = (prefix: string) => {
     for (const k of [...openFaults.keys()]) if (k.startsWith(prefix)) openFaults.delete(k);
   };
@@ -425,10 +427,19 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
             'plugin iscsi: reconstruction read /proc/mounts, as FC and iSCSI do',
           );
         const key = procMounts ? `procMounts/${name}` : `constructVolumeSpec/${name}/${vol}`;
-        mergeFault(key, r, armAt, armSeq, (times) =>
-          procMounts
-            ? { kind: 'procMounts', node: name, inconsistentReads: 3 * times }
-            : { kind: 'constructVolumeSpec', node: name, volume: vol },
+        // reconstruct.go logs the inconsistent read itself too ("could not get consistent content of
+        // /proc/mounts after 3 attempts"): one read failed, whichever of its two lines a log kept.
+        const sameRead = procMounts && (lastInconsistentAtMs.get(name) ?? Number.NaN) === r.timeMs;
+        mergeFault(
+          key,
+          r,
+          armAt,
+          armSeq,
+          (times) =>
+            procMounts
+              ? { kind: 'procMounts', node: name, inconsistentReads: 3 * times }
+              : { kind: 'constructVolumeSpec', node: name, volume: vol },
+          !sameRead,
         );
         break;
       }
@@ -436,6 +447,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         const n = node ?? nodeOf(r);
         preludeRestart(n, r);
         const name = n.name;
+        lastInconsistentAtMs.set(name, r.timeMs);
         mergeFault(`procMounts/${name}`, r, n.restartAtMs, n.restartSeq - 0.1, (times) => ({
           kind: 'procMounts',
           node: name,
@@ -479,19 +491,24 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
     armAt: number,
     armSeq: number,
     make: (times: number) => Fault,
+    counts = true,
   ) {
     const open = openFaults.get(key);
     if (open !== undefined) {
       open.records.push(r);
+      if (counts) open.times++;
       return;
     }
-    const rec = { records: [r] };
+    const rec = { records: [r], times: counts ? 1 : 0 };
     openFaults.set(key, rec);
     entries.push({
       atMs: Math.max(0, Math.round(armAt)),
       seq: armSeq,
       sources: rec.records,
-      build: () => ({ kind: 'fault', fault: withTimes(make(rec.records.length), rec.records.length) }),
+      build: () => {
+        const times = Math.max(1, rec.times);
+        return { kind: 'fault', fault: withTimes(make(times), times) };
+      },
       notes: [],
     });
   }
@@ -512,7 +529,10 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
       times,
     }));
     const open = openFaults.get(key)!;
-    for (const extra of rs.slice(1)) open.records.push(extra);
+    for (const extra of rs.slice(1)) {
+      open.records.push(extra);
+      open.times++;
+    }
     if (guess !== null) entries[entries.length - 1]?.notes.push(`guess: ${guess}`);
   }
 

@@ -66,6 +66,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     "a pod's sandbox is still ready on its node minutes after the pod left the API server (KillPod stops every sandbox)",
   'device-unmounted-while-open':
     "the kubelet marks a device unmounted while a host process or a mount on the node still holds the LUN's device open",
+  'device-left-mounted':
+    "a LUN's global mount stays on a node long after no pod there mounted or wanted the volume (the reconciler's UnmountDevice)",
 };
 
 export function describeInvariant(id: InvariantId): string {

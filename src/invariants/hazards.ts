@@ -76,6 +76,7 @@ export const HAZARDS = {
       'device-released-while-open',
       'pod-deleted-before-volumes-reclaimed',
       'pod-cgroup-destroyed-with-volumes',
+      'device-left-mounted',
     ],
   },
   'terminating-pod-volume-torn-down-on-restart': {
@@ -113,6 +114,7 @@ export const HAZARDS = {
       'device-reported-unused-while-mounted',
       'device-released-while-open',
       'multi-node-mount',
+      'device-left-mounted',
     ],
   },
   'orphan-pod-volume-torn-down-on-restart': {
@@ -163,6 +165,7 @@ export const HAZARDS = {
       'termination-stuck',
       'device-released-while-open',
       'multi-node-mount',
+      'device-left-mounted',
     ],
   },
   'iscsi-block-session-busy': {
@@ -333,6 +336,7 @@ export class HazardTracker {
                   'device-reported-unused-while-mounted',
                   'multi-node-mount',
                   'device-released-while-open',
+                  'device-left-mounted',
                 ] as const);
           this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume, only);
           this.#cleanupsPending.add(cleanupKey(f.node, f.uid, f.volume));

@@ -8,6 +8,7 @@ import { ContainerRestartedDuringBackOff } from './containerRestartedDuringBackO
 import { ContainerStartedAfterTerminated } from './containerStartedAfterTerminated.js';
 import { ContainerStartedWithoutVolume } from './containerStartedWithoutVolume.js';
 import { DeviceLeakedAfterUnmount } from './deviceLeakedAfterUnmount.js';
+import { DeviceLeftMounted } from './deviceLeftMounted.js';
 import { DeviceReleasedWhileOpen } from './deviceReleasedWhileOpen.js';
 import { DeviceReportedUnusedWhileMounted } from './deviceReportedUnusedWhileMounted.js';
 import { DeviceUnmountedWhileOpen } from './deviceUnmountedWhileOpen.js';
@@ -58,6 +59,7 @@ export {
   ContainerStartedWithoutVolume,
   DEFAULT_TERMINATION_BUDGET_MS,
   DeviceLeakedAfterUnmount,
+  DeviceLeftMounted,
   DeviceReleasedWhileOpen,
   DeviceReportedUnusedWhileMounted,
   DeviceUnmountedWhileOpen,
@@ -143,6 +145,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new ContainerRestartedDuringBackOff(),
     new SandboxOutlivedPod(),
     new DeviceUnmountedWhileOpen(),
+    new DeviceLeftMounted({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
   ];
 }
 

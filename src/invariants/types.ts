@@ -35,6 +35,7 @@ export const INVARIANT_IDS = [
   'container-restarted-during-back-off',
   'sandbox-outlived-pod',
   'device-unmounted-while-open',
+  'device-left-mounted',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

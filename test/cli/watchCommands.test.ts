@@ -31,7 +31,7 @@ describe('run --events', () => {
     expect(r.code).toBe(1);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^fc-kubelet-restart-reconstruct-procmounts {2}seed 1 {2}fixes none$/);
-    expect(lines.at(-1)).toMatch(/^3 violation\(s\)/);
+    expect(lines.at(-1)).toMatch(/^4 violation\(s\)/);
     expect(r.stdout).toContain('procMountsRead INCONSISTENT');
     expect(r.stdout).toContain('reconstructionStarted');
     expect(lines.slice(1, -1).every((l) => /^ *(8\d|9\d|10\d|110)\.\d{3}s /.test(l))).toBe(true);

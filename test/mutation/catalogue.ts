@@ -449,6 +449,14 @@ export const MUTANTS: readonly Mutant[] = [
     why: 'isSessionBusy needs two other volumes of the target before it keeps the session: DetachDisk logs out while another volume of the target is still mounted',
   },
   {
+    id: 'iscsi-detach-returns-early',
+    file: 'src/volume/iscsiUtil.ts',
+    find: '  const notMnt = host.isLikelyNotMountPoint(mntPath);\n  if (notMnt.err !== undefined) return notMnt.err;',
+    replace:
+      '  const notMnt = host.isLikelyNotMountPoint(mntPath);\n  if (notMnt.err === undefined) return notMnt.err;',
+    why: 'DetachDisk inverts its error check after IsLikelyNotMountPoint and reports success at once: the global mount, the SCSI devices and the session stay, and UnmountDevice is retried for ever',
+  },
+  {
     id: 'csi-stage-not-idempotent',
     file: 'src/volume/csi.ts',
     find: '    else if (host.mounts.at(deviceMountPath) === undefined) {',
