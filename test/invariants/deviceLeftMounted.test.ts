@@ -19,7 +19,6 @@ vi.mock('../../src/volume/iscsiUtil.js', async (importOriginal) => {
   const orig = await importOriginal<typeof import('../../src/volume/iscsiUtil.js')>();
   return {
     ...orig,
-    // biome-ignore lint/correctness/useYield: the planted bug returns before any step
     detachDisk: function* (...args: Parameters<typeof orig.detachDisk>): Co<GoError | undefined> {
       if (planted.on) return undefined; // BUG: "success" before the unmount, the device deletes and the logout
       return yield* orig.detachDisk(...args);
