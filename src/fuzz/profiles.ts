@@ -308,7 +308,8 @@ function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
     }
     case 'restart': {
       const fault = d.fault?.fault;
-      if (fault?.kind === 'tearDown') return staleCleanup(d, first, second, rest, lifeMs);
+      if (fault?.kind === 'tearDown' && fault.times === 1)
+        return staleCleanup(d, first, second, rest, lifeMs);
       const reconstruction: ChainFaultDraft =
         fault?.kind === 'constructVolumeSpec'
           ? fault
@@ -341,7 +342,8 @@ function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
 }
 
 /**
- * The restart plot when its drawn fault is a TearDown failure: the first pod is force-deleted while its
+ * The restart plot when its drawn fault is a single TearDown failure (a third of the TearDown draws: the
+ * others keep the procMounts story, which re-finds reconstruct-reliable-mount-refs as early as before): the first pod is force-deleted while its
  * kubelet is down, so the restarted kubelet knows no pod of the volume; its reconstruction fails
  * (constructVolumeSpec) and cleanupMounts' one TearDown fails too, leaving the pod's bind mount of the
  * global mount on the node for good (#101791, #85834). The next pod then takes the volume on the same

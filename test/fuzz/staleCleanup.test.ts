@@ -38,7 +38,7 @@ describe('the stale-cleanup restart', () => {
       ...d,
       plot: 2,
       steps: d.steps.length >= 2 ? d.steps : [...d.steps, ...d.steps],
-      fault: { step: 0, fault: { kind: 'tearDown' as const, times: 2 } },
+      fault: { step: 0, fault: { kind: 'tearDown' as const, times: 1 } },
     }));
     fc.assert(
       fc.property(draft, (d) => {
