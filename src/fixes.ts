@@ -223,6 +223,15 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.27'),
     needsPodWorkerLifecycle: true,
   },
+  'immediate-eviction-grace': {
+    prs: [124063],
+    release: '1.31',
+    backports: [],
+    summary:
+      "a hard eviction passes immediateEvictionGracePeriodSeconds (1 s) as the override, not 0, which the pod worker took as 'none' and replaced with the spec's grace (#115819)",
+    presets: shippedFrom('1.31'),
+    needsPodWorkerLifecycle: true,
+  },
 } as const satisfies Record<string, FixDef>;
 
 export type FixId = keyof typeof FIX_TABLE;

@@ -3,6 +3,7 @@
 // Nothing else: races come from ordering. An entry that changes nothing says so (an actionNoop fact with
 // the reason), and so, at the end of the run, does one whose effect never came (a fault still armed, a
 // create still waiting for its name: podNameWaiters.ts).
+
 import type { ContainerSpec, Pod, UID } from '../api/v1.js';
 import {
   ApiserverSource,
@@ -17,6 +18,7 @@ import {
 } from '../api/v1.js';
 import { WRITES_NONE } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
+import { hardEvictionGracePeriodOverride } from '../kubelet/eviction/evictionManager.js';
 import { shutdownManagerStubReason } from '../kubelet/nodeshutdown/nodeShutdownManager.js';
 import type { Action } from '../scenario/types.js';
 import { type Bus, type Rng, type Sim, unreachable } from '../sim/index.js';
@@ -358,17 +360,19 @@ export class ScenarioActions {
       );
       return;
     }
+    // A gracePeriod of 0 is a hard eviction: the manager's own override for it (#124063).
+    const override = gracePeriodS === 0 ? hardEvictionGracePeriodOverride(kubelet.fixes) : gracePeriodS;
     this.world.bus.publish({
       kind: 'podEvictionRequested',
       atMs: this.world.sim.nowMs,
       node: nodeName,
       uid,
       pod: name,
-      gracePeriodSeconds: gracePeriodS,
+      gracePeriodSeconds: override,
     });
     this.world.sim.spawn(
       `${kubelet.nodeName}/evictionManager ${name}`,
-      kubelet.evictPod(pod, gracePeriodS),
+      kubelet.evictPod(pod, override),
       kubelet.group,
     );
   }

@@ -30,6 +30,10 @@ export const REFINDABLE_FIXES: readonly FixId[] = FIX_IDS.filter((id) => NOT_REF
 export const REFIND_WITHOUT: Readonly<
   Partial<Record<FixId, { readonly off: readonly FixId[]; readonly why: string }>>
 > = {
+  'reconstruct-reliable-mount-refs': {
+    off: ['dsw-terminating-pod-on-restart'],
+    why: "#114326 keeps a pod deleted during the restart desired, so the restart plot's volume is skipped as desired instead of reconstructed from inconsistent /proc/mounts reads (#102059): of seeds 1 and 2's first 1,500 cases, 5 of 172 such cases showed the bug with it on, 27 with it off",
+  },
   'reconstruct-every-pod-of-volume': {
     off: ['dsw-terminating-pod-on-restart'],
     why: '#114326 keeps a terminating pod desired across a restart, so the shared-volume reconstructions where #110547 lost a pod are mostly skipped as desired',

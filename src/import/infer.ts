@@ -5,6 +5,7 @@ import type { ReleasePreset } from '../fixes.js';
 import { InputError } from '../scenario/errors.js';
 import type { Action, Fault, UnmountDeviceStage } from '../scenario/types.js';
 import type { PodRef } from './events.js';
+import { readEviction } from './evictionGrace.js';
 import { type Hinted, label, releaseOf, subdomain, unmountStage } from './hints.js';
 import type { LogRecord } from './logLines.js';
 import { createAction, firstSightIsNotAdd, isControllerEvent, type PodInstance } from './podInstance.js';
@@ -217,8 +218,15 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
       : [];
     // A static pod never killed in the log: its manifest likely kept the grace of the one it replaced.
     const before = [...pods.values()].filter((q) => q !== p && q.static && q.name === p.name);
+    // A hard eviction's kill before 1.31 shows the spec's grace (#115819).
+    const evictedSpec = () =>
+      p.evicted ? readEviction(release?.value ?? null, p.evictGrace).specGraceS : null;
     const inherit = () =>
-      p.static && p.killGrace === null ? (before.find((q) => q.killGrace !== null)?.killGrace ?? null) : null;
+      p.static && p.killGrace === null
+        ? (before.find((q) => q.killGrace !== null)?.killGrace ?? null)
+        : p.killGrace === null
+          ? evictedSpec()
+          : null;
     push(prelude ? 0 : rel(r), prelude ? -1 : seq, [r], () => createAction(p, volumes, inherit()), notes);
     return p;
   };
@@ -316,7 +324,18 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
       case 'evict': {
         const p = podFor(ev.pod, r, seq);
         p.evicted = true;
-        push(t, seq, [r], () => ({ kind: 'evictPod', pod: p.name, gracePeriodS: p.evictGrace ?? 0 }));
+        const notes: string[] = [];
+        push(
+          t,
+          seq,
+          [r],
+          () => {
+            const read = readEviction(release?.value ?? null, p.evictGrace);
+            if (read.guess !== null && notes.length === 0) notes.push(`guess: ${read.guess}`);
+            return { kind: 'evictPod', pod: p.name, gracePeriodS: read.overrideS };
+          },
+          notes,
+        );
         break;
       }
       case 'shutdownConfig': {

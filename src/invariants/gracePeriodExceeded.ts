@@ -17,15 +17,18 @@
 // is down or not yet reached is not judged by it), podEvictionRequested, nodeShutdownStarted (min(spec,
 // the non-critical share of ShutdownGracePeriod)) and, for an orphan (the pod left its source before the
 // running kubelet process started), HandlePodCleanups' 1 s. killPodStarted only marks when a kill's grace
-// was computed: requests that reach the kubelet later bind the next kill, not this one. A request of 0
-// (force delete, hard eviction) makes upstream fall back to the spec's grace (#115819), so it bounds
-// nothing. Requests that never reached the API (evictions, shutdown) die with the kubelet process.
+// was computed: requests that reach the kubelet later bind the next kill, not this one. A force delete's
+// 0 makes upstream fall back to the spec's grace (#115819), so it bounds nothing; a hard eviction's 0 means
+// at once (1 s, eviction_manager.go's constant since #124063), its fallback before that fix being the
+// known-open hazard hard-eviction-full-grace. Requests that never reached the API (evictions, shutdown) die with the kubelet process.
 import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
 /** killContainer's minimumGracePeriodInSeconds (kuberuntime_container.go). */
 const MINIMUM_GRACE_PERIOD_SECONDS = 2;
+/** eviction_manager.go immediateEvictionGracePeriodSeconds: what a hard eviction means (#124063). */
+const IMMEDIATE_EVICTION_GRACE_SECONDS = 1;
 /** HandlePodCleanups' override for orphaned runtime pods (kubelet_pods.go, `one := int64(1)`). */
 const ORPHAN_KILL_GRACE_SECONDS = 1;
 
@@ -121,6 +124,13 @@ export class GracePeriodExceeded implements Checker {
       case 'podEvictionRequested': {
         const p = this.#lives.get(f.uid);
         if (p === undefined) return;
+        if (f.gracePeriodSeconds <= 0) {
+          // A hard eviction means "at once": the eviction manager's own constant since #124063. Its 0
+          // becoming the spec's grace is #115819 (hazard hard-eviction-full-grace), not a rule.
+          const what = `the hard eviction at ${secs(f.atMs)} (override 0: at once, #115819)`;
+          this.#ask(p, 'override', IMMEDIATE_EVICTION_GRACE_SECONDS, what, f);
+          return;
+        }
         this.#ask(p, 'override', f.gracePeriodSeconds, `the eviction at ${secs(f.atMs)}`, f);
         return;
       }

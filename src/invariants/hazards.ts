@@ -244,6 +244,16 @@ export const HAZARDS = {
     scenario: 'iscsi-device-open-after-restart',
     explains: ['device-unmounted-while-open'],
   },
+  'hard-eviction-full-grace': {
+    upstream: ['kubernetes/kubernetes#115819', 'kubernetes/kubernetes#124063'],
+    summary:
+      'a hard eviction\'s override of 0, meant as "at once", becomes the spec\'s terminationGracePeriodSeconds: calculateEffectiveGracePeriod takes the resulting 0 for "none settled" and falls back to the spec, so the evicted pod keeps running for its full grace',
+    open: "pod_workers.go (1.22-1.30) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0, and eviction_manager.go passes 0 for a hard eviction; #124063 (1.31, no cherry-picks) passes immediateEvictionGracePeriodSeconds = 1 instead (switch immediate-eviction-grace). A force delete's 0 still falls back",
+    fixedBy: 'immediate-eviction-grace',
+    scenario: 'hard-eviction-full-grace',
+    shownUnder: '1.30',
+    explains: ['grace-period-exceeded'],
+  },
 } as const satisfies Record<string, HazardDef>;
 
 export type HazardId = keyof typeof HAZARDS;
@@ -408,6 +418,11 @@ export class HazardTracker {
         return;
       case 'podVolumesExistMissedBlockMap':
         this.#mark('pod-volumes-exist-ignores-block-maps', f.atMs, f.node, f.uid, f.volume);
+        return;
+      case 'podEvictionRequested':
+        // Only the pod worker of #102344 has the fallback; release-1.20's killPodNow kills with the 0.
+        if (f.gracePeriodSeconds === 0 && this.#fixes.on('pod-worker-lifecycle'))
+          this.#mark('hard-eviction-full-grace', f.atMs, f.node, f.uid, null);
         return;
       case 'podFinishedOnFirstSight':
         this.#mark('terminal-on-first-sight-not-synced', f.atMs, f.node, f.uid, null);
