@@ -61,7 +61,8 @@ describe('release presets', () => {
     expect(Fixes.of('1.30').on('immediate-eviction-grace')).toBe(false);
     expect(Fixes.of('1.31').on('immediate-eviction-grace')).toBe(true);
     for (const k of ['1.24', '1.25'] as const) expect(Fixes.of(k).equals(Fixes.of('1.26')), k).toBe(true);
-    for (const k of ['1.27', '1.28', '1.29'] as const) expect(Fixes.of(k).equals(Fixes.of('1.30')), k).toBe(true);
+    for (const k of ['1.27', '1.28', '1.29'] as const)
+      expect(Fixes.of(k).equals(Fixes.of('1.30')), k).toBe(true);
     expect(Fixes.of('1.26').equals(Fixes.all())).toBe(false);
     expect(Fixes.of('1.30').equals(Fixes.all())).toBe(false);
     for (const k of ['1.24', '1.26', '1.27', '1.28', '1.29', '1.30', '1.31'] as const) {

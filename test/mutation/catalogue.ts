@@ -244,6 +244,14 @@ export const MUTANTS: readonly Mutant[] = [
     why: "killContainer applies the 2 s minimum after the override, so a 0 s or 1 s override (force delete, housekeeping's orphan kill) is stretched to 2 s",
   },
   {
+    id: 'ev-hard-eviction-zero-override',
+    file: 'src/kubelet/eviction/evictionManager.ts',
+    find: "return fixes.on('immediate-eviction-grace') ? immediateEvictionGracePeriodSeconds : 0;",
+    replace: "return fixes.on('immediate-eviction-grace') ? 0 : 0;",
+    why: 'the eviction manager passes 0 for a hard eviction again, which the pod worker replaces with the spec grace: an evicted pod keeps running for its full grace',
+    upstream: 'kubernetes/kubernetes#115819',
+  },
+  {
     id: 'rt-kill-returns-before-last-container',
     file: 'src/kubelet/kuberuntime/kuberuntimeManager.ts',
     find: '      for (let i = 0; i < containers.length; i++) {\n        const err = yield* done.recv();',
