@@ -37,6 +37,8 @@ export type LogEvent =
       readonly kind: 'killContainer';
       readonly pod: PodRef;
       readonly container: string;
+      /** The runtime's ID without its scheme (`containerID="containerd://ab"` -> `ab`); '' when absent. */
+      readonly containerId: string;
       readonly gracePeriodS: number;
     }
   /** PLEG: `SyncLoop (PLEG): event for pod`, ContainerStarted or ContainerDied. */

@@ -208,7 +208,9 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
       evictGrace: null,
       evicted: false,
       containers: [],
-      startedIds: new Set(),
+      startedIds: new Map(),
+      idNames: new Map(),
+      readyAtMs: prelude ? 0 : rel(r),
       volumes: [],
       prelude,
     };
@@ -227,7 +229,13 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         : p.killGrace === null
           ? evictedSpec()
           : null;
-    push(prelude ? 0 : rel(r), prelude ? -1 : seq, [r], () => createAction(p, volumes, inherit()), notes);
+    push(
+      prelude ? 0 : rel(r),
+      prelude ? -1 : seq,
+      [r],
+      () => createAction(p, volumes, inherit(), notes),
+      notes,
+    );
     return p;
   };
   /** The pod, created now (or before the log) if it was never seen. */
@@ -312,13 +320,15 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         const p = podFor(ev.pod, r, seq);
         const c = label(ev.container, '');
         if (c !== '' && !p.containers.includes(c)) p.containers.push(c);
+        if (c !== '' && ev.containerId !== '') p.idNames.set(ev.containerId, c);
         if (p.evicted && p.evictGrace === null) p.evictGrace = ev.gracePeriodS;
         else if (p.killGrace === null && (p.deleting || !p.alive)) p.killGrace = ev.gracePeriodS;
         break;
       }
       case 'pleg': {
         const p = podFor(ev.pod, r, seq);
-        if (ev.event === 'ContainerStarted' && ev.container !== '') p.startedIds.add(ev.container);
+        if (ev.event === 'ContainerStarted' && ev.container !== '' && !p.startedIds.has(ev.container))
+          p.startedIds.set(ev.container, t);
         break;
       }
       case 'evict': {
@@ -363,6 +373,9 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         if (ev.pod !== null && node !== null && ev.op !== 'attach' && ev.op !== 'detach') {
           const p = podFor(ev.pod, r, seq);
           if (!p.volumes.includes(vol)) p.volumes.push(vol);
+          // Its containers start once every volume is set up (WaitForAttachAndMount).
+          if (ev.ok && (ev.op === 'setUp' || ev.op === 'mapPodDevice') && p.startedIds.size === 0)
+            p.readyAtMs = Math.max(p.readyAtMs, t);
         }
         const ns = node ?? nodes.get(nodeName)!;
         if (ev.op === 'unmountDevice' || ev.op === 'unmapDevice') {

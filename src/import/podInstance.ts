@@ -21,7 +21,12 @@ export interface PodInstance {
   evictGrace: number | null;
   evicted: boolean;
   readonly containers: string[];
-  readonly startedIds: Set<string>;
+  /** Container IDs PLEG reported started, in order, with when the first report came (ms from the log's start). */
+  readonly startedIds: Map<string, number>;
+  /** Container ID -> name, from the kill lines that give both. */
+  readonly idNames: Map<string, string>;
+  /** When the pod could start its containers: its ADD, or its last volume set up after it (ms). */
+  readyAtMs: number;
   readonly volumes: string[];
   /** Created before the log begins (first seen by something else than its ADD). */
   readonly prelude: boolean;
@@ -61,14 +66,19 @@ export function firstSightIsNotAdd(
     .some((e) => e?.kind === 'podOp' && e.op === 'ADD' && e.pods.some((p) => p.name === name));
 }
 
-export function createAction(p: PodInstance, volumes: VolumeTable, inheritedGrace: number | null): Action {
-  const containers =
-    p.containers.length > 0
-      ? p.containers.map((name) => ({ name, startDelayMs: null }))
-      : Array.from({ length: Math.max(1, p.startedIds.size) }, (_, i) => ({
-          name: `c${i + 1}`,
-          startDelayMs: null,
-        }));
+export function createAction(
+  p: PodInstance,
+  volumes: VolumeTable,
+  inheritedGrace: number | null,
+  notes: string[] = [],
+): Action {
+  const names = p.containers.length > 0 ? p.containers : unnamedContainers(p.startedIds.size);
+  const delays = startDelays(p, names);
+  for (const [name, ms] of delays)
+    notes.push(
+      `guess: container ${name} started ${(ms / 1000).toFixed(2)}s later than the pod could start it (an image pull, a slow runtime): its startDelay`,
+    );
+  const containers = names.map((name) => ({ name, startDelayMs: delays.get(name) ?? null }));
   return {
     kind: 'createPod',
     pod: p.name,
@@ -80,4 +90,36 @@ export function createAction(p: PodInstance, volumes: VolumeTable, inheritedGrac
     gracePeriodS: p.killGrace ?? inheritedGrace ?? 30,
     restartPolicy: 'Always',
   };
+}
+
+const unnamedContainers = (started: number): string[] =>
+  Array.from({ length: Math.max(1, started) }, (_, i) => `c${i + 1}`);
+
+/**
+ * The simulated runtime's own time from a pod being able to start to PLEG's ContainerStarted (sandbox,
+ * create, start): a later start is read as a start delay of the rest.
+ */
+export const START_LATENCY_MS = 300;
+/** Below this, a late start is PLEG's relist period or the runtime's usual pace, not a delay. */
+export const START_DELAY_MS_MIN = 1_000;
+
+/**
+ * Each container's start delay: how much later than START_LATENCY_MS after the pod could start (its ADD,
+ * or its last volume set up) PLEG reported it started. Named containers find their ID through the kill
+ * lines; unnamed ones (c1, c2, ...) take the started IDs in order. Pods created before the log: none.
+ */
+export function startDelays(p: PodInstance, names: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  if (p.prelude) return out;
+  const ids = [...p.startedIds.keys()];
+  const byName = new Map<string, string>();
+  for (const [id, name] of p.idNames) if (!byName.has(name)) byName.set(name, id);
+  names.forEach((name, i) => {
+    const id = p.containers.length > 0 ? byName.get(name) : ids[i];
+    const at = id === undefined ? undefined : p.startedIds.get(id);
+    if (at === undefined) return;
+    const late = at - p.readyAtMs - START_LATENCY_MS;
+    if (late >= START_DELAY_MS_MIN) out.set(name, Math.round(late / 10) * 10);
+  });
+  return out;
 }

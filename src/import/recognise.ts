@@ -130,6 +130,7 @@ export function recognise(raw: string): LogEvent | null {
         kind: 'killContainer',
         pod,
         container: v('containerName') ?? '',
+        containerId: (v('containerID') ?? '').replace(/^[a-z]+:\/\//, ''),
         gracePeriodS: Number(v('gracePeriod') ?? '0') || 0,
       };
   }
@@ -144,6 +145,7 @@ export function recognise(raw: string): LogEvent | null {
         kind: 'killContainer',
         pod,
         container: parts.length === 3 ? parts[1]! : '',
+        containerId: '',
         gracePeriodS: Number(oldKill[2]),
       };
   }

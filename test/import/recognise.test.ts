@@ -56,6 +56,7 @@ describe('recognise: pods', () => {
       kind: 'killContainer',
       pod: { namespace: 'default', name: 'web-0', uid: 'u1' },
       container: 'app',
+      containerId: 'ab',
       gracePeriodS: 30,
     });
     // 1.2's docker manager names the pod; a later printf form names none, and then there is nothing to use.
@@ -65,6 +66,7 @@ describe('recognise: pods', () => {
       kind: 'killContainer',
       pod: { namespace: 'default', name: 'frontend-1jmyn', uid: '' },
       container: 'frontend',
+      containerId: '',
       gracePeriodS: 30,
     });
     expect(recognise('Killing container "docker://abc" with 12 second grace period')).toBeNull();
