@@ -89,7 +89,7 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
   const bisector = argv.bisect ? await import('./bisect.js') : undefined;
   const bisection = bisector?.bisect(scenario, fixes, seed, result, maxEvents);
   if (argv.json && events !== undefined) {
-    for (const line of eventLines(result, events, true, false)) process.stdout.write(`${line}\n`);
+    for (const line of await eventLines(result, events, true, false)) process.stdout.write(`${line}\n`);
   } else if (argv.json) {
     const json = resultToJson(result, wallMs);
     process.stdout.write(
@@ -104,7 +104,7 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
       process.stdout.write(`${c.bold(scenario.name)}  seed ${seed}  fixes ${fixes.label()}${followed}\n`);
     }
     if (!argv.quiet && events !== undefined) {
-      for (const line of eventLines(result, events, false, color)) process.stdout.write(`${line}\n`);
+      for (const line of await eventLines(result, events, false, color)) process.stdout.write(`${line}\n`);
     } else if (timeline !== undefined) {
       const { formatTimeline, formatViolation } = timeline;
       for (const line of formatTimeline(result, { color, limit: 200 })) process.stdout.write(`${line}\n`);

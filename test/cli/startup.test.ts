@@ -93,13 +93,17 @@ describe('CLI start', () => {
     expect(bisect).toContain('src/fuzz/oracle.ts');
   });
 
-  it('run --quiet loads no zod locale but English and none of the files or timelines it does not write', () => {
+  it('run --quiet loads no zod locale but English, and no writer of a file or an output it does not print', () => {
     // \`import { z }\` kept every zod locale in the bundle (esbuild cannot shake that namespace); the
     // timeline, trace and klog writers are imported by run only when their flag or the output needs them.
     const modules = loaded(['run', 'scenarios/pod-deleted-before-start.yaml', '--quiet']);
     expect(modules.some((m) => /node_modules\/zod\/v4\/locales\/en\.js$/.test(m))).toBe(true);
     expect(modules.filter((m) => /node_modules\/zod\/v4\/locales\/(?!en\.js)/.test(m))).toEqual([]);
-    expect(modules.filter((m) => /^src\/report\/(timelineHtml|chromeTrace|klog)\.ts$/.test(m))).toEqual([]);
+    expect(
+      modules.filter((m) =>
+        /^src\/report\/(timelineHtml|chromeTrace|klog|terminalTimeline|eventFilter)\.ts$/.test(m),
+      ),
+    ).toEqual([]);
     const html = loaded([
       'run',
       'scenarios/pod-deleted-before-start.yaml',
