@@ -38,6 +38,10 @@ try {
 // segmenter and a fresh emoji regular expression per character, a fifth of `--help`'s start-up. Each
 // string-width they import is wrapped in scripts/asciiStringWidth.mjs, which answers for printable ASCII
 // (help text) and hands anything else to the real one: the same widths without the per-character work.
+// The real one is required on first use, not imported: esbuild then evaluates it (and its strip-ansi,
+// emoji-regex, get-east-asian-width) only when called, and its top level builds an Intl.Segmenter and
+// Unicode-property regular expressions (\p{RGI_Emoji}) whose ICU data cost 25-30 ms, which help text,
+// all printable ASCII, never needs.
 const asciiStringWidth = {
   name: 'ascii-string-width',
   setup(b) {
@@ -54,7 +58,10 @@ const asciiStringWidth = {
     });
     b.onLoad({ filter: /.*/, namespace: 'ascii-string-width' }, (args) => ({
       resolveDir: root,
-      contents: `import real from ${JSON.stringify(`./${args.path}`)};\nimport { withAsciiFastPath } from './scripts/asciiStringWidth.mjs';\nexport default withAsciiFastPath(real);\n`,
+      contents:
+        `import { withAsciiFastPath } from './scripts/asciiStringWidth.mjs';\n` +
+        `let real;\n` +
+        `export default withAsciiFastPath((string, options) => (real ??= require(${JSON.stringify(`./${args.path}`)}).default)(string, options));\n`,
     }));
   },
 };

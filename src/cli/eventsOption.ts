@@ -3,13 +3,8 @@
 // are checked against the scenario, so a typo is an error with a hint rather than an empty stream.
 
 import { INVARIANT_IDS } from '../invariants/types.js';
-import {
-  EVENT_KINDS,
-  type EventFilter,
-  eventsToJsonLines,
-  filterEvents,
-  formatEvents,
-} from '../report/eventFilter.js';
+import type { EventFilter } from '../report/eventFilter.js';
+import { EVENT_KINDS } from '../report/eventKinds.js';
 import type { RunResult } from '../run/run.js';
 import { didYouMean } from '../scenario/schema.js';
 import type { Scenario } from '../scenario/types.js';
@@ -108,8 +103,17 @@ export function eventFilterOf(argv: EventsArgv, scenario: Scenario | undefined):
   };
 }
 
-/** The event lines `run --events` prints: text, or one JSON object a line with --json. */
-export function eventLines(result: RunResult, filter: EventFilter, json: boolean, color: boolean): string[] {
+/**
+ * The event lines `run --events` prints: text, or one JSON object a line with --json. The filter and its
+ * formatting (with the terminal timeline's) are imported here, only for a run that prints events.
+ */
+export async function eventLines(
+  result: RunResult,
+  filter: EventFilter,
+  json: boolean,
+  color: boolean,
+): Promise<string[]> {
+  const { eventsToJsonLines, filterEvents, formatEvents } = await import('../report/eventFilter.js');
   const events = filterEvents(result, filter);
   return json ? eventsToJsonLines(events) : formatEvents(events, color);
 }

@@ -2,8 +2,6 @@
 // timeline files. Loaded only when the command runs (src/cli/commands.ts registers it).
 import { Chalk } from 'chalk';
 import { resultToJson, scheduleText } from '../report/json.js';
-import { klogText, toKlogLines } from '../report/klog.js';
-import { formatTimeline, formatViolation } from '../report/terminalTimeline.js';
 import { incompleteLine, runScenario } from '../run/run.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ArgvOf, runBuilder } from './commands.js';
@@ -11,7 +9,6 @@ import { EXIT, InputError } from './errors.js';
 import { eventFilterOf, eventLines } from './eventsOption.js';
 import { fixesOption, maxEventsOption, seedOption } from './options.js';
 import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
-import { writeRunFiles } from './runFiles.js';
 import { scenarioArg } from './scenarioArgs.js';
 import { scheduleMisfit, scheduleOption } from './scheduleOption.js';
 import { colorEnabled, wallClockMs } from './terminal.js';
@@ -72,11 +69,18 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
   const result = runScenario(scenario, { fixes, seed, recordFacts: wantFacts, maxEvents, schedule });
   if (result.choices?.misfit !== undefined) throw scheduleMisfit(argv.schedule, shown, result.choices.misfit);
   const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
+  // The report modules of the files and the output asked for, imported only then: a --quiet or --json run
+  // reads and compiles none of the timeline's (the HTML one alone is 60 KB of the bundle).
+  const files =
+    argv.trace !== undefined || argv.timeline !== undefined ? await import('./runFiles.js') : undefined;
+  const klogFile = argv.klog;
+  const klog = klogFile === undefined ? undefined : await import('../report/klog.js');
   // Checked before the run; a write that fails after all (a full disk) is reported after the output.
   let writeError: unknown;
   try {
-    writeRunFiles(result, argv);
-    if (argv.klog !== undefined) writeOutputFile(argv.klog, klogText(toKlogLines(result, scenario)));
+    files?.writeRunFiles(result, argv);
+    if (klogFile !== undefined && klog !== undefined)
+      writeOutputFile(klogFile, klog.klogText(klog.toKlogLines(result, scenario)));
   } catch (err) {
     writeError = err;
   }
@@ -85,7 +89,7 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
   const bisector = argv.bisect ? await import('./bisect.js') : undefined;
   const bisection = bisector?.bisect(scenario, fixes, seed, result, maxEvents);
   if (argv.json && events !== undefined) {
-    for (const line of eventLines(result, events, true, false)) process.stdout.write(`${line}\n`);
+    for (const line of await eventLines(result, events, true, false)) process.stdout.write(`${line}\n`);
   } else if (argv.json) {
     const json = resultToJson(result, wallMs);
     process.stdout.write(
@@ -93,13 +97,16 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
     );
   } else {
     const c = new Chalk({ level: color ? 1 : 0 });
+    const timeline =
+      argv.quiet || events !== undefined ? undefined : await import('../report/terminalTimeline.js');
     if (!argv.quiet) {
       const followed = schedule === undefined ? '' : `  schedule ${scheduleText(schedule)}`;
       process.stdout.write(`${c.bold(scenario.name)}  seed ${seed}  fixes ${fixes.label()}${followed}\n`);
     }
     if (!argv.quiet && events !== undefined) {
-      for (const line of eventLines(result, events, false, color)) process.stdout.write(`${line}\n`);
-    } else if (!argv.quiet) {
+      for (const line of await eventLines(result, events, false, color)) process.stdout.write(`${line}\n`);
+    } else if (timeline !== undefined) {
+      const { formatTimeline, formatViolation } = timeline;
       for (const line of formatTimeline(result, { color, limit: 200 })) process.stdout.write(`${line}\n`);
       for (const v of result.violations) process.stdout.write(`${formatViolation(v, color)}\n`);
       for (const v of result.findings) process.stdout.write(`${formatViolation(v, color)}\n`);

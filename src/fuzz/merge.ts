@@ -11,7 +11,7 @@
 // best find of a kind is no better than the campaign's), so K ranks no later there: with the same --shrink
 // that shard shrank K from case c, keeping the same switch closed, and shrinking is deterministic (its
 // budget is counted in runs), so its failure line is the campaign's.
-import { z } from 'zod';
+import * as z from 'zod';
 import { FIX_IDS } from '../fixes.js';
 import { failurePicks, kindStats, type Shard, shardRange } from './campaign.js';
 import {

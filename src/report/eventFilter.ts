@@ -2,86 +2,14 @@
 // /proc/mounts read, each reconstruction step, each volumesInUse report), with its violations, filtered
 // by node, pod, volume, fact kind and a virtual-time window. The filters combine with AND; each one
 // given several times (or as a comma list) matches any of its values.
-import type { Fact, FactKind } from '../facts.js';
+import type { Fact } from '../facts.js';
 import { isFinding, type Violation } from '../invariants/types.js';
 import type { RunResult } from '../run/run.js';
+import { VIOLATION_KIND } from './eventKinds.js';
 import { formatSeconds } from './spans.js';
 import { describeFact, formatViolation } from './terminalTimeline.js';
 
-/** Every fact kind; a Record so that the compiler insists on each kind of the Fact union. */
-const FACT_KIND_SET: Record<FactKind, true> = {
-  sandboxCreated: true,
-  sandboxStopped: true,
-  containerCreated: true,
-  containerStarted: true,
-  containerExited: true,
-  containerStartFailed: true,
-  containerRemoved: true,
-  containerStopping: true,
-  killPodStarted: true,
-  killPodFinished: true,
-  podCgroupDestroyed: true,
-  podKillDispatched: true,
-  podTerminated: true,
-  podWorkerPhase: true,
-  podTerminationRequested: true,
-  podFinishedOnFirstSight: true,
-  staticPodStartedBesideOrphan: true,
-  podRemoveDropped: true,
-  podAdmitted: true,
-  kubeletStarted: true,
-  kubeletStopped: true,
-  kubeletPanic: true,
-  apiPodCreated: true,
-  apiPodDeletionRequested: true,
-  podDeletionDelivered: true,
-  podEvictionRequested: true,
-  apiPodDeleted: true,
-  apiPodPhase: true,
-  apiContainerStates: true,
-  mirrorPod: true,
-  nodeShutdownStarted: true,
-  nodeVolumesInUse: true,
-  nodeVolumesAttached: true,
-  nodeStatusRead: true,
-  volumeSetUp: true,
-  volumeTearDown: true,
-  mountDevice: true,
-  unmountDevice: true,
-  unmountWaitIgnoredUncertain: true,
-  podVolumesExistMissedBlockMap: true,
-  bindMountOfUnmountedGlobalPath: true,
-  reconstructionStarted: true,
-  volumeReconstruction: true,
-  reconstructionFinished: true,
-  procMountsRead: true,
-  hostMount: true,
-  hostDevices: true,
-  lunAccessOpened: true,
-  lunAccessClosed: true,
-  lunFenced: true,
-  multipathFlushFailed: true,
-  iscsiLogoutSkipped: true,
-  iscsiLogout: true,
-  deviceReleased: true,
-  deviceResidue: true,
-  deviceInUseAfterUnmount: true,
-  mountStacked: true,
-  fcDetachRetryExhausted: true,
-  volumeAttached: true,
-  volumeDetached: true,
-  multiAttachError: true,
-  volumeAttachUncertain: true,
-  volumeDetachStarted: true,
-  volumeDetachFailed: true,
-  faultInjected: true,
-  actionNoop: true,
-  podCreateWaiting: true,
-};
-
-/** `violation` selects the violations (and findings) with --kind, beside the fact kinds. */
-export const VIOLATION_KIND = 'violation';
-export const EVENT_KINDS: readonly string[] = [...Object.keys(FACT_KIND_SET).sort(), VIOLATION_KIND];
+export { EVENT_KINDS, VIOLATION_KIND } from './eventKinds.js';
 
 export interface EventFilter {
   /** Node names; `cluster` matches the cluster-wide facts (API server, controllers). Empty: any. */

@@ -2,7 +2,7 @@
 // duration / size syntax and "exactly one action". Every leaf carries its own message ("expected X, got Y")
 // so that the loader can print one line per mistake. Cross-references (unknown nodes, volumes, pods) and
 // defaults are the loader's job (load.ts). The JSON Schema for editors is generated from this file.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   FIX_IDS,
   KUBELET_NAMES,

@@ -61,7 +61,10 @@ const meta = JSON.parse(readFileSync(join(root, 'dist', 'bin', 'meta.json'), 'ut
 
 /** The source modules (`src/...`, `node_modules/...`) in the files Node resolved for `podrace ARGS`. */
 function loaded(args: string[]): string[] {
-  return resolvedFiles(args).flatMap((f) => Object.keys(meta.outputs[f]?.inputs ?? {}));
+  // A checkout whose node_modules is a link (a git worktree's) has them as `../main/node_modules/...`.
+  return resolvedFiles(args)
+    .flatMap((f) => Object.keys(meta.outputs[f]?.inputs ?? {}))
+    .map((m) => m.replace(/^(\.\.\/)+[^/]+\/(?=node_modules\/)/, ''));
 }
 
 /** The simulator, the fuzzer, the reports and the YAML / schema libraries; not the two constant modules. */
@@ -88,6 +91,59 @@ describe('CLI start', () => {
     );
     const bisect = loaded(['run', 'scenarios/pod-deleted-before-start.yaml', '--quiet', '--bisect']);
     expect(bisect).toContain('src/fuzz/oracle.ts');
+  });
+
+  it('run --quiet loads no zod locale but English, and no writer of a file or an output it does not print', () => {
+    // \`import { z }\` kept every zod locale in the bundle (esbuild cannot shake that namespace); the
+    // timeline, trace and klog writers are imported by run only when their flag or the output needs them.
+    const modules = loaded(['run', 'scenarios/pod-deleted-before-start.yaml', '--quiet']);
+    expect(modules.some((m) => /node_modules\/zod\/v4\/locales\/en\.js$/.test(m))).toBe(true);
+    expect(modules.filter((m) => /node_modules\/zod\/v4\/locales\/(?!en\.js)/.test(m))).toEqual([]);
+    expect(
+      modules.filter((m) =>
+        /^src\/report\/(timelineHtml|chromeTrace|klog|terminalTimeline|eventFilter)\.ts$/.test(m),
+      ),
+    ).toEqual([]);
+    const html = loaded([
+      'run',
+      'scenarios/pod-deleted-before-start.yaml',
+      '--quiet',
+      '--timeline',
+      join(dir, 'timeline.html'),
+    ]);
+    expect(html).toContain('src/report/timelineHtml.ts');
+  });
+
+  it('--help and list build no grapheme segmenter: string-width is evaluated only when it is called', () => {
+    // The real string-width builds an Intl.Segmenter and \\p{RGI_Emoji} regular expressions at its top level
+    // (25-30 ms of ICU data); yargs' help text is printable ASCII, which the bundle's fast path measures.
+    const spy = join(dir, 'segmenter.mjs');
+    writeFileSync(
+      spy,
+      `import { appendFileSync } from 'node:fs';\n` +
+        `const S = Intl.Segmenter;\n` +
+        `Intl.Segmenter = class extends S { constructor(...a) { super(...a); appendFileSync(process.env.PODRACE_SEGMENTER_LOG, 'new\\n'); } };\n`,
+    );
+    const built = (args: string[]): number => {
+      const log = join(dir, `segmenter-${calls++}.txt`);
+      writeFileSync(log, '');
+      const r = spawnSync(process.execPath, ['--import', spy, ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, PODRACE_SEGMENTER_LOG: log },
+      });
+      expect(r.status).toBe(0);
+      return readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l === 'new').length;
+    };
+    // The spy sees a segmenter built (so the zeros below are not vacuous); the bundle imported the three
+    // string-width copies eagerly before, three segmenters at start-up.
+    expect(built(['-e', 'new Intl.Segmenter()'])).toBe(1);
+    const cli = join(root, 'dist', 'cli.js');
+    expect(built([cli, '--help'])).toBe(0);
+    expect(built([cli, 'list', 'fixes'])).toBe(0);
+    expect(built([cli, 'run', '--help'])).toBe(0);
   });
 
   it('builds without esbuild too: the build passes, says why, and leaves dist/ as tsc made it', () => {
