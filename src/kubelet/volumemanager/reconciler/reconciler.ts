@@ -28,7 +28,6 @@ import {
 import {
   type GlobalVolumeInfo,
   processReconstructedVolumes,
-  publishReconstructionFinished,
   syncStates,
 } from './reconstruct.js';
 import {
@@ -153,10 +152,7 @@ export class Reconciler {
       this.unmountDetachDevices();
       // Clean up any orphan volumes that failed reconstruction.
       cleanOrphanVolumes(this);
-      if (!this.reconstructionSettled) {
-        this.reconstructionSettled = true;
-        publishReconstructionFinished(this);
-      }
+      this.reconstructionSettled = true;
     }
     if (this.volumesNeedUpdateFromNodeStatus.length !== 0) updateReconstructedFromNodeStatus(this);
     if (this.volumesNeedUpdateFromNodeStatus.length === 0) {

@@ -19,6 +19,7 @@ import {
   markOptsOf,
   publish,
   publishReconstruction,
+  publishReconstructionFinished,
   reconstructVolume,
 } from './reconstruct.js';
 
@@ -77,6 +78,8 @@ export function* reconstructVolumes(rc: Reconciler): Co {
     // Remember to update devicePath from node.status.volumesAttached
     rc.volumesNeedUpdateFromNodeStatus = reconstructedVolumeNames;
   }
+  // "Volume reconstruction finished": what it could not see is known now (the desired state is empty yet).
+  publishReconstructionFinished(rc);
 }
 
 /** updateStatesNew: each volume attached (attach-ability uncertain), each pod's mount and the device uncertain. */
