@@ -25,11 +25,7 @@ import {
   type OperationExecutor,
   type UniqueVolumeName,
 } from '../operationexecutor/operationExecutor.js';
-import {
-  type GlobalVolumeInfo,
-  processReconstructedVolumes,
-  syncStates,
-} from './reconstruct.js';
+import { type GlobalVolumeInfo, processReconstructedVolumes, syncStates } from './reconstruct.js';
 import {
   cleanOrphanVolumes,
   type FailedReconstruction,
