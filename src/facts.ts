@@ -152,6 +152,9 @@ export type Fact =
    * state (`addedToActualState`), marked reported in use for a pod that still wants it
    * (`reportedInUse`), left to the pod's own mount (`skippedDesired`, failed but desired), or
    * `cleanupMounts` (failed and not desired: only the pod's UnmountVolume runs, the global mount stays).
+   * The new reconstruction (fix new-volume-reconstruction) decides that only once the desired state is
+   * populated; a failure is published when it happens too, as `failedReconstruction` (the volume is then
+   * in neither state of the world until cleanOrphanVolumes).
    */
   | (Base &
       PodRef & {
@@ -167,6 +170,7 @@ export type Fact =
           | 'reportedInUse'
           | 'skippedDesired'
           | 'cleanupMounts'
+          | 'failedReconstruction'
           /** Release-1.23 (#110547): a later pod of the same volume replaced this one before updateStates. */
           | 'lostToAnotherPod';
         /** Whether the kubelet's pod manager knows the pod (it is still in the API, maybe terminating). */

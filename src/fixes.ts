@@ -232,6 +232,19 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.31'),
     needsPodWorkerLifecycle: true,
   },
+  // A feature gate's default rather than a fix, like graceful-node-shutdown-beta. #113262 (1.26) wrote
+  // reconstruct_new.go behind the alpha SELinuxMountReadWriteOncePod gate; #115268 gave it its own gate,
+  // NewVolumeManagerReconstruction, beta and on by default in 1.27.0; #117752 turned the default off again
+  // in 1.27.2 (regression #117745, fixed by #117804, whose 1.27 cherry-pick #119363 left it off); on by
+  // default from 1.28, GA and locked on in 1.30 (#123442, which removed the old reconstruction).
+  'new-volume-reconstruction': {
+    prs: [115268, 113262, 117752, 117804, 123442],
+    release: '1.27',
+    backports: ['1.27.2 turned the default off again (#117752); on by default from 1.28.0'],
+    summary:
+      'KEP-3756 (NewVolumeManagerReconstruction): the reconciler reconstructs at start-up, adds what it finds to the actual state as uncertain (the reconciler settles and retries it), and cleans up volumes that failed reconstruction once the desired state is populated',
+    presets: shippedFrom('1.28'),
+  },
 } as const satisfies Record<string, FixDef>;
 
 export type FixId = keyof typeof FIX_TABLE;

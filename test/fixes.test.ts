@@ -61,10 +61,15 @@ describe('release presets', () => {
     expect(Fixes.of('1.30').on('immediate-eviction-grace')).toBe(false);
     expect(Fixes.of('1.31').on('immediate-eviction-grace')).toBe(true);
     for (const k of ['1.24', '1.25'] as const) expect(Fixes.of(k).equals(Fixes.of('1.26')), k).toBe(true);
-    for (const k of ['1.27', '1.28', '1.29'] as const)
-      expect(Fixes.of(k).equals(Fixes.of('1.30')), k).toBe(true);
+    for (const k of ['1.28', '1.29'] as const) expect(Fixes.of(k).equals(Fixes.of('1.30')), k).toBe(true);
     expect(Fixes.of('1.26').equals(Fixes.all())).toBe(false);
-    expect(Fixes.of('1.30').equals(Fixes.all())).toBe(false);
+    expect(Fixes.of('1.30').equals(Fixes.all().with('immediate-eviction-grace', false))).toBe(true);
+    // NewVolumeManagerReconstruction: on by default in 1.27.0, off again from 1.27.2 (#117752), on from 1.28.
+    expect(
+      Fixes.of('1.27').equals(
+        Fixes.all().with('new-volume-reconstruction', false).with('immediate-eviction-grace', false),
+      ),
+    ).toBe(true);
     for (const k of ['1.24', '1.26', '1.27', '1.28', '1.29', '1.30', '1.31'] as const) {
       if (k === '1.31') expect(Fixes.of(k).equals(Fixes.all()), k).toBe(true);
       // Named as asked, not as an equal set (`all`, or another release's).
@@ -114,8 +119,9 @@ describe('labels and replay flags', () => {
     // The name survives a recording copy (a run's) and further toggles.
     expect(off.recording(new Map(), () => 0).label()).toBe('1.22,-static-pod-start-exclusion');
     // Fewer differences still win over the name asked for (1.22 with the three 1.24 picks is the set of
-    // 1.24 to 1.26, named after the newest; with the 1.27 switches too, that of 1.27 to 1.30; with 1.31's
-    // too, every switch is on: all), and a set nobody named names the newer of two equal releases.
+    // 1.24 to 1.26, named after the newest; with the 1.27 pod worker switches too, 1.27's set; with the
+    // new reconstruction of 1.28 too, that of 1.28 to 1.30; with 1.31's #124063 every switch is on: all),
+    // and a set nobody named names the newer of two equal releases.
     const picks = [
       'no-force-detach-healthy-node=on',
       'reconstruct-every-pod-of-volume=on',
@@ -127,8 +133,10 @@ describe('labels and replay flags', () => {
       'terminal-pod-first-sight-synced=on',
       'terminated-pod-waits-for-volume-cleanup=on',
     ];
-    expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('1.30');
-    expect(fixesOption('1.22', [...picks, ...rework, 'immediate-eviction-grace=on']).label()).toBe('all');
+    expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('1.27');
+    const recon = [...picks, ...rework, 'new-volume-reconstruction=on'];
+    expect(fixesOption('1.22', recon).label()).toBe('1.30');
+    expect(fixesOption('1.22', [...recon, 'immediate-eviction-grace=on']).label()).toBe('all');
     expect(new Fixes(Fixes.of('1.22').ids()).label()).toBe('1.23');
   });
 

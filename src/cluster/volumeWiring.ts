@@ -70,12 +70,16 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
   // path of the pod still mounted on disk (a volume the actual state lost across a restart). Upstream's
   // disk half (kubelet_getters.go getPodVolumePathListFromDisk) reads the pod's volumes/ dir only: a
   // Block volume's link dir under volumeDevices/ is never a mount point, so it never counts here either.
+  // A CSI volume is mounted one level down, at <volume dir>/mount (csi.GetCSIMounterPath), which
+  // getPodVolumePathListFromDisk lists when it exists instead of the volume dir itself.
   const missedNoted = new Set<string>();
   const podVolumesExist = (uid: string): boolean => {
     if (vm.podVolumesExist(uid)) return true;
     const onDisk = node.storage.getVolumesFromPodDir().filter((d) => d.podUID === uid);
     for (const d of onDisk) {
-      const r = node.storage.isLikelyNotMountPoint(d.mountPath);
+      const path = d.plugin === 'csi' ? `${d.mountPath}/mount` : d.mountPath;
+      if (d.plugin === 'csi' && !node.storage.pathExists(path)) continue;
+      const r = node.storage.isLikelyNotMountPoint(path);
       if (r.err !== undefined || !r.value) return true;
     }
     // Simulator observation, not upstream logic: the answer "no volumes" left a Block volume's device link

@@ -19,6 +19,8 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
     'turning it off removes the shutdown manager (the 1.20 default): a node shutdown then kills nothing, so its absence closes violations rather than firing them',
   'node-shutdown-failed-phase':
     'its absence shows as a finding (node-shutdown-marked-failed), not a violation: upstream chose that behaviour for 1.22.0-1.22.4',
+  'new-volume-reconstruction':
+    "a feature gate's default (KEP-3756), not a fix: with every other switch on, turning it on closes only a failed TearDown of a pod volume dir whose mount was already gone at the restart (release-1.23's mount point check fails it into cleanupMounts; test/kubelet/volumemanager/reconstructNew.test.ts), while its first pass marks the states synced before the populator has added pods, so a failed reconstruction leaves volumesInUse early (#101791's path): in campaigns it fires more than it closes",
 };
 
 export const REFINDABLE_FIXES: readonly FixId[] = FIX_IDS.filter((id) => NOT_REFINDABLE[id] === undefined);
@@ -35,8 +37,8 @@ export const REFIND_WITHOUT: Readonly<
     why: "#114326 keeps a pod deleted during the restart desired, so the restart plot's volume is skipped as desired instead of reconstructed from inconsistent /proc/mounts reads (#102059): of seeds 1 and 2's first 1,500 cases, 5 of 172 such cases showed the bug with it on, 27 with it off",
   },
   'reconstruct-every-pod-of-volume': {
-    off: ['dsw-terminating-pod-on-restart'],
-    why: '#114326 keeps a terminating pod desired across a restart, so the shared-volume reconstructions where #110547 lost a pod are mostly skipped as desired',
+    off: ['dsw-terminating-pod-on-restart', 'new-volume-reconstruction'],
+    why: '#114326 keeps a terminating pod desired across a restart, so the shared-volume reconstructions where #110547 lost a pod are mostly skipped as desired; KEP-3756 (1.28) replaces syncStates, where #110670 sits',
   },
   'unstarted-static-pod-terminated': {
     off: ['orphan-pod-worker-terminates'],

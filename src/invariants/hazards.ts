@@ -133,14 +133,22 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#85834', 'kubernetes/kubernetes#101791'],
     summary:
       "after a kubelet restart, a volume whose reconstruction failed gets cleanupMounts' single UnmountVolume; when that TearDown fails nothing retries it (syncStates runs once, the volume is in neither state of the world, and cleanupOrphanedPodDirs skips pods the pod manager knows), so podVolumesExist sees the pod's mount on disk for ever and the terminating pod never leaves the API server",
-    open: 'release-1.23 cleanupMounts logs the UnmountVolume error and returns; #85834 was closed as stale without a fix; only KEP-3756 (NewVolumeManagerReconstruction, beta and on by default from 1.27, not modelled) puts such volumes into the actual state as uncertain so the reconciler retries them',
-    fixedIn: '1.27',
+    open: "release-1.23 cleanupMounts logs the UnmountVolume error and returns; #85834 was closed as stale without a fix. KEP-3756's reconstruction (fix new-volume-reconstruction, on by default in the last patches of 1.28 and later: 1.27.2 turned it off again) no longer runs syncStates: what it reconstructs goes into the actual state as uncertain and the reconciler retries its unmount; a volume whose reconstruction fails still gets one cleanupMounts, from cleanOrphanVolumes (hazard clean-orphan-volumes-not-retried)",
+    fixedBy: 'new-volume-reconstruction',
     scenario: 'reconstruct-fails-cleanup-not-retried',
     // Its pod is terminating in the API: #114326's populator keeps such a pod's volume desired, so the
     // failed reconstruction is skipped and the reconciler retries the TearDown.
     shownUnder: '1.23',
     // WaitForUnmount asks the actual state only, where the cleaned-up volume is not: syncTerminatedPod
     // destroys the cgroup while the mount stays on disk.
+    explains: ['termination-stuck', 'pod-cgroup-destroyed-with-volumes'],
+  },
+  'clean-orphan-volumes-not-retried': {
+    upstream: ['kubernetes/kubernetes#101791', 'kubernetes/kubernetes#113262'],
+    summary:
+      "after a kubelet restart, the new reconstruction (KEP-3756) leaves a volume whose reconstruction failed (ConstructVolumeSpec could not read the volume's data) in volumesFailedReconstruction; once the desired state is populated, cleanOrphanVolumes gives one that no pod wants cleanupMounts' single UnmountVolume and forgets it; when that TearDown fails nothing retries it (the volume is in neither state of the world, and cleanupOrphanedPodDirs skips a pod whose volumes are still mounted): the pod's mount stays on disk for ever and the pod never finishes terminating",
+    open: 'reconstruct_new.go cleanOrphanVolumes (1.28; reconstruct.go from 1.30): "Clean the cache, cleanup is one shot operation"; cleanupMounts in reconciler_common.go still logs the UnmountVolume error and returns (its TODO: "Currently cleanupMounts only includes UnmountVolume operation"); issue #101791 (failed reconstruction) is open. Found by podrace fuzz --kubelet 1.31 (seed 1, case 1145)',
+    scenario: 'clean-orphan-volumes-not-retried',
     explains: ['termination-stuck', 'pod-cgroup-destroyed-with-volumes'],
   },
   'fc-detach-retry-window': {
@@ -351,6 +359,17 @@ export class HazardTracker {
           this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume, only);
           this.#cleanupsPending.add(cleanupKey(f.node, f.uid, f.volume));
         }
+        if (!f.ok && !f.inconsistentRead && f.outcome === 'failedReconstruction') {
+          // The new reconstruction (1.28 reconcileNew) marks the states synced on its first pass, before
+          // the populator has added any pod: node.status.volumesInUse (desired + actual state) then leaves
+          // out a volume whose reconstruction failed, even one a pod still wants, until the desired state
+          // has it; the attach/detach controller may detach it meanwhile (#101791's path, earlier).
+          this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume, [
+            'device-reported-unused-while-mounted',
+            'multi-node-mount',
+            'device-released-while-open',
+          ]);
+        }
         if (!f.ok && f.outcome === 'skippedDesired' && f.podKnown) {
           this.#mark('failed-reconstruction-left-to-terminating-pod', f.atMs, f.node, f.uid, f.volume);
         }
@@ -373,7 +392,11 @@ export class HazardTracker {
         // The first TearDown of a cleaned-up pod volume is cleanupMounts' own (the volume is in no state of
         // the world, so the reconciler never tears it down); a failed one is never tried again.
         if (this.#cleanupsPending.delete(cleanupKey(f.node, f.uid, f.volume)) && !f.ok) {
-          this.#mark('cleanup-mounts-not-retried', f.atMs, f.node, f.uid, f.volume);
+          // syncStates' cleanupMounts, or (KEP-3756) cleanOrphanVolumes': the same one-shot UnmountVolume.
+          const id = this.#fixes.on('new-volume-reconstruction')
+            ? 'clean-orphan-volumes-not-retried'
+            : 'cleanup-mounts-not-retried';
+          this.#mark(id, f.atMs, f.node, f.uid, f.volume);
         }
         return;
       case 'reconstructionFinished':

@@ -101,6 +101,9 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
       `Operation for "{volumeName:${uniqueName(volumes.get(vol), vol)} podName: nodeName:}" failed. Error: ${msg}`,
     );
   const block = (vol: string) => volumes.get(vol)?.mode === 'Block';
+  // The new reconstruction's failures (reconstruct_new.go), by node, pod and volume: its later decision
+  // (cleanOrphanVolumes) logs "Cleaning up mounts for volume that could not be reconstructed".
+  const failedNew = new Set<string>();
 
   for (const f of facts) {
     switch (f.kind) {
@@ -324,11 +327,27 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
             `could not get consistent content of /proc/mounts after ${f.attempts} attempts`,
           );
         break;
-      case 'volumeReconstruction':
-        if (!f.ok) {
-          const err = f.inconsistentRead
-            ? 'could not get consistent content of /proc/mounts'
-            : (f.error ?? 'failed to construct volume spec');
+      case 'volumeReconstruction': {
+        const err = f.inconsistentRead
+          ? 'could not get consistent content of /proc/mounts'
+          : (f.error ?? 'failed to construct volume spec');
+        if (!f.ok && f.outcome === 'failedReconstruction') {
+          failedNew.add(`${f.node}\0${f.uid}\0${f.volume}`);
+          kubelet(
+            f,
+            'I',
+            'reconstruct_new.go:70',
+            `"Could not construct volume information" podName=${f.uid} volumeSpecName=${q(f.volume)} err=${q(err)}`,
+          );
+        } else if (!f.ok && failedNew.delete(`${f.node}\0${f.uid}\0${f.volume}`)) {
+          if (f.outcome === 'cleanupMounts')
+            kubelet(
+              f,
+              'I',
+              'reconstruct_new.go:170',
+              `"Cleaning up mounts for volume that could not be reconstructed" podName=${f.uid} volumeSpecName=${q(f.volume)}`,
+            );
+        } else if (!f.ok) {
           kubelet(
             f,
             'I',
@@ -337,6 +356,7 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
           );
         }
         break;
+      }
       case 'volumeAttached':
         cm(
           f.atMs,

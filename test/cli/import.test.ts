@@ -92,13 +92,36 @@ describe('podrace import', () => {
 describe('podrace run --klog', () => {
   it('writes the log; import reads it back to a scenario that fires as much', () => {
     const log = join(temp, 'race.log');
-    const fix = ['--fix', 'reconstruct-reliable-mount-refs=off', '--quiet'];
+    // The old reconstruction's syncStates logs one line per failed volume (reconciler.go).
+    const fix = [
+      '--fix',
+      'reconstruct-reliable-mount-refs=off',
+      '--fix',
+      'new-volume-reconstruction=off',
+      '--quiet',
+    ];
     const r = podrace(['run', 'fc-kubelet-restart-reconstruct-procmounts', ...fix, '--klog', log]);
     expect(r.code).toBe(1);
     expect(readFileSync(log, 'utf8')).toContain(
       '"Could not construct volume information, cleaning up mounts"',
     );
     const out = join(temp, 'race.yaml');
+    expect(podrace(['import', log, '--out', out]).code).toBe(0);
+    const again = podrace(['run', out, ...fix]);
+    expect(again.code).toBe(1);
+    expect(again.stdout.split(' ')[0]).toBe(r.stdout.split(' ')[0]);
+  });
+
+  it("the new reconstruction's failure and cleanup lines (reconstruct_new.go) read back as one failure", () => {
+    const log = join(temp, 'race-new.log');
+    const fix = ['--fix', 'reconstruct-reliable-mount-refs=off', '--quiet'];
+    const r = podrace(['run', 'fc-kubelet-restart-reconstruct-procmounts', ...fix, '--klog', log]);
+    expect(r.code).toBe(1);
+    const text = readFileSync(log, 'utf8');
+    expect(text).toContain('"Could not construct volume information" podName=');
+    expect(text).toContain('"Cleaning up mounts for volume that could not be reconstructed"');
+    expect(text).not.toContain('cleaning up mounts" podName=');
+    const out = join(temp, 'race-new.yaml');
     expect(podrace(['import', log, '--out', out]).code).toBe(0);
     const again = podrace(['run', out, ...fix]);
     expect(again.code).toBe(1);

@@ -187,8 +187,9 @@ describe('HazardTracker', () => {
       volume: 'lun-1',
       ok,
     });
+    // The old reconstruction's syncStates (1.27 and earlier); the new one's cleanOrphanVolumes below.
     const trackerAfter = (...facts: Fact[]): HazardTracker => {
-      const t = new HazardTracker();
+      const t = new HazardTracker(Fixes.all().with('new-volume-reconstruction', false));
       t.onFact(constructFault);
       for (const f of facts) t.onFact(f);
       return t;
@@ -196,6 +197,10 @@ describe('HazardTracker', () => {
     expect(trackerAfter(reconstruction({}), tearDown(false)).explain(stuck)).toBe(
       'cleanup-mounts-not-retried',
     );
+    // KEP-3756's cleanOrphanVolumes gives a failed volume the same one-shot cleanupMounts.
+    const newReconstruction = new HazardTracker(Fixes.all());
+    for (const f of [constructFault, reconstruction({}), tearDown(false)]) newReconstruction.onFact(f);
+    expect(newReconstruction.explain(stuck)).toBe('clean-orphan-volumes-not-retried');
     // The cleanup's TearDown succeeded: a stuck pod has another cause.
     expect(trackerAfter(reconstruction({}), tearDown(true)).explain(stuck)).toBeNull();
     // Only the cleanup's own TearDown counts, not a later one of the same volume.
@@ -324,7 +329,8 @@ describe('HazardTracker', () => {
 
   it('a hazard fixed upstream in release X excuses nothing under --kubelet X or later', () => {
     expect(hazardOpenIn('terminating-pod-volume-torn-down-on-restart')).toEqual(['1.22', '1.23']);
-    // KEP-3756 (1.27) is not a switch: the hazard is open before 1.27 only.
+    // KEP-3756's reconstruction (switch new-volume-reconstruction) replaces syncStates' cleanupMounts: on
+    // by default in the last patches of 1.28 and later (1.27.2 turned it off again, #117752).
     expect(hazardOpenIn('cleanup-mounts-not-retried')).toEqual([
       '1.20',
       '1.21',
@@ -333,10 +339,12 @@ describe('HazardTracker', () => {
       '1.24',
       '1.25',
       '1.26',
+      '1.27',
     ]);
     expect(hazardOpenIn('iscsi-block-session-busy')).toEqual([...RELEASE_PRESETS]);
     // #114326 (on from 1.24) keeps the scenario's terminating pod desired, so it shows under 1.23; with it
-    // turned off, a 1.26 or a `fixed` kubelet takes the path again, a 1.27 one is judged as 1.27.
+    // turned off, 1.26 and 1.27 take syncStates' path again, 1.28 and `fixed` cleanOrphanVolumes' one:
+    // the same one-shot cleanupMounts, the new reconstruction's own hazard.
     const file = loadScenarioFile('scenarios/reconstruct-fails-cleanup-not-retried.yaml');
     const knownOpen = (fixes: Fixes) =>
       runScenario(file, { fixes })
@@ -345,9 +353,12 @@ describe('HazardTracker', () => {
     const off = (kubelet: KubeletName) => Fixes.of(kubelet).with('dsw-terminating-pod-on-restart', false);
     expect(knownOpen(Fixes.of('1.23'))).toEqual(['cleanup-mounts-not-retried']);
     expect(knownOpen(off('1.26'))).toEqual(['cleanup-mounts-not-retried']);
-    expect(knownOpen(off('1.27'))).toEqual([null]);
-    // `fixed` is release-1.23's code with every switch: the hazard is open there.
-    expect(knownOpen(off('fixed'))).toEqual(['cleanup-mounts-not-retried']);
+    expect(knownOpen(off('1.27'))).toEqual(['cleanup-mounts-not-retried']);
+    expect(knownOpen(off('1.28'))).toEqual(['clean-orphan-volumes-not-retried']);
+    expect(knownOpen(off('fixed'))).toEqual(['clean-orphan-volumes-not-retried']);
+    // With #114326 on, the new reconstruction leaves the terminating pod's volume to the reconciler,
+    // which mounts it again and retries the failed TearDown: the pod terminates.
+    expect(knownOpen(Fixes.of('1.31'))).toEqual([]);
   });
 
   it('a hazard whose fix is a switch excuses nothing while the switch is on (#113145)', () => {

@@ -16,9 +16,12 @@ const text = readFileSync(
 );
 
 function run(source: string) {
-  // Before #115331 (1.27), whose SyncTerminatedPod waits for podVolumesExist.
+  // Before #115331 (1.27), whose SyncTerminatedPod waits for podVolumesExist, and with the old
+  // reconstruction (KEP-3756's reconstructs the Block volume as the reconciler starts: no window).
   return runScenario(parseScenarioText(source, 'f.yaml'), {
-    fixes: Fixes.all().with('terminated-pod-waits-for-volume-cleanup', false),
+    fixes: Fixes.all()
+      .with('terminated-pod-waits-for-volume-cleanup', false)
+      .with('new-volume-reconstruction', false),
     recordFacts: true,
   });
 }

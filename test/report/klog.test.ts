@@ -53,7 +53,9 @@ describe('toKlogLines', () => {
 
   it('a failed WaitForAttach: one line per firing, at the failure, recognised as a failed waitForAttach', () => {
     const s = load('reconstructed-volume-wait-for-attach-fails');
-    const lines = toKlogLines(runScenario(s, { fixes: Fixes.of('fixed'), recordFacts: true }), s);
+    // The old reconstruction's timing (the new one reconstructs as the reconciler starts).
+    const fixes = Fixes.of('fixed').with('new-volume-reconstruction', false);
+    const lines = toKlogLines(runScenario(s, { fixes, recordFacts: true }), s);
     const failed = lines.filter((l) => l.includes('MountVolume.WaitForAttach failed'));
     expect(failed).toHaveLength(9);
     expect(failed[0]).toContain('00:00:40.300000');

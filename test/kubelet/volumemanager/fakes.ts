@@ -228,6 +228,10 @@ export class Harness {
   deviceOpened = false;
   /** Paths that exist on the node (a Block volume's pod device link); undefined: every path exists. */
   existingPaths: Set<string> | undefined = undefined;
+  /** Pod volume paths that are no mount point (release-1.23's reconstruction checks them). */
+  readonly notMountPoints = new Set<string>();
+  /** The kubelet's pod sources (the populator's hasAddedPods waits for them). */
+  sourcesReady = true;
 
   constructor(o: HarnessOptions = {}) {
     const specs = new Map((o.volumes ?? [makeSpec('lun-1')]).map((s) => [s.name, s]));
@@ -249,6 +253,8 @@ export class Harness {
       isDeviceOpened: () => this.deviceOpened,
       getDeviceBindMountRefs: () => ({ value: [], err: undefined }),
       pathExists: (path) => this.existingPaths?.has(path) ?? true,
+      isLikelyMountPoint: (path) => !this.notMountPoints.has(path),
+      sourcesReady: () => this.sourcesReady,
       publish: (f) => this.facts.push(f),
     };
     this.vm = new VolumeManager({

@@ -58,12 +58,18 @@ interface MountedPod {
   podDisplayName: string | undefined;
 }
 
+/**
+ * volumeAttachability (#117804, 1.28): a volume the new reconstruction found on disk is `uncertain` until
+ * node.status.volumesAttached says whether it is attached (a CSIDriver may not be readable at start-up).
+ */
+type VolumeAttachability = boolean | 'uncertain';
+
 interface AttachedVolumeObj {
   volumeName: UniqueVolumeName;
   mountedPods: Map<UniquePodName, MountedPod>;
   spec: Spec;
   pluginName: PluginKind;
-  pluginIsAttachable: boolean;
+  pluginIsAttachable: VolumeAttachability;
   deviceMountState: DeviceMountState;
   devicePath: string;
   deviceMountPath: string;
@@ -85,7 +91,34 @@ export class ActualStateOfWorld
     _nodeName: string,
     devicePath: string,
   ): GoError | undefined {
-    return this.addVolume(volumeName, volumeSpec, devicePath);
+    return this.addVolume(volumeName, volumeSpec, devicePath, undefined);
+  }
+
+  /** AddAttachUncertainReconstructedVolume (reconstruct_new.go): attached, attach-ability uncertain. */
+  addAttachUncertainReconstructedVolume(
+    volumeName: UniqueVolumeName,
+    volumeSpec: Spec,
+    _nodeName: string,
+    devicePath: string,
+  ): GoError | undefined {
+    return this.addVolume(volumeName, volumeSpec, devicePath, 'uncertain');
+  }
+
+  /**
+   * UpdateReconstructedDevicePath: node.status's device path for a reconstructed volume, unless the
+   * reconciler already settled its device (a mount fixed the path then).
+   */
+  updateReconstructedDevicePath(volumeName: UniqueVolumeName, devicePath: string): void {
+    const volumeObj = this.attachedVolumes.get(volumeName);
+    if (volumeObj === undefined || volumeObj.deviceMountState !== DeviceMountUncertain) return;
+    volumeObj.devicePath = devicePath;
+  }
+
+  /** UpdateReconstructedVolumeAttachability: settles an uncertain attach-ability from node.status. */
+  updateReconstructedVolumeAttachability(volumeName: UniqueVolumeName, attachable: boolean): void {
+    const volumeObj = this.attachedVolumes.get(volumeName);
+    if (volumeObj === undefined || volumeObj.pluginIsAttachable !== 'uncertain') return;
+    volumeObj.pluginIsAttachable = attachable;
   }
 
   /** Counts the volumes removed (the reconciler's only synchronous change removes one): it only grows. */
@@ -138,8 +171,17 @@ export class ActualStateOfWorld
     );
   }
 
-  /** addVolume: adds the volume (or updates its device path) in the list of attached volumes. */
-  private addVolume(volumeName: UniqueVolumeName, volumeSpec: Spec, devicePath: string): GoError | undefined {
+  /**
+   * addVolume: adds the volume (or updates its device path) in the list of attached volumes. Release-1.23
+   * takes the attach-ability from the plugin; `attachability` is 1.28's explicit one (`undefined`: the
+   * plugin's, as MarkVolumeAsAttached passes it).
+   */
+  private addVolume(
+    volumeName: UniqueVolumeName,
+    volumeSpec: Spec,
+    devicePath: string,
+    attachability: VolumeAttachability | undefined,
+  ): GoError | undefined {
     const volumePlugin = this.volumePluginMgr.findPluginBySpec(volumeSpec);
     const name = volumeName.length === 0 ? getUniqueVolumeNameFromSpec(volumePlugin, volumeSpec) : volumeName;
     const volumeObj = this.attachedVolumes.get(name);
@@ -149,7 +191,7 @@ export class ActualStateOfWorld
         spec: volumeSpec,
         mountedPods: new Map(),
         pluginName: volumePlugin.kind,
-        pluginIsAttachable: volumePlugin.isAttachable(),
+        pluginIsAttachable: attachability ?? volumePlugin.isAttachable(),
         deviceMountState: DeviceNotMounted,
         devicePath,
         deviceMountPath: '',
@@ -391,7 +433,8 @@ export class ActualStateOfWorld
       volumeName: v.volumeName,
       volumeSpec: v.spec,
       nodeName: this.nodeName,
-      pluginIsAttachable: v.pluginIsAttachable,
+      // An uncertain attach-ability counts as not attachable (`== volumeAttachabilityTrue`).
+      pluginIsAttachable: v.pluginIsAttachable === true,
       devicePath: v.devicePath,
       deviceMountPath: v.deviceMountPath,
       pluginName: v.pluginName,

@@ -242,8 +242,11 @@ export class DesiredStateOfWorldPopulator {
         dsw.addErrorToPod(uniquePodName, err.message);
         allVolumesAdded = false;
       }
-      // sync reconstructed volume
-      this.o.actualStateOfWorld.syncReconstructedVolume(volumeName, uniquePodName, podVolume);
+      // sync reconstructed volume. 1.28: "This is necessary only when the old-style reconstruction is
+      // still used" (fix new-volume-reconstruction off).
+      if (!this.o.fixes.on('new-volume-reconstruction')) {
+        this.o.actualStateOfWorld.syncReconstructedVolume(volumeName, uniquePodName, podVolume);
+      }
     }
     // some of the volume additions may have failed, should not mark this pod as fully processed
     if (allVolumesAdded) {

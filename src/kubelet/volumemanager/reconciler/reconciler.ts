@@ -19,13 +19,21 @@ import {
   isVolumeNotAttachedError,
 } from '../cache/actualStateOfWorld.js';
 import type { DesiredStateOfWorld } from '../cache/desiredStateOfWorld.js';
-import type { VolumeHost, VolumePluginMgr } from '../host.js';
+import type { PodVolumeOnDisk, VolumeHost, VolumePluginMgr } from '../host.js';
 import {
   isMountFailedPreconditionError,
   type OperationExecutor,
   type UniqueVolumeName,
 } from '../operationexecutor/operationExecutor.js';
 import { type GlobalVolumeInfo, processReconstructedVolumes, syncStates } from './reconstruct.js';
+import {
+  cleanOrphanVolumes,
+  type FailedReconstruction,
+  publishReconstructedOutcomes,
+  readyToUnmount,
+  reconstructVolumes,
+  updateReconstructedFromNodeStatus,
+} from './reconstructNew.js';
 
 export interface ReconcilerOptions {
   readonly controllerAttachDetachEnabled: boolean;
@@ -70,20 +78,90 @@ export class Reconciler {
   readonly lastErrors: GoError[] = [];
   /** skippedDuringReconstruction (#110670): reconstructed volumes that a pod wanted, by volume. */
   readonly skippedDuringReconstruction = new Map<UniqueVolumeName, GlobalVolumeInfo>();
+  // The new reconstruction's state (reconciler_common.go, 1.28).
+  volumesFailedReconstruction: FailedReconstruction[] = [];
+  volumesNeedUpdateFromNodeStatus: UniqueVolumeName[] = [];
+  volumesNeedReportedInUse: UniqueVolumeName[] = [];
+  /** For the facts only: the volume dirs reconstructVolumes put into the actual state. */
+  readonly reconstructedOnDisk: PodVolumeOnDisk[] = [];
+  /** For the facts only: the first pass that may unmount has published what became of them. */
+  private reconstructionSettled = false;
+  /** Which reconstruction this reconciler runs (read once, where Run forks). */
+  private newReconstruction = false;
 
   constructor(readonly o: ReconcilerOptions) {}
 
-  /** Run: wait.Until(reconciliationLoopFunc, loopSleepDuration). */
+  /**
+   * Run (reconciler_common.go, 1.28): runNew with NewVolumeManagerReconstruction (fix
+   * `new-volume-reconstruction`), else runOld: wait.Until(reconciliationLoopFunc, loopSleepDuration).
+   */
   *run(): Co {
+    this.newReconstruction = this.o.fixes.on('new-volume-reconstruction');
+    if (this.newReconstruction) {
+      yield* this.runNew();
+      return;
+    }
     // A pass reads the volume manager's caches and operations and the node's storage, nothing else.
-    const loop = roundLoop(this.o.sim, this.o.loopSleepDurationMs, {
-      version: () => this.idleVersion(),
-      readMask: WRITES_VOLUMES,
-    });
+    const loop = this.newLoop();
     for (;;) {
       loop.begin();
       yield* this.reconciliationLoopFunc();
       yield* loop.end();
+    }
+  }
+
+  private newLoop(): ReturnType<typeof roundLoop> {
+    return roundLoop(this.o.sim, this.o.loopSleepDurationMs, {
+      version: () => this.idleVersion(),
+      readMask: WRITES_VOLUMES,
+    });
+  }
+
+  /** runNew (reconciler_new.go): reconstruct once at start, then wait.Until(reconcileNew, loopSleepDuration). */
+  *runNew(): Co {
+    yield* reconstructVolumes(this);
+    const loop = this.newLoop();
+    for (;;) {
+      loop.begin();
+      this.reconcileNew();
+      yield* loop.end();
+    }
+  }
+
+  reconcileNew(): void {
+    this.lastErrors.length = 0;
+    const ready = readyToUnmount(this);
+    if (ready && !this.reconstructionSettled) publishReconstructedOutcomes(this);
+    if (ready) {
+      // Unmounts are triggered before mounts so that a volume that was referenced by a pod that was deleted
+      // and is now referenced by another pod is unmounted from the first pod before being mounted to the
+      // new pod.
+      this.unmountVolumes();
+    }
+    // Next we mount required volumes. This function could also trigger attach if kubelet is responsible
+    // for attaching volumes.
+    this.mountAttachVolumes();
+    // Unmount volumes only when DSW and ASW are fully populated to prevent unmounting a volume that is
+    // still needed, but it did not reach DSW yet.
+    if (ready) {
+      // Ensure devices that should be detached/unmounted are detached/unmounted.
+      this.unmountDetachDevices();
+      // Clean up any orphan volumes that failed reconstruction.
+      cleanOrphanVolumes(this);
+      this.reconstructionSettled = true;
+    }
+    if (this.volumesNeedUpdateFromNodeStatus.length !== 0) updateReconstructedFromNodeStatus(this);
+    if (this.volumesNeedUpdateFromNodeStatus.length === 0) {
+      // ASW is fully populated only after both devicePaths and uncertain volume attach-ability were
+      // reconstructed from the API server. This will start reconciliation of node.status.volumesInUse.
+      // (updateLastSyncTime: only whether it ever ran is read.)
+      this.timeOfLastSyncMs ??= this.o.clock.nowMs;
+    }
+    if (this.volumesNeedReportedInUse.length !== 0 && this.o.populatorHasAddedPods()) {
+      // Once DSW is populated, mark all reconstructed as reported in node.status, so they can proceed with
+      // MountDevice / SetUp.
+      this.o.desiredStateOfWorld.markVolumesReportedInUse(this.volumesNeedReportedInUse);
+      this.volumesNeedReportedInUse = [];
     }
   }
 
@@ -93,6 +171,9 @@ export class Reconciler {
    */
   private idleVersion(): number {
     if (this.skippedDuringReconstruction.size > 0) return Number.NaN;
+    // The new reconstruction's first passes settle it (never idle until then).
+    if (this.newReconstruction && (!this.reconstructionSettled || this.volumesNeedReportedInUse.length > 0))
+      return Number.NaN;
     return this.o.actualStateOfWorld.removedVolumes + (this.statesHasBeenSynced() ? 1 : 0);
   }
 

@@ -49,7 +49,7 @@ export interface GlobalVolumeInfo {
   podVolumes: Map<UniquePodName, ReconstructedVolume>;
 }
 
-function globalVolumeInfoOf(v: ReconstructedVolume): GlobalVolumeInfo {
+export function globalVolumeInfoOf(v: ReconstructedVolume): GlobalVolumeInfo {
   return {
     volumeName: v.volumeName,
     volumeSpec: v.volumeSpec,
@@ -145,6 +145,15 @@ export function* syncStates(rc: Reconciler): Co {
   }
   if (volumesNeedUpdate.size > 0) updateStates(rc, volumesNeedUpdate);
   if (volumeNeedReport.length > 0) dsw.markVolumesReportedInUse(volumeNeedReport);
+  publishReconstructionFinished(rc);
+}
+
+/**
+ * The reconstructionFinished fact, once the desired state is populated (syncStates' end, or the new
+ * reconstruction's first pass that may unmount).
+ */
+export function publishReconstructionFinished(rc: Reconciler): void {
+  const { actualStateOfWorld: asw, desiredStateOfWorld: dsw } = rc.o;
   // Simulator observation (upstream has no such step): devices still mounted on the node that neither
   // state holds now. One-shot reconstruction looks only at pod volume dirs, so nothing will unmount them.
   const unreconstructedDevices = (rc.o.host.globallyMountedVolumes?.() ?? []).filter(
@@ -166,11 +175,11 @@ type ReconstructionFact = Extract<
   { kind: 'reconstructionStarted' | 'reconstructionFinished' | 'volumeReconstruction' }
 >;
 
-function publish(rc: Reconciler, fact: DistributiveOmit<ReconstructionFact, 'atMs' | 'node'>): void {
+export function publish(rc: Reconciler, fact: DistributiveOmit<ReconstructionFact, 'atMs' | 'node'>): void {
   rc.o.host.publish(Object.assign({}, fact, { atMs: rc.o.clock.nowMs, node: rc.o.nodeName }) as Fact);
 }
 
-function publishReconstruction(
+export function publishReconstruction(
   rc: Reconciler,
   volume: PodVolumeOnDisk,
   err: GoError | undefined,
@@ -209,10 +218,16 @@ export function cleanupMounts(rc: Reconciler, volume: PodVolumeOnDisk): void {
   if (err !== undefined) rc.lastErrors.push(err);
 }
 
-/** reconstructVolume: ConstructVolumeSpec, then the plugin's mounter / mapper and an existence check. */
+/**
+ * reconstructVolume: ConstructVolumeSpec, then the plugin's mounter / mapper and (release-1.23) an
+ * existence check. reconstruct_common.go of 1.28 has no such check (#116134: a volume dir whose mount is
+ * gone is reconstructed all the same, and the reconciler's unmount of the uncertain mount cleans it up):
+ * the new reconstruction passes `checkExistence` false.
+ */
 export function* reconstructVolume(
   rc: Reconciler,
   volume: PodVolumeOnDisk,
+  checkExistence = true,
 ): Co<{ volume: ReconstructedVolume | undefined; err: GoError | undefined }> {
   // plugin initializations
   const plugin = rc.o.volumePluginMgr.findPluginByName(volume.plugin);
@@ -241,17 +256,19 @@ export function* reconstructVolume(
     checkPath = volumeMounter.getPath();
     deviceMounter = plugin.newAttacher();
   }
-  // Check existence of mount point for filesystem volume or symbolic link for block volume
-  const check = rc.o.operationExecutor.checkVolumeExistenceOperation(
-    volumeSpec,
-    checkPath,
-    attachable,
-    rc.o.host,
-  );
-  if (check.err !== undefined) return { volume: undefined, err: check.err };
-  // If mount or symlink doesn't exist, volume reconstruction should be failed
-  if (!check.exists) {
-    return { volume: undefined, err: new GoError(`volume: "${uniqueVolumeName}" is not mounted`) };
+  if (checkExistence) {
+    // Check existence of mount point for filesystem volume or symbolic link for block volume
+    const check = rc.o.operationExecutor.checkVolumeExistenceOperation(
+      volumeSpec,
+      checkPath,
+      attachable,
+      rc.o.host,
+    );
+    if (check.err !== undefined) return { volume: undefined, err: check.err };
+    // If mount or symlink doesn't exist, volume reconstruction should be failed
+    if (!check.exists) {
+      return { volume: undefined, err: new GoError(`volume: "${uniqueVolumeName}" is not mounted`) };
+    }
   }
   return {
     volume: {
@@ -283,13 +300,16 @@ function updateDevicePath(rc: Reconciler, volumesNeedUpdate: Map<UniqueVolumeNam
 }
 
 /** getDeviceMountPath: the global map path of a Block volume, else the device mount path. */
-function getDeviceMountPath(gvl: GlobalVolumeInfo): string | undefined {
+export function getDeviceMountPath(gvl: GlobalVolumeInfo): string | undefined {
   if (gvl.blockVolumeMapper !== undefined) return gvl.blockVolumeMapper.getGlobalMapPath(gvl.volumeSpec);
   if (gvl.deviceMounter !== undefined) return gvl.deviceMounter.getDeviceMountPath(gvl.volumeSpec);
   return undefined;
 }
 
-function markOptsOf(volume: ReconstructedVolume, state: MarkVolumeOpts['volumeMountState']): MarkVolumeOpts {
+export function markOptsOf(
+  volume: ReconstructedVolume,
+  state: MarkVolumeOpts['volumeMountState'],
+): MarkVolumeOpts {
   return {
     podName: volume.podName,
     podUID: volume.podName,
