@@ -142,6 +142,13 @@ export type Fact =
    * process, pod and volume.
    */
   | (Base & PodRef & { kind: 'podVolumesExistMissedBlockMap'; volume: string })
+  /**
+   * Simulator observation, the known-open hazard `terminal-pod-volume-kept-desired`: the populator's
+   * findAndRemoveDeletedPods kept a volume of a pod whose runtime is removed in the desired state, because
+   * the actual state never had it mounted for the pod and the pod manager still has the pod (`kept`), or
+   * later removed it after all (`kept: false`). Once per pod and volume each way.
+   */
+  | (Base & PodRef & { kind: 'terminatedPodVolumeKeptDesired'; volume: string; kept: boolean })
   /** SetUp bind-mounted a global path that was not mounted (MountDevice skipped after a failure). */
   | (Base & PodRef & { kind: 'bindMountOfUnmountedGlobalPath'; volume: string })
   // ---- volume reconstruction after a kubelet start (reconciler syncStates, release-1.23) ----

@@ -262,6 +262,14 @@ export const HAZARDS = {
     shownUnder: '1.30',
     explains: ['grace-period-exceeded'],
   },
+  'terminal-pod-volume-kept-desired': {
+    upstream: ['kubernetes/kubernetes#75345', 'kubernetes/kubernetes#75458', 'kubernetes/kubernetes#52683'],
+    summary:
+      "a kubelet restarts after a pod's containers exited and its volume was unmounted, before the pod was finished: the populator's first pass adds the still-terminating pod's volume to the desired state (#114326), while the new reconstruction (KEP-3756) has already marked the states synced, so the first node status lists no volume in use and the attach/detach controller detaches it once the pod is terminal. The volume never reaches the actual state again, and findAndRemoveDeletedPods keeps it desired while the pod manager has the pod (\"Actual state does not yet have volume mount information\"): a completed pod the API keeps holds the volume in volumesInUse for as long as it exists",
+    open: 'desired_state_of_world_populator.go findAndRemoveDeletedPods (1.28, and master) skips removal while PodRemovedFromVolume is true and the pod exists: PR #75458 (issue #75345) relies on the pod leaving the pod manager ("In case of mount fails, pod should be able to removed from pod manager"), which a terminal pod the API keeps never does. reconciler_new.go (and reconciler.go from 1.30) calls updateLastSyncTime on its first pass, before the populator has added pods, reopening the volumesInUse window of issue #52683 that PR #33616 had closed for syncStates. No upstream issue reports the leak; found by podrace fuzz',
+    scenario: 'terminal-pod-volume-kept-desired',
+    explains: ['volume-in-use-after-unmount'],
+  },
 } as const satisfies Record<string, HazardDef>;
 
 export type HazardId = keyof typeof HAZARDS;
@@ -442,6 +450,12 @@ export class HazardTracker {
       case 'podVolumesExistMissedBlockMap':
         this.#mark('pod-volumes-exist-ignores-block-maps', f.atMs, f.node, f.uid, f.volume);
         return;
+      case 'terminatedPodVolumeKeptDesired':
+        // Only while the desired state keeps it: once the populator drops the volume, the kubelet stops
+        // listing it within a node status update, and a listing after that is someone else's.
+        if (f.kept) this.#mark('terminal-pod-volume-kept-desired', f.atMs, f.node, f.uid, f.volume);
+        else this.#unmark('terminal-pod-volume-kept-desired', f.node, f.uid, f.volume);
+        return;
       case 'podEvictionRequested':
         // Only the pod worker of #102344 has the fallback; release-1.20's killPodNow kills with the 0.
         if (f.gracePeriodSeconds === 0 && this.#fixes.on('pod-worker-lifecycle'))
@@ -492,6 +506,14 @@ export class HazardTracker {
       this.#markers.set(id, list);
     }
     list.push({ atMs, node, uid, volume, only });
+  }
+
+  /** Drops a hazard's markers for a path that closed again (the same node, pod and volume). */
+  #unmark(id: HazardId, node: string, uid: string, volume: string): void {
+    const list = this.#markers.get(id);
+    if (list === undefined) return;
+    const left = list.filter((m) => !(m.node === node && m.uid === uid && m.volume === volume));
+    this.#markers.set(id, left);
   }
 
   /**

@@ -45,6 +45,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   unmountDevice: true,
   unmountWaitIgnoredUncertain: true,
   podVolumesExistMissedBlockMap: true,
+  terminatedPodVolumeKeptDesired: true,
   bindMountOfUnmountedGlobalPath: true,
   reconstructionStarted: true,
   volumeReconstruction: true,

@@ -112,6 +112,17 @@ export function onFact(b: Builder, f: Fact): void {
         },
       );
       return;
+    case 'terminatedPodVolumeKeptDesired':
+      b.instant(
+        tracks.podWorker(node, f.pod, f.uid),
+        f.kept
+          ? "desired state keeps a terminated pod's volume"
+          : "desired state drops a terminated pod's volume",
+        'event',
+        at,
+        { uid: f.uid, pod: f.pod, volume: f.volume },
+      );
+      return;
     case 'podVolumesExistMissedBlockMap':
       b.instant(tracks.podWorker(node, f.pod, f.uid), 'podVolumesExist missed a Block map', 'event', at, {
         uid: f.uid,

@@ -80,6 +80,13 @@ function describeFactRaw(f: Fact): FactLine {
         subject: podSubject(f),
         text: `podVolumesExist false with Block volume ${f.volume} still linked`,
       };
+    case 'terminatedPodVolumeKeptDesired':
+      return {
+        subject: podSubject(f),
+        text: f.kept
+          ? `desired state keeps ${f.volume} of the terminated pod (never mounted in the actual state)`
+          : `desired state drops ${f.volume} of the terminated pod`,
+      };
     case 'podCgroupDestroyed':
       return { subject: podSubject(f), text: 'podCgroupDestroyed' };
     case 'podKillDispatched':

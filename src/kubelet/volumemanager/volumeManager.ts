@@ -87,6 +87,7 @@ export class VolumeManager {
       desiredStateOfWorld: this.desiredStateOfWorld,
       actualStateOfWorld: this.actualStateOfWorld,
       host: o.host,
+      nodeName: o.nodeName,
       fixes: o.fixes,
     });
     this.reconciler = new Reconciler({

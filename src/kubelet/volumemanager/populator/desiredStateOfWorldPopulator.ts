@@ -29,7 +29,9 @@ export interface DesiredStateOfWorldPopulatorOptions {
   readonly legacyPodStatusProvider: LegacyPodStatusProvider;
   readonly desiredStateOfWorld: DesiredStateOfWorld;
   readonly actualStateOfWorld: ActualStateOfWorld;
-  readonly host: Pick<VolumeHost, 'getVolumeSpec' | 'sourcesReady'>;
+  readonly host: Pick<VolumeHost, 'getVolumeSpec' | 'sourcesReady'> & Partial<Pick<VolumeHost, 'publish'>>;
+  /** The node, for the facts published through host.publish. */
+  readonly nodeName?: string;
   readonly fixes: Fixes;
   /** keepTerminatedPodVolumes (kubelet flag, default false). */
   readonly keepTerminatedPodVolumes?: boolean;
@@ -47,6 +49,12 @@ export class DesiredStateOfWorldPopulator {
    * (src/sim/elision.ts).
    */
   private version = 0;
+  /**
+   * Simulator observation: `podName\0volumeName` of each volume that findAndRemoveDeletedPods keeps for a
+   * pod whose runtime is removed because the actual state never had it mounted for the pod (published as
+   * terminatedPodVolumeKeptDesired once, and again when the volume finally leaves the desired state).
+   */
+  private readonly keptForTerminatedPod = new Set<string>();
 
   constructor(private readonly o: DesiredStateOfWorldPopulatorOptions) {
     this.legacy = !o.fixes.on('pod-worker-lifecycle');
@@ -173,12 +181,36 @@ export class DesiredStateOfWorldPopulator {
       if (removed && podExists) {
         // Actual state does not yet have volume mount information and pod still exists in pod manager,
         // skip removing volume from desired state
+        this.noteKept(volumeToMount.podName, pod, volumeToMount.volumeName, true);
         continue;
       }
+      this.noteKept(volumeToMount.podName, volumeToMount.pod, volumeToMount.volumeName, false);
       dsw.deletePodFromVolume(volumeToMount.podName, volumeToMount.volumeName);
       this.processedPods.delete(volumeToMount.podName);
       this.version++;
     }
+  }
+
+  /**
+   * Publishes the skip above for a pod whose runtime is removed, the first time it is taken, and the
+   * removal that ends it: the known-open hazard terminal-pod-volume-kept-desired (src/invariants/hazards.ts).
+   * Upstream relies on the pod leaving the pod manager (PR #75458); a terminal pod the API keeps (a
+   * completed Job's) keeps the volume desired, and listed in volumesInUse, for as long as it exists.
+   */
+  private noteKept(podName: UniquePodName, pod: Pod, volumeName: string, kept: boolean): void {
+    const key = `${podName}\u0000${volumeName}`;
+    if (kept === this.keptForTerminatedPod.has(key)) return;
+    if (kept) this.keptForTerminatedPod.add(key);
+    else this.keptForTerminatedPod.delete(key);
+    this.o.host.publish?.({
+      kind: 'terminatedPodVolumeKeptDesired',
+      atMs: this.o.clock.nowMs,
+      node: this.o.nodeName ?? '',
+      uid: pod.metadata.uid,
+      pod: pod.metadata.name,
+      volume: volumeName,
+      kept,
+    });
   }
 
   /** release-1.20: IsPodTerminated for known pods, then the runtime listing for running containers. */
