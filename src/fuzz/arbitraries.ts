@@ -56,6 +56,7 @@ import {
   slowTearDownDraft,
   slowTearDownSettleMs,
 } from './slowTearDown.js';
+import { WarmUpArbitrary } from './warmUp.js';
 
 /** Node names in order; a case has 1 to 3 nodes. */
 export const FUZZ_NODES = ['node-a', 'node-b', 'node-c'] as const;
@@ -388,35 +389,40 @@ const draftBase = {
   nodeCount: fc.integer({ min: 1, max: FUZZ_NODES.length }),
 };
 
+const mixedArm: fc.Arbitrary<ScenarioDraft> = fc.record({
+  profile: fc.constant('mixed' as const),
+  ...draftBase,
+  mask: fc.nat({ max: 2 ** ACTION_DRAFT_KINDS.length - 1 }),
+  volumes: fc.array(volumeDraft, { maxLength: 3 }),
+  pods: fc.array(podDraft, { minLength: 1, maxLength: 12 }),
+  actions: fc.array(actionDraft, { maxLength: 8 }),
+});
+const volumeChainArm: fc.Arbitrary<ScenarioDraft> = fc.record({
+  profile: fc.constant('volumeChain' as const),
+  ...draftBase,
+  chain: volumeChainDraft,
+});
+const staticChainArm: fc.Arbitrary<ScenarioDraft> = fc.record({
+  profile: fc.constant('staticChain' as const),
+  ...draftBase,
+  chain: staticChainDraft,
+});
+
+/**
+ * The swarm before kill sequences (mixed 2 : volume chain 2 : static chain 1), draw for draw the one the
+ * 12 switches' time to bug was first measured with (issue 22, a922593): the warm-up's base.
+ */
+export const draftArbitraryClassicSwarm: fc.Arbitrary<ScenarioDraft> = fc.oneof(
+  { arbitrary: mixedArm, weight: 2 },
+  { arbitrary: volumeChainArm, weight: 2 },
+  { arbitrary: staticChainArm, weight: 1 },
+);
+
 // Mixed 2 : volume chain 2 : static chain 1 : kill sequence 1.
 const swarmDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc.oneof(
-  {
-    arbitrary: fc.record({
-      profile: fc.constant('mixed' as const),
-      ...draftBase,
-      mask: fc.nat({ max: 2 ** ACTION_DRAFT_KINDS.length - 1 }),
-      volumes: fc.array(volumeDraft, { maxLength: 3 }),
-      pods: fc.array(podDraft, { minLength: 1, maxLength: 12 }),
-      actions: fc.array(actionDraft, { maxLength: 8 }),
-    }),
-    weight: 2,
-  },
-  {
-    arbitrary: fc.record({
-      profile: fc.constant('volumeChain' as const),
-      ...draftBase,
-      chain: volumeChainDraft,
-    }),
-    weight: 2,
-  },
-  {
-    arbitrary: fc.record({
-      profile: fc.constant('staticChain' as const),
-      ...draftBase,
-      chain: staticChainDraft,
-    }),
-    weight: 1,
-  },
+  { arbitrary: mixedArm, weight: 2 },
+  { arbitrary: volumeChainArm, weight: 2 },
+  { arbitrary: staticChainArm, weight: 1 },
   {
     arbitrary: fc.record({
       profile: fc.constant('killSequence' as const),
@@ -533,12 +539,12 @@ const attachAfterRestartCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
 });
 
 /**
- * The campaigns' generator: the one above, and of its cases that are neither jobs, slow-staging nor
- * slow-teardown cases one in ATTACH_AFTER_RESTART_ONE_IN an attach-after-restart case, its pick and draft
- * drawn after every other draw (so every other case stays the case it was;
+ * The campaigns' generator after the warm-up: the one above, and of its cases that are neither jobs,
+ * slow-staging nor slow-teardown cases one in ATTACH_AFTER_RESTART_ONE_IN an attach-after-restart case,
+ * its pick and draft drawn after every other draw (so every other case stays the case it was;
  * test/fuzz/attachAfterRestart.test.ts checks it draw for draw).
  */
-export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(
     draftArbitraryBeforeAttachAfterRestart,
     // Unbiased, as the other rare profiles' picks are, so that the early cases are not displaced more often.
@@ -555,6 +561,37 @@ export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = fc
       ? before
       : attach,
   );
+
+/**
+ * The warm-up cases (src/fuzz/warmUp.ts): the classic swarm, and of its cases one in SLOW_STAGING_ONE_IN,
+ * one in SLOW_TEARDOWN_ONE_IN and one in ATTACH_AFTER_RESTART_ONE_IN a case of the rare profiles, each
+ * pick and draft drawn after the swarm's (a case no rare profile displaced is the classic swarm's, draw
+ * for draw). The rare profiles stay because each is the only early finder of a switch's bug
+ * (terminated-pod-waits-for-volume-cleanup: slow teardown); jobs and kill sequences wait for the rest.
+ */
+export const draftArbitraryWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(
+    draftArbitraryClassicSwarm,
+    fc.noBias(fc.nat({ max: SLOW_STAGING_ONE_IN - 1 })),
+    slowStagingCaseArbitrary,
+    fc.noBias(fc.nat({ max: SLOW_TEARDOWN_ONE_IN - 1 })),
+    slowTearDownCaseArbitrary,
+    fc.noBias(fc.nat({ max: ATTACH_AFTER_RESTART_ONE_IN - 1 })),
+    attachAfterRestartCaseArbitrary,
+  )
+  // Picks checked last, as `rarely` does: shrinking leaves a rare profile for the case it displaced.
+  .map(([classic, pickStaging, staging, pickTearDown, tearDown, pickAttach, attach]) => {
+    if (pickStaging === SLOW_STAGING_ONE_IN - 1) return staging;
+    if (pickTearDown === SLOW_TEARDOWN_ONE_IN - 1) return tearDown;
+    if (pickAttach === ATTACH_AFTER_RESTART_ONE_IN - 1) return attach;
+    return classic;
+  });
+
+/** The campaigns' generator: the warm-up mix for a seed's first WARM_UP_CASES cases, then the whole mix. */
+export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = new WarmUpArbitrary(
+  draftArbitraryWarmUp,
+  draftArbitraryAfterWarmUp,
+);
 
 // ---- the fix-up ------------------------------------------------------------------------------------------
 

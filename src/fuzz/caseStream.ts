@@ -18,7 +18,7 @@ function qualifiedSeed(seed: number): number {
 }
 
 /** fast-check's bias for run `runId` (runIdToFrequency): 2 + the run's order of magnitude. */
-function runIdToFrequency(runId: number): number {
+export function runIdToFrequency(runId: number): number {
   return 2 + ~~(Math.log(runId + 1) * Math.LOG10E); // fast-check writes the same double as a literal
 }
 

@@ -13,19 +13,19 @@ const podrace = (args: string[]) => podraceIn(args, { cwd: dir });
 
 describe('fuzz with a switch turned off', () => {
   it('writes the find that switch closes, and says why it exits 1 in one line', () => {
-    // Seed 1, case 23: mirror-pod-deleted-while-running, closed by turning the pod worker off and by
-    // turning static-pod-start-exclusion back on; the second is what the user asked about.
+    // Seed 1, case 3: static-pod-overlap (and mirror-pod-deleted-while-running, which turning the pod
+    // worker off closes too), closed by turning static-pod-start-exclusion back on: what the user asked.
     const args = ['fuzz', '--runs', '24', '--kubelet', '1.23', '--fix', 'static-pod-start-exclusion=off'];
     const r = podrace([...args, '--shrink-runs', '10', '--out', 'found']);
     expect(r.code).toBe(1);
     const reason = r.stdout.split('\n').filter((l) => l.startsWith('exit '));
     expect(reason).toEqual([
       expect.stringMatching(
-        /^exit 1: mirror-pod-deleted-while-running fired in \d+ case\(s\) that no known-open hazard explains; in case 23 turning static-pod-start-exclusion back on \(--fix turned it off\) closes it/,
+        /^exit 1: static-pod-overlap fired in \d+ case\(s\) that no known-open hazard explains; in case 3 turning static-pod-start-exclusion back on \(--fix turned it off\) closes it/,
       ),
     ]);
-    expect(r.stdout).toContain('(closed by static-pod-start-exclusion on), first in case 23');
-    expect(readdirSync(join(dir, 'found'))).toContain('mirror-pod-deleted-while-running-1-23.yaml');
+    expect(r.stdout).toContain('(closed by static-pod-start-exclusion on), first in case 3');
+    expect(readdirSync(join(dir, 'found'))).toContain('static-pod-overlap-1-3.yaml');
 
     const json = podrace([...args, '--shrink', '0', '--json']);
     const summary = JSON.parse(json.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;

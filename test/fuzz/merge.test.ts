@@ -164,8 +164,8 @@ describe('podrace merge', () => {
 });
 
 describe('podrace merge of a campaign with a switch the user changed', () => {
-  // Seed 1 with unmount-device-open-uncertain off: the find that switch closes (case 65, shard 2/2) ranks
-  // before the hazards of shard 1/2 (case 32 and on), in the shards as in the whole campaign.
+  // Seed 1 with unmount-device-open-uncertain off: the find that switch closes (case 56, shard 1/2) ranks
+  // before the hazards of shard 2/2 (case 1 and on), in the shards as in the whole campaign.
   const fixes = Fixes.all().with('unmount-device-open-uncertain', false);
   const changed = ['unmount-device-open-uncertain'] as const;
   const run = async (shard: Shard | undefined): Promise<CampaignLines> => {
@@ -183,8 +183,8 @@ describe('podrace merge of a campaign with a switch the user changed', () => {
   it('takes the failure of the changed switch from the shard that owns it, byte for byte', async () => {
     const all = await run(undefined);
     expect(all.failures.map((f) => [f.invariant, f.case])).toEqual([
-      ['mount-device-skipped-after-failure', 65],
-      ['device-released-while-open', 27],
+      ['mount-device-skipped-after-failure', 56],
+      ['device-released-while-open', 1],
     ]);
     const texts: string[] = [];
     for (const index of [1, 2]) texts.push(`${jsonLines(await run({ index, count: 2 })).join('\n')}\n`);
