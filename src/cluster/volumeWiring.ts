@@ -83,7 +83,11 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       if (r.err !== undefined || !r.value) return true;
     }
     // Simulator observation, not upstream logic: the answer "no volumes" left a Block volume's device link
-    // in the pod dir unseen (the hazard pod-volumes-exist-ignores-block-maps, #61229).
+    // in the pod dir unseen (the hazard pod-volumes-exist-ignores-block-maps, #61229). The hazard is the
+    // disk half's blind spot behind an actual state that holds nothing of the pod (a kubelet that has not
+    // reconstructed yet); an actual state that still holds a mount of it, even uncertain, should have
+    // answered: that "no" is the volume manager's own bug, and no marker excuses it.
+    if (vm.actualStateOfWorld.getPossiblyMountedVolumesForPod(uid).length > 0) return false;
     for (const d of onDisk) {
       if (d.mode !== 'Block' || missedNoted.has(`${uid}\0${d.volumeName}`)) continue;
       missedNoted.add(`${uid}\0${d.volumeName}`);

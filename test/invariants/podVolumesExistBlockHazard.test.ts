@@ -5,8 +5,9 @@
 // mount in volumes/, and nothing there is excused.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Fixes } from '../../src/fixes.js';
+import { VolumeManager } from '../../src/kubelet/volumemanager/volumeManager.js';
 import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
 
@@ -44,5 +45,24 @@ describe('pod-volumes-exist-ignores-block-maps', () => {
     const r = run(text.replace('mode: Block', 'mode: Filesystem'));
     expect((r.facts ?? []).some((f) => f.kind === 'podVolumesExistMissedBlockMap')).toBe(false);
     expect(r.violations.some((v) => v.invariant === 'pod-deleted-before-volumes-reclaimed')).toBe(false);
+  });
+
+  afterEach(() => vi.restoreAllMocks());
+
+  it("a podVolumesExist that forgets an uncertain mount is the kubelet's bug: the marker does not excuse it", () => {
+    // The planted bug (the mutant vm-pod-volumes-exist-ignores-uncertain): count only certain mounts.
+    // Every fix on: the failed unmap leaves the Block volume uncertain in the actual state, and the pod's
+    // cgroup and API object go with it still mapped, before any restart.
+    vi.spyOn(VolumeManager.prototype, 'podVolumesExist').mockImplementation(function (
+      this: VolumeManager,
+      uid,
+    ) {
+      return this.actualStateOfWorld.getMountedVolumesForPod(uid).length > 0;
+    });
+    const r = runScenario(parseScenarioText(text, 'f.yaml'), { fixes: Fixes.all(), recordFacts: true });
+    const deleted = r.violations.filter((v) => v.invariant === 'pod-deleted-before-volumes-reclaimed');
+    expect(deleted).toHaveLength(1);
+    expect(deleted[0]?.knownOpen).toBeUndefined();
+    expect((r.facts ?? []).some((f) => f.kind === 'podVolumesExistMissedBlockMap')).toBe(false);
   });
 });
