@@ -235,6 +235,19 @@ describe('the classifier', () => {
     // A campaign that failed is not compared: its outcome says more than its counts.
     const failing = { ...more, exitCode: 1 };
     expect(hazardShifts([failing], baseline)).toEqual([]);
+    // Verify killing the mutant does not clear the excuse that hid it from fuzz.
+    const failedVerify = verifyFacts(
+      [
+        '{"type":"claim","scenario":"a","claim":"fixes: all","expected":[],"actual":["x"],"pass":false}',
+        '{"type":"summary","claims":1,"exitCode":1}',
+      ].join('\n'),
+      '',
+      1,
+      false,
+    );
+    const byVerify = classify([baseline[0] as FuzzFacts, more], failedVerify, 100, baseline);
+    expect(byVerify).toMatchObject({ outcome: 'killed-verify', hiddenByHazard: true });
+    expect(classify(baseline, failedVerify, 100, baseline).hiddenByHazard).toBe(false);
   });
 
   it('reach counts the probe runs whose digest moved from the baseline’s', () => {
@@ -270,7 +283,7 @@ describe('the classifier', () => {
     const r = rates([
       { outcome: 'killed-fuzz', hiddenByHazard: false },
       { outcome: 'crashed', hiddenByHazard: false },
-      { outcome: 'killed-verify', hiddenByHazard: false },
+      { outcome: 'killed-verify', hiddenByHazard: true },
       { outcome: 'survived', hiddenByHazard: true },
       { outcome: 'equivalent', hiddenByHazard: false },
     ]);
@@ -279,7 +292,7 @@ describe('the classifier', () => {
       equivalent: 1,
       fuzzKillRate: 0.5,
       killRate: 0.75,
-      hiddenByHazard: 1,
+      hiddenByHazard: 2,
     });
   });
 });

@@ -197,7 +197,7 @@ export interface HazardShift {
 }
 
 /**
- * hiddenByHazard: the mutant's campaign of a seed exited 0 (every violation excused as a known-open
+ * hiddenByHazard (of a survivor, or of a mutant only verify killed): the mutant's campaign of a seed exited 0 (every violation excused as a known-open
  * hazard), yet its per-invariant known-open case counts differ from the baseline's for that seed: the
  * mutant changed what happens and only a hazard's excuse kept it from failing. Returns the shifts (empty:
  * not hidden). A campaign that did not exit 0, or a seed the baseline did not run, is not compared.
@@ -290,13 +290,18 @@ export function classify(
   const noCase = { seed: null, caseIndex: null, afterCases: null };
   if (verify !== undefined) {
     if (verify.timedOut) return { outcome: 'timeout', by: ['verify'], ...noCase, ...none };
-    if (verify.exitCode === 1)
+    if (verify.exitCode === 1) {
+      // Killed, but not by fuzz: if the campaigns passed only because a hazard excused what the mutant
+      // changed, that excuse swallowed a planted bug, which is worth knowing whatever verify said.
+      const shifts = hazardShifts(fuzz, baseline);
       return {
         outcome: 'killed-verify',
         by: verify.failed.map((c) => `${c.scenario}: ${c.claim}`),
         ...noCase,
-        ...none,
+        hiddenByHazard: shifts.length > 0,
+        hazardShifts: shifts,
       };
+    }
     if (verify.exitCode !== 0)
       return { outcome: 'crashed', by: [`verify: ${verify.error ?? 'exit'}`], ...noCase, ...none };
   }
@@ -327,7 +332,9 @@ export function rates(verdicts: readonly { outcome: Outcome; hiddenByHazard: boo
     counts,
     fuzzKillRate: ratio(counts['killed-fuzz'] + counts.crashed),
     killRate: ratio(counts['killed-fuzz'] + counts['killed-verify'] + counts.crashed + counts.timeout),
-    hiddenByHazard: verdicts.filter((v) => v.outcome === 'survived' && v.hiddenByHazard).length,
+    hiddenByHazard: verdicts.filter(
+      (v) => (v.outcome === 'survived' || v.outcome === 'killed-verify') && v.hiddenByHazard,
+    ).length,
   };
 }
 

@@ -150,7 +150,9 @@ export function buildReport(
       survivors: ids('survived'),
       crashed: ids('crashed'),
       timedOut: ids('timeout'),
-      hidden: records.filter((x) => x.outcome === 'survived' && x.hiddenByHazard).map((x) => x.id),
+      hidden: records
+        .filter((x) => (x.outcome === 'survived' || x.outcome === 'killed-verify') && x.hiddenByHazard)
+        .map((x) => x.id),
       unreached: records
         .filter((x) => x.outcome === 'survived' && x.reach !== null && x.reach.cases + x.reach.claims === 0)
         .map((x) => x.id),
