@@ -48,6 +48,13 @@ export type LogEvent =
       readonly event: 'ContainerStarted' | 'ContainerDied';
       readonly container: string;
     }
+  /** PLEG relist: `Generic (PLEG): container finished`, a ContainerDied's exit code (generic.go, V(2)). */
+  | {
+      readonly kind: 'containerFinished';
+      readonly podUid: string;
+      readonly containerId: string;
+      readonly exitCode: number;
+    }
   | { readonly kind: 'evict'; readonly pod: PodRef }
   | { readonly kind: 'shutdown' }
   /** "Creating node shutdown manager": the node's graceful shutdown configuration, whole seconds. */

@@ -1,9 +1,11 @@
 // Turns the recognised events of one or more logs into a scenario (docs/import.md): the nodes that logged,
 // the pods they ran, the volumes they mounted, the timeline in time relative to the first line, and the
 // faults the failures imply. Every entry keeps the records it came from, for the written comments. Pure.
+
 import type { ReleasePreset } from '../fixes.js';
 import { InputError } from '../scenario/errors.js';
 import type { Action, Fault, UnmountDeviceStage } from '../scenario/types.js';
+import { ownExitContainer, restartPolicyOf } from './containerExits.js';
 import type { PodRef } from './events.js';
 import { readEviction } from './evictionGrace.js';
 import { type Hinted, label, releaseOf, subdomain, unmountStage } from './hints.js';
@@ -70,6 +72,10 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
   const entries: Entry[] = [];
   const nodes = new Map<string, NodeState>();
   const pods = new Map<string, PodInstance>();
+  /** Each pod's createPod notes, for what is read after the whole log (its restart policy). */
+  const createNotes = new Map<PodInstance, string[]>();
+  /** Container ID -> the exit code of its last "container finished", until its ContainerDied reads it. */
+  const exitCodes = new Map<string, number>();
   const volumes = new VolumeTable();
   const observed: Inferred['observed'] = [];
   const unused: LogRecord[] = [];
@@ -210,6 +216,11 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
       containers: [],
       startedIds: new Map(),
       idNames: new Map(),
+      killedIds: new Set(),
+      startsMs: [],
+      exits: [],
+      goneAtMs: null,
+      restartPolicy: 'Always',
       readyAtMs: prelude ? 0 : rel(r),
       volumes: [],
       prelude,
@@ -218,6 +229,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
     const notes = prelude
       ? [`guess: running before the log begins, created ${PRELUDE_MS / 1000}s before its first line`]
       : [];
+    createNotes.set(p, notes);
     // A static pod never killed in the log: its manifest likely kept the grace of the one it replaced.
     const before = [...pods.values()].filter((q) => q !== p && q.static && q.name === p.name);
     // A hard eviction's kill before 1.31 shows the spec's grace (#115819).
@@ -302,12 +314,14 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
             const q = p ?? podFor(ref, r, seq, isStatic);
             if (!q.alive || q.deleting) continue;
             q.deleting = true;
+            q.goneAtMs ??= t;
             if (ev.op === 'REMOVE') q.alive = false;
             push(t, seq, [r], () => ({ kind: 'deletePod', pod: q.name, gracePeriodS: null }));
           } else if (ev.op === 'REMOVE') {
             const q = p ?? podFor(ref, r, seq);
             if (!q.alive) continue;
             q.alive = false;
+            q.goneAtMs ??= t;
             if (q.deleting) continue; // the kubelet finalised the graceful deletion
             push(t, seq, [r], () => ({ kind: 'forceDeletePod', pod: q.name }), [
               'removed without a graceful DELETE first: a force deletion',
@@ -321,19 +335,39 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         const c = label(ev.container, '');
         if (c !== '' && !p.containers.includes(c)) p.containers.push(c);
         if (c !== '' && ev.containerId !== '') p.idNames.set(ev.containerId, c);
+        if (ev.containerId !== '') p.killedIds.add(ev.containerId);
         if (p.evicted && p.evictGrace === null) p.evictGrace = ev.gracePeriodS;
         else if (p.killGrace === null && (p.deleting || !p.alive)) p.killGrace = ev.gracePeriodS;
         break;
       }
+      case 'containerFinished':
+        exitCodes.set(ev.containerId, ev.exitCode);
+        break;
       case 'pleg': {
         const p = podFor(ev.pod, r, seq);
+        if (ev.event === 'ContainerStarted') {
+          p.startsMs.push(t);
+          if (ev.container !== '') p.killedIds.delete(ev.container);
+        }
         if (ev.event === 'ContainerStarted' && ev.container !== '' && !p.startedIds.has(ev.container))
           p.startedIds.set(ev.container, t);
+        const exitCode = exitCodes.get(ev.container);
+        if (ev.event === 'ContainerDied' && exitCode !== undefined && p.alive) {
+          exitCodes.delete(ev.container);
+          const container = ownExitContainer(p, ev.container);
+          if (container === null) break;
+          p.exits.push({ atMs: t, container, exitCode });
+          const name = p.name;
+          push(t, seq, [r], () => ({ kind: 'crashContainer', pod: name, container, exitCode }), [
+            'guess: the container exited when PLEG saw it die (up to its 1 s relist later)',
+          ]);
+        }
         break;
       }
       case 'evict': {
         const p = podFor(ev.pod, r, seq);
         p.evicted = true;
+        p.goneAtMs ??= t;
         const notes: string[] = [];
         push(
           t,
@@ -576,6 +610,13 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
     );
   }
   const last = records[records.length - 1];
+  const endMs = last === undefined ? 0 : rel(last);
+  for (const p of pods.values()) {
+    const read = restartPolicyOf(p.exits, p.startsMs, p.goneAtMs ?? endMs);
+    if (read === null) continue;
+    p.restartPolicy = read.policy;
+    createNotes.get(p)?.push(read.note);
+  }
   return {
     entries: entries.sort((a, b) => a.atMs - b.atMs || a.seq - b.seq),
     nodes: [...nodes.keys()],

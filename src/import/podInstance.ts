@@ -1,7 +1,9 @@
 // The pods an imported log shows, one instance per UID (a name re-created is a new instance), and the
 // createPod each becomes; which events belong to the controller manager; whether a log begins after its
 // pods did (docs/import.md, "What is guessed"). Pure.
+import type { RestartPolicy } from '../api/v1.js';
 import type { Action } from '../scenario/types.js';
+import type { ContainerExit } from './containerExits.js';
 import type { LogEvent, PodRef } from './events.js';
 import type { LogRecord } from './logLines.js';
 import type { VolumeTable } from './volumeTable.js';
@@ -25,6 +27,16 @@ export interface PodInstance {
   readonly startedIds: Map<string, number>;
   /** Container ID -> name, from the kill lines that give both. */
   readonly idNames: Map<string, string>;
+  /** Container IDs a kill line named since PLEG last reported them started: their death is the kill's. */
+  readonly killedIds: Set<string>;
+  /** Every ContainerStarted PLEG reported for the pod (ms from the log's start). */
+  readonly startsMs: number[];
+  /** The containers' own exits (src/import/containerExits.ts). */
+  readonly exits: ContainerExit[];
+  /** When the pod was deleted, removed or evicted (ms): what the kubelet did after that tells no policy. */
+  goneAtMs: number | null;
+  /** Set once the whole log is read; Always until then. */
+  restartPolicy: RestartPolicy;
   /** When the pod could start its containers: its ADD, or its last volume set up after it (ms). */
   readyAtMs: number;
   readonly volumes: string[];
@@ -88,7 +100,7 @@ export function createAction(
     volumes: p.static ? [] : p.volumes.filter((v) => volumes.has(v)),
     static: p.static,
     gracePeriodS: p.killGrace ?? inheritedGrace ?? 30,
-    restartPolicy: 'Always',
+    restartPolicy: p.restartPolicy,
   };
 }
 

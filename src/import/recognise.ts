@@ -122,6 +122,13 @@ export function recognise(raw: string): LogEvent | null {
     };
   }
 
+  if (msg === 'Generic (PLEG): container finished' && s !== null) {
+    const exitCode = Number(v('exitCode'));
+    const containerId = (v('containerID') ?? '').replace(/^[a-z]+:\/\//, '');
+    if (containerId !== '' && Number.isInteger(exitCode))
+      return { kind: 'containerFinished', podUid: v('podID') ?? '', containerId, exitCode };
+  }
+
   // ---- kills ----
   if (/^Killing container with a grace period$/.test(msg) && s !== null) {
     const pod = podFromKObj(v('pod'), v('podUID'));

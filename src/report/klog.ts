@@ -203,6 +203,14 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
       case 'containerStarted':
       case 'containerExited': {
         const type = f.kind === 'containerStarted' ? 'ContainerStarted' : 'ContainerDied';
+        // generic.go relist logs a ContainerDied's exit code (from the pod cache) before it sends the event.
+        if (f.kind === 'containerExited')
+          kubelet(
+            f,
+            'I',
+            'generic.go:296',
+            `"Generic (PLEG): container finished" podID=${f.uid} containerID=${q(containerId(f.uid, f.container))} exitCode=${f.exitCode}`,
+          );
         kubelet(
           f,
           'I',

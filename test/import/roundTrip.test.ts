@@ -29,8 +29,6 @@ const CANNOT: Record<string, string> = {
     'a device the kubelet found still open (its isDeviceOpened line) is read as a host process holding it',
   'terminal-pod-first-sight-not-synced kubelet: 1.26': 'restartPolicy Never',
   'terminal-pod-first-sight-not-synced off: terminal-pod-first-sight-synced': 'restartPolicy Never',
-  'terminal-pod-volume-kept-desired fixes: all': 'restartPolicy Never and a container exit',
-  'terminal-pod-volume-kept-desired kubelet: 1.31': 'restartPolicy Never and a container exit',
 };
 
 describe('run --klog, then import: the same violations under the same fixes', () => {
