@@ -187,6 +187,13 @@ export type Fact =
          * the reason release-1.23's populator leaves a known pod out of the desired state (#113979).
          */
         podTerminating: boolean;
+        /**
+         * Simulator observation (ground truth): the pod's volume path (CSI: its mount/ dir) was a mount
+         * point when the reconstruction read it; false for a dir a kubelet killed inside SetUp left
+         * unmounted, whose FC / iSCSI ConstructVolumeSpec then finds no global mount ("couldn't fetch
+         * globalPDPath"). Absent: not observed (a Block volume, a volume lost to another pod).
+         */
+        podPathMounted?: boolean | undefined;
       })
   /**
    * syncStates ended. `unreconstructedDevices`: volumes whose device is still mounted or mapped on the

@@ -344,10 +344,16 @@ export class HazardTracker {
         return;
       case 'volumeReconstruction':
         this.#reconstructedVolumes.add(`${f.node}\u0000${f.volume}`);
+        // A failure needs a cause upstream has too: an injected fault, an inconsistent /proc/mounts, or a
+        // pod volume dir that was never mounted (a kubelet killed inside SetUp, between its MkdirAll and
+        // its mount: fc.go / iscsi.go ConstructVolumeSpec find no global mount in the dir's mount refs and
+        // fail, "an error returned from here would leave the global mount still mounted, while marking
+        // the volume as unused", as fc.go itself warns).
         if (
           !f.ok &&
           !this.#reconstructFaults.has(`${f.node}\u0000${f.volume}`) &&
-          !this.#procMountsFaultNodes.has(f.node)
+          !this.#procMountsFaultNodes.has(f.node) &&
+          f.podPathMounted !== false
         ) {
           return;
         }

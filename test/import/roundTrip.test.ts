@@ -15,6 +15,12 @@ import { claimFixesLabel, fixesOfClaim } from '../../src/scenario/types.js';
 /** scenario name + claim label -> why a log cannot carry it. */
 const CANNOT: Record<string, string> = {
   'deletion-blocked-on-container-gc off: pod-worker-lifecycle': 'restartPolicy Never and a container crash',
+  'fc-kubelet-killed-inside-setup fixes: all':
+    'the instant of a kill inside SetUp, after the last line logged',
+  'fc-kubelet-killed-inside-setup kubelet: 1.20':
+    'the instant of a kill inside SetUp, after the last line logged',
+  'fc-kubelet-killed-inside-setup kubelet: 1.27':
+    'the instant of a kill inside SetUp, after the last line logged',
   'hard-eviction-full-grace off: immediate-eviction-grace':
     'the release: a fix set no release shipped writes no version line, so the kill after the eviction reads as its override',
   'housekeeping-kill-ignores-deletion-grace fixes: none': 'a deletion grace other than the pod grace',

@@ -103,6 +103,19 @@ describe('HazardTracker', () => {
     expect(t.explain(violation({ atMs: 100_000 }))).toBe('reconstruction-fails-other-error');
   });
 
+  it('a pod volume dir a kubelet killed inside SetUp left unmounted is a cause upstream has too (fc.go ConstructVolumeSpec)', () => {
+    // Found by fuzz, seed 3 case 5142: the kubelet died between SetUp's MkdirAll and its bind mount; the
+    // restarted one's FC ConstructVolumeSpec found no global mount among the dir's mount refs.
+    const t = new HazardTracker();
+    t.onFact(reconstruction({ outcome: 'failedReconstruction', podPathMounted: true }));
+    expect(t.explain(violation({}))).toBeNull();
+    const u = new HazardTracker();
+    u.onFact(reconstruction({ outcome: 'failedReconstruction', podPathMounted: false }));
+    expect(u.explain(violation({}))).toBe('reconstruction-fails-other-error');
+    // Only the volume it names.
+    expect(u.explain(violation({ volume: 'lun-2' }))).toBeNull();
+  });
+
   it('an inconsistent-read failure is the bug #102059 fixes, not #101791', () => {
     const t = new HazardTracker();
     t.onFact(reconstruction({ inconsistentRead: true }));

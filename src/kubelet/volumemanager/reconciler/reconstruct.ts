@@ -197,6 +197,12 @@ export function publishReconstruction(
     outcome,
     podKnown: rc.o.podKnown?.(volume.podUID) ?? false,
     podTerminating: rc.o.podTerminating?.(volume.podUID) ?? false,
+    podPathMounted:
+      volume.mode === 'Block'
+        ? undefined
+        : rc.o.host.isLikelyMountPoint?.(
+            volume.plugin === 'csi' ? `${volume.mountPath}/mount` : volume.mountPath,
+          ),
   });
 }
 
