@@ -396,6 +396,29 @@ describe('HazardTracker', () => {
     expect(t.explain(v)).toBeNull();
   });
 
+  it("#112814: the orphan's own UID is excused its housekeeping kill and mirror deletion, nothing else", () => {
+    // Found by fuzz, every fix on (seed 4 case 79, seed 5 case 6295): the orphan's manifest came back
+    // with the same UID; its worker never started, and housekeeping killed the old containers with 1 s.
+    const t = new HazardTracker(Fixes.all());
+    t.onFact({
+      kind: 'staticPodStartedBesideOrphan',
+      atMs: 10_000,
+      node: 'node-a',
+      uid: 'static-new',
+      pod: 's',
+      orphanUid: 'static-old',
+    });
+    const base = { pod: 's', volume: null, atMs: 18_000 };
+    const at = (invariant: Violation['invariant'], uid: string) =>
+      t.explain(violation({ ...base, invariant, uid }));
+    expect(at('static-pod-overlap', 'static-new')).toBe('static-pod-orphan-after-restart');
+    expect(at('mirror-pod-deleted-while-running', 'static-old')).toBe('static-pod-orphan-after-restart');
+    expect(at('grace-period-not-honoured', 'static-old')).toBe('static-pod-orphan-after-restart');
+    expect(at('mirror-pod-deleted-while-running', 'static-new')).toBeNull();
+    expect(at('grace-period-not-honoured', 'static-other')).toBeNull();
+    expect(at('static-pod-overlap', 'static-old')).toBeNull();
+  });
+
   it('termination-stuck is excused only for the pod whose REMOVE was dropped', () => {
     const t = new HazardTracker(Fixes.of('1.26'));
     t.onFact({ kind: 'podRemoveDropped', atMs: 500, node: 'node-a', uid: 'web-1', pod: 'web' });
