@@ -87,9 +87,14 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
     // disk half's blind spot behind an actual state that holds nothing of the pod (a kubelet that has not
     // reconstructed yet); an actual state that still holds a mount of it, even uncertain, should have
     // answered: that "no" is the volume manager's own bug, and no marker excuses it.
-    if (vm.actualStateOfWorld.getPossiblyMountedVolumesForPod(uid).length > 0) return false;
+    // (Asked only when a Block link is there to note: most "no" answers find none.)
+    let actualStateAsked = false;
     for (const d of onDisk) {
       if (d.mode !== 'Block' || missedNoted.has(`${uid}\0${d.volumeName}`)) continue;
+      if (!actualStateAsked) {
+        if (vm.actualStateOfWorld.getPossiblyMountedVolumesForPod(uid).length > 0) return false;
+        actualStateAsked = true;
+      }
       missedNoted.add(`${uid}\0${d.volumeName}`);
       kl.publish({
         kind: 'podVolumesExistMissedBlockMap',
