@@ -55,6 +55,18 @@ export type Fact =
   /** deletePod: "skipping delete because sources aren't ready yet": the REMOVE reaches no pod worker. */
   | (Base & PodRef & { kind: 'podRemoveDropped' })
   /**
+   * calculateEffectiveGracePeriod settled on 0 (a deletion grace or an override of 0) and fell back to the
+   * spec's terminationGracePeriodSeconds, longer than the grace the pod worker had settled on (#115819).
+   */
+  | (Base &
+      PodRef & {
+        kind: 'gracePeriodFellBack';
+        fromSeconds: number;
+        toSeconds: number;
+        /** deletion: the API's deletionGracePeriodSeconds of 0 (a force delete); override: a kill's 0. */
+        cause: 'deletion' | 'override';
+      })
+  /**
    * HandlePodAdditions handed a pod new to this kubelet process to the pod workers (admission proper,
    * canAdmitPod, is not modelled: every pod is admitted).
    */
@@ -363,9 +375,14 @@ export type Fact =
       fault: string;
       volume?: string | undefined;
       pod?: string | undefined;
+      /** stopContainer: the pod's UID, the container whose StopContainer failed and the grace it asked. */
+      uid?: UID | undefined;
+      container?: string | undefined;
+      gracePeriodSeconds?: number | undefined;
       /**
        * containerStart: the delay added to the pod's next container start, and the error it fails with;
-       * mountDevice: the delay added to the staging, and how it then fails (final, uncertain).
+       * mountDevice: the delay added to the staging, and how it then fails (final, uncertain);
+       * stopContainer: the error the runtime answered.
        */
       delayMs?: number | undefined;
       error?: string | undefined;

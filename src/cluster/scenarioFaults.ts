@@ -1,8 +1,9 @@
 // The scenario's `fault` entries: each handed to the component it perturbs (the node's storage host, or
-// the container runtime for containerStart), and at the end of the run, the faults with firings left
+// the container runtime for containerStart and stopContainer), and at the end of the run, the faults with firings left
 // reported as entries that never took effect (actionNoop), with the line that armed them.
 import type { UID } from '../api/v1.js';
 import type { ContainerStartFault } from '../runtime/fakeRuntime.js';
+import { STOP_CONTAINER_DEFAULT_ERROR, type StopContainerFault } from '../runtime/stopFaults.js';
 import type { Fault } from '../scenario/types.js';
 import { unreachable } from '../sim/index.js';
 import { publishNoop } from './actionNoop.js';
@@ -16,6 +17,15 @@ export class ScenarioFaults {
     readonly uid: UID;
     readonly node: string;
     readonly fault: ContainerStartFault;
+  }[] = [];
+
+  /** stopContainer faults injected, to report at the end those with firings left. */
+  private readonly stopFaults: {
+    readonly line: number;
+    readonly pod: string;
+    readonly uid: UID;
+    readonly node: string;
+    readonly fault: StopContainerFault;
   }[] = [];
 
   constructor(
@@ -68,6 +78,34 @@ export class ScenarioFaults {
           delayMs: f.delayMs ?? 0,
           error: f.error ?? undefined,
         });
+        return;
+      }
+      case 'stopContainer': {
+        const holder = this.podOf(f.pod);
+        if (holder === undefined) {
+          this.noop('', line, `no pod ${f.pod} has been created yet (its createPod waits)`, {
+            fault: 'stopContainer',
+            pod: f.pod,
+          });
+          return;
+        }
+        const { uid, node: nodeName } = holder;
+        const fault: StopContainerFault = {
+          container: f.container,
+          error: f.error ?? STOP_CONTAINER_DEFAULT_ERROR,
+          remaining: f.times,
+          fired: 0,
+        };
+        const replaced = this.world.nodeOf(nodeName).host.runtime.stopFaults.inject(uid, fault);
+        const before = this.stopFaults.find((s) => s.fault === replaced);
+        if (before !== undefined)
+          this.noop(
+            nodeName,
+            before.line,
+            `replaced by a later stopContainer fault of pod ${f.pod} with ${replaced?.remaining} firing(s) left`,
+            { fault: 'stopContainer', pod: f.pod },
+          );
+        this.stopFaults.push({ line, pod: f.pod, uid, node: nodeName, fault });
         return;
       }
       case 'unmountDevice':
@@ -136,6 +174,15 @@ export class ScenarioFaults {
               : `it fired ${f.fired} of ${f.fired + f.remaining} time(s) before the run ended`;
         this.noop(node.name, f.line, reason, { fault: f.label, volume: f.volume });
       }
+    }
+    for (const s of this.stopFaults) {
+      if (s.fault.remaining === 0) continue;
+      if (this.world.nodeOf(s.node).host.runtime.stopFaults.pending(s.uid) !== s.fault) continue; // replaced
+      const reason =
+        s.fault.fired === 0
+          ? `no StopContainer of pod ${s.pod} (uid ${s.uid}) came after it (${s.fault.remaining} firing(s) armed)`
+          : `it fired ${s.fault.fired} of ${s.fault.fired + s.fault.remaining} time(s) before the run ended`;
+      this.noop(s.node, s.line, reason, { fault: 'stopContainer', pod: s.pod });
     }
     for (const s of this.startFaults) {
       if (this.world.nodeOf(s.node).host.runtime.pendingStartFault(s.uid) !== s.fault) continue;

@@ -143,7 +143,9 @@ export class World {
 
   /** True while some injected fault has not fired yet (termination-stuck is not judged then). */
   faultsActive(): boolean {
-    for (const node of this.nodes.values()) if (node.storage.faults.active()) return true;
+    for (const node of this.nodes.values()) {
+      if (node.storage.faults.active() || node.host.runtime.stopFaults.active()) return true;
+    }
     return false;
   }
 

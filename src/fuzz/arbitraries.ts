@@ -32,7 +32,13 @@ import {
   placeAttachAfterRestart,
 } from './attachAfterRestart.js';
 import { CRASH_LOOP_ONE_IN, crashLoopDraft, type JobsDraft, jobsDraft, placeJobs } from './jobs.js';
-import { type KillSequenceDraft, killSequenceDraft, placeKillSequence } from './killSequence.js';
+import {
+  type KillSequenceDraft,
+  killSequenceDraft,
+  placeKillSequence,
+  RUNTIME_OUTAGE_ONE_IN,
+  stopFailuresDraft,
+} from './killSequence.js';
 import {
   CHAIN_PLOTS,
   CHAIN_PLOTS_ON_TWO_NODES,
@@ -539,12 +545,12 @@ const attachAfterRestartCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
 });
 
 /**
- * The campaigns' generator after the warm-up: the one above, and of its cases that are neither jobs,
+ * The generator before runtime outages: the one above, and of its cases that are neither jobs,
  * slow-staging nor slow-teardown cases one in ATTACH_AFTER_RESTART_ONE_IN an attach-after-restart case,
  * its pick and draft drawn after every other draw (so every other case stays the case it was;
  * test/fuzz/attachAfterRestart.test.ts checks it draw for draw).
  */
-export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryBeforeRuntimeOutage: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(
     draftArbitraryBeforeAttachAfterRestart,
     // Unbiased, as the other rare profiles' picks are, so that the early cases are not displaced more often.
@@ -560,6 +566,24 @@ export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
     pick !== ATTACH_AFTER_RESTART_ONE_IN - 1
       ? before
       : attach,
+  );
+
+/**
+ * The campaigns' generator after the warm-up: the one above, and of its kill-sequence cases one in
+ * RUNTIME_OUTAGE_ONE_IN with a runtime outage (StopContainer failing from the first deletion on), the
+ * pick and the failure count drawn after every other draw (so every other case stays the case it was;
+ * test/fuzz/killSequence.test.ts checks it draw for draw).
+ */
+export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(
+    draftArbitraryBeforeRuntimeOutage,
+    fc.noBias(fc.nat({ max: RUNTIME_OUTAGE_ONE_IN - 1 })),
+    stopFailuresDraft,
+  )
+  .map(([before, pick, stopFailures]) =>
+    before.profile !== 'killSequence' || pick !== RUNTIME_OUTAGE_ONE_IN - 1
+      ? before
+      : { ...before, sequence: { ...before.sequence, stopFailures } },
   );
 
 /**

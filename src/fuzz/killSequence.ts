@@ -3,7 +3,8 @@
 // deletion with a shorter grace, a force delete, a graceful node shutdown, a kubelet restart. Then, often,
 // the StatefulSet pattern: a pod of the same name with the same claim created right after the delete,
 // on the same node or another (the API holds the name until the old object is gone). Optionally a host
-// process (multipathd, a backup agent) holds the volume's device as its UnmountDevice runs.
+// process (multipathd, a backup agent) holds the volume's device as its UnmountDevice runs, or the
+// container runtime fails the first kills (StopContainer errors).
 //
 // It reaches what the other profiles seldom build: the grace a kill must honour and may only shorten
 // (pod_workers.go calculateEffectiveGracePeriod, #115819, #101376), kills of one pod from several managers
@@ -53,7 +54,20 @@ export interface KillSequenceDraft {
   readonly recreate: { readonly otherNode: boolean; readonly gapMs: number } | null;
   /** A host process opens the volume's device as its UnmountDevice runs (fault deviceStillOpen). */
   readonly holdDevice: boolean;
+  /**
+   * A runtime outage: the pod's next StopContainer calls fail this many times from the first deletion on
+   * (fault stopContainer), so kills fail and are retried only when something delivers the pod to its
+   * worker again (#113145: not after a force delete, before 1.27). Drawn by the campaigns' generator after
+   * every other draw (stopFailuresDraft), so no other case moves.
+   */
+  readonly stopFailures?: number | null;
 }
+
+/** Of the kill-sequence cases after the warm-up, one in this many has a runtime outage. */
+export const RUNTIME_OUTAGE_ONE_IN = 4;
+
+/** How many StopContainer calls an outage fails (each kill of a pod stops each of its containers once). */
+export const stopFailuresDraft: fc.Arbitrary<number> = fc.integer({ min: 1, max: 4 });
 
 export const killSequenceDraft: fc.Arbitrary<KillSequenceDraft> = fc.record({
   containers: fc.integer({ min: 1, max: 3 }),
@@ -120,6 +134,16 @@ export function placeKillSequence(
     });
   }
   const deleteAt = RUNNING_AFTER_MS;
+  const stopFailures = d.stopFailures ?? null;
+  if (stopFailures !== null) {
+    entries.push({
+      atMs: deleteAt,
+      action: {
+        kind: 'fault',
+        fault: { kind: 'stopContainer', pod: 'k', container: null, times: stopFailures, error: null },
+      },
+    });
+  }
   entries.push({ atMs: deleteAt, action: { kind: 'deletePod', pod: 'k', gracePeriodS: d.deleteGraceS } });
   const graceMs = (d.deleteGraceS ?? d.specGraceS) * 1000;
   for (const r of d.requests) {

@@ -41,6 +41,17 @@ export type LogEvent =
       readonly containerId: string;
       readonly gracePeriodS: number;
     }
+  /**
+   * kuberuntime killContainer: `Container termination failed with gracePeriod` (StopContainer returned an
+   * error). The pre-1.21 form names only the container ID (`pod` null).
+   */
+  | {
+      readonly kind: 'killContainerFailed';
+      readonly pod: PodRef | null;
+      readonly container: string;
+      readonly containerId: string;
+      readonly error: string;
+    }
   /** PLEG: `SyncLoop (PLEG): event for pod`, ContainerStarted or ContainerDied. */
   | {
       readonly kind: 'pleg';

@@ -9,6 +9,7 @@ import { ownExitContainer, restartPolicyOf } from './containerExits.js';
 import type { PodRef } from './events.js';
 import { readEviction } from './evictionGrace.js';
 import { type Hinted, label, releaseOf, subdomain, unmountStage } from './hints.js';
+import { podOfContainerId, stopFaultOf } from './killFailures.js';
 import type { LogRecord } from './logLines.js';
 import { createAction, firstSightIsNotAdd, isControllerEvent, type PodInstance } from './podInstance.js';
 import { recognise } from './recognise.js';
@@ -61,6 +62,8 @@ export interface Inferred {
 }
 
 const at = (r: LogRecord) => `${r.file}:${r.lines[0]}`;
+/** kuberuntime_container.go's minimumGracePeriodInSeconds. */
+const MINIMUM_GRACE_PERIOD_S = 2;
 
 export function inferScenario(records: readonly LogRecord[]): Inferred {
   const t0 = records[0]?.timeMs ?? 0;
@@ -337,7 +340,32 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         if (c !== '' && ev.containerId !== '') p.idNames.set(ev.containerId, c);
         if (ev.containerId !== '') p.killedIds.add(ev.containerId);
         if (p.evicted && p.evictGrace === null) p.evictGrace = ev.gracePeriodS;
-        else if (p.killGrace === null && (p.deleting || !p.alive)) p.killGrace = ev.gracePeriodS;
+        else if (p.deleting || !p.alive) {
+          // A force deletion's 0 becomes killContainer's 2 s minimum before #102344; a later kill without
+          // the API pod (the podKiller's) restores the spec's grace from the container's label.
+          const forced = !p.deleting && p.killGrace === MINIMUM_GRACE_PERIOD_S;
+          if (p.killGrace === null || (forced && ev.gracePeriodS > MINIMUM_GRACE_PERIOD_S))
+            p.killGrace = ev.gracePeriodS;
+        }
+        break;
+      }
+      case 'killContainerFailed': {
+        const p = ev.pod !== null ? podFor(ev.pod, r, seq) : podOfContainerId(pods.values(), ev.containerId);
+        if (p === undefined) {
+          unused.push(r);
+          used--;
+          break;
+        }
+        const f = stopFaultOf(p, ev.container, ev.containerId, ev.error);
+        const c = label(ev.container, '');
+        if (c !== '' && !p.containers.includes(c)) p.containers.push(c);
+        // Armed when the pod's deletion came (the kill it failed followed it), else at the failure itself.
+        const fresh = !openFaults.has(f.key);
+        mergeFault(f.key, r, p.goneAtMs ?? t, -0.5, f.make);
+        if (fresh)
+          entries[entries.length - 1]?.notes.push(
+            'guess: the runtime failed from the kill that followed the deletion (StopContainer errors in a row)',
+          );
         break;
       }
       case 'containerFinished':
@@ -351,6 +379,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         }
         if (ev.event === 'ContainerStarted' && ev.container !== '' && !p.startedIds.has(ev.container))
           p.startedIds.set(ev.container, t);
+        if (ev.event === 'ContainerDied') closeFaults(`stopContainer/${p.name}/`);
         const exitCode = exitCodes.get(ev.container);
         if (ev.event === 'ContainerDied' && exitCode !== undefined && p.alive) {
           exitCodes.delete(ev.container);
@@ -640,7 +669,8 @@ function withTimes(f: Fault, times: number): Fault {
   return f.kind === 'unmountDevice' ||
     f.kind === 'tearDown' ||
     f.kind === 'mountDevice' ||
-    f.kind === 'waitForAttach'
+    f.kind === 'waitForAttach' ||
+    f.kind === 'stopContainer'
     ? { ...f, times }
     : f;
 }

@@ -141,6 +141,23 @@ export function recognise(raw: string): LogEvent | null {
         gracePeriodS: Number(v('gracePeriod') ?? '0') || 0,
       };
   }
+  if (msg === 'Container termination failed with gracePeriod' && s !== null) {
+    const pod = podFromKObj(v('pod'), v('podUID'));
+    if (pod !== null)
+      return {
+        kind: 'killContainerFailed',
+        pod,
+        container: v('containerName') ?? '',
+        containerId: (v('containerID') ?? '').replace(/^[a-z]+:\/\//, ''),
+        error: v('err') ?? '',
+      };
+  }
+  const oldKillFailed = /Container "([^"]*)" termination failed with gracePeriod \d+: (.*)$/.exec(text);
+  if (oldKillFailed !== null) {
+    const containerId = oldKillFailed[1]!.replace(/^[a-z]+:\/\//, '');
+    if (containerId !== '')
+      return { kind: 'killContainerFailed', pod: null, container: '', containerId, error: oldKillFailed[2]! };
+  }
   const oldKill = /Killing container "([^"]*)" with (?:a )?(\d+) second grace period/.exec(text);
   if (oldKill !== null) {
     // 1.2's docker manager: `"<id> <container> <namespace>/<pod>"`; later ones name no pod here.

@@ -262,6 +262,14 @@ export const HAZARDS = {
     shownUnder: '1.30',
     explains: ['grace-period-exceeded'],
   },
+  'force-delete-full-grace': {
+    upstream: ['kubernetes/kubernetes#115819', 'kubernetes/kubernetes#120451'],
+    summary:
+      'a force deletion (deletionGracePeriodSeconds 0) of a pod whose worker had already settled on a shorter grace makes calculateEffectiveGracePeriod settle on 0, which it takes for "none settled" and replaces with the spec\'s terminationGracePeriodSeconds: a kill that runs after it (the first kill failed, or the worker had not started one) gets the longer grace',
+    open: "pod_workers.go calculateEffectiveGracePeriod (1.22 to master) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0; #124063 (1.31) changed only the eviction manager's 0, and #120451, which would have let the deletion's 0 win, was closed unmerged",
+    scenario: 'force-deleted-pod-kill-error-grace',
+    explains: ['grace-period-increased'],
+  },
   'terminal-pod-volume-kept-desired': {
     upstream: ['kubernetes/kubernetes#75345', 'kubernetes/kubernetes#75458', 'kubernetes/kubernetes#52683'],
     summary:
@@ -466,6 +474,11 @@ export class HazardTracker {
         // Only the pod worker of #102344 has the fallback; release-1.20's killPodNow kills with the 0.
         if (f.gracePeriodSeconds === 0 && this.#fixes.on('pod-worker-lifecycle'))
           this.#mark('hard-eviction-full-grace', f.atMs, f.node, f.uid, null);
+        return;
+      case 'gracePeriodFellBack':
+        // The eviction manager's 0 has its own hazard (hard-eviction-full-grace); a force delete's 0 is
+        // #115819's other half, open in every release with the #102344 pod worker.
+        if (f.cause === 'deletion') this.#mark('force-delete-full-grace', f.atMs, f.node, f.uid, null);
         return;
       case 'podFinishedOnFirstSight':
         this.#mark('terminal-on-first-sight-not-synced', f.atMs, f.node, f.uid, null);

@@ -246,6 +246,15 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       if (kill.podStatusFunc !== undefined) status.statusPostTerminating.push(kill.podStatusFunc);
       const { gracePeriod, shortened } = calculateEffectiveGracePeriod(status, pod, kill);
       wasGracePeriodShortened = shortened;
+      // Only the fallback to the spec (a settled 0) makes the grace longer: upstream's #115819.
+      if (status.gracePeriod !== 0 && gracePeriod > status.gracePeriod) {
+        this.publishPod(pod, {
+          kind: 'gracePeriodFellBack',
+          fromSeconds: status.gracePeriod,
+          toSeconds: gracePeriod,
+          cause: pod.metadata.deletionGracePeriodSeconds === 0 ? 'deletion' : 'override',
+        });
+      }
       status.gracePeriod = gracePeriod;
       // Always pass the computed value down, so syncTerminatingPod never recalculates; never below 1.
       kill.podTerminationGracePeriodSecondsOverride = gracePeriod;

@@ -23,7 +23,8 @@ type PodFact = Extract<
       | 'podWorkerPhase'
       | 'podTerminationRequested'
       | 'podFinishedOnFirstSight'
-      | 'podKillDispatched';
+      | 'podKillDispatched'
+      | 'gracePeriodFellBack';
   }
 >;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

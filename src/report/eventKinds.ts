@@ -23,6 +23,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   podFinishedOnFirstSight: true,
   staticPodStartedBesideOrphan: true,
   podRemoveDropped: true,
+  gracePeriodFellBack: true,
   podAdmitted: true,
   kubeletStarted: true,
   kubeletStopped: true,

@@ -174,6 +174,15 @@ export function onFact(b: Builder, f: Fact): void {
         pod: f.pod,
       });
       return;
+    case 'gracePeriodFellBack':
+      b.instant(
+        tracks.podWorker(node, f.pod, f.uid),
+        `grace ${f.fromSeconds}s -> ${f.toSeconds}s: a ${f.cause} of 0 fell back to the spec`,
+        'error',
+        at,
+        { uid: f.uid, pod: f.pod },
+      );
+      return;
     case 'staticPodStartedBesideOrphan':
       b.instant(
         tracks.podWorker(node, f.pod, f.uid),

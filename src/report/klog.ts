@@ -284,6 +284,19 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
         break;
       }
       case 'faultInjected': {
+        // A stopContainer firing is published as StopContainer returns its error: killContainer logged
+        // the kill before the call (kuberuntime_container.go:725) and logs the failure after it.
+        if (f.fault === 'stopContainer' && f.uid !== undefined && f.container !== undefined) {
+          const who = `pod="default/${f.pod ?? ''}" podUID=${f.uid} containerName=${q(f.container)} containerID=${q(`containerd://${containerId(f.uid, f.container)}`)} gracePeriod=${f.gracePeriodSeconds ?? 0}`;
+          kubelet(f, 'I', 'kuberuntime_container.go:725', `"Killing container with a grace period" ${who}`);
+          kubelet(
+            f,
+            'E',
+            'kuberuntime_container.go:730',
+            `"Container termination failed with gracePeriod" err=${q(f.error ?? '')} ${who}`,
+          );
+          break;
+        }
         if (f.volume === undefined) break;
         const [kind, stage] = f.fault.split('/');
         if (kind === 'unmountDevice' && stage !== undefined) {

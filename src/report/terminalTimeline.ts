@@ -207,6 +207,11 @@ function describeFactRaw(f: Fact): FactLine {
       };
     case 'podRemoveDropped':
       return { subject: podSubject(f), text: "podRemoveDropped (sources aren't ready yet)" };
+    case 'gracePeriodFellBack':
+      return {
+        subject: podSubject(f),
+        text: `gracePeriodFellBack ${f.fromSeconds}s -> ${f.toSeconds}s (a ${f.cause} of 0 becomes the spec's grace)`,
+      };
     case 'multipathFlushFailed':
       return {
         subject: `volume ${f.volume}`,

@@ -23,6 +23,7 @@ import {
   sleep,
 } from '../sim/index.js';
 import { RUNTIME_REQUEST_TIMEOUT_MS } from './runtimeRequestTimeout.js';
+import { StopFaults } from './stopFaults.js';
 
 export interface RuntimeContainerSpec {
   readonly name: string;
@@ -101,6 +102,8 @@ export interface MountNamespaces {
 export class FakeRuntime {
   private readonly pods = new Map<UID, PodEntry>();
   private readonly startFaults = new Map<UID, ContainerStartFault>();
+  /** Injected StopContainer failures (scenario `fault.stopContainer`). */
+  readonly stopFaults = new StopFaults();
   /**
    * Bumped by every change of what a listing or a status shows: a relist or a runtime-cache refresh
    * that sees the same version sees the same runtime (elision, src/sim/elision.ts).
@@ -309,6 +312,22 @@ export class FakeRuntime {
     const entry = this.pods.get(uid);
     const c = entry?.containers.get(containerId);
     if (entry === undefined || c === undefined) return undefined; // already gone: CRI StopContainer is idempotent
+    const fault = this.stopFaults.fire(uid, c.name);
+    if (fault !== undefined) {
+      // The runtime did not stop it: no signal, the container runs on (the kubelet's kill fails).
+      this.publish({
+        kind: 'faultInjected',
+        atMs: this.sim.nowMs,
+        node: this.nodeName,
+        fault: 'stopContainer',
+        pod: entry.meta.name,
+        uid,
+        container: c.name,
+        gracePeriodSeconds,
+        error: fault.error,
+      });
+      return new GoError(fault.error);
+    }
     if (c.state === 'created') {
       this.exit(entry, c, 0);
       return undefined;

@@ -80,7 +80,10 @@ export const LIMIT_ROWS: readonly LimitRow[] = [
   { what: 'containers of all pods together', max: String(LIMITS.containers) },
   { what: 'volumes of one pod', max: String(LIMITS.volumesPerPod) },
   { what: "a fault's `times` and `inconsistentReads`", max: String(LIMITS.faultCount) },
-  { what: '`containerStart.error` and `waitForAttach.error` (characters)', max: String(LIMITS.errorChars) },
+  {
+    what: '`containerStart.error`, `waitForAttach.error` and `stopContainer.error` (characters)',
+    max: String(LIMITS.errorChars),
+  },
   { what: 'every duration (`horizon`, `at`, `gracePeriod`, `downFor`, `delay`)', max: DURATION_TEXT },
   { what: 'nodes times horizon (node-hours)', max: String(LIMITS.nodeHours) },
   { what: "a container's `startDelay`", max: `${MAX_START_DELAY_MS / 1000}s` },

@@ -655,6 +655,25 @@ function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault 
       delayMs: a.delay === undefined ? null : durationMs(a.delay),
     };
   }
+  if (f.stopContainer !== undefined) {
+    const a = f.stopContainer;
+    const path = [...at, 'stopContainer'];
+    const pod = c.checkPod([...path, 'pod'], a.pod);
+    const names = pod?.containers ?? [];
+    if (pod !== undefined && a.container !== undefined && !names.includes(a.container)) {
+      c.problem(
+        [...path, 'container'],
+        `unknown container ${JSON.stringify(a.container)}${didYouMean(a.container, names)}; pod ${JSON.stringify(a.pod)} has ${listNames(names, names.length)}`,
+      );
+    }
+    return {
+      kind: 'stopContainer',
+      pod: a.pod,
+      container: a.container ?? null,
+      times: a.times ?? DEFAULTS.faultTimes,
+      error: a.error ?? null,
+    };
+  }
   return undefined; // the schema has checked that there is one
 }
 

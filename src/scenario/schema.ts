@@ -411,6 +411,28 @@ const WaitForAttach = mapping(
   'a mapping {node, volume, times?, error?, delay?}',
 );
 
+const StopContainer = mapping(
+  {
+    pod: PodName,
+    container: z
+      .string({ error: expected('a container name') })
+      .min(1, { error: expected('a container name') })
+      .optional()
+      .meta({ description: "the container whose stops fail; default: any of the pod's" }),
+    times: Times.optional(),
+    error: z
+      .string({ error: expected('an error message') })
+      .min(1, { error: expected('an error message') })
+      .max(LIMITS.errorChars, charsAtMost(LIMITS.errorChars))
+      .optional()
+      .meta({
+        description:
+          "the error each failing StopContainer returns; default: the runtime's socket refusing connections (Unavailable)",
+      }),
+  },
+  'a mapping {pod, container?, times?, error?}',
+);
+
 /**
  * A mapping that must hold exactly one of `keys` (timeline entries, faults, claim fix sets). The check runs
  * even when other parts of the mapping are wrong, so a second action is reported with the rest. The issue
@@ -452,6 +474,9 @@ const FaultSchema = mapping(
     }),
     waitForAttach: WaitForAttach.optional().meta({
       description: 'WaitForAttach fails before MountDevice (MountVolume.WaitForAttach failed), then behaves',
+    }),
+    stopContainer: StopContainer.optional().meta({
+      description: 'CRI StopContainer fails and the container runs on (the kill fails), then behaves',
     }),
   },
   `a fault mapping with exactly one of ${FAULT_KINDS.join(', ')}`,

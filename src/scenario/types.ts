@@ -27,6 +27,7 @@ export const FAULT_KINDS = [
   'tearDown',
   'mountDevice',
   'waitForAttach',
+  'stopContainer',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -230,6 +231,22 @@ export interface WaitForAttachFault {
   readonly delayMs: number | null;
 }
 
+/**
+ * CRI StopContainer of a pod's container fails `times` times and leaves the container running (the runtime
+ * down or wedged): kuberuntime_container.go's killContainer returns the error, so KillPod and the pod
+ * worker's sync fail and are retried (src/runtime/stopFaults.ts).
+ */
+export interface StopContainerFault {
+  readonly kind: 'stopContainer';
+  readonly pod: string;
+  /** The container whose stops fail; null: any container of the pod. */
+  readonly container: string | null;
+  /** How many StopContainer calls fail (default 1). */
+  readonly times: number;
+  /** The error each failing call returns; null: the runtime's socket refusing connections. */
+  readonly error: string | null;
+}
+
 export type Fault =
   | UnmountDeviceFault
   | ProcMountsFault
@@ -237,7 +254,8 @@ export type Fault =
   | ContainerStartFault
   | TearDownFault
   | MountDeviceFault
-  | WaitForAttachFault;
+  | WaitForAttachFault
+  | StopContainerFault;
 
 export interface FaultAction {
   readonly kind: 'fault';

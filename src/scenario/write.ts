@@ -237,5 +237,14 @@ function faultToYaml(f: Fault): Record<string, unknown> {
           ...(f.delayMs === null ? {} : { delay: formatDuration(f.delayMs) }),
         },
       };
+    case 'stopContainer':
+      return {
+        stopContainer: {
+          pod: f.pod,
+          ...(f.container === null ? {} : { container: f.container }),
+          ...times(f.times),
+          ...(f.error === null ? {} : { error: f.error }),
+        },
+      };
   }
 }

@@ -20,7 +20,7 @@ function scenarioOf(fault: string): string {
   const [kind = '', args] = Object.entries((value ?? {}) as Record<string, unknown>)[0] ?? [];
   const own = (args ?? {}) as Record<string, unknown>;
   const where =
-    kind === 'containerStart'
+    kind === 'containerStart' || kind === 'stopContainer'
       ? { pod: 'web' }
       : kind === 'procMounts'
         ? { node: 'node-a' }

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   ATTACH_AFTER_RESTART_ONE_IN,
-  draftArbitraryAfterWarmUp,
   draftArbitraryBeforeAttachAfterRestart,
+  draftArbitraryBeforeRuntimeOutage,
   FUZZ_NODES,
 } from '../../src/fuzz/arbitraries.js';
 import {
@@ -72,7 +72,7 @@ describe('the attach-after-restart profile', () => {
 
   it('leaves every other case as it was: its draws come after all the earlier ones', () => {
     for (const seed of [1, 2]) {
-      const now = new CaseStream(draftArbitraryAfterWarmUp, seed);
+      const now = new CaseStream(draftArbitraryBeforeRuntimeOutage, seed);
       const before = new CaseStream(draftArbitraryBeforeAttachAfterRestart, seed);
       let displaced = 0;
       let eligible = 0;

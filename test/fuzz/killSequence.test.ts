@@ -5,8 +5,18 @@
 // another node right after the delete), and a host process holding the device as its volume unmounts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FUZZ_NODES } from '../../src/fuzz/arbitraries.js';
-import { killSequenceDraft, placeKillSequence } from '../../src/fuzz/killSequence.js';
+import {
+  draftArbitraryAfterWarmUp,
+  draftArbitraryBeforeRuntimeOutage,
+  FUZZ_NODES,
+} from '../../src/fuzz/arbitraries.js';
+import { CaseStream } from '../../src/fuzz/caseStream.js';
+import {
+  killSequenceDraft,
+  placeKillSequence,
+  RUNTIME_OUTAGE_ONE_IN,
+  stopFailuresDraft,
+} from '../../src/fuzz/killSequence.js';
 import { scenariosOfCases } from '../../src/fuzz/shrink.js';
 import { parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
 import type { Scenario, TimelineEntry } from '../../src/scenario/types.js';
@@ -64,34 +74,71 @@ const SHAPES = {
         e.action.fault.kind === 'unmountDevice' &&
         e.action.fault.stage === 'deviceStillOpen',
     ) && s.timeline.some((e) => e.action.kind === 'deletePod'),
+  // #113145's shape: the runtime fails the kill and the pod leaves the config before it goes through.
+  'a runtime outage across a force deletion': (s: Scenario) =>
+    s.timeline.some((e) => e.action.kind === 'fault' && e.action.fault.kind === 'stopContainer') &&
+    s.timeline.some((e) => e.action.kind === 'forceDeletePod'),
 } as const;
 
 describe('the kill-sequence profile', () => {
   it('places every draft as a valid scenario that survives the writer and the loader', () => {
     fc.assert(
-      fc.property(killSequenceDraft, fc.integer({ min: 1, max: FUZZ_NODES.length }), (d, n) => {
-        const nodes = FUZZ_NODES.slice(0, n);
-        const { entries, volumes } = placeKillSequence(d, nodes);
-        const timeline = [...entries]
-          .map((e, seq) => ({ e, seq }))
-          .sort((a, b) => a.e.atMs - b.e.atMs || a.seq - b.seq)
-          .map(({ e }) => ({ atMs: e.atMs, line: 0, action: e.action }));
-        const s: Scenario = {
-          file: '',
-          name: 'kill-sequence',
-          description: '',
-          upstream: [],
-          seed: 1,
-          horizonMs: 600_000,
-          nodes,
-          volumes,
-          timeline,
-          claims: [],
-        };
-        parseScenarioText(scenarioToYaml(s), 'kill.yaml');
-      }),
+      fc.property(
+        killSequenceDraft,
+        fc.option(stopFailuresDraft),
+        fc.integer({ min: 1, max: FUZZ_NODES.length }),
+        (draft, stopFailures, n) => {
+          const d = { ...draft, stopFailures };
+          const nodes = FUZZ_NODES.slice(0, n);
+          const { entries, volumes } = placeKillSequence(d, nodes);
+          const timeline = [...entries]
+            .map((e, seq) => ({ e, seq }))
+            .sort((a, b) => a.e.atMs - b.e.atMs || a.seq - b.seq)
+            .map(({ e }) => ({ atMs: e.atMs, line: 0, action: e.action }));
+          const s: Scenario = {
+            file: '',
+            name: 'kill-sequence',
+            description: '',
+            upstream: [],
+            seed: 1,
+            horizonMs: 600_000,
+            nodes,
+            volumes,
+            timeline,
+            claims: [],
+          };
+          const back = parseScenarioText(scenarioToYaml(s), 'kill.yaml');
+          const faults = back.timeline.filter(
+            (e) => e.action.kind === 'fault' && e.action.fault.kind === 'stopContainer',
+          );
+          expect(faults.length).toBe(stopFailures === null ? 0 : 1);
+        },
+      ),
       { seed: 7, numRuns: 300 },
     );
+  });
+
+  it('gives one kill-sequence case in RUNTIME_OUTAGE_ONE_IN a runtime outage and leaves every other case as it was', () => {
+    for (const seed of [1, 2]) {
+      const now = new CaseStream(draftArbitraryAfterWarmUp, seed);
+      const before = new CaseStream(draftArbitraryBeforeRuntimeOutage, seed);
+      let outages = 0;
+      let sequences = 0;
+      for (let i = 0; i < 1_500; i++) {
+        const d = now.valueAt(i);
+        const was = before.valueAt(i);
+        if (was.profile === 'killSequence') sequences++;
+        if (d.profile === 'killSequence' && (d.sequence.stopFailures ?? null) !== null) {
+          outages++;
+          expect(
+            was.profile === 'killSequence' && { ...was.sequence, stopFailures: d.sequence.stopFailures },
+          ).toEqual(d.sequence);
+        } else expect(d, `case ${i} of seed ${seed}`).toEqual(was);
+      }
+      const expected = sequences / RUNTIME_OUTAGE_ONE_IN;
+      expect(outages).toBeGreaterThan(expected / 2);
+      expect(outages).toBeLessThan(expected * 2);
+    }
   });
 
   it("gives a campaign's first 1,500 cases each shape", () => {

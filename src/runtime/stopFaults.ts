@@ -1,0 +1,54 @@
+// Injected CRI StopContainer failures (scenario `fault.stopContainer`): the runtime answers a stop with an
+// error and leaves the container running, as containerd does while it is down or wedged (#113145's
+// reproduction stopped containerd during a force-deleted pod's kill). kuberuntime_container.go's
+// killContainer returns any error but NotFound, so KillPod fails and the pod worker's sync with it.
+import { AssertionError } from '../sim/index.js';
+
+/**
+ * The default error: what the kubelet's CRI client returns while the runtime's socket refuses connections
+ * (the runtime restarting, #113145's reproduction).
+ */
+export const STOP_CONTAINER_DEFAULT_ERROR =
+  'rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing dial unix /run/containerd/containerd.sock: connect: connection refused"';
+
+/** One armed fault: the next `remaining` StopContainer calls of the pod's `container` (any, if null) fail. */
+export interface StopContainerFault {
+  readonly container: string | null;
+  readonly error: string;
+  remaining: number;
+  fired: number;
+}
+
+/** The faults of one runtime, by pod UID; a later fault of a pod replaces the one before it. */
+export class StopFaults {
+  readonly #byUID = new Map<string, StopContainerFault>();
+
+  inject(uid: string, fault: StopContainerFault): StopContainerFault | undefined {
+    if (!(fault.remaining >= 1 && fault.fired === 0))
+      throw new AssertionError('stopContainer fault armed spent');
+    const replaced = this.#byUID.get(uid);
+    this.#byUID.set(uid, fault);
+    return replaced !== undefined && replaced.remaining > 0 ? replaced : undefined;
+  }
+
+  /** The fault this StopContainer call fires, counted down; undefined: the call goes through. */
+  fire(uid: string, container: string): StopContainerFault | undefined {
+    const f = this.#byUID.get(uid);
+    if (f === undefined || f.remaining === 0) return undefined;
+    if (f.container !== null && f.container !== container) return undefined;
+    f.remaining--;
+    f.fired++;
+    return f;
+  }
+
+  /** True while a fault has firings left (termination-stuck and the other liveness checks wait then). */
+  active(): boolean {
+    for (const f of this.#byUID.values()) if (f.remaining > 0) return true;
+    return false;
+  }
+
+  pending(uid: string): StopContainerFault | undefined {
+    const f = this.#byUID.get(uid);
+    return f !== undefined && f.remaining > 0 ? f : undefined;
+  }
+}
