@@ -214,6 +214,9 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
       alive: true,
       deleting: false,
       killGrace: null,
+      deleteGrace: null,
+      forcedAfterDelete: false,
+      runningIds: new Set(),
       evictGrace: null,
       evicted: false,
       containers: [],
@@ -319,15 +322,21 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
             q.deleting = true;
             q.goneAtMs ??= t;
             if (ev.op === 'REMOVE') q.alive = false;
-            push(t, seq, [r], () => ({ kind: 'deletePod', pod: q.name, gracePeriodS: null }));
+            push(t, seq, [r], () => ({ kind: 'deletePod', pod: q.name, gracePeriodS: q.deleteGrace }));
           } else if (ev.op === 'REMOVE') {
             const q = p ?? podFor(ref, r, seq);
             if (!q.alive) continue;
             q.alive = false;
             q.goneAtMs ??= t;
-            if (q.deleting) continue; // the kubelet finalised the graceful deletion
+            // The kubelet finalises a graceful deletion only once the containers are gone (the status
+            // manager's canBeDeleted); a REMOVE while PLEG still reports one running is someone's force
+            // deletion after the graceful one.
+            if (q.deleting && (q.static || q.runningIds.size === 0)) continue;
+            q.forcedAfterDelete = q.deleting;
             push(t, seq, [r], () => ({ kind: 'forceDeletePod', pod: q.name }), [
-              'removed without a graceful DELETE first: a force deletion',
+              q.deleting
+                ? 'removed while its containers still ran, after a graceful DELETE: a force deletion'
+                : 'removed without a graceful DELETE first: a force deletion',
             ]);
           }
         }
@@ -340,7 +349,12 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         if (c !== '' && ev.containerId !== '') p.idNames.set(ev.containerId, c);
         if (ev.containerId !== '') p.killedIds.add(ev.containerId);
         if (p.evicted && p.evictGrace === null) p.evictGrace = ev.gracePeriodS;
-        else if (p.deleting || !p.alive) {
+        else if (p.forcedAfterDelete && p.deleteGrace === null && ev.gracePeriodS > (p.killGrace ?? 0)) {
+          // The force deletion's 0 fell back to the spec's grace (#115819): the first kill's was the
+          // graceful deletion's own.
+          p.deleteGrace = p.killGrace;
+          p.killGrace = ev.gracePeriodS;
+        } else if (p.deleting || !p.alive) {
           // A force deletion's 0 becomes killContainer's 2 s minimum before #102344; a later kill without
           // the API pod (the podKiller's) restores the spec's grace from the container's label.
           const forced = !p.deleting && p.killGrace === MINIMUM_GRACE_PERIOD_S;
@@ -379,7 +393,10 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         }
         if (ev.event === 'ContainerStarted' && ev.container !== '' && !p.startedIds.has(ev.container))
           p.startedIds.set(ev.container, t);
-        if (ev.event === 'ContainerDied') closeFaults(`stopContainer/${p.name}/`);
+        if (ev.event === 'ContainerDied') {
+          closeFaults(`stopContainer/${p.name}/`);
+          p.runningIds.delete(ev.container);
+        } else if (ev.container !== '') p.runningIds.add(ev.container);
         const exitCode = exitCodes.get(ev.container);
         if (ev.event === 'ContainerDied' && exitCode !== undefined && p.alive) {
           exitCodes.delete(ev.container);

@@ -19,6 +19,15 @@ export interface PodInstance {
   deleting: boolean;
   /** The grace of the first kill after the pod's deletion; null while none was seen. */
   killGrace: number | null;
+  /**
+   * A graceful deletion's own grace, when a force deletion after it showed a longer spec grace (its kill
+   * falls back to the spec's, #115819); null: the deletion took the spec's.
+   */
+  deleteGrace: number | null;
+  /** Removed from the API while its containers still ran, after a graceful DELETE: a force deletion. */
+  forcedAfterDelete: boolean;
+  /** Container IDs PLEG reported started and not yet died. */
+  readonly runningIds: Set<string>;
   /** The grace of the first kill after the pod's eviction; null while none was seen. */
   evictGrace: number | null;
   evicted: boolean;

@@ -65,6 +65,28 @@ export const MUTANTS: readonly Mutant[] = [
     why: 'removeTerminatedWorker forgets a UID that left the config while it is still terminating: the pod worker loses track of a pod whose kill is under way',
   },
   {
+    id: 'pw-orphan-terminating-not-requeued',
+    file: 'src/kubelet/podWorkersState.ts',
+    find: `      }
+    }
+    this.requeueLastPodUpdate(uid, status);
+    return false;`,
+    replace: `      }
+      this.requeueLastPodUpdate(uid, status);
+    }
+    return false;`,
+    why: "SyncKnownPods wakes an orphan only when it begins terminating it, not one already terminating (#113145's default branch): a force-deleted pod whose kill failed is never retried",
+  },
+  {
+    id: 'pw-failed-kill-counts-as-terminated',
+    file: 'src/kubelet/podWorkers.ts',
+    find: `      if (err !== undefined) {
+        // context.Canceled`,
+    replace: `      if (err !== undefined && update.workType !== 'TerminatingPodWork') {
+        // context.Canceled`,
+    why: 'a SyncTerminatingPod that failed (the runtime refused a StopContainer) is taken as done: the pod moves to terminated with its containers still running',
+  },
+  {
     id: 'pw-first-sight-half-terminal',
     file: 'src/kubelet/podWorkersStatus.ts',
     find: 'return runningContainers === 0 && runningSandboxes === 0;',

@@ -142,6 +142,10 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
     '11:43: timeline[1].crashContainer.container: unknown container "sidecra" (did you mean "sidecar"?); pod "web" has app, sidecar',
   ],
   [
+    'stop-container-unknown-container.yaml',
+    '11:50: timeline[1].fault.stopContainer.container: unknown container "sidecra" (did you mean "sidecar"?); pod "web" has app, sidecar',
+  ],
+  [
     'unknown-fix.yaml',
     `6:19: claims[0].fixes.off[0]: expected a fix ID (one of ${FIX_IDS.join(', ')}), got "pod-worker"`,
   ],
