@@ -148,6 +148,15 @@ export class ScenarioFaults {
           line,
         });
         return;
+      case 'setUp':
+        this.world.nodeOf(f.node).storage.injectFault({
+          kind: 'setUp',
+          volume: f.volume,
+          times: f.times,
+          error: f.error,
+          line,
+        });
+        return;
       case 'waitForAttach':
         this.world.nodeOf(f.node).storage.injectFault({
           kind: 'waitForAttach',

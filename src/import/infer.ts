@@ -476,6 +476,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
         } else if (ev.ok) {
           const kind = ev.op === 'tearDown' || ev.op === 'unmapPodDevice' ? 'tearDown' : 'mountDevice';
           if (ev.op !== 'setUp' && ev.op !== 'waitForAttach') closeFaults(`${kind}/${nodeName}/${vol}`);
+          if (ev.op === 'setUp' || ev.op === 'mapPodDevice') closeFaults(`setUp/${nodeName}/${vol}`);
           // A staging or set-up that went through: WaitForAttach, which runs before them, did too. (The
           // `waitForAttach` events that succeed include every "MountVolume started" line: not a success.)
           if (ev.op !== 'waitForAttach' && ev.op !== 'attach' && ev.op !== 'detach')
@@ -490,6 +491,19 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
             times: 1,
             error: null,
             delayMs: null,
+          }));
+        } else if (!ev.ok && (ev.op === 'setUp' || ev.op === 'mapPodDevice')) {
+          // MountVolume.SetUp / MapVolume.MapPodDevice failed: CSI's DeadlineExceeded (or Unavailable) is
+          // not final, so the mount was marked uncertain; anything else is final.
+          const uncertain = /code = (?:DeadlineExceeded|Unavailable|Canceled|ResourceExhausted|Aborted)/.test(
+            ev.error,
+          );
+          mergeFault(`setUp/${nodeName}/${vol}`, r, t, seq - 0.1, () => ({
+            kind: 'setUp',
+            node: nodeName,
+            volume: vol,
+            times: 1,
+            error: uncertain ? 'uncertain' : 'final',
           }));
         } else if (!ev.ok && (ev.op === 'tearDown' || ev.op === 'unmapPodDevice')) {
           mergeFault(`tearDown/${nodeName}/${vol}`, r, t, seq, () => ({
@@ -687,7 +701,8 @@ function withTimes(f: Fault, times: number): Fault {
     f.kind === 'tearDown' ||
     f.kind === 'mountDevice' ||
     f.kind === 'waitForAttach' ||
-    f.kind === 'stopContainer'
+    f.kind === 'stopContainer' ||
+    f.kind === 'setUp'
     ? { ...f, times }
     : f;
 }

@@ -304,6 +304,17 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
         }
         if (kind === 'mountDevice' && f.error !== undefined)
           firing.set(`${f.node}/${f.volume}/mountDevice`, f.error);
+        // A setUp firing is published as SetUp (MapPodDevice) starts and fails at once: the operation fails.
+        if (kind === 'setUp') {
+          const op = block(f.volume) ? 'MapVolume.MapPodDevice' : 'MountVolume.SetUp';
+          const csi = volumes.get(f.volume)?.plugin === 'csi';
+          const err = !csi
+            ? 'mount failed: exit status 32'
+            : f.error === 'uncertain'
+              ? 'rpc error: code = DeadlineExceeded desc = context deadline exceeded'
+              : 'rpc error: code = Internal desc = NodePublishVolume failed';
+          opFailed(f, f.volume, volMsg(`${op} failed`, f.volume, `on node ${q(f.node)} : ${err}`));
+        }
         // A waitForAttach firing is published as the call returns its error: the operation fails there.
         if (kind === 'waitForAttach') {
           const op = block(f.volume) ? 'MapVolume.WaitForAttach' : 'MountVolume.WaitForAttach';

@@ -655,6 +655,33 @@ function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault 
       delayMs: a.delay === undefined ? null : durationMs(a.delay),
     };
   }
+  if (f.setUp !== undefined) {
+    const a = f.setUp;
+    const path = [...at, 'setUp'];
+    c.checkNode([...path, 'node'], a.node);
+    c.checkVolume([...path, 'volume'], a.volume);
+    const v = c.volumeDecl(a.volume);
+    if (v !== undefined && v.plugin !== 'csi' && v.mode === 'Block') {
+      // FC and iSCSI MapPodDevice is the kubelet's own MapBlockVolume: no plugin call to fail.
+      c.problem(
+        [...path, 'volume'],
+        `volume ${JSON.stringify(a.volume)} is an ${v.plugin} Block volume, whose MapPodDevice is the kubelet's own bind mount; use a Filesystem volume or a csi one`,
+      );
+    }
+    if (v !== undefined && v.plugin !== 'csi' && a.error === 'uncertain') {
+      c.problem(
+        [...path, 'error'],
+        `volume ${JSON.stringify(a.volume)} is an ${v.plugin} volume, whose SetUp fails with mount-utils' final errors only; uncertain needs a csi volume`,
+      );
+    }
+    return {
+      kind: 'setUp',
+      node: a.node,
+      volume: a.volume,
+      times: a.times ?? DEFAULTS.faultTimes,
+      error: a.error ?? 'final',
+    };
+  }
   if (f.stopContainer !== undefined) {
     const a = f.stopContainer;
     const path = [...at, 'stopContainer'];

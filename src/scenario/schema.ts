@@ -433,6 +433,19 @@ const StopContainer = mapping(
   'a mapping {pod, container?, times?, error?}',
 );
 
+const SetUp = mapping(
+  {
+    node: NodeName,
+    volume: VolumeName,
+    times: Times.optional(),
+    error: enumOf(MOUNT_DEVICE_ERRORS).optional().meta({
+      description:
+        'how each SetUp fails: final (default; an in-tree bind mount that fails, CSI codes.Internal) or uncertain (CSI only: DeadlineExceeded)',
+    }),
+  },
+  'a mapping {node, volume, times?, error?}',
+);
+
 /**
  * A mapping that must hold exactly one of `keys` (timeline entries, faults, claim fix sets). The check runs
  * even when other parts of the mapping are wrong, so a second action is reported with the rest. The issue
@@ -474,6 +487,9 @@ const FaultSchema = mapping(
     }),
     waitForAttach: WaitForAttach.optional().meta({
       description: 'WaitForAttach fails before MountDevice (MountVolume.WaitForAttach failed), then behaves',
+    }),
+    setUp: SetUp.optional().meta({
+      description: "a pod's SetUp of the volume (a CSI Block volume's MapPodDevice) fails, then behaves",
     }),
     stopContainer: StopContainer.optional().meta({
       description: 'CRI StopContainer fails and the container runs on (the kill fails), then behaves',

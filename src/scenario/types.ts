@@ -28,6 +28,7 @@ export const FAULT_KINDS = [
   'mountDevice',
   'waitForAttach',
   'stopContainer',
+  'setUp',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -247,6 +248,20 @@ export interface StopContainerFault {
   readonly error: string | null;
 }
 
+/**
+ * A pod's SetUp of a volume on a node (MapPodDevice for a CSI Block volume) fails `times` times: `final`
+ * (an in-tree bind mount that fails, CSI codes.Internal) or `uncertain` (CSI only: DeadlineExceeded).
+ * operation_generator.go's markVolumeErrorState settles what the actual state keeps (src/volume/setUpFault.ts).
+ */
+export interface SetUpFault {
+  readonly kind: 'setUp';
+  readonly node: string;
+  readonly volume: string;
+  /** How many SetUp calls fail (default 1). */
+  readonly times: number;
+  readonly error: MountDeviceError;
+}
+
 export type Fault =
   | UnmountDeviceFault
   | ProcMountsFault
@@ -255,7 +270,8 @@ export type Fault =
   | TearDownFault
   | MountDeviceFault
   | WaitForAttachFault
-  | StopContainerFault;
+  | StopContainerFault
+  | SetUpFault;
 
 export interface FaultAction {
   readonly kind: 'fault';

@@ -237,6 +237,15 @@ function faultToYaml(f: Fault): Record<string, unknown> {
           ...(f.delayMs === null ? {} : { delay: formatDuration(f.delayMs) }),
         },
       };
+    case 'setUp':
+      return {
+        setUp: {
+          node: f.node,
+          volume: f.volume,
+          ...times(f.times),
+          ...(f.error === 'final' ? {} : { error: f.error }),
+        },
+      };
     case 'stopContainer':
       return {
         stopContainer: {

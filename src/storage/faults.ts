@@ -70,10 +70,22 @@ export type StorageFault = (
       readonly error: string | null;
       readonly delayMs: number | null;
     }
+  | {
+      readonly kind: 'setUp';
+      readonly volume: string;
+      readonly times: number;
+      readonly error: MountDeviceFailure;
+    }
 ) & { readonly line?: number | undefined };
 
 interface Armed {
-  readonly kind: 'unmountDevice' | 'constructVolumeSpec' | 'tearDown' | 'mountDevice' | 'waitForAttach';
+  readonly kind:
+    | 'unmountDevice'
+    | 'constructVolumeSpec'
+    | 'tearDown'
+    | 'mountDevice'
+    | 'waitForAttach'
+    | 'setUp';
   readonly volume: string;
   readonly stage: UnmountDeviceStage | undefined;
   /** mountDevice only: what each firing does. */
@@ -82,6 +94,8 @@ interface Armed {
   readonly attachFiring?: WaitForAttachFiring | undefined;
   /** tearDown only: how long each firing hangs before the call fails. */
   readonly hangMs?: number | undefined;
+  /** setUp only: how each firing fails. */
+  readonly setUpError?: MountDeviceFailure | undefined;
   readonly line: number;
   remaining: number;
   fired: number;
@@ -169,7 +183,24 @@ export class HostFaults {
           remaining: Math.max(0, f.times),
         });
         return;
+      case 'setUp':
+        arm({
+          kind: f.kind,
+          volume: f.volume,
+          stage: undefined,
+          setUpError: f.error,
+          remaining: Math.max(0, f.times),
+        });
+        return;
     }
+  }
+
+  /** Consumes one firing of a setUp fault for `volume` as a pod's SetUp / MapPodDevice starts: how it fails. */
+  setUp(volume: string): MountDeviceFailure | undefined {
+    const error = this.find('setUp', volume, undefined)?.setUpError;
+    if (error === undefined) return undefined;
+    this.take('setUp', volume, undefined, 'setUp', { delayMs: 0, error });
+    return error;
   }
 
   /**

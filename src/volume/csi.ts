@@ -3,6 +3,7 @@
 // Unlike FC / iSCSI, CSI is really attachable: Attach (ControllerPublish) makes the LUN reachable from the
 // node and Detach (ControllerUnpublish) fences it. NodeStage / NodeUnstage are MountDevice /
 // UnmountDevice; NodePublish / NodeUnpublish are SetUp / TearDown.
+
 import { GoError } from '../api/errors.js';
 import type { UID } from '../api/v1.js';
 import type { Fixes } from '../fixes.js';
@@ -22,6 +23,7 @@ import {
   tearDownFault,
   unmapBlockVolume,
 } from './pluginCommon.js';
+import { csiSetUpFault } from './setUpFault.js';
 import { csiStagingFault } from './stagingFault.js';
 import {
   type Attacher,
@@ -311,6 +313,8 @@ class CsiMountMgr implements Mounter {
   *setUp(): Co<GoError | undefined> {
     const host = this.plugin.host;
     const target = this.getPath();
+    const fault = csiSetUpFault(host, this.spec.name);
+    if (fault !== undefined) return fault;
     if (host.mounts.at(target) !== undefined) return undefined;
     const mkErr = host.mkdirAll(target);
     if (mkErr !== undefined) return mkErr;
@@ -403,6 +407,8 @@ class CsiBlockMapper implements BlockVolumeMapper {
   /** MapPodDevice = NodePublishVolume for a block volume, plus the kubelet's MapBlockVolume. */
   *mapPodDevice(): Co<Result<string>> {
     const host = this.plugin.host;
+    const fault = csiSetUpFault(host, this.spec.name);
+    if (fault !== undefined) return { value: undefined, err: fault };
     return yield* mapBlockVolume(
       host,
       this.spec.name,

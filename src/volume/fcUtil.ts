@@ -1,6 +1,7 @@
 // Ported from kubernetes pkg/volume/fc/fc_util.go and pkg/volume/fc/disk_manager.go, release-1.23.
 // The node-side work of the FC plugin: find the LUN's disk and multipath map (rescanning the SCSI hosts),
 // remove them again (multipath -f, /sys/block/sdX/device/delete), and the pod bind mount.
+
 import { GoError } from '../api/errors.js';
 import type { UID } from '../api/v1.js';
 import { type Co, sleep } from '../sim/index.js';
@@ -8,6 +9,7 @@ import { FC_HBA_HOSTS, fcByPath } from '../storage/devices.js';
 import { basename, join } from '../storage/fs.js';
 import { fail, type Host, isNotExist, ok, type Res } from '../storage/host.js';
 import { mount, unmount } from '../storage/mountUtils.js';
+import { inTreeSetUpFault } from './setUpFault.js';
 import { pluginNames } from './volume.js';
 
 export const fcPluginName = pluginNames.fc;
@@ -217,7 +219,8 @@ export function* diskSetUp(
   }
   // Perform a bind mount to the full path to allow duplicate mounts of the same disk.
   const options = readOnly ? ['bind', 'ro'] : ['bind'];
-  const err = yield* mount(host, globalPDPath, volPath, '', options);
+  const err =
+    inTreeSetUpFault(host, volume, volPath) ?? (yield* mount(host, globalPDPath, volPath, '', options));
   if (err !== undefined) {
     // "Failed to bind mount": undo a half-made mount point, then remove the dir.
     const again = host.isLikelyNotMountPoint(volPath);

@@ -21,6 +21,10 @@ const CANNOT: Record<string, string> = {
     'the instant of a kill inside SetUp, after the last line logged',
   'fc-kubelet-killed-inside-setup kubelet: 1.27':
     'the instant of a kill inside SetUp, after the last line logged',
+  'reconstructed-volume-setup-fails kubelet: 1.23':
+    'where the run stopped: the import runs 10 m, long enough for a later SetUp to go through',
+  'reconstructed-volume-setup-fails off: reconstruct-every-pod-of-volume':
+    'where the run stopped: the import runs 10 m, long enough for a later SetUp to go through',
   'hard-eviction-full-grace off: immediate-eviction-grace':
     'the release: a fix set no release shipped writes no version line, so the kill after the eviction reads as its override',
   'housekeeping-kill-ignores-deletion-grace fixes: none': 'a deletion grace other than the pod grace',

@@ -79,6 +79,11 @@ export class ActualStateOfWorld
   implements ActualStateOfWorldMounterUpdater, ActualStateOfWorldAttacherUpdater
 {
   private readonly attachedVolumes = new Map<UniqueVolumeName, AttachedVolumeObj>();
+  /**
+   * foundDuringReconstruction (#110670): the pods whose mount of a volume reconstruction added as
+   * uncertain and no mount has confirmed since; markVolumeErrorState leaves them uncertain.
+   */
+  private readonly foundDuringReconstruction = new Map<UniqueVolumeName, Set<UniquePodName>>();
 
   constructor(
     readonly nodeName: string,
@@ -229,6 +234,9 @@ export class ActualStateOfWorld
     // If pod exists, reset remountRequired value
     podObj.remountRequired = false;
     podObj.volumeMountStateForPod = opts.volumeMountState;
+    // A volume mounted successfully is no longer one that reconstruction found.
+    if (opts.volumeMountState === VolumeMounted)
+      this.foundDuringReconstruction.get(opts.volumeName)?.delete(opts.podName);
     if (opts.mounter !== undefined) {
       // The mounter stored in the object may have old information, use the newest one.
       podObj.mounter = opts.mounter;
@@ -258,6 +266,7 @@ export class ActualStateOfWorld
       return new GoError(`no volume with the name "${volumeName}" exists in the list of attached volumes`);
     }
     volumeObj.mountedPods.delete(podName);
+    this.foundDuringReconstruction.get(volumeName)?.delete(podName);
     return undefined;
   }
 
@@ -270,6 +279,7 @@ export class ActualStateOfWorld
       );
     }
     this.attachedVolumes.delete(volumeName);
+    this.foundDuringReconstruction.delete(volumeName);
     this.removedVolumes++;
     return undefined;
   }
@@ -389,7 +399,19 @@ export class ActualStateOfWorld
       remountRequired: false,
       podDisplayName: opts.podDisplayName,
     });
+    let pods = this.foundDuringReconstruction.get(opts.volumeName);
+    if (pods === undefined) {
+      pods = new Set();
+      this.foundDuringReconstruction.set(opts.volumeName, pods);
+    }
+    pods.add(opts.podName);
     return true;
+  }
+
+  /** IsVolumeReconstructed (#110670): only an uncertain mount that reconstruction added counts. */
+  isVolumeReconstructed(volumeName: UniqueVolumeName, podName: UniquePodName): boolean {
+    if (this.getVolumeMountState(volumeName, podName) !== VolumeMountUncertain) return false;
+    return this.foundDuringReconstruction.get(volumeName)?.has(podName) ?? false;
   }
 
   /**

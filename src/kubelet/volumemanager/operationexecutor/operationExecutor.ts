@@ -130,6 +130,7 @@ export interface ActualStateOfWorldMounterUpdater {
   markDeviceAsUnmounted(volumeName: UniqueVolumeName): GoError | undefined;
   getDeviceMountState(volumeName: UniqueVolumeName): DeviceMountState;
   getVolumeMountState(volumeName: UniqueVolumeName, podName: UniquePodName): VolumeMountState;
+  isVolumeReconstructed(volumeName: UniqueVolumeName, podName: UniquePodName): boolean;
 }
 
 /** ActualStateOfWorldAttacherUpdater (the kubelet's part of it). */

@@ -145,6 +145,14 @@ export class OperationGenerator {
       isOperationFinishedError(mountError) &&
       asw.getVolumeMountState(volumeToMount.volumeName, markOpts.podName) === VolumeMountUncertain
     ) {
+      // #110670: a volume reconstruction added as uncertain stays uncertain whatever the mount's error,
+      // so its mounts are still torn down when the pod goes ("leaving volume uncertain"). Before it, a
+      // failed SetUp forgot the mount the previous kubelet had made.
+      if (
+        this.opts.fixes.on('reconstruct-every-pod-of-volume') &&
+        asw.isVolumeReconstructed(volumeToMount.volumeName, volumeToMount.podName)
+      )
+        return;
       asw.markVolumeAsUnmounted(volumeToMount.podName, volumeToMount.volumeName);
       return;
     }
