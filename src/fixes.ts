@@ -100,7 +100,7 @@ export const FIX_TABLE = {
     release: '1.25',
     backports: ['1.24 (#111636); 1.23 (#113300) closed'],
     summary:
-      'reconstruction keeps every pod of a shared volume (not only the last one found), and volumes skipped because a pod wanted them become uncertain',
+      'reconstruction keeps every pod of a shared volume (not only the last one found), volumes skipped because a pod wanted them become uncertain, and a failed SetUp leaves them uncertain (IsVolumeReconstructed)',
     presets: shippedFrom('1.24'),
   },
   'mirror-pod-pending-termination': {
