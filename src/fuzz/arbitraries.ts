@@ -30,6 +30,7 @@ import {
   attachAfterRestartDraft,
   attachAfterRestartSettleMs,
   placeAttachAfterRestart,
+  SETUP_FAILS_ONE_IN,
 } from './attachAfterRestart.js';
 import { CRASH_LOOP_ONE_IN, crashLoopDraft, type JobsDraft, jobsDraft, placeJobs } from './jobs.js';
 import {
@@ -569,12 +570,12 @@ export const draftArbitraryBeforeRuntimeOutage: fc.Arbitrary<ScenarioDraft> = fc
   );
 
 /**
- * The campaigns' generator after the warm-up: the one above, and of its kill-sequence cases one in
+ * The generator before SetUp failures: the one above, and of its kill-sequence cases one in
  * RUNTIME_OUTAGE_ONE_IN with a runtime outage (StopContainer failing from the first deletion on), the
  * pick and the failure count drawn after every other draw (so every other case stays the case it was;
  * test/fuzz/killSequence.test.ts checks it draw for draw).
  */
-export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryBeforeSetUpFailures: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(
     draftArbitraryBeforeRuntimeOutage,
     fc.noBias(fc.nat({ max: RUNTIME_OUTAGE_ONE_IN - 1 })),
@@ -584,6 +585,20 @@ export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
     before.profile !== 'killSequence' || pick !== RUNTIME_OUTAGE_ONE_IN - 1
       ? before
       : { ...before, sequence: { ...before.sequence, stopFailures } },
+  );
+
+/**
+ * The campaigns' generator after the warm-up: the one above, and of its attach-after-restart cases one in
+ * SETUP_FAILS_ONE_IN failing the pod's SetUp instead of WaitForAttach (a CSI volume's), the pick drawn
+ * after every other draw (so every other case stays the case it was; test/fuzz/attachAfterRestart.test.ts
+ * checks it draw for draw).
+ */
+export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(draftArbitraryBeforeSetUpFailures, fc.noBias(fc.nat({ max: SETUP_FAILS_ONE_IN - 1 })))
+  .map(([before, pick]) =>
+    before.profile !== 'attachAfterRestart' || pick !== SETUP_FAILS_ONE_IN - 1
+      ? before
+      : { ...before, attach: { ...before.attach, failingCall: 'setUp' as const } },
   );
 
 /**

@@ -44,7 +44,18 @@ export interface AttachAfterRestartDraft {
   readonly callMs: number;
   /** How the pod goes, after the kubelet is back. */
   readonly end: { readonly kind: number; readonly afterMs: number; readonly graceS: number | null };
+  /**
+   * The call that fails after the restart: WaitForAttach (default), or, for a CSI volume, the pod's
+   * SetUp / MapPodDevice (NodePublishVolume), #110670's "mount fails": WaitForAttach and MountDevice go
+   * through, so only markVolumeErrorState decides what the actual state keeps of the reconstructed
+   * volume. (An FC or iSCSI pod dir that is still mounted never gets to its SetUp's mount.) Drawn by the
+   * campaigns' generator after every other draw (SETUP_FAILS_ONE_IN), so no other case moves.
+   */
+  readonly failingCall?: 'waitForAttach' | 'setUp' | null;
 }
+
+/** Of the attach-after-restart cases after the warm-up, one in this many fails SetUp instead. */
+export const SETUP_FAILS_ONE_IN = 2;
 
 export const attachAfterRestartDraft: fc.Arbitrary<AttachAfterRestartDraft> = fc.record({
   plugin: fc.constantFrom<PluginKind>('iscsi', 'fc', 'csi'),
@@ -124,19 +135,22 @@ export function placeAttachAfterRestart(
     atMs: restartAt,
     action: { kind: 'restartKubelet', node: home, downForMs: d.restart.downForMs },
   });
-  // Armed as the kubelet goes down: the first WaitForAttach after it comes back takes it.
+  // Armed as the kubelet goes down: the first WaitForAttach (or SetUp) after it comes back takes it.
+  const setUp = d.failingCall === 'setUp' && d.plugin === 'csi';
   entries.push({
     atMs: restartAt,
     action: {
       kind: 'fault',
-      fault: {
-        kind: 'waitForAttach',
-        node: home,
-        volume: 'lun-1',
-        times: failingCalls(d.failsForMs, d.callMs),
-        error: null,
-        delayMs: d.callMs === 0 ? null : d.callMs,
-      },
+      fault: setUp
+        ? { kind: 'setUp', node: home, volume: 'lun-1', times: failingCalls(d.failsForMs, 0), error: 'final' }
+        : {
+            kind: 'waitForAttach',
+            node: home,
+            volume: 'lun-1',
+            times: failingCalls(d.failsForMs, d.callMs),
+            error: null,
+            delayMs: d.callMs === 0 ? null : d.callMs,
+          },
     },
   });
   const endAt = restartAt + d.restart.downForMs + d.end.afterMs;

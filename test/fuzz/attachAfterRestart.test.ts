@@ -6,14 +6,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   ATTACH_AFTER_RESTART_ONE_IN,
+  draftArbitraryAfterWarmUp,
   draftArbitraryBeforeAttachAfterRestart,
   draftArbitraryBeforeRuntimeOutage,
+  draftArbitraryBeforeSetUpFailures,
   FUZZ_NODES,
 } from '../../src/fuzz/arbitraries.js';
 import {
   attachAfterRestartDraft,
   failingCalls,
   placeAttachAfterRestart,
+  SETUP_FAILS_ONE_IN,
   WAIT_FOR_ATTACH_AND_MOUNT_MS,
 } from '../../src/fuzz/attachAfterRestart.js';
 import { CaseStream } from '../../src/fuzz/caseStream.js';
@@ -89,6 +92,36 @@ describe('the attach-after-restart profile', () => {
       const expected = eligible / ATTACH_AFTER_RESTART_ONE_IN;
       expect(displaced).toBeGreaterThan(expected / 2);
       expect(displaced).toBeLessThan(expected * 2);
+    }
+  });
+
+  it('fails SetUp instead in one attach-after-restart case in SETUP_FAILS_ONE_IN, and leaves every other case as it was', () => {
+    for (const seed of [1, 2]) {
+      const now = new CaseStream(draftArbitraryAfterWarmUp, seed);
+      const before = new CaseStream(draftArbitraryBeforeSetUpFailures, seed);
+      let attach = 0;
+      let setUp = 0;
+      for (let i = 0; i < 3_000; i++) {
+        const d = now.valueAt(i);
+        const was = before.valueAt(i);
+        if (was.profile === 'attachAfterRestart') attach++;
+        if (d.profile === 'attachAfterRestart' && d.attach.failingCall === 'setUp') {
+          setUp++;
+          expect(was.profile === 'attachAfterRestart' && { ...was.attach, failingCall: 'setUp' }).toEqual(
+            d.attach,
+          );
+        } else expect(d, `case ${i} of seed ${seed}`).toEqual(was);
+      }
+      expect(setUp).toBeGreaterThan(attach / SETUP_FAILS_ONE_IN / 2);
+      expect(setUp).toBeLessThan((attach / SETUP_FAILS_ONE_IN) * 2);
+    }
+    // Only a CSI volume's SetUp fails: an FC or iSCSI pod dir still mounted never reaches its mount.
+    const d = fc.sample(attachAfterRestartDraft, { seed: 3, numRuns: 200 });
+    for (const draft of d) {
+      const faults = placeAttachAfterRestart({ ...draft, failingCall: 'setUp' }, ['node-a']).entries.flatMap(
+        (e) => (e.action.kind === 'fault' ? [e.action.fault.kind] : []),
+      );
+      expect(faults).toEqual([draft.plugin === 'csi' ? 'setUp' : 'waitForAttach']);
     }
   });
 

@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  draftArbitraryAfterWarmUp,
   draftArbitraryBeforeRuntimeOutage,
+  draftArbitraryBeforeSetUpFailures,
   FUZZ_NODES,
 } from '../../src/fuzz/arbitraries.js';
 import { CaseStream } from '../../src/fuzz/caseStream.js';
@@ -120,7 +120,7 @@ describe('the kill-sequence profile', () => {
 
   it('gives one kill-sequence case in RUNTIME_OUTAGE_ONE_IN a runtime outage and leaves every other case as it was', () => {
     for (const seed of [1, 2]) {
-      const now = new CaseStream(draftArbitraryAfterWarmUp, seed);
+      const now = new CaseStream(draftArbitraryBeforeSetUpFailures, seed);
       const before = new CaseStream(draftArbitraryBeforeRuntimeOutage, seed);
       let outages = 0;
       let sequences = 0;

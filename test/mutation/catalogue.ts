@@ -446,6 +446,15 @@ export const MUTANTS: readonly Mutant[] = [
     why: 'podVolumesExist counts only certain mounts: a pod whose volume mount is uncertain counts as having no volumes left',
   },
   {
+    id: 'vm-reconstructed-mount-forgotten-on-setup-error',
+    file: 'src/kubelet/volumemanager/operationexecutor/operationGenerator.ts',
+    find: "        asw.isVolumeReconstructed(volumeToMount.volumeName, volumeToMount.podName)\n      )\n        return;",
+    replace:
+      "        asw.isVolumeReconstructed(volumeToMount.volumeName, volumeToMount.podName) &&\n        !isOperationFinishedError(mountError)\n      )\n        return;",
+    why: "markVolumeErrorState keeps a reconstructed volume uncertain only for an error that is not final: a SetUp that fails for good after a restart forgets the mount the old kubelet made, which is then never torn down",
+    upstream: 'kubernetes/kubernetes#110670',
+  },
+  {
     id: 'vm-reconstruct-device-uncertain-off-by-one',
     file: 'src/kubelet/volumemanager/reconciler/reconstruct.ts',
     find: '    if (uncertainVolumeCount > 0) {',
