@@ -8,6 +8,7 @@
 import type { Violation } from '../invariants/types.js';
 import type { RunResult } from '../run/run.js';
 import { hazardMark } from './hazardMark.js';
+import { scheduleText } from './json.js';
 import { buildTimeline, formatSeconds, type Timeline } from './spans.js';
 import { formatTimeline } from './terminalTimeline.js';
 import { escapeHtml, labelsSvg, layout, plotSvg } from './timelinePlot.js';
@@ -77,7 +78,38 @@ function header(result: RunResult, t: Timeline): string {
     }
     out += '</table>\n';
   }
-  return out;
+  return out + deviations(result);
+}
+
+/**
+ * A run given `--schedule`: the schedule, and each deviation from the default order (a choice point whose
+ * pick is not the first ready event), at the instant it was taken; a row zooms the timeline there.
+ */
+function deviations(result: RunResult): string {
+  const c = result.choices;
+  if (c === undefined) return '';
+  const log = c.log;
+  const rows: string[] = [];
+  for (let p = 0; p < log.pointPick.length; p++) {
+    const pick = log.pointPick[p] ?? 0;
+    if (pick === 0) continue;
+    const atMs = log.timeMs[log.pointEvent[p] ?? 0] ?? 0;
+    const ready = log.pointReady[p]?.length ?? 0;
+    rows.push(
+      `<tr class="dev-row" data-t="${atMs}" tabindex="0" title="show it on the timeline"><td>${escapeHtml(formatSeconds(atMs))}</td><td>${p}</td><td>${pick + 1} of ${ready} ready events (the default takes the 1st)</td></tr>`,
+    );
+  }
+  const misfit =
+    c.misfit === undefined
+      ? ''
+      : `<p class="bad">deviation ${c.misfit.position + 1} of the schedule does not fit: ${escapeHtml(c.misfit.reason)}</p>\n`;
+  return (
+    `<h2 style="font-size:15px;margin:8px 0 0">Schedule <code>${escapeHtml(scheduleText(c.schedule))}</code>: ${rows.length} deviation${rows.length === 1 ? '' : 's'} from the default order, ${c.points} choice points</h2>\n` +
+    misfit +
+    (rows.length === 0
+      ? ''
+      : `<table class="deviations"><tr><th>time</th><th>choice point</th><th>event taken</th></tr>${rows.join('')}</table>\n`)
+  );
 }
 
 /** Zoom and pan buttons and the visible range (shown once the script runs). */

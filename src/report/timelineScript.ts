@@ -271,6 +271,22 @@ export const TIMELINE_SCRIPT = String.raw`
     })(rows[r]);
   }
 
+  // A deviation row (a run given --schedule): zoom in around the instant it was taken.
+  var devs = document.querySelectorAll('tr.dev-row[data-t]');
+  for (var d = 0; d < devs.length; d++) {
+    (function (row) {
+      var go = function () {
+        var t = Number(row.getAttribute('data-t'));
+        var span = Math.max(Math.min(view.b - view.a, END / 12), 2000);
+        setView(t - span / 2, t + span / 2);
+      };
+      row.addEventListener('click', go);
+      row.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); go(); }
+      });
+    })(devs[d]);
+  }
+
   window.addEventListener('resize', layout);
   document.documentElement.classList.add('js');
   fit();
