@@ -43,17 +43,19 @@ export class ScenarioFaults {
     publishNoop(this.world, node, 'fault', line, reason, about);
   }
 
+  /** The pod a pod fault names, or undefined (reported as an entry that did nothing) before its create. */
+  private holderOf(pod: string, line: number, fault: string): { uid: UID; node: string } | undefined {
+    const holder = this.podOf(pod);
+    if (holder === undefined)
+      this.noop('', line, `no pod ${pod} has been created yet (its createPod waits)`, { fault, pod });
+    return holder;
+  }
+
   inject(f: Fault, line: number): void {
     switch (f.kind) {
       case 'containerStart': {
-        const holder = this.podOf(f.pod);
-        if (holder === undefined) {
-          this.noop('', line, `no pod ${f.pod} has been created yet (its createPod waits)`, {
-            fault: 'containerStart',
-            pod: f.pod,
-          });
-          return;
-        }
+        const holder = this.holderOf(f.pod, line, f.kind);
+        if (holder === undefined) return;
         const { uid, node: nodeName } = holder;
         const runtime = this.world.nodeOf(nodeName).host.runtime;
         const replaced = this.startFaults.find(
@@ -81,14 +83,8 @@ export class ScenarioFaults {
         return;
       }
       case 'stopContainer': {
-        const holder = this.podOf(f.pod);
-        if (holder === undefined) {
-          this.noop('', line, `no pod ${f.pod} has been created yet (its createPod waits)`, {
-            fault: 'stopContainer',
-            pod: f.pod,
-          });
-          return;
-        }
+        const holder = this.holderOf(f.pod, line, f.kind);
+        if (holder === undefined) return;
         const { uid, node: nodeName } = holder;
         const fault: StopContainerFault = {
           container: f.container,

@@ -321,6 +321,15 @@ const CrashContainer = mapping(
   'a mapping {pod, container?, exitCode?}',
 );
 
+/** An error message a faulted call returns (`containerStart`, `waitForAttach`, `stopContainer`). */
+const ErrorText = (description: string) =>
+  z
+    .string({ error: expected('an error message') })
+    .min(1, { error: expected('an error message') })
+    .max(LIMITS.errorChars, charsAtMost(LIMITS.errorChars))
+    .optional()
+    .meta({ description });
+
 const Times = count('an integer >= 1', 'how many calls fail, default 1', 'failing calls', LIMITS.faultCount);
 
 const UnmountDevice = mapping(
@@ -349,12 +358,7 @@ const ContainerStart = mapping(
   {
     pod: PodName,
     delay: Duration('extra delay before the runtime starts the containers').optional(),
-    error: z
-      .string({ error: expected('an error message') })
-      .min(1, { error: expected('an error message') })
-      .max(LIMITS.errorChars, charsAtMost(LIMITS.errorChars))
-      .optional()
-      .meta({ description: 'the container start fails with this error' }),
+    error: ErrorText('the container start fails with this error'),
   },
   'a mapping {pod, delay?, error?}',
 );
@@ -395,15 +399,9 @@ const WaitForAttach = mapping(
     node: NodeName,
     volume: VolumeName,
     times: Times.optional(),
-    error: z
-      .string({ error: expected('an error message') })
-      .min(1, { error: expected('an error message') })
-      .max(LIMITS.errorChars, charsAtMost(LIMITS.errorChars))
-      .optional()
-      .meta({
-        description:
-          "the error each failing WaitForAttach returns; default: the plugin's upstream text (iSCSI: no path to the target, FC: no fc disk found, CSI: the VolumeAttachment GET fails)",
-      }),
+    error: ErrorText(
+      "the error each failing WaitForAttach returns; default: the plugin's upstream text (iSCSI: no path to the target, FC: no fc disk found, CSI: the VolumeAttachment GET fails)",
+    ),
     delay: Duration(
       'how long each failing WaitForAttach takes before it fails (a login or path wait timing out); default none',
     ).optional(),
@@ -420,15 +418,9 @@ const StopContainer = mapping(
       .optional()
       .meta({ description: "the container whose stops fail; default: any of the pod's" }),
     times: Times.optional(),
-    error: z
-      .string({ error: expected('an error message') })
-      .min(1, { error: expected('an error message') })
-      .max(LIMITS.errorChars, charsAtMost(LIMITS.errorChars))
-      .optional()
-      .meta({
-        description:
-          "the error each failing StopContainer returns; default: the runtime's socket refusing connections (Unavailable)",
-      }),
+    error: ErrorText(
+      "the error each failing StopContainer returns; default: the runtime's socket refusing connections (Unavailable)",
+    ),
   },
   'a mapping {pod, container?, times?, error?}',
 );
