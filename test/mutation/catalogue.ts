@@ -448,10 +448,10 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'vm-reconstructed-mount-forgotten-on-setup-error',
     file: 'src/kubelet/volumemanager/operationexecutor/operationGenerator.ts',
-    find: "        asw.isVolumeReconstructed(volumeToMount.volumeName, volumeToMount.podName)\n      )\n        return;",
+    find: '        asw.isVolumeReconstructed(volumeToMount.volumeName, volumeToMount.podName)\n      )\n        return;',
     replace:
-      "        asw.isVolumeReconstructed(volumeToMount.volumeName, volumeToMount.podName) &&\n        !isOperationFinishedError(mountError)\n      )\n        return;",
-    why: "markVolumeErrorState keeps a reconstructed volume uncertain only for an error that is not final: a SetUp that fails for good after a restart forgets the mount the old kubelet made, which is then never torn down",
+      '        asw.isVolumeReconstructed(volumeToMount.volumeName, volumeToMount.podName) &&\n        !isOperationFinishedError(mountError)\n      )\n        return;',
+    why: 'markVolumeErrorState keeps a reconstructed volume uncertain only for an error that is not final: a SetUp that fails for good after a restart forgets the mount the old kubelet made, which is then never torn down',
     upstream: 'kubernetes/kubernetes#110670',
   },
   {
