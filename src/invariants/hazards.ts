@@ -43,6 +43,11 @@ export interface HazardDef {
    * a path that release no longer has, so what it finds there is not upstream's).
    */
   readonly fixedIn?: ReleasePreset;
+  /**
+   * The first release preset whose code has the path at all, when that is not every one (a hazard of the
+   * #102344 pod worker does not exist in the release-1.20 kubelet): earlier presets never mark it.
+   */
+  readonly since?: ReleasePreset;
 }
 
 /** The release presets in which a hazard is open: its fix switch off there, and before its fixedIn. */
@@ -50,6 +55,7 @@ export function hazardOpenIn(id: HazardId): ReleasePreset[] {
   const def: HazardDef = HAZARDS[id];
   return RELEASE_PRESETS.filter((p, i) => {
     if (def.fixedIn !== undefined && i >= RELEASE_PRESETS.indexOf(def.fixedIn)) return false;
+    if (def.since !== undefined && i < RELEASE_PRESETS.indexOf(def.since)) return false;
     if (def.fixedBy === undefined) return true;
     return fixApplies(def.fixedBy, p) && !FIX_TABLE[def.fixedBy].presets[p];
   });
@@ -268,6 +274,7 @@ export const HAZARDS = {
       'a force deletion (deletionGracePeriodSeconds 0) of a pod whose worker had already settled on a shorter grace makes calculateEffectiveGracePeriod settle on 0, which it takes for "none settled" and replaces with the spec\'s terminationGracePeriodSeconds: a kill that runs after it (the first kill failed, or the worker had not started one) gets the longer grace',
     open: "pod_workers.go calculateEffectiveGracePeriod (1.22 to master) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0; #124063 (1.31) changed only the eviction manager's 0, and #120451, which would have let the deletion's 0 win, was closed unmerged",
     scenario: 'force-deleted-pod-kill-error-grace',
+    since: '1.22',
     explains: ['grace-period-increased'],
   },
   'terminal-pod-volume-kept-desired': {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
-import { HazardTracker } from '../../src/invariants/hazards.js';
+import { HazardTracker, hazardOpenIn } from '../../src/invariants/hazards.js';
 import type { Violation } from '../../src/invariants/types.js';
 import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
@@ -50,6 +50,21 @@ describe('force-delete-full-grace', () => {
     expect(text).toContain('stopContainer');
     expect(fellBack(r.facts).map((f) => [f.fromSeconds, f.toSeconds])).toEqual([[5, 60]]);
     expect(r.violations).toEqual([]);
+  });
+
+  it('is open from 1.22 (the #102344 pod worker) to today: release-1.20 has no such fallback', () => {
+    expect(hazardOpenIn('force-delete-full-grace')).toEqual([
+      '1.22',
+      '1.23',
+      '1.24',
+      '1.25',
+      '1.26',
+      '1.27',
+      '1.28',
+      '1.29',
+      '1.30',
+      '1.31',
+    ]);
   });
 
   it('explains only the fallen-back UID, only grace-period-increased, and nothing without the fact', () => {
