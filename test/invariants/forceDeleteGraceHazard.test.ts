@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
-import { Fixes } from '../../src/fixes.js';
+import { Fixes, RELEASE_PRESETS } from '../../src/fixes.js';
 import { HazardTracker, hazardOpenIn } from '../../src/invariants/hazards.js';
 import type { Violation } from '../../src/invariants/types.js';
 import { runScenario } from '../../src/run/run.js';
@@ -22,6 +22,17 @@ const run = (source: string, fixes: Fixes) =>
 type FellBack = Extract<Fact, { kind: 'gracePeriodFellBack' }>;
 const fellBack = (facts: readonly Fact[] | undefined): FellBack[] =>
   (facts ?? []).filter((f): f is FellBack => f.kind === 'gracePeriodFellBack');
+
+const fellBackFact = (cause: FellBack['cause']): FellBack => ({
+  kind: 'gracePeriodFellBack',
+  atMs: 14_026,
+  node: 'node-a',
+  uid: 'web-1',
+  pod: 'web',
+  fromSeconds: 5,
+  toSeconds: 60,
+  cause,
+});
 
 const increased: Violation = {
   invariant: 'grace-period-increased',
@@ -53,48 +64,21 @@ describe('force-delete-full-grace', () => {
   });
 
   it('is open from 1.22 (the #102344 pod worker) to today: release-1.20 has no such fallback', () => {
-    expect(hazardOpenIn('force-delete-full-grace')).toEqual([
-      '1.22',
-      '1.23',
-      '1.24',
-      '1.25',
-      '1.26',
-      '1.27',
-      '1.28',
-      '1.29',
-      '1.30',
-      '1.31',
-    ]);
+    expect(hazardOpenIn('force-delete-full-grace')).toEqual(
+      RELEASE_PRESETS.slice(RELEASE_PRESETS.indexOf('1.22')),
+    );
   });
 
   it('explains only the fallen-back UID, only grace-period-increased, and nothing without the fact', () => {
     const t = new HazardTracker(Fixes.all());
     expect(t.explain(increased)).toBeNull();
-    t.onFact({
-      kind: 'gracePeriodFellBack',
-      atMs: 14_026,
-      node: 'node-a',
-      uid: 'web-1',
-      pod: 'web',
-      fromSeconds: 5,
-      toSeconds: 60,
-      cause: 'deletion',
-    });
+    t.onFact(fellBackFact('deletion'));
     expect(t.explain(increased)).toBe('force-delete-full-grace');
     expect(t.explain({ ...increased, uid: 'web-2' })).toBeNull();
     expect(t.explain({ ...increased, invariant: 'grace-period-exceeded' })).toBeNull();
     // An eviction's 0 is the other hazard's (hard-eviction-full-grace), not this one.
     const t2 = new HazardTracker(Fixes.all());
-    t2.onFact({
-      kind: 'gracePeriodFellBack',
-      atMs: 14_026,
-      node: 'node-a',
-      uid: 'web-1',
-      pod: 'web',
-      fromSeconds: 5,
-      toSeconds: 60,
-      cause: 'override',
-    });
+    t2.onFact(fellBackFact('override'));
     expect(t2.explain(increased)).toBeNull();
   });
 });
