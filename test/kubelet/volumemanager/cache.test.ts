@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { GoError } from '../../../src/api/errors.js';
 import {
-  ActualStateOfWorld,
+  type ActualStateOfWorld,
   deviceMayBeMounted,
 } from '../../../src/kubelet/volumemanager/cache/actualStateOfWorld.js';
 import { DesiredStateOfWorld } from '../../../src/kubelet/volumemanager/cache/desiredStateOfWorld.js';
@@ -19,12 +19,7 @@ import {
   isAlreadyExists,
   NestedPendingOperations,
 } from '../../../src/volume/util/nestedPendingOperations.js';
-import { FakePlugin, makePod, makeSpec } from './fakes.js';
-
-function newASW(): ActualStateOfWorld {
-  const plugin = new FakePlugin();
-  return new ActualStateOfWorld('node-a', { findPluginBySpec: () => plugin, findPluginByName: () => plugin });
-}
+import { FakePlugin, makePod, makeSpec, newASW } from './fakes.js';
 
 function attachedOf(asw: ActualStateOfWorld, name: string) {
   return asw.getAttachedVolumes().find((v) => v.volumeName === name);

@@ -1,9 +1,11 @@
 // Small fake volume plugins and a fake kubelet around the volume manager, for the volume manager tests.
 // Each plugin call takes a few virtual milliseconds and is recorded; failures are injected by count.
+
 import { GoError, UncertainProgressError } from '../../../src/api/errors.js';
 import type { Pod, RuntimePod, UID, VolumeMode } from '../../../src/api/v1.js';
 import type { Fact } from '../../../src/facts.js';
 import { Fixes } from '../../../src/fixes.js';
+import { ActualStateOfWorld } from '../../../src/kubelet/volumemanager/cache/actualStateOfWorld.js';
 import type {
   LegacyPodStatusProvider,
   PodManager,
@@ -302,4 +304,10 @@ export class Harness {
   factsOf(kind: Fact['kind']): Fact[] {
     return this.facts.filter((f) => f.kind === kind);
   }
+}
+
+/** An empty actual state of world of node-a whose plugin lookups all answer one FakePlugin. */
+export function newASW(): ActualStateOfWorld {
+  const plugin = new FakePlugin();
+  return new ActualStateOfWorld('node-a', { findPluginBySpec: () => plugin, findPluginByName: () => plugin });
 }

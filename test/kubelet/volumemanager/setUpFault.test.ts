@@ -6,19 +6,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Fixes } from '../../../src/fixes.js';
-import { ActualStateOfWorld } from '../../../src/kubelet/volumemanager/cache/actualStateOfWorld.js';
 import {
   VolumeMounted,
   VolumeMountUncertain,
 } from '../../../src/kubelet/volumemanager/operationexecutor/operationExecutor.js';
 import { runScenario } from '../../../src/run/run.js';
 import { parseScenarioText } from '../../../src/scenario/load.js';
-import { FakePlugin, makeSpec } from './fakes.js';
+import { makeSpec, newASW } from './fakes.js';
 
-function newASW(): ActualStateOfWorld {
-  const plugin = new FakePlugin();
-  return new ActualStateOfWorld('node-a', { findPluginBySpec: () => plugin, findPluginByName: () => plugin });
-}
 const opts = {
   podName: 'uid-a',
   podUID: 'uid-a',
