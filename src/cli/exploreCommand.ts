@@ -38,11 +38,21 @@ export function exploreBuilder(y: Argv) {
       describe:
         'skip reorderings of events that commute (--no-reduction: try every one; same verdicts, more runs)',
     })
+    .option('latencies', {
+      type: 'boolean',
+      default: false,
+      describe:
+        "latency draws are choice points too: each may take its range's minimum, typical or maximum value, or one just before or after a pending event (each such pick is a deviation)",
+    })
     .option('json', { type: 'boolean', default: false, describe: 'print one JSON object only' })
     .option('max-events', maxEventsFlag)
     .example(
       '$0 explore pod-deleted-before-start --bound 1',
       'every ordering with one deviation: exit 0 if none breaks it',
+    )
+    .example(
+      '$0 explore terminating-pod-volume-removal --latencies --bound 1 --fix pod-worker-lifecycle=off',
+      'one deviation of order or of latency: the first schedule that breaks it',
     );
 }
 

@@ -3,7 +3,7 @@
 // first violating schedule (fewest deviations) with the command that replays it. Exit 0: no violation
 // found; 1: one found; 2: bad input. The output is a function of the input, unless --time-limit cuts in.
 import { explore } from '../explore/explore.js';
-import { formatSchedule } from '../explore/scheduleText.js';
+import { formatSchedule, latencyDeviations } from '../explore/scheduleText.js';
 import { firedInvariants } from '../run/run.js';
 import { fixFlags, PODRACE_COMMAND, shellQuote } from '../scenario/fixFlags.js';
 import { loadScenarioFile } from '../scenario/load.js';
@@ -39,6 +39,7 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
     deadlineMs: start + timeLimitMs,
     clock: wallClockMs,
     reduction: argv.reduction,
+    latencies: argv.latencies,
     maxEvents,
   });
   const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
@@ -67,7 +68,9 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
       fixes: fixes.toRecord(),
       bound,
       reduction: argv.reduction,
+      latencies: argv.latencies,
       explored: r.explored,
+      withLatencyDeviations: r.withLatency,
       perDeviations: r.perDepth,
       skippedCommuting: r.skippedCommuting,
       complete: r.complete,
@@ -79,6 +82,7 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
           : {
               schedule,
               deviations: v.schedule.length,
+              latencyDeviations: latencyDeviations(v.schedule),
               invariants: firedInvariants(v.result),
               replay,
             },
@@ -87,10 +91,12 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
     process.stdout.write(`${JSON.stringify(json)}\n`);
   } else {
     const out = (l: string) => process.stdout.write(`${l}\n`);
-    out(`${scenario.name}  seed ${seed ?? scenario.seed}  fixes ${fixes.label()}  bound ${bound}`);
+    out(
+      `${scenario.name}  seed ${seed ?? scenario.seed}  fixes ${fixes.label()}  bound ${bound}${argv.latencies ? '  latencies' : ''}`,
+    );
     const depths = r.perDepth.map((n, d) => `${d}: ${n}`).join(', ');
     out(
-      `explored ${r.explored} schedule(s) (by deviations ${depths}); ${r.skippedCommuting} reordering(s) of commuting events skipped${argv.reduction ? '' : ' (--no-reduction)'}`,
+      `explored ${r.explored} schedule(s) (by deviations ${depths}${argv.latencies ? `; ${r.withLatency} with a latency deviation` : ''}); ${r.skippedCommuting} reordering(s) of commuting events skipped${argv.reduction ? '' : ' (--no-reduction)'}`,
     );
     if (r.incompleteRuns > 0)
       out(`${r.incompleteRuns} run(s) cut short by their event budget (raise it with --max-events N)`);

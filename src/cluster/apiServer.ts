@@ -401,7 +401,10 @@ export class APIServer {
    */
   private enqueue(w: Watcher, deliver: () => void): void {
     this.sim.noteShared();
-    const at = Math.max(w.lastDeliveryMs, this.sim.nowMs + w.rng.int(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1]));
+    const at = Math.max(
+      w.lastDeliveryMs,
+      this.sim.nowMs + w.rng.latencyMs(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1], 'watch delivery'),
+    );
     w.lastDeliveryMs = at;
     w.queue.push({ atMs: at, deliver });
     this.sim.at(
@@ -554,7 +557,7 @@ export class APIServer {
 
   private *controllerGetNode(rng: Rng, name: string): Co<Node | undefined> {
     this.sim.noteShared();
-    yield* sleep(rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1]));
+    yield* sleep(rng.latencyMs(API_LATENCY_MS[0], API_LATENCY_MS[1], 'API request'));
     this.sim.noteShared();
     const node = this.nodes.get(name);
     if (node !== undefined) {
@@ -574,7 +577,7 @@ export class APIServer {
     volumesAttached: readonly AttachedVolume[],
   ): Co<GoError | undefined> {
     this.sim.noteShared();
-    yield* sleep(rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1]));
+    yield* sleep(rng.latencyMs(API_LATENCY_MS[0], API_LATENCY_MS[1], 'API request'));
     this.sim.noteShared();
     if (!this.nodes.has(name)) return new GoError(`nodes "${name}" not found`);
     const left = this.nodeStatusFailures.get(name) ?? 0;
@@ -614,7 +617,7 @@ export class APIServer {
   /** A kubelet request's round trip (the API server's own stream). */
   private latency(): Iterable<Effect, void, unknown> {
     this.sim.noteShared();
-    return sleep(this.rng.int(API_LATENCY_MS[0], API_LATENCY_MS[1]));
+    return sleep(this.rng.latencyMs(API_LATENCY_MS[0], API_LATENCY_MS[1], 'API request'));
   }
 
   private *kubeletGetPod(namespace: string, name: string): Co<Pod | undefined> {

@@ -38,12 +38,15 @@ export class PodNameWaiters<T> {
   freed(name: string): void {
     if ((this.waiting.get(name)?.length ?? 0) === 0) return;
     this.rng ??= this.forkRng();
-    this.sim.after(this.rng.int(CREATE_RETRY_DELAY_MS[0], CREATE_RETRY_DELAY_MS[1]), () => {
-      const list = this.waiting.get(name);
-      const first = list?.[0];
-      if (list === undefined || first === undefined || !this.tryCreate(first)) return;
-      list.shift();
-    });
+    this.sim.after(
+      this.rng.latencyMs(CREATE_RETRY_DELAY_MS[0], CREATE_RETRY_DELAY_MS[1], 'pod create retry'),
+      () => {
+        const list = this.waiting.get(name);
+        const first = list?.[0];
+        if (list === undefined || first === undefined || !this.tryCreate(first)) return;
+        list.shift();
+      },
+    );
   }
 
   /** True while some create waits (the world listens for names being freed only then). */

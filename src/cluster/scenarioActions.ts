@@ -123,7 +123,8 @@ export class ScenarioActions {
         node.kubelet?.stop();
         node.kubelet = undefined;
         node.host.runtime.kubeletGone();
-        const downMs = action.downForMs ?? this.rng.int(RESTART_DOWN_MS[0], RESTART_DOWN_MS[1]);
+        const downMs =
+          action.downForMs ?? this.rng.latencyMs(RESTART_DOWN_MS[0], RESTART_DOWN_MS[1], 'kubelet down');
         this.world.sim.after(downMs, () => {
           if (node.kubelet === undefined) this.world.startKubelet(node);
         });

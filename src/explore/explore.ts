@@ -6,11 +6,25 @@
 //
 // Reduction: a deviation that moves a ready event ahead of events it commutes with (src/sim/choices.ts
 // `dependent`, from each event's footprint) gives the same run as its parent, so it is not explored.
+//
+// With `latencies`, every latency draw is a choice point too (src/sim/latencyChoices.ts): its candidate
+// values (minimum, typical, maximum, just before and after a pending event) are children like the picks
+// of an ordering choice point, and count against the same bound. A child's deviation comes after its
+// parent's last one in the order the run meets them (an event's pop, then the draws it makes).
 
 import type { Fixes } from '../fixes.js';
 import { type RunResult, runScenario } from '../run/run.js';
 import type { Scenario } from '../scenario/types.js';
-import { type ChoiceLog, type Deviation, dependent, type Schedule } from '../sim/index.js';
+import {
+  type ChoiceLog,
+  type Deviation,
+  dependent,
+  isLatencyDeviation,
+  type LatencyDeviation,
+  type LatencyLog,
+  type Schedule,
+  type Step,
+} from '../sim/index.js';
 
 export interface ExploreOptions {
   readonly fixes: Fixes;
@@ -24,6 +38,8 @@ export interface ExploreOptions {
   readonly clock: () => number;
   /** Skip deviations that only reorder commuting events (default true; off measures the reduction). */
   readonly reduction?: boolean | undefined;
+  /** Latency draws are choice points too (default false: only same-instant orderings). */
+  readonly latencies?: boolean | undefined;
   readonly maxEvents?: number | undefined;
   /** Called after each run (a progress line). */
   readonly onRun?: ((explored: number, queued: number) => void) | undefined;
@@ -38,6 +54,8 @@ export interface ExploreResult {
   readonly perDepth: readonly number[];
   /** Deviations not explored because they only reorder commuting events. */
   readonly skippedCommuting: number;
+  /** Of the runs made, how many had at least one latency deviation. */
+  readonly withLatency: number;
   /** Every schedule within the bound was explored (or a violation was found before a limit cut in). */
   readonly complete: boolean;
   readonly stoppedBy: ExploreStop | undefined;
@@ -49,8 +67,10 @@ export interface ExploreResult {
 
 export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
   const reduction = o.reduction !== false;
+  const latencies = o.latencies === true;
   const perDepth: number[] = [];
   let explored = 0;
+  let withLatency = 0;
   let skipped = 0;
   let incompleteRuns = 0;
   /** Some child was never queued: the budget could not have run it. */
@@ -70,30 +90,47 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
         seed: o.seed,
         schedule,
         maxEvents: o.maxEvents,
+        collectLatencies: latencies,
       });
       explored++;
+      if (schedule.some(isLatencyDeviation)) withLatency++;
       perDepth[depth] = (perDepth[depth] ?? 0) + 1;
       if (!result.complete) incompleteRuns++;
       o.onRun?.(explored, level.length - k - 1 + next.length);
       if (result.violations.length > 0) return done(true, undefined, { schedule, result });
       if (depth >= o.bound) continue;
-      const log = result.choices?.log;
-      if (log === undefined) continue;
+      const choices = result.choices;
+      if (choices === undefined) continue;
+      const log = choices.log;
+      const lat = choices.latency;
       // Children beyond what the budget can run are never queued (the exploration is cut anyway).
       const room = o.maxSchedules - explored - (level.length - k - 1);
       const last = schedule[schedule.length - 1];
-      const from = last === undefined ? 0 : last.point + 1;
+      const after = last === undefined ? undefined : stepKey(log, lat, last);
+      const push = (d: Step): void => {
+        if (next.length >= room) cut = true;
+        else next.push([...schedule, d]);
+      };
       const index = reduction ? seqIndex(log) : undefined;
-      for (let c = from; c < log.points; c++) {
+      // Both kinds of choice point in the order the run met them: an event's pop, then its draws.
+      let l = 0;
+      for (let c = 0; c <= log.points; c++) {
+        const event = c < log.points ? (log.pointEvent[c] as number) : Number.POSITIVE_INFINITY;
+        for (; latencies && l < lat.points && (lat.event[l] as number) < event; l++) {
+          if (after !== undefined && !keyAfter(lat.event[l] as number, 1, l, after)) continue;
+          for (const latencyMs of lat.candidates[l] ?? [])
+            push({ latencyPoint: l, latencyMs } satisfies LatencyDeviation);
+        }
+        if (c === log.points) break;
+        if (after !== undefined && !keyAfter(event, 0, c, after)) continue;
         const ready = log.pointReady[c] as number[];
         for (let i = 1; i < ready.length; i++) {
           if (index !== undefined && !mustExplore(log, index, c, i)) {
+            // Still counted past the budget: what is skipped stays the same whatever the budget.
             skipped++;
             continue;
           }
-          // Still counted past the budget: what is skipped stays the same whatever the budget.
-          if (next.length >= room) cut = true;
-          else next.push([...schedule, { point: c, pick: i } satisfies Deviation]);
+          push({ point: c, pick: i } satisfies Deviation);
         }
       }
     }
@@ -111,12 +148,31 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
       explored,
       perDepth,
       skippedCommuting: skipped,
+      withLatency,
       complete,
       stoppedBy,
       violation,
       incompleteRuns,
     };
   }
+}
+
+/**
+ * Where a deviation sits in the order the run meets choice points: [event index, 0 for the event's pop
+ * or 1 for a latency drawn while it runs, the point's number].
+ */
+type StepKey = readonly [number, number, number];
+
+function stepKey(log: ChoiceLog, lat: LatencyLog, d: Step): StepKey {
+  return isLatencyDeviation(d)
+    ? [lat.event[d.latencyPoint] as number, 1, d.latencyPoint]
+    : [log.pointEvent[d.point] as number, 0, d.point];
+}
+
+function keyAfter(event: number, kind: number, point: number, k: StepKey): boolean {
+  if (event !== k[0]) return event > k[0];
+  if (kind !== k[1]) return kind > k[1];
+  return point > k[2];
 }
 
 /** Each event's index in the log by its sequence number. */

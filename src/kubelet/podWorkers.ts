@@ -330,7 +330,10 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       // Upstream dereferenced the missing status here (a nil pointer); the worker only runs while its
       // status exists, so that branch is never taken and is kept as a plain requeue.
       if (status === undefined || !this.allowStaticPodStart(status.fullname, uid)) {
-        this.workQueue.enqueue(uid, this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor));
+        this.workQueue.enqueue(
+          uid,
+          this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor, 'podWorkers back-off'),
+        );
         if (status !== undefined) status.working = false;
         return { canStart: false, canEverStart: true };
       }
@@ -339,7 +342,10 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     if (status === undefined) return { canStart: false, canEverStart: false };
     if (status.isTerminationRequested()) return { canStart: false, canEverStart: false };
     if (!this.allowStaticPodStart(status.fullname, uid)) {
-      this.workQueue.enqueue(uid, this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor));
+      this.workQueue.enqueue(
+        uid,
+        this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor, 'podWorkers back-off'),
+      );
       status.working = false;
       return { canStart: false, canEverStart: true };
     }
@@ -457,12 +463,24 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     let delayMs: number;
     if (phaseTransition) delayMs = 0;
     else if (syncErr === undefined) {
-      delayMs = this.rng.jitterMs(this.resyncIntervalMs, workerResyncIntervalJitterFactor);
+      delayMs = this.rng.jitterMs(
+        this.resyncIntervalMs,
+        workerResyncIntervalJitterFactor,
+        'podWorkers resync',
+      );
     } else if (syncErr.message.includes(networkNotReadyErrorMsg)) {
-      delayMs = this.rng.jitterMs(backOffOnTransientErrorPeriodMs, workerBackOffPeriodJitterFactor);
+      delayMs = this.rng.jitterMs(
+        backOffOnTransientErrorPeriodMs,
+        workerBackOffPeriodJitterFactor,
+        'podWorkers back-off',
+      );
     } else {
       // Any other error, context.Canceled included.
-      delayMs = this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor);
+      delayMs = this.rng.jitterMs(
+        this.backOffPeriodMs,
+        workerBackOffPeriodJitterFactor,
+        'podWorkers back-off',
+      );
     }
     this.workQueue.enqueue(pod.metadata.uid, delayMs);
     this.completeWorkQueueNext(pod.metadata.uid);

@@ -3,7 +3,7 @@
 import type { FixId } from '../fixes.js';
 import type { InvariantId, Violation } from '../invariants/types.js';
 import type { RunResult } from '../run/run.js';
-import type { Schedule, StopReason } from '../sim/index.js';
+import { isLatencyDeviation, type Schedule, type StopReason } from '../sim/index.js';
 
 export interface ViolationJson {
   readonly invariant: InvariantId;
@@ -38,11 +38,24 @@ export interface RunResultJson {
   readonly schedule?: string;
   /** Only with `schedule`: the choice points the run met (src/sim/choices.ts). */
   readonly choicePoints?: number;
+  /** Only with `schedule`: the latency draws the run made, each a latency choice point. */
+  readonly latencyPoints?: number;
 }
 
-/** A schedule's text (src/explore/scheduleText.ts has the parser): `point:pick` pairs, or `default`. */
+/**
+ * A schedule's text (src/explore/scheduleText.ts has the parser): `point:pick` and `Lpoint=ms` (or
+ * `Lpoint=never`) items, or `default`.
+ */
 export function scheduleText(s: Schedule): string {
-  return s.length === 0 ? 'default' : s.map((d) => `${d.point}:${d.pick}`).join(',');
+  return s.length === 0
+    ? 'default'
+    : s
+        .map((d) =>
+          isLatencyDeviation(d)
+            ? `L${d.latencyPoint}=${d.latencyMs === Number.POSITIVE_INFINITY ? 'never' : d.latencyMs}`
+            : `${d.point}:${d.pick}`,
+        )
+        .join(',');
 }
 
 export function violationToJson(v: Violation): ViolationJson {
@@ -76,5 +89,9 @@ export function resultToJson(result: RunResult, wallMs: number): RunResultJson {
   };
   const c = result.choices;
   if (c === undefined) return json;
-  return Object.assign(json, { schedule: scheduleText(c.schedule), choicePoints: c.points });
+  return Object.assign(json, {
+    schedule: scheduleText(c.schedule),
+    choicePoints: c.points,
+    latencyPoints: c.latency.points,
+  });
 }

@@ -7,6 +7,7 @@
 // zooms and pans it.
 import type { Violation } from '../invariants/types.js';
 import type { RunResult } from '../run/run.js';
+import { formatLatencyMs } from '../sim/index.js';
 import { hazardMark } from './hazardMark.js';
 import { scheduleText } from './json.js';
 import { buildTimeline, formatSeconds, type Timeline } from './spans.js';
@@ -83,32 +84,47 @@ function header(result: RunResult, t: Timeline): string {
 
 /**
  * A run given `--schedule`: the schedule, and each deviation from the default order (a choice point whose
- * pick is not the first ready event), at the instant it was taken; a row zooms the timeline there.
+ * pick is not the first ready event) or from a drawn latency (`L<point>`), at the instant it was taken; a
+ * row zooms the timeline there.
  */
 function deviations(result: RunResult): string {
   const c = result.choices;
   if (c === undefined) return '';
   const log = c.log;
-  const rows: string[] = [];
+  const rows: { readonly atMs: number; readonly html: string }[] = [];
   for (let p = 0; p < log.pointPick.length; p++) {
     const pick = log.pointPick[p] ?? 0;
     if (pick === 0) continue;
     const atMs = log.timeMs[log.pointEvent[p] ?? 0] ?? 0;
     const ready = log.pointReady[p]?.length ?? 0;
-    rows.push(
-      `<tr class="dev-row" data-t="${atMs}" tabindex="0" title="show it on the timeline"><td>${escapeHtml(formatSeconds(atMs))}</td><td>${p}</td><td>${pick + 1} of ${ready} ready events (the default takes the 1st)</td></tr>`,
-    );
+    rows.push({
+      atMs,
+      html: `<tr class="dev-row" data-t="${atMs}" tabindex="0" title="show it on the timeline"><td>${escapeHtml(formatSeconds(atMs))}</td><td>${p}</td><td>${pick + 1} of ${ready} ready events (the default takes the 1st)</td></tr>`,
+    });
   }
+  const lat = c.latency;
+  for (let l = 0; l < lat.points; l++) {
+    const takenMs = lat.takenMs[l] ?? 0;
+    const drawnMs = lat.drawnMs[l] ?? 0;
+    if (takenMs === drawnMs) continue;
+    const atMs = lat.timeMs[l] ?? 0;
+    rows.push({
+      atMs,
+      html: `<tr class="dev-row" data-t="${atMs}" tabindex="0" title="show it on the timeline"><td>${escapeHtml(formatSeconds(atMs))}</td><td>L${l}</td><td>${escapeHtml(lat.what[l] ?? '')} latency ${formatLatencyMs(takenMs)} (drawn ${formatLatencyMs(drawnMs)}, range ${lat.loMs[l] ?? 0}..${lat.hiMs[l] ?? 0} ms${lat.neverAllowed[l] === true ? ' or never' : ''})</td></tr>`,
+    });
+  }
+  // Stable: at one instant an event's pop comes before the latencies it draws.
+  rows.sort((a, b) => a.atMs - b.atMs);
   const misfit =
     c.misfit === undefined
       ? ''
       : `<p class="bad">deviation ${c.misfit.position + 1} of the schedule does not fit: ${escapeHtml(c.misfit.reason)}</p>\n`;
   return (
-    `<h2 style="font-size:15px;margin:8px 0 0">Schedule <code>${escapeHtml(scheduleText(c.schedule))}</code>: ${rows.length} deviation${rows.length === 1 ? '' : 's'} from the default order, ${c.points} choice points</h2>\n` +
+    `<h2 style="font-size:15px;margin:8px 0 0">Schedule <code>${escapeHtml(scheduleText(c.schedule))}</code>: ${rows.length} deviation${rows.length === 1 ? '' : 's'} from the default order and the drawn latencies, ${c.points} choice points, ${lat.points} latency points</h2>\n` +
     misfit +
     (rows.length === 0
       ? ''
-      : `<table class="deviations"><tr><th>time</th><th>choice point</th><th>event taken</th></tr>${rows.join('')}</table>\n`)
+      : `<table class="deviations"><tr><th>time</th><th>choice point</th><th>taken</th></tr>${rows.map((r) => r.html).join('')}</table>\n`)
   );
 }
 

@@ -10,7 +10,14 @@ import type { InvariantId, Violation } from '../invariants/types.js';
 import { INVARIANT_IDS, isFinding } from '../invariants/types.js';
 import { elisionDefault } from '../scenario/elisionDefault.js';
 import { type Claim, claimFixesLabel, fixesOfClaim, type Scenario } from '../scenario/types.js';
-import { type ChoiceLog, ChoiceRun, type Misfit, type Schedule, type StopReason } from '../sim/index.js';
+import {
+  type ChoiceLog,
+  ChoiceRun,
+  LatencyLog,
+  type Misfit,
+  type Schedule,
+  type StopReason,
+} from '../sim/index.js';
 
 /** The event budget of one run: a run that hits it reports `max-events` instead of hanging. */
 export const DEFAULT_MAX_EVENTS = 2_000_000;
@@ -67,6 +74,8 @@ export interface RunOptions {
    * goes the plain way (elision off) and records its choice points; undefined: the kernel's own loops.
    */
   readonly schedule?: Schedule | undefined;
+  /** With a schedule: record each latency draw's candidate values (explore --latencies). */
+  readonly collectLatencies?: boolean | undefined;
 }
 
 export interface RunResult {
@@ -114,6 +123,8 @@ export interface ScheduleOutcome {
   /** Choice points the run met. */
   readonly points: number;
   readonly log: ChoiceLog;
+  /** The latency draws it made, each a latency choice point (src/sim/latencyChoices.ts). */
+  readonly latency: LatencyLog;
   /** The first deviation that does not fit the run (the run stopped there, or never reached it). */
   readonly misfit: Misfit | undefined;
 }
@@ -131,7 +142,8 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     elide: o.schedule === undefined ? (o.elide ?? elisionDefault()) : false,
   });
   clock = world.sim;
-  const choices = o.schedule === undefined ? undefined : new ChoiceRun(o.schedule);
+  const choices =
+    o.schedule === undefined ? undefined : new ChoiceRun(o.schedule, o.collectLatencies === true);
   if (choices !== undefined) world.sim.setChoices(choices);
   const monitor = new InvariantMonitor(
     createCheckers({
@@ -191,7 +203,13 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   };
   if (choices === undefined) return result;
   return Object.assign(result, {
-    choices: { schedule: choices.schedule, points: choices.points, log: choices.log, misfit: choices.misfit },
+    choices: {
+      schedule: choices.schedule,
+      points: choices.points,
+      log: choices.log,
+      latency: choices.latency?.log ?? new LatencyLog(),
+      misfit: choices.misfit,
+    },
   });
 }
 

@@ -136,7 +136,7 @@ export class FakeRuntime {
   // ---- CRI calls (each takes virtual time) ----
 
   *runPodSandbox(meta: RuntimePodMeta): Co<GoError | undefined> {
-    yield* sleep(this.latency(SANDBOX_LATENCY_MS));
+    yield* sleep(this.latency(SANDBOX_LATENCY_MS, 'RunPodSandbox'));
     const entry = this.entry(meta);
     entry.sandboxAttempt++;
     this.touched(entry);
@@ -152,7 +152,7 @@ export class FakeRuntime {
   }
 
   *stopPodSandbox(uid: UID): Co<GoError | undefined> {
-    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
+    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS, 'StopPodSandbox'));
     const entry = this.pods.get(uid);
     if (entry === undefined) return undefined;
     if (entry.sandbox?.ready === true) this.sandboxDown(entry);
@@ -173,7 +173,7 @@ export class FakeRuntime {
   }
 
   *removePodSandbox(uid: UID): Co<GoError | undefined> {
-    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
+    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS, 'RemovePodSandbox'));
     const entry = this.pods.get(uid);
     if (entry === undefined) return undefined;
     // CRI: "If there are any running containers in the sandbox, they must be forcibly terminated" and the
@@ -186,7 +186,7 @@ export class FakeRuntime {
   }
 
   *createContainer(meta: RuntimePodMeta, spec: RuntimeContainerSpec): Co<Result<string>> {
-    yield* sleep(this.latency(CREATE_LATENCY_MS));
+    yield* sleep(this.latency(CREATE_LATENCY_MS, 'CreateContainer'));
     const entry = this.entry(meta);
     if (entry.sandbox === undefined || !entry.sandbox.ready) {
       return { value: undefined, err: new GoError(`sandbox of pod ${meta.name} is not ready`) };
@@ -202,7 +202,12 @@ export class FakeRuntime {
       createdAtMs: this.sim.nowMs,
       startedAtMs: undefined,
       finishedAtMs: undefined,
-      sigtermExitMs: this.rng.chance(0.5) ? this.latency(SIGTERM_EXIT_MS) : Number.POSITIVE_INFINITY,
+      sigtermExitMs: this.rng.durationOrNeverMs(
+        0.5,
+        SIGTERM_EXIT_MS[0],
+        SIGTERM_EXIT_MS[1],
+        'exit after SIGTERM',
+      ),
       exitAtMs: Number.POSITIVE_INFINITY,
       stopWaiters: [],
     };
@@ -226,7 +231,7 @@ export class FakeRuntime {
   ): Co<GoError | undefined> {
     const fault = this.startFaults.get(meta.uid);
     const faultDelayMs = fault?.delayMs ?? 0;
-    const startMs = this.latency(START_LATENCY_MS) + spec.startDelayMs + faultDelayMs;
+    const startMs = this.latency(START_LATENCY_MS, 'StartContainer') + spec.startDelayMs + faultDelayMs;
     const timedOut = startMs > RUNTIME_REQUEST_TIMEOUT_MS;
     this.startsInFlight.set(containerId, meta.uid);
     yield* sleep(timedOut ? RUNTIME_REQUEST_TIMEOUT_MS : startMs);
@@ -308,7 +313,7 @@ export class FakeRuntime {
   /** StopContainer with a grace period: SIGTERM now, SIGKILL when the grace period ends. */
   *stopContainer(uid: UID, containerId: string, gracePeriodSeconds: number): Co<GoError | undefined> {
     if (!(gracePeriodSeconds >= 0)) throw new AssertionError(`negative grace period ${gracePeriodSeconds}`);
-    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
+    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS, 'StopContainer'));
     const entry = this.pods.get(uid);
     const c = entry?.containers.get(containerId);
     if (entry === undefined || c === undefined) return undefined; // already gone: CRI StopContainer is idempotent
@@ -363,7 +368,7 @@ export class FakeRuntime {
   }
 
   *removeContainer(uid: UID, containerId: string): Co<GoError | undefined> {
-    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS));
+    yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS, 'RemoveContainer'));
     const entry = this.pods.get(uid);
     const c = entry?.containers.get(containerId);
     if (entry === undefined || c === undefined) return undefined;
@@ -556,8 +561,8 @@ export class FakeRuntime {
     return entry;
   }
 
-  private latency(range: readonly [number, number]): number {
-    return this.rng.int(range[0], range[1]);
+  private latency(range: readonly [number, number], what: string): number {
+    return this.rng.latencyMs(range[0], range[1], what);
   }
 }
 

@@ -10,6 +10,7 @@
 // idle rounds where the default order would pop them, so a reordered instant could skip a round that is
 // no longer idle.
 import { AssertionError } from './assert.js';
+import { LatencyChoices, type LatencyDeviation } from './latencyChoices.js';
 import { WRITES_TICK } from './masks.js';
 import { Process } from './process.js';
 import type { EventQueue, InstantEntries, Target } from './queue.js';
@@ -21,8 +22,18 @@ export interface Deviation {
   readonly pick: number;
 }
 
-/** Deviations in increasing order of their choice points; empty: the default order. */
-export type Schedule = readonly Deviation[];
+/** A deviation from the default order (an ordering pick) or from a drawn latency (src/sim/latencyChoices.ts). */
+export type Step = Deviation | LatencyDeviation;
+
+/**
+ * Deviations, each kind in increasing order of its choice points (the explorer lists them in the order
+ * the run meets them); empty: the default order and the drawn latencies.
+ */
+export type Schedule = readonly Step[];
+
+export function isLatencyDeviation(d: Step): d is LatencyDeviation {
+  return 'latencyPoint' in d;
+}
 
 /** Footprint kinds: a stale wake-up (does nothing), an idle round (reads only), anything else. */
 export const FP_STALE = 0;
@@ -68,18 +79,60 @@ export class ChoiceRun {
   points = 0;
   misfit: Misfit | undefined = undefined;
   readonly log: ChoiceLog = new ChoiceLog();
+  /** The run's latency choice points (made when the run is attached to its Sim). */
+  latency: LatencyChoices | undefined = undefined;
+  private started = false;
   private nextDeviation = 0;
+  private readonly order: { readonly d: Deviation; readonly position: number }[] = [];
+  private readonly latencySteps: { readonly d: LatencyDeviation; readonly position: number }[] = [];
   private readonly entries: InstantEntries = { tie: [], seq: [], arg: [], target: [], stack: [] };
   private readonly ready: number[] = [];
 
-  constructor(readonly schedule: Schedule) {
-    for (let i = 1; i < schedule.length; i++)
-      if ((schedule[i] as Deviation).point <= (schedule[i - 1] as Deviation).point)
-        throw new AssertionError('schedule deviations must be in increasing order of choice point');
+  constructor(
+    readonly schedule: Schedule,
+    /** Record every latency point's candidate values (explore --latencies). */
+    private readonly collectLatencies = false,
+  ) {
+    for (let position = 0; position < schedule.length; position++) {
+      const d = schedule[position] as Step;
+      if (isLatencyDeviation(d)) {
+        const prev = this.latencySteps[this.latencySteps.length - 1];
+        if (prev !== undefined && d.latencyPoint <= prev.d.latencyPoint)
+          throw new AssertionError('latency deviations must be in increasing order of latency point');
+        this.latencySteps.push({ d, position });
+      } else {
+        const prev = this.order[this.order.length - 1];
+        if (prev !== undefined && d.point <= prev.d.point)
+          throw new AssertionError('schedule deviations must be in increasing order of choice point');
+        this.order.push({ d, position });
+      }
+    }
+  }
+
+  /** @internal Sim.setChoices: the latency draws of the run go through this schedule from now on. */
+  attach(sim: Sim, queue: EventQueue): LatencyChoices {
+    const latency = new LatencyChoices(
+      this.latencySteps,
+      {
+        nowMs: () => sim.nowMs,
+        // A draw made while the world is set up, before the first event, comes before choice point 0.
+        eventIndex: () => (this.started ? this.log.seq.length : -1),
+        queue,
+        live: (t, arg) => !isStale(t, arg),
+        misfit: (position, reason) => {
+          this.misfit ??= { position, reason };
+          sim.stop();
+        },
+      },
+      this.collectLatencies,
+    );
+    this.latency = latency;
+    return latency;
   }
 
   /** @internal Sim.run's loop when a schedule is given (elision off). */
   run(sim: Sim, queue: EventQueue, bounds: RunBounds): StopReason {
+    this.started = true;
     const log = this.log;
     const e = this.entries;
     let lastTime = -1;
@@ -162,27 +215,38 @@ export class ChoiceRun {
   /** The pick at the current choice point: the schedule's, else 0. */
   private pickAt(readyCount: number): number {
     const point = this.points++;
-    const d = this.schedule[this.nextDeviation];
-    if (d === undefined || d.point !== point) return 0;
+    const step = this.order[this.nextDeviation];
+    if (step === undefined || step.d.point !== point) return 0;
     this.nextDeviation++;
-    if (d.pick >= readyCount) {
+    if (step.d.pick >= readyCount) {
       this.misfit = {
-        position: this.nextDeviation - 1,
-        reason: `choice point ${point} has ${readyCount} ready events (picks 0..${readyCount - 1}), not ${d.pick}`,
+        position: step.position,
+        reason: `choice point ${point} has ${readyCount} ready events (picks 0..${readyCount - 1}), not ${step.d.pick}`,
       };
       return 0;
     }
-    return d.pick;
+    return step.d.pick;
   }
 
   /** A run that ended before some deviation's choice point: the schedule does not fit. */
   private end(reason: StopReason): StopReason {
-    const d = this.schedule[this.nextDeviation];
-    if (d !== undefined && this.misfit === undefined)
-      this.misfit = {
-        position: this.nextDeviation,
-        reason: `choice point ${d.point} is never reached (the run has ${this.points} choice points)`,
-      };
+    const step = this.order[this.nextDeviation];
+    const orderMisfit =
+      step === undefined
+        ? undefined
+        : {
+            position: step.position,
+            reason: `choice point ${step.d.point} is never reached (the run has ${this.points} choice points)`,
+          };
+    const latencyMisfit = this.latency?.unreached();
+    // The earlier of the two in the schedule is the first that does not fit.
+    const first =
+      orderMisfit === undefined
+        ? latencyMisfit
+        : latencyMisfit === undefined || orderMisfit.position < latencyMisfit.position
+          ? orderMisfit
+          : latencyMisfit;
+    if (first !== undefined && this.misfit === undefined) this.misfit = first;
     return reason;
   }
 }

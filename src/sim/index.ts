@@ -10,8 +10,10 @@ export {
   FP_READER,
   FP_STALE,
   FP_WRITER,
+  isLatencyDeviation,
   type Misfit,
   type Schedule,
+  type Step,
 } from './choices.js';
 export {
   type Co,
@@ -26,11 +28,12 @@ export {
   sleep,
 } from './effects.js';
 export { IdleLoop, type LoopOptions, type RoundLoop, roundLoop, Ticker } from './elision.js';
+export { formatLatencyMs, type LatencyDeviation, LatencyLog } from './latencyChoices.js';
 export { WRITES_ALL } from './masks.js';
 export { codeUnitOrder } from './order.js';
 export { Process, ProcessGroup, type ProcessState } from './process.js';
 export { EventQueue, type InstantEntries, type Target } from './queue.js';
-export { Rng, type RngState } from './rng.js';
+export { type LatencyChooser, Rng, type RngState } from './rng.js';
 export { type Outcome, type RunBounds, Sim, type SimOptions, type StopReason } from './sim.js';
 export { formatDurationMs, type ParseResult, parseDurationMs, parseSeed, parseSizeBytes } from './units.js';
 export { VersionedMap, VersionedSet } from './versioned.js';

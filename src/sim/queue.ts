@@ -279,6 +279,22 @@ export class EventQueue {
   }
 
   /**
+   * The times of the entries due in [fromMs, toMs] that `live` keeps, appended to `out` (any order). For
+   * schedule runs only (src/sim/latencyChoices.ts): it walks the whole queue.
+   */
+  timesIn(fromMs: number, toMs: number, live: (target: Target, arg: number) => boolean, out: number[]): void {
+    for (let j = 0; j < this.laneCount; j++) {
+      const t = this.laneTimeMs;
+      if (t >= fromMs && t <= toMs && live(this.laneTarget[j] as Target, this.laneArg[j] as number))
+        out.push(t);
+    }
+    for (let i = 0; i < this.count; i++) {
+      const t = this.timeMs[i] as number;
+      if (t >= fromMs && t <= toMs && live(this.target[i] as Target, this.arg[i] as number)) out.push(t);
+    }
+  }
+
+  /**
    * Removes the entry with sequence number `seq`, due at the earliest instant, and returns its target as
    * pop does (a schedule's deviation pops it out of the default order).
    */

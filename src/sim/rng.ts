@@ -10,9 +10,31 @@ import { AssertionError, assert } from './assert.js';
  */
 export type RngState = Readonly<Record<'c' | 's0' | 's1' | 's2', number>>;
 
-/** How many numbers the streams of one root have drawn: a loop round that drew one was not idle. */
+/**
+ * A run that explores latencies (src/sim/choices.ts): given a latency draw's range and the value the
+ * stream drew, returns the value to use. `anchored`: the latency is a delay from now (a sleep, a timer),
+ * so pending events' times are meaningful neighbours; a duration used later (a container's SIGTERM exit)
+ * is not.
+ */
+export interface LatencyChooser {
+  /** `neverAllowed`: the draw may also be Infinity (it never happens: a container that ignores SIGTERM). */
+  choose(
+    loMs: number,
+    hiMs: number,
+    drawnMs: number,
+    anchored: boolean,
+    what: string,
+    neverAllowed: boolean,
+  ): number;
+}
+
+/**
+ * Shared by the streams of one root: how many numbers they have drawn (a loop round that drew one was not
+ * idle), and the latency chooser of a schedule run (undefined: every latency is the one drawn).
+ */
 export interface DrawCounter {
   n: number;
+  chooser: LatencyChooser | undefined;
 }
 
 export class Rng {
@@ -27,7 +49,7 @@ export class Rng {
     readonly seedText: string,
     state?: RngState,
     /** Shared by every stream forked from the same root. */
-    readonly draws: DrawCounter = { n: 0 },
+    readonly draws: DrawCounter = { n: 0, chooser: undefined },
   ) {
     this.prngMade = state === undefined ? undefined : seedrandom.alea('', { state: { ...state } });
   }
@@ -67,6 +89,28 @@ export class Rng {
     return lo + Math.floor(this.prng() * (hi - lo + 1));
   }
 
+  /**
+   * A latency in [lo, hi] ms, both ends included: a delay from now (a sleep, a timer) that a schedule run
+   * may replace by another value of the range (a latency choice point, src/sim/choices.ts). The stream
+   * draws its number either way, so a replaced latency shifts no other draw.
+   */
+  latencyMs(loMs: number, hiMs: number, what: string): number {
+    const drawn = this.int(loMs, hiMs);
+    const chooser = this.draws.chooser;
+    return chooser === undefined ? drawn : chooser.choose(loMs, hiMs, drawn, true, what, false);
+  }
+
+  /**
+   * As latencyMs, for a duration that starts later than now and with probability 1 - `finiteProbability`
+   * never ends (Infinity): a container's exit after its SIGTERM, which it may ignore. A schedule run may
+   * choose either.
+   */
+  durationOrNeverMs(finiteProbability: number, loMs: number, hiMs: number, what: string): number {
+    const drawn = this.chance(finiteProbability) ? this.int(loMs, hiMs) : Number.POSITIVE_INFINITY;
+    const chooser = this.draws.chooser;
+    return chooser === undefined ? drawn : chooser.choose(loMs, hiMs, drawn, false, what, true);
+  }
+
   chance(probability: number): boolean {
     this.draws.n++;
     return this.prng() < probability;
@@ -82,10 +126,15 @@ export class Rng {
    * wait.Jitter(duration, maxFactor) from k8s.io/apimachinery: duration + rand * maxFactor * duration,
    * rounded to whole virtual milliseconds.
    */
-  jitterMs(durationMs: number, maxFactor: number): number {
+  jitterMs(durationMs: number, maxFactor: number, what = 'jitter'): number {
     const factor = maxFactor <= 0 ? 1 : maxFactor;
     this.draws.n++;
-    return durationMs + Math.floor(this.prng() * factor * durationMs);
+    const drawn = durationMs + Math.floor(this.prng() * factor * durationMs);
+    const chooser = this.draws.chooser;
+    if (chooser === undefined) return drawn;
+    // The largest value the draw can give: prng() < 1.
+    const hiMs = durationMs + Math.max(0, Math.ceil(factor * durationMs) - 1);
+    return chooser.choose(durationMs, hiMs, drawn, true, what, false);
   }
 
   /** A copy of the stream's position; `new Rng(seedText, state)` resumes from it. */

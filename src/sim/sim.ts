@@ -155,6 +155,7 @@ export class Sim {
   setChoices(choices: ChoiceRun): void {
     assert(!this.elide, 'a schedule run needs elision off');
     this.choices = choices;
+    this.fx.chooser = choices.attach(this, this.queue);
   }
 
   /** @internal A schedule run's loop starts an event as runElided does (its footprint is judged after). */

@@ -169,7 +169,7 @@ export class Host {
   /** A latency for `op` drawn from the host's seeded stream. */
   latency(op: LatencyOp): number {
     const [lo, hi] = this.latencies[op];
-    return this.rng.int(lo, hi);
+    return this.rng.latencyMs(lo, hi, op);
   }
 
   /** Arms a storage fault on this node (a scenario `fault` object fits as is). */

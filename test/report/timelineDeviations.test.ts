@@ -7,11 +7,12 @@ import { Fixes } from '../../src/fixes.js';
 import { toTimelineHtml } from '../../src/report/timelineHtml.js';
 import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
+import type { Schedule } from '../../src/sim/index.js';
 
 const scenario = loadScenarioFile(
   join(import.meta.dirname, '..', '..', 'scenarios', 'pod-deleted-before-start.yaml'),
 );
-const run = (schedule: { point: number; pick: number }[]) =>
+const run = (schedule: Schedule) =>
   runScenario(scenario, { fixes: Fixes.all(), recordFacts: true, schedule });
 const rows = (html: string) => [
   ...html.matchAll(
@@ -24,7 +25,7 @@ describe('deviations in the HTML timeline', () => {
     const r = run([]);
     const html = toTimelineHtml(r);
     expect(html).toContain(
-      `Schedule <code>default</code>: 0 deviations from the default order, ${r.choices?.points} choice points`,
+      `Schedule <code>default</code>: 0 deviations from the default order and the drawn latencies, ${r.choices?.points} choice points, ${r.choices?.latency.points} latency points`,
     );
     expect(rows(html)).toEqual([]);
   });
@@ -46,6 +47,26 @@ describe('deviations in the HTML timeline', () => {
     for (const [atMs, point] of found)
       expect(atMs).toBe(after?.timeMs[after.pointEvent[point as number] ?? -1]);
     expect(toTimelineHtml(r)).toContain('<code>1:1,3:1</code>');
+  });
+
+  it('a latency deviation: its row names the draw, the value taken, the one drawn and the range', () => {
+    const base = run([]);
+    const lat = base.choices?.latency;
+    if (lat === undefined || lat.points < 3) throw new Error('no latency points');
+    const l = 2;
+    const lo = lat.loMs[l] as number;
+    const hi = lat.hiMs[l] as number;
+    const taken = lat.drawnMs[l] === hi ? lo : hi;
+    const html = toTimelineHtml(run([{ latencyPoint: l, latencyMs: taken }]));
+    const m = /<tr class="dev-row" data-t="(\d+)"[^>]*><td>[^<]*<\/td><td>L(\d+)<\/td><td>([^<]*)<\/td>/.exec(
+      html,
+    );
+    expect(m?.[1]).toBe(String(lat.timeMs[l]));
+    expect(m?.[2]).toBe(String(l));
+    expect(m?.[3]).toBe(
+      `${lat.what[l]} latency ${taken} ms (drawn ${lat.drawnMs[l]} ms, range ${lo}..${hi} ms)`,
+    );
+    expect(html).toContain(`<code>L${l}=${taken}</code>: 1 deviation from`);
   });
 
   it('a schedule that does not fit: which deviation and why', () => {

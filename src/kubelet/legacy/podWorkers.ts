@@ -208,16 +208,26 @@ export class LegacyPodWorkers implements PodWorkers {
     // Requeue the last update if the last sync returned error.
     if (syncErr === undefined) {
       // No error; requeue at the regular resync interval.
-      this.workQueue.enqueue(uid, this.rng.jitterMs(this.resyncIntervalMs, workerResyncIntervalJitterFactor));
+      this.workQueue.enqueue(
+        uid,
+        this.rng.jitterMs(this.resyncIntervalMs, workerResyncIntervalJitterFactor, 'podWorkers resync'),
+      );
     } else if (syncErr.message.includes(NetworkNotReadyErrorMsg)) {
       // Network is not ready; back off for short period of time and retry as network might be ready soon.
       this.workQueue.enqueue(
         uid,
-        this.rng.jitterMs(backOffOnTransientErrorPeriodMs, workerBackOffPeriodJitterFactor),
+        this.rng.jitterMs(
+          backOffOnTransientErrorPeriodMs,
+          workerBackOffPeriodJitterFactor,
+          'podWorkers back-off',
+        ),
       );
     } else {
       // Error occurred during the sync; back off and then retry.
-      this.workQueue.enqueue(uid, this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor));
+      this.workQueue.enqueue(
+        uid,
+        this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor, 'podWorkers back-off'),
+      );
     }
     this.checkForUpdates(uid);
   }

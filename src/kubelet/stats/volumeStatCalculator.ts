@@ -73,7 +73,7 @@ export class VolumeStatCalculator {
   /** wait.JitterUntil's loop (a method: a generator closure per start would cost a hidden class each). */
   private *calcLoop(): Co {
     while (!this.ctx.canceled) {
-      const jittered = this.opts.rng.jitterMs(this.opts.jitterPeriodMs, 1.0);
+      const jittered = this.opts.rng.jitterMs(this.opts.jitterPeriodMs, 1.0, 'volume stats');
       yield* this.calcAndStoreStats();
       if (this.panicked) return;
       if (!(yield* sleepCtx(jittered, this.ctx))) return;
