@@ -93,6 +93,12 @@ export function verifyBuilder(y: Argv) {
       default: '1',
       describe: 'with --exhaustive (or a claim with exhaustive: true): the deviations explored',
     })
+    .option('latencies', {
+      type: 'boolean',
+      default: false,
+      describe:
+        'with --exhaustive (or a claim with exhaustive: true): latency draws are choice points too (podrace explore --latencies)',
+    })
     .option('max-schedules', {
       type: 'string',
       default: '2000',

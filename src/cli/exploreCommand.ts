@@ -51,7 +51,7 @@ export function exploreBuilder(y: Argv) {
       'every ordering with one deviation: exit 0 if none breaks it',
     )
     .example(
-      '$0 explore terminating-pod-volume-removal --latencies --bound 1 --fix pod-worker-lifecycle=off',
+      '$0 explore terminating-pod-volume-removal --seed 8 --latencies --fix pod-worker-lifecycle=off',
       'one deviation of order or of latency: the first schedule that breaks it',
     );
 }

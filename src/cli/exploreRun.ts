@@ -68,9 +68,7 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
       fixes: fixes.toRecord(),
       bound,
       reduction: argv.reduction,
-      latencies: argv.latencies,
       explored: r.explored,
-      withLatencyDeviations: r.withLatency,
       perDeviations: r.perDepth,
       skippedCommuting: r.skippedCommuting,
       complete: r.complete,
@@ -87,6 +85,8 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
               replay,
             },
       wallMs,
+      latencies: argv.latencies,
+      withLatencyDeviations: r.withLatency,
     };
     process.stdout.write(`${JSON.stringify(json)}\n`);
   } else {

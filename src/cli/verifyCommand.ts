@@ -29,6 +29,7 @@ export async function verifyCommand(argv: ArgvOf<typeof verifyBuilder>): Promise
     bound: boundOption(argv.bound),
     maxSchedules: positiveIntOption(argv['max-schedules'], '--max-schedules'),
     timeLimitMs: durationOption(argv['time-limit'], '--time-limit'),
+    latencies: argv.latencies,
     clock: wallClockMs,
     maxEvents,
   };

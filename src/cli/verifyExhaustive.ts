@@ -1,5 +1,5 @@
 // `verify --exhaustive` (or a claim's `exhaustive: true`): a claim that says `violations: []` is checked over every schedule of same-instant
-// events within the bound (podrace explore, docs/explore.md), not only the default order. It holds only if
+// events (with --latencies, and of latency picks) within the bound (podrace explore, docs/explore.md), not only the default order. It holds only if
 // that exploration was complete and found nothing: a schedule that violates, or a limit that cut the
 // search short, fails it. Claims that list violations are checked as before (the default order fires them).
 import { explore } from '../explore/explore.js';
@@ -14,6 +14,8 @@ export interface ExhaustiveOptions {
   readonly maxSchedules: number;
   /** Per claim. */
   readonly timeLimitMs: number;
+  /** Latency draws are choice points too (explore --latencies). */
+  readonly latencies: boolean;
   readonly clock: () => number;
   readonly maxEvents?: number | undefined;
 }
@@ -21,6 +23,7 @@ export interface ExhaustiveOptions {
 /** What the exploration of one claim found. */
 export interface ExhaustiveCheck {
   readonly bound: number;
+  readonly latencies: boolean;
   readonly explored: number;
   readonly complete: boolean;
   readonly stoppedBy: string | null;
@@ -48,10 +51,12 @@ export function exhaustEntries(
       deadlineMs: o.clock() + o.timeLimitMs,
       clock: o.clock,
       maxEvents: o.maxEvents,
+      latencies: o.latencies,
     });
     const v = r.violation;
     const exhaustive: ExhaustiveCheck = {
       bound: o.bound,
+      latencies: o.latencies,
       explored: r.explored,
       complete: r.complete,
       stoppedBy: r.stoppedBy ?? null,
@@ -70,7 +75,7 @@ export function exhaustEntries(
 
 /** The table's words for a claim's exploration. */
 export function exhaustiveDetail(x: ExhaustiveCheck): string {
-  const within = `${x.explored} schedule(s) within ${x.bound} deviation(s)`;
+  const within = `${x.explored} schedule(s) within ${x.bound} deviation(s)${x.latencies ? ' of order or latency' : ''}`;
   if (x.schedule !== null) return `schedule ${x.schedule} fires [${x.invariants.join(', ')}] (${within})`;
   if (!x.complete) return `INCOMPLETE: stopped by ${x.stoppedBy} after ${within}; nothing proved`;
   return `clean over all ${within}`;

@@ -36,6 +36,53 @@ describe('podrace explore', () => {
     expect(replay.code).toBe(1);
   });
 
+  it('--latencies: a race that lies in a latency, found with one latency deviation that replays', () => {
+    // Seed 3's container exits on its SIGTERM, so the eviction's kill ends before housekeeping looks:
+    // no reordering of one instant changes that; the container ignoring the signal (`never`) does.
+    const args = [
+      'explore',
+      'eviction-and-housekeeping-kill',
+      '--seed',
+      '3',
+      '--fix',
+      'pod-worker-lifecycle=off',
+      '--latencies',
+      '--json',
+    ];
+    const r = podrace(args);
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.stdout);
+    expect([json.latencies, json.violation.deviations, json.violation.latencyDeviations]).toEqual([
+      true,
+      1,
+      1,
+    ]);
+    expect(json.violation.schedule).toMatch(/^L\d+=never$/);
+    expect(json.withLatencyDeviations).toBeGreaterThan(0);
+    expect(json.violation.invariants).toContain('concurrent-kill');
+    expect(json.violation.replay).toBe(
+      `npx podrace run eviction-and-housekeeping-kill --seed 3 --schedule ${json.violation.schedule} --fix pod-worker-lifecycle=off`,
+    );
+    const replay = podrace([
+      'run',
+      'eviction-and-housekeeping-kill',
+      '--seed',
+      '3',
+      '--schedule',
+      json.violation.schedule,
+      '--fix',
+      'pod-worker-lifecycle=off',
+    ]);
+    expect(replay.code).toBe(1);
+    expect(
+      podrace(['run', 'eviction-and-housekeeping-kill', '--seed', '3', '--fix', 'pod-worker-lifecycle=off'])
+        .code,
+    ).toBe(0);
+    const text = podrace(args.filter((a) => a !== '--json'));
+    expect(text.stdout).toMatch(/bound 1 {2}latencies\n/);
+    expect(text.stdout).toMatch(/; \d+ with a latency deviation\)/);
+  });
+
   it('bad input is exit 2 naming the flag', () => {
     for (const [flag, value, message] of [
       ['--bound', '9', /--bound: expected a whole number from 0 to 5, got "9"/],

@@ -34,7 +34,10 @@ describe('run --schedule', () => {
     const cases: [string, RegExp][] = [
       ['3:1,x', /--schedule: position 2 of "3:1,x": "x" is neither POINT:PICK .* nor LPOINT=MS/],
       ['L3=5,L2=1', /position 2 .*latency points must increase \(2 after 3\)/],
-      ['L1=999999', /position 1 of "L1=999999" \(L1=999999\) does not fit .*latency point 1 \(.*\) draws from \d+\.\.\d+ ms, not 999999 ms/],
+      [
+        'L1=999999',
+        /position 1 of "L1=999999" \(L1=999999\) does not fit .*latency point 1 \(.*\) draws from \d+\.\.\d+ ms, not 999999 ms/,
+      ],
       ['L99999999=1', /position 1 .* does not fit .*latency point 99999999 is never reached/],
       ['5:1,3:1', /position 2 .*choice points must increase/],
       ['2:0', /position 1 .*pick 0 is the default order/],

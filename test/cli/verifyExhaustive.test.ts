@@ -21,6 +21,7 @@ describe('verify --exhaustive', () => {
       .map((l) => JSON.parse(l));
     expect(clean.exhaustive).toEqual({
       bound: 0,
+      latencies: false,
       explored: 1,
       complete: true,
       stoppedBy: null,
@@ -66,5 +67,35 @@ describe('verify --exhaustive', () => {
     const zero = podrace(['verify', marked, '--bound', '0', '--json']);
     expect(zero.code).toBe(0);
     expect(JSON.parse(zero.stdout.split('\n')[0] as string).exhaustive.explored).toBe(1);
+  });
+
+  it('--latencies: a claim clean on its default run and on every reordering fails on a latency pick', () => {
+    // Seed 8 of terminating-pod-volume-removal without pod-worker-lifecycle: the default run is clean;
+    // one storage operation quicker than drawn fires the race (test/explore/latency.test.ts).
+    const source = readFileSync(
+      join(import.meta.dirname, '..', '..', 'scenarios', 'terminating-pod-volume-removal.yaml'),
+      'utf8',
+    );
+    const text = source
+      .replace('seed: 1\n', 'seed: 8\n')
+      .replace(
+        '  - fixes: { off: [pod-worker-lifecycle] }\n    violations: [volume-torn-down-while-running, container-started-after-terminated]\n',
+        '  - fixes: { off: [pod-worker-lifecycle] }\n    violations: []\n',
+      );
+    expect(text).toContain('seed: 8');
+    const seeded = join(temp, 'seed8.yaml');
+    writeFileSync(seeded, text);
+    expect(podrace(['verify', seeded]).code).toBe(0);
+    const r = podrace(['verify', seeded, '--exhaustive', '--latencies', '--max-schedules', '600', '--json']);
+    expect(r.code).toBe(1);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    // The other claim (fixes: all) is cut short by the budget: it fails too, with no schedule.
+    const failed = rows.find((row) => row.pass === false && row.exhaustive.schedule !== null);
+    expect(failed?.exhaustive.latencies).toBe(true);
+    expect(failed?.exhaustive.schedule).toMatch(/^L\d+=\d+$/);
+    expect(failed?.exhaustive.invariants).toContain('container-started-after-terminated');
   });
 });
