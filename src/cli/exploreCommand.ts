@@ -44,15 +44,17 @@ export function exploreBuilder(y: Argv) {
       describe:
         "latency draws are choice points too: each may take its range's minimum, typical or maximum value, or one just before or after a pending event (each such pick is a deviation)",
     })
+    .option('checkpoint', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'save where the exploration is to this file as it goes; run the same command again to go on from there',
+    })
     .option('json', { type: 'boolean', default: false, describe: 'print one JSON object only' })
     .option('max-events', maxEventsFlag)
     .example(
       '$0 explore pod-deleted-before-start --bound 1',
       'every ordering with one deviation: exit 0 if none breaks it',
-    )
-    .example(
-      '$0 explore terminating-pod-volume-removal --seed 8 --latencies --fix pod-worker-lifecycle=off',
-      'one deviation of order or of latency: the first schedule that breaks it',
     );
 }
 

@@ -2,9 +2,14 @@
 // docs/explore.md). Prints what it explored, whether that was every schedule within the bound, and the
 // first violating schedule (fewest deviations) with the command that replays it. Exit 0: no violation
 // found; 1: one found; 2: bad input. The output is a function of the input, unless --time-limit cuts in.
-import { explore } from '../explore/explore.js';
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { type CheckpointKey, checkpointText, readCheckpoint } from '../explore/checkpoint.js';
+import { type ExploreState, explore } from '../explore/explore.js';
 import { formatSchedule, latencyDeviations } from '../explore/scheduleText.js';
 import { firedInvariants } from '../run/run.js';
+import { fileError } from '../scenario/errors.js';
+import { readInputBytes } from '../scenario/files.js';
 import { fixFlags, PODRACE_COMMAND, shellQuote } from '../scenario/fixFlags.js';
 import { loadScenarioFile } from '../scenario/load.js';
 import type { ArgvOf } from './commands.js';
@@ -18,8 +23,12 @@ import {
   positiveIntOption,
   seedOption,
 } from './options.js';
+import { checkOutputPaths, writeOutputFile } from './output.js';
 import { scenarioArg } from './scenarioArgs.js';
-import { wallClockMs } from './terminal.js';
+import { progressReporter, wallClockMs } from './terminal.js';
+
+/** A checkpoint holds a few thousand schedules' text: a file far larger is not one. */
+const CHECKPOINT_LIMIT = { maxBytes: 256 * 1024 * 1024, maxText: '256 MiB' };
 
 export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promise<number> {
   const fixes = fixesOption(argv.kubelet, argv.fix);
@@ -30,7 +39,35 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
   const maxEvents = maxEventsOption(argv['max-events']);
   const { file, shown } = scenarioArg(String(argv.file));
   const scenario = loadScenarioFile(file);
+  const checkpoint = argv.checkpoint === undefined ? undefined : String(argv.checkpoint);
+  let key: CheckpointKey | undefined;
+  let resume: ExploreState | undefined;
+  if (checkpoint !== undefined) {
+    checkOutputPaths({ '--checkpoint': checkpoint });
+    key = {
+      scenario: scenario.name,
+      scenarioSha256: createHash('sha256')
+        .update(readInputBytes(file, CHECKPOINT_LIMIT, 'a scenario file'))
+        .digest('hex'),
+      seed: seed ?? scenario.seed,
+      fixes: fixes.label(),
+      bound,
+      latencies: argv.latencies,
+      reduction: argv.reduction,
+      maxEvents: maxEvents ?? null,
+    };
+    if (existsSync(checkpoint) && statSync(checkpoint).size > 0) {
+      const read = readCheckpoint(
+        readInputBytes(checkpoint, CHECKPOINT_LIMIT, 'a checkpoint').toString('utf8'),
+        key,
+      );
+      if (!read.ok) throw fileError(checkpoint, `--checkpoint: ${read.error}`);
+      resume = read.state;
+    }
+  }
+  const progress = progressReporter(process.stderr.isTTY === true);
   const start = wallClockMs();
+  let shownAtMs = 0;
   const r = explore(scenario, {
     fixes,
     seed,
@@ -41,7 +78,24 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
     reduction: argv.reduction,
     latencies: argv.latencies,
     maxEvents,
+    resume,
+    onRun: (p) => {
+      const now = wallClockMs();
+      if (now - shownAtMs < 200) return;
+      shownAtMs = now;
+      progress.update(
+        `explore: ${p.explored} schedule(s), ${p.depth} deviation(s): children of ${p.parent} of ${p.parents}`,
+      );
+    },
+    onCheckpoint:
+      checkpoint === undefined || key === undefined
+        ? undefined
+        : (
+            (k: CheckpointKey) => (state: ExploreState) =>
+              writeOutputFile(checkpoint, checkpointText(k, state))
+          )(key),
   });
+  progress.clear();
   const wallMs = Math.round((wallClockMs() - start) * 10) / 10;
   const v = r.violation;
   const schedule = v === undefined ? undefined : formatSchedule(v.schedule);
@@ -94,6 +148,10 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
     out(
       `${scenario.name}  seed ${seed ?? scenario.seed}  fixes ${fixes.label()}  bound ${bound}${argv.latencies ? '  latencies' : ''}`,
     );
+    if (resume !== undefined)
+      out(
+        `resumed from ${checkpoint}: ${resume.explored} schedule(s) explored before${resume.finished ? ' (it had finished)' : ''}`,
+      );
     const depths = r.perDepth.map((n, d) => `${d}: ${n}`).join(', ');
     out(
       `explored ${r.explored} schedule(s) (by deviations ${depths}${argv.latencies ? `; ${r.withLatency} with a latency deviation` : ''}); ${r.skippedCommuting} reordering(s) of commuting events skipped${argv.reduction ? '' : ' (--no-reduction)'}`,

@@ -45,7 +45,7 @@ import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './outp
 import { repoRelative } from './repoPath.js';
 import { wantsRunFiles, writeRunFiles } from './runFiles.js';
 import { defaultScenariosDir } from './scenarioArgs.js';
-import { colorEnabled, wallClockMs } from './terminal.js';
+import { colorEnabled, progressReporter, wallClockMs } from './terminal.js';
 import { formatVerifyTable, verifyScenarios } from './verify.js';
 import { podraceVersion } from './version.js';
 
@@ -91,22 +91,6 @@ function pathOption(value: unknown): string {
   const problem = checkPath(text);
   if (problem !== undefined) throw new InputError(`--path: ${problem}`);
   return text;
-}
-
-/** A progress line on stderr, only when stderr is a terminal; `clear` wipes it. */
-function progressReporter(enabled: boolean): { update(text: string): void; clear(): void } {
-  let shown = false;
-  return {
-    update(text) {
-      if (!enabled) return;
-      process.stderr.write(`\r\x1b[2K${text}`);
-      shown = true;
-    },
-    clear() {
-      if (shown) process.stderr.write('\r\x1b[2K');
-      shown = false;
-    },
-  };
 }
 
 // ---- replay -------------------------------------------------------------------------------------------

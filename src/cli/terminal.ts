@@ -21,3 +21,19 @@ export function wallClockMs(): number {
 }
 
 export { escapeControl } from '../controlText.js';
+
+/** A progress line on stderr, only when stderr is a terminal; `clear` wipes it. */
+export function progressReporter(enabled: boolean): { update(text: string): void; clear(): void } {
+  let shown = false;
+  return {
+    update(text) {
+      if (!enabled) return;
+      process.stderr.write(`\r\x1b[2K${text}`);
+      shown = true;
+    },
+    clear() {
+      if (shown) process.stderr.write('\r\x1b[2K');
+      shown = false;
+    },
+  };
+}

@@ -4,6 +4,11 @@
 // violating one found has the fewest deviations there are. Children of a schedule add one deviation at a
 // choice point after its last one, so each schedule is generated once.
 //
+// A level's schedules are not kept: each schedule of depth d-1 (a parent) is run again when its children
+// (depth d) are due, and its children are read off that run (src/explore/children.ts), one run more per
+// parent against its hundreds of children. So the state of an exploration is small (the parents, where
+// in them it is, the counts), and that is what a checkpoint saves (`resume`, `onCheckpoint`).
+//
 // Reduction: a deviation that moves a ready event ahead of events it commutes with (src/sim/choices.ts
 // `dependent`, from each event's footprint) gives the same run as its parent, so it is not explored.
 //
@@ -15,16 +20,10 @@
 import type { Fixes } from '../fixes.js';
 import { type RunResult, runScenario } from '../run/run.js';
 import type { Scenario } from '../scenario/types.js';
-import {
-  type ChoiceLog,
-  type Deviation,
-  dependent,
-  isLatencyDeviation,
-  type LatencyDeviation,
-  type LatencyLog,
-  type Schedule,
-  type Step,
-} from '../sim/index.js';
+import { isLatencyDeviation, type Schedule } from '../sim/index.js';
+import { childrenOf } from './children.js';
+
+export { mustExplore } from './children.js';
 
 export interface ExploreOptions {
   readonly fixes: Fixes;
@@ -42,8 +41,61 @@ export interface ExploreOptions {
   readonly latencies?: boolean | undefined;
   readonly maxEvents?: number | undefined;
   /** Called after each run (a progress line). */
-  readonly onRun?: ((explored: number, queued: number) => void) | undefined;
+  readonly onRun?: ((p: ExploreProgress) => void) | undefined;
+  /** Continue an exploration from this state (a checkpoint of the same scenario and options). */
+  readonly resume?: ExploreState | undefined;
+  /** Called with the state every `checkpointEvery` runs and when the exploration stops. */
+  readonly onCheckpoint?: ((state: ExploreState) => void) | undefined;
+  readonly checkpointEvery?: number | undefined;
 }
+
+export interface ExploreProgress {
+  readonly explored: number;
+  /** The deviations of the schedules being run now. */
+  readonly depth: number;
+  /** Which parent's children (1-based), of how many at this depth. */
+  readonly parent: number;
+  readonly parents: number;
+}
+
+/**
+ * Where an exploration is, after its last run: enough to continue it as if it had never stopped. The
+ * schedules of `depth` deviations being run are the children of `parents` (depth - 1 deviations);
+ * those of parents[0 .. parentIndex) are done, and the first `childIndex` of parents[parentIndex]'s.
+ */
+export interface ExploreState {
+  /** 0: the default order has not run yet. */
+  readonly depth: number;
+  readonly parents: readonly Schedule[];
+  readonly parentIndex: number;
+  readonly childIndex: number;
+  /** This depth's schedules run so far, the parents of the next depth (kept only below the bound). */
+  readonly nextParents: readonly Schedule[];
+  readonly explored: number;
+  readonly perDepth: readonly number[];
+  readonly skippedCommuting: number;
+  readonly withLatency: number;
+  readonly incompleteRuns: number;
+  /** The violating schedule found, if the exploration ended so. */
+  readonly violation: Schedule | undefined;
+  /** The exploration ended: complete, or on a violation. */
+  readonly finished: boolean;
+}
+
+export const INITIAL_STATE: ExploreState = {
+  depth: 0,
+  parents: [],
+  parentIndex: 0,
+  childIndex: 0,
+  nextParents: [],
+  explored: 0,
+  perDepth: [],
+  skippedCommuting: 0,
+  withLatency: 0,
+  incompleteRuns: 0,
+  violation: undefined,
+  finished: false,
+};
 
 export type ExploreStop = 'max-schedules' | 'time-limit';
 
@@ -68,76 +120,111 @@ export interface ExploreResult {
 export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
   const reduction = o.reduction !== false;
   const latencies = o.latencies === true;
-  const perDepth: number[] = [];
-  let explored = 0;
-  let withLatency = 0;
-  let skipped = 0;
-  let incompleteRuns = 0;
-  /** Some child was never queued: the budget could not have run it. */
-  let truncated = false;
-  let level: Schedule[] = [[]];
-  for (let depth = 0; level.length > 0; depth++) {
-    const next: Schedule[] = [];
-    let cut = false;
-    for (let k = 0; k < level.length; k++) {
-      if (explored >= o.maxSchedules || o.clock() >= o.deadlineMs) {
-        const stoppedBy = explored >= o.maxSchedules ? 'max-schedules' : 'time-limit';
-        return done(false, stoppedBy, undefined);
-      }
-      const schedule = level[k] as Schedule;
-      const result = runScenario(scenario, {
-        fixes: o.fixes,
-        seed: o.seed,
-        schedule,
-        maxEvents: o.maxEvents,
-        collectLatencies: latencies,
-      });
-      explored++;
-      if (schedule.some(isLatencyDeviation)) withLatency++;
-      perDepth[depth] = (perDepth[depth] ?? 0) + 1;
-      if (!result.complete) incompleteRuns++;
-      o.onRun?.(explored, level.length - k - 1 + next.length);
-      if (result.violations.length > 0) return done(true, undefined, { schedule, result });
-      if (depth >= o.bound) continue;
-      const choices = result.choices;
+  const every = o.checkpointEvery ?? 50;
+  const st = o.resume ?? INITIAL_STATE;
+  let depth = st.depth;
+  let parents = [...st.parents];
+  let parentIndex = st.parentIndex;
+  let childIndex = st.childIndex;
+  let nextParents = [...st.nextParents];
+  const perDepth = [...st.perDepth];
+  let explored = st.explored;
+  let withLatency = st.withLatency;
+  let skipped = st.skippedCommuting;
+  let incompleteRuns = st.incompleteRuns;
+  const run = (schedule: Schedule): RunResult =>
+    runScenario(scenario, {
+      fixes: o.fixes,
+      seed: o.seed,
+      schedule,
+      maxEvents: o.maxEvents,
+      collectLatencies: latencies,
+    });
+  const state = (violation: Schedule | undefined, finished: boolean): ExploreState => ({
+    depth,
+    parents,
+    parentIndex,
+    childIndex,
+    nextParents,
+    explored,
+    perDepth,
+    skippedCommuting: skipped,
+    withLatency,
+    incompleteRuns,
+    violation,
+    finished,
+  });
+  const limit = (): ExploreStop | undefined =>
+    explored >= o.maxSchedules ? 'max-schedules' : o.clock() >= o.deadlineMs ? 'time-limit' : undefined;
+  /** Runs one schedule to explore; its result if it violates. */
+  const explore1 = (schedule: Schedule): RunResult => {
+    const result = run(schedule);
+    explored++;
+    if (schedule.some(isLatencyDeviation)) withLatency++;
+    perDepth[depth] = (perDepth[depth] ?? 0) + 1;
+    if (!result.complete) incompleteRuns++;
+    return result;
+  };
+
+  if (st.finished) {
+    // A finished exploration resumed: its verdict again, with the violating run made anew.
+    const v = st.violation;
+    return done(v === undefined, undefined, v === undefined ? undefined : { schedule: v, result: run(v) });
+  }
+  /** The default run, kept as the parent of depth 1 (no need to run it twice). */
+  let defaultRun: RunResult | undefined;
+  if (depth === 0) {
+    const stop = limit();
+    if (stop !== undefined) return stopped(stop);
+    defaultRun = explore1([]);
+    o.onRun?.({ explored, depth, parent: 1, parents: 1 });
+    if (defaultRun.violations.length > 0) return found([], defaultRun);
+    depth = 1;
+    parents = [[]];
+    parentIndex = 0;
+    childIndex = 0;
+    nextParents = [];
+  }
+  for (; depth <= o.bound && parents.length > 0; depth++) {
+    for (; parentIndex < parents.length; parentIndex++, childIndex = 0) {
+      const parent = parents[parentIndex] as Schedule;
+      const stop = o.clock() >= o.deadlineMs ? 'time-limit' : undefined;
+      if (stop !== undefined) return stopped(stop);
+      const parentRun = parent.length === 0 && defaultRun !== undefined ? defaultRun : run(parent);
+      const choices = parentRun.choices;
       if (choices === undefined) continue;
-      const log = choices.log;
-      const lat = choices.latency;
-      // Children beyond what the budget can run are never queued (the exploration is cut anyway).
-      const room = o.maxSchedules - explored - (level.length - k - 1);
-      const last = schedule[schedule.length - 1];
-      const after = last === undefined ? undefined : stepKey(log, lat, last);
-      const push = (d: Step): void => {
-        if (next.length >= room) cut = true;
-        else next.push([...schedule, d]);
-      };
-      const index = reduction ? seqIndex(log) : undefined;
-      // Both kinds of choice point in the order the run met them: an event's pop, then its draws.
-      let l = 0;
-      for (let c = 0; c <= log.points; c++) {
-        const event = c < log.points ? (log.pointEvent[c] as number) : Number.POSITIVE_INFINITY;
-        for (; latencies && l < lat.points && (lat.event[l] as number) < event; l++) {
-          if (after !== undefined && !keyAfter(lat.event[l] as number, 1, l, after)) continue;
-          for (const latencyMs of lat.candidates[l] ?? [])
-            push({ latencyPoint: l, latencyMs } satisfies LatencyDeviation);
-        }
-        if (c === log.points) break;
-        if (after !== undefined && !keyAfter(event, 0, c, after)) continue;
-        const ready = log.pointReady[c] as number[];
-        for (let i = 1; i < ready.length; i++) {
-          if (index !== undefined && !mustExplore(log, index, c, i)) {
-            // Still counted past the budget: what is skipped stays the same whatever the budget.
-            skipped++;
-            continue;
-          }
-          push({ point: c, pick: i } satisfies Deviation);
-        }
+      const children = childrenOf(parent, choices.log, choices.latency, latencies, reduction);
+      // Counted once per parent, when its first child is due (a resumed parent was counted already).
+      if (childIndex === 0) skipped += children.skipped;
+      for (; childIndex < children.steps.length; ) {
+        const childStop = limit();
+        if (childStop !== undefined) return stopped(childStop);
+        const schedule: Schedule = [...parent, children.steps[childIndex] as (typeof children.steps)[number]];
+        const result = explore1(schedule);
+        childIndex++;
+        if (depth < o.bound) nextParents.push(schedule);
+        o.onRun?.({ explored, depth, parent: parentIndex + 1, parents: parents.length });
+        if (result.violations.length > 0) return found(schedule, result);
+        if (o.onCheckpoint !== undefined && explored % every === 0) o.onCheckpoint(state(undefined, false));
       }
     }
-    if (cut) truncated = true;
-    level = next;
+    parents = nextParents;
+    nextParents = [];
+    parentIndex = 0;
+    childIndex = 0;
   }
-  return truncated ? done(false, 'max-schedules', undefined) : done(true, undefined, undefined);
+  o.onCheckpoint?.(state(undefined, true));
+  return done(true, undefined, undefined);
+
+  function stopped(by: ExploreStop): ExploreResult {
+    o.onCheckpoint?.(state(undefined, false));
+    return done(false, by, undefined);
+  }
+
+  function found(schedule: Schedule, result: RunResult): ExploreResult {
+    o.onCheckpoint?.(state(schedule, true));
+    return done(true, undefined, { schedule, result });
+  }
 
   function done(
     complete: boolean,
@@ -155,49 +242,4 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
       incompleteRuns,
     };
   }
-}
-
-/**
- * Where a deviation sits in the order the run meets choice points: [event index, 0 for the event's pop
- * or 1 for a latency drawn while it runs, the point's number].
- */
-type StepKey = readonly [number, number, number];
-
-function stepKey(log: ChoiceLog, lat: LatencyLog, d: Step): StepKey {
-  return isLatencyDeviation(d)
-    ? [lat.event[d.latencyPoint] as number, 1, d.latencyPoint]
-    : [log.pointEvent[d.point] as number, 0, d.point];
-}
-
-function keyAfter(event: number, kind: number, point: number, k: StepKey): boolean {
-  if (event !== k[0]) return event > k[0];
-  if (kind !== k[1]) return kind > k[1];
-  return point > k[2];
-}
-
-/** Each event's index in the log by its sequence number. */
-function seqIndex(log: ChoiceLog): Map<number, number> {
-  const m = new Map<number, number>();
-  for (let j = 0; j < log.seq.length; j++) m.set(log.seq[j] as number, j);
-  return m;
-}
-
-/**
- * Whether picking the `i`-th ready event at choice point `c` can give another run than the parent's: the
- * parent ran that event later, after the events popped from `c` on; if it commutes with every one of
- * them, and pushed nothing due at its own instant (which would then run earlier too), running it first
- * gives the same run (the same events, each seeing the same state), so there is nothing to explore.
- */
-export function mustExplore(
-  log: ChoiceLog,
-  index: ReadonlyMap<number, number>,
-  c: number,
-  i: number,
-): boolean {
-  const seq = (log.pointReady[c] as number[])[i] as number;
-  const at = index.get(seq);
-  if (at === undefined) return true; // never ran in the parent (the run ended first, or it was taken out)
-  if (log.nowPush[at] === 1) return true;
-  for (let j = log.pointEvent[c] as number; j < at; j++) if (dependent(log, j, at)) return true;
-  return false;
 }

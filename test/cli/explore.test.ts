@@ -1,7 +1,13 @@
 // `podrace explore FILE`: exit 0 when no schedule within the bound violates, 1 with the first violating
 // schedule and its replay command, 2 for bad input; the same output for the same input.
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { podrace } from './spawnCli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'podrace-explore-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('podrace explore', () => {
   it('clean within the budget: exit 0, INCOMPLETE when the budget cut it, the same output twice', () => {
@@ -81,6 +87,29 @@ describe('podrace explore', () => {
     const text = podrace(args.filter((a) => a !== '--json'));
     expect(text.stdout).toMatch(/bound 1 {2}latencies\n/);
     expect(text.stdout).toMatch(/; \d+ with a latency deviation\)/);
+  });
+
+  it('--checkpoint: stopped by a limit, the same command goes on where it stopped; another search is refused', () => {
+    const file = join(dir, 'tiny.yaml');
+    writeFileSync(
+      file,
+      'name: tiny\nseed: 1\nhorizon: 1500ms\ncluster: {nodes: [node-a]}\ntimeline:\n' +
+        '  - {at: 0s, createPod: {pod: web, node: node-a, containers: 1}}\n  - {at: 1s, deletePod: {pod: web}}\n',
+    );
+    const ckpt = join(dir, 'tiny.ckpt');
+    const whole = podrace(['explore', file, '--bound', '2', '--max-schedules', '5000']);
+    expect(whole.stdout).toMatch(/explored 2040 schedule\(s\) .*\n(.|\n)*complete: no schedule within 2/);
+    const first = podrace(['explore', file, '--bound', '2', '--max-schedules', '100', '--checkpoint', ckpt]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/INCOMPLETE: stopped by --max-schedules 100/);
+    expect(JSON.parse(readFileSync(ckpt, 'utf8')).explored).toBe(100);
+    const rest = podrace(['explore', file, '--bound', '2', '--max-schedules', '5000', '--checkpoint', ckpt]);
+    expect(rest.code).toBe(0);
+    expect(rest.stdout).toContain(`resumed from ${ckpt}: 100 schedule(s) explored before\n`);
+    expect(rest.stdout.replace(/resumed from .*\n/, '')).toBe(whole.stdout);
+    const other = podrace(['explore', file, '--bound', '1', '--checkpoint', ckpt]);
+    expect([other.code, other.stdout]).toEqual([2, '']);
+    expect(other.stderr).toContain(`${ckpt}: --checkpoint: was written for bound 2, not 1`);
   });
 
   it('bad input is exit 2 naming the flag', () => {

@@ -3,10 +3,11 @@
 // footprints call commuting gives the very run it was skipped for.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { explore, mustExplore } from '../../src/explore/explore.js';
+import { checkpointText, readCheckpoint } from '../../src/explore/checkpoint.js';
+import { type ExploreState, explore, INITIAL_STATE, mustExplore } from '../../src/explore/explore.js';
 import { Fixes } from '../../src/fixes.js';
 import { firedInvariants, runScenario } from '../../src/run/run.js';
-import { loadScenarioFile } from '../../src/scenario/load.js';
+import { loadScenarioFile, parseScenarioText } from '../../src/scenario/load.js';
 
 const dir = join(import.meta.dirname, '..', '..', 'scenarios');
 const load = (name: string) => loadScenarioFile(join(dir, `${name}.yaml`));
@@ -73,4 +74,100 @@ describe('explore', () => {
       }
     });
   }
+});
+
+describe('explore: resuming from a checkpoint', () => {
+  // A pod created and deleted within 1.5 s: 65 one-deviation schedules, about 2,000 with two.
+  const tiny = parseScenarioText(
+    [
+      'name: tiny',
+      'seed: 1',
+      'horizon: 1500ms',
+      'cluster: {nodes: [node-a]}',
+      'timeline:',
+      '  - {at: 0s, createPod: {pod: web, node: node-a, containers: 1}}',
+      '  - {at: 1s, deletePod: {pod: web}}',
+    ].join('\n'),
+    'tiny.yaml',
+  );
+  const fixes = Fixes.all();
+  const key = {
+    scenario: 'tiny',
+    scenarioSha256: 'x',
+    seed: 1,
+    fixes: fixes.label(),
+    bound: 2,
+    latencies: false,
+    reduction: true,
+    maxEvents: null,
+  };
+
+  it('stopped by its budget again and again and resumed through the file, it ends as one that never stopped', () => {
+    const o = { fixes, bound: 2, maxSchedules: 100_000, ...unlimited };
+    const whole = explore(tiny, o);
+    expect([whole.complete, whole.perDepth]).toEqual([true, [1, 65, 1974]]);
+    let text = checkpointText(key, INITIAL_STATE);
+    let checkpoints = 0;
+    let last: ReturnType<typeof explore> | undefined;
+    // Budgets that stop it within depth 1, across the step to depth 2, and within depth 2.
+    for (const budget of [30, 100, 700, 1500, 100_000]) {
+      const read = readCheckpoint(text, key);
+      if (!read.ok) throw new Error(read.error);
+      last = explore(tiny, {
+        ...o,
+        maxSchedules: budget,
+        resume: read.state,
+        checkpointEvery: 50,
+        onCheckpoint: (s) => {
+          text = checkpointText(key, s);
+          checkpoints++;
+        },
+      });
+      expect(last.explored).toBe(Math.min(budget, whole.explored));
+    }
+    expect(checkpoints).toBeGreaterThan(2040 / 50);
+    expect([last?.explored, last?.perDepth, last?.skippedCommuting, last?.complete]).toEqual([
+      whole.explored,
+      whole.perDepth,
+      whole.skippedCommuting,
+      true,
+    ]);
+    // A finished checkpoint resumed: the verdict again, nothing run.
+    const read = readCheckpoint(text, key);
+    if (!read.ok) throw new Error(read.error);
+    expect(read.state.finished).toBe(true);
+    const again = explore(tiny, { ...o, resume: read.state });
+    expect([again.explored, again.complete]).toEqual([whole.explored, true]);
+  });
+
+  it('a violation found after a resume is the one found without stopping', () => {
+    const legacy = Fixes.none();
+    const o = { fixes: legacy, bound: 1, maxSchedules: 100_000, ...unlimited };
+    const whole = explore(load('pod-deleted-before-start'), o);
+    expect(whole.violation?.schedule).toEqual([]);
+    let state: ExploreState | undefined;
+    explore(load('pod-deleted-before-start'), { ...o, onCheckpoint: (s) => (state = s) });
+    expect([state?.finished, state?.violation]).toEqual([true, []]);
+    const resumed = explore(load('pod-deleted-before-start'), { ...o, resume: state });
+    expect(resumed.violation?.schedule).toEqual([]);
+    expect(firedInvariants(resumed.violation?.result ?? whole.violation!.result)).toEqual(
+      firedInvariants(whole.violation!.result),
+    );
+  });
+
+  it('a checkpoint of another exploration, or not a checkpoint, is refused naming why', () => {
+    const other = checkpointText({ ...key, bound: 1 }, INITIAL_STATE);
+    expect(readCheckpoint(other, key)).toEqual({
+      ok: false,
+      error:
+        'was written for bound 1, not 2: it explores another tree (use another file, or the same options)',
+    });
+    expect(readCheckpoint('{', key)).toEqual({ ok: false, error: 'is not a checkpoint (not JSON)' });
+    const broken = JSON.parse(checkpointText(key, INITIAL_STATE));
+    broken.parents = ['1:1', 'x'];
+    expect(readCheckpoint(JSON.stringify(broken), key)).toEqual({
+      ok: false,
+      error: 'field parents: item 2 is not a schedule',
+    });
+  });
 });
