@@ -141,7 +141,10 @@ export class World {
     return node;
   }
 
-  /** True while some injected fault has not fired yet (termination-stuck is not judged then). */
+  /**
+   * True while some injected fault has fired and still has firings left (the liveness checks are not
+   * judged then); one that never fired changed nothing.
+   */
   faultsActive(): boolean {
     for (const node of this.nodes.values()) {
       if (node.storage.faults.active() || node.host.runtime.stopFaults.active()) return true;

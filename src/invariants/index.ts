@@ -93,8 +93,8 @@ export interface CheckerConfig {
   /** The scenario's volumes; a volume not listed is treated as ReadWriteOnce (the scenario format's default). */
   readonly volumes: readonly { readonly name: string; readonly accessMode: AccessMode }[];
   /**
-   * Whether an injected fault is still active when the run ends (termination-stuck and pod-never-started
-   * are then not judged).
+   * Whether an injected fault is still active when the run ends: it has fired and has firings left
+   * (termination-stuck, pod-never-started and the other liveness checks are then not judged).
    */
   readonly faultsActiveAtEnd: () => boolean;
   /** Time a deleted pod gets beyond its grace period to finish termination; default 120 000 ms. */

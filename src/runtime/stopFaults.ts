@@ -41,9 +41,12 @@ export class StopFaults {
     return f;
   }
 
-  /** True while a fault has firings left (termination-stuck and the other liveness checks wait then). */
+  /**
+   * True while a fault has fired and has firings left (termination-stuck and the other liveness checks
+   * wait then); one that never fired changed nothing (src/storage/faults.ts HostFaults.active).
+   */
   active(): boolean {
-    for (const f of this.#byUID.values()) if (f.remaining > 0) return true;
+    for (const f of this.#byUID.values()) if (f.remaining > 0 && f.fired > 0) return true;
     return false;
   }
 
