@@ -141,6 +141,7 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
       wallMs,
       latencies: argv.latencies,
       withLatencyDeviations: r.withLatency,
+      distinctOutcomes: r.distinctOutcomes,
     };
     process.stdout.write(`${JSON.stringify(json)}\n`);
   } else {
@@ -154,7 +155,7 @@ export async function exploreCommand(argv: ArgvOf<typeof exploreBuilder>): Promi
       );
     const depths = r.perDepth.map((n, d) => `${d}: ${n}`).join(', ');
     out(
-      `explored ${r.explored} schedule(s) (by deviations ${depths}${argv.latencies ? `; ${r.withLatency} with a latency deviation` : ''}); ${r.skippedCommuting} reordering(s) of commuting events skipped${argv.reduction ? '' : ' (--no-reduction)'}`,
+      `explored ${r.explored} schedule(s) (by deviations ${depths}${argv.latencies ? `; ${r.withLatency} with a latency deviation` : ''}), ${r.distinctOutcomes} distinct run(s); ${r.skippedCommuting} reordering(s) of commuting events skipped${argv.reduction ? '' : ' (--no-reduction)'}`,
     );
     if (r.incompleteRuns > 0)
       out(`${r.incompleteRuns} run(s) cut short by their event budget (raise it with --max-events N)`);

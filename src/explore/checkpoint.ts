@@ -45,6 +45,7 @@ type CheckpointField =
   | 'skippedCommuting'
   | 'withLatency'
   | 'incompleteRuns'
+  | 'outcomes'
   | 'finished'
   | 'violation'
   | 'parents'
@@ -62,6 +63,7 @@ export function checkpointText(key: CheckpointKey, s: ExploreState): string {
     skippedCommuting: s.skippedCommuting,
     withLatency: s.withLatency,
     incompleteRuns: s.incompleteRuns,
+    outcomes: s.outcomes,
     finished: s.finished,
     violation: s.violation === undefined ? null : formatSchedule(s.violation),
     parents: s.parents.map(formatSchedule),
@@ -114,6 +116,8 @@ export function readCheckpoint(text: string, key: CheckpointKey): CheckpointRead
   if (!Array.isArray(j.perDepth) || !j.perDepth.every((n) => Number.isSafeInteger(n) && n >= 0))
     return bad('perDepth', 'expected a list of whole numbers');
   if (typeof j.finished !== 'boolean') return bad('finished', 'expected true or false');
+  if (!Array.isArray(j.outcomes) || !j.outcomes.every((d) => typeof d === 'string'))
+    return bad('outcomes', 'expected a list of run digests');
   const schedules = (field: 'parents' | 'nextParents'): Schedule[] | string => {
     const v = j[field];
     if (!Array.isArray(v)) return 'expected a list of schedules';
@@ -153,6 +157,7 @@ export function readCheckpoint(text: string, key: CheckpointKey): CheckpointRead
       skippedCommuting: j.skippedCommuting as number,
       withLatency: j.withLatency as number,
       incompleteRuns: j.incompleteRuns as number,
+      outcomes: j.outcomes as string[],
       violation,
       finished: j.finished,
     },

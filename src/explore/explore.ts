@@ -18,6 +18,7 @@
 // parent's last one in the order the run meets them (an event's pop, then the draws it makes).
 
 import type { Fixes } from '../fixes.js';
+import { runDigest } from '../fuzz/determinism.js';
 import { type RunResult, runScenario } from '../run/run.js';
 import type { Scenario } from '../scenario/types.js';
 import { isLatencyDeviation, type Schedule } from '../sim/index.js';
@@ -76,6 +77,8 @@ export interface ExploreState {
   readonly skippedCommuting: number;
   readonly withLatency: number;
   readonly incompleteRuns: number;
+  /** The digests of the distinct outcomes so far (src/fuzz/determinism.ts runDigest), sorted. */
+  readonly outcomes: readonly string[];
   /** The violating schedule found, if the exploration ended so. */
   readonly violation: Schedule | undefined;
   /** The exploration ended: complete, or on a violation. */
@@ -93,6 +96,7 @@ export const INITIAL_STATE: ExploreState = {
   skippedCommuting: 0,
   withLatency: 0,
   incompleteRuns: 0,
+  outcomes: [],
   violation: undefined,
   finished: false,
 };
@@ -108,6 +112,11 @@ export interface ExploreResult {
   readonly skippedCommuting: number;
   /** Of the runs made, how many had at least one latency deviation. */
   readonly withLatency: number;
+  /**
+   * How many different runs the schedules gave: runs that published different facts (or a different
+   * event count, end or verdict). No state hash (docs/explore.md): what a user can see differ.
+   */
+  readonly distinctOutcomes: number;
   /** Every schedule within the bound was explored (or a violation was found before a limit cut in). */
   readonly complete: boolean;
   readonly stoppedBy: ExploreStop | undefined;
@@ -132,6 +141,7 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
   let withLatency = st.withLatency;
   let skipped = st.skippedCommuting;
   let incompleteRuns = st.incompleteRuns;
+  const outcomes = new Set(st.outcomes);
   const run = (schedule: Schedule): RunResult =>
     runScenario(scenario, {
       fixes: o.fixes,
@@ -139,6 +149,7 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
       schedule,
       maxEvents: o.maxEvents,
       collectLatencies: latencies,
+      recordFacts: true,
     });
   const state = (violation: Schedule | undefined, finished: boolean): ExploreState => ({
     depth,
@@ -151,6 +162,7 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
     skippedCommuting: skipped,
     withLatency,
     incompleteRuns,
+    outcomes: [...outcomes].sort(),
     violation,
     finished,
   });
@@ -159,6 +171,7 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
   /** Runs one schedule to explore; its result if it violates. */
   const explore1 = (schedule: Schedule): RunResult => {
     const result = run(schedule);
+    outcomes.add(runDigest(result));
     explored++;
     if (schedule.some(isLatencyDeviation)) withLatency++;
     perDepth[depth] = (perDepth[depth] ?? 0) + 1;
@@ -236,6 +249,7 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
       perDepth,
       skippedCommuting: skipped,
       withLatency,
+      distinctOutcomes: outcomes.size,
       complete,
       stoppedBy,
       violation,
