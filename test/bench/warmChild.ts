@@ -11,7 +11,7 @@ import { measureWarm } from './warm.js';
 const dist = (rel: string): string => pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', rel)).href;
 const { Fixes } = (await import(dist('fixes.js'))) as typeof FixesModule;
 const { loadScenarioFile } = (await import(dist('scenario/load.js'))) as typeof LoadModule;
-const { runScenario } = (await import(dist('../../src/run/run.js'))) as typeof RunModule;
+const { runScenario } = (await import(dist('run/run.js'))) as typeof RunModule;
 
 const file = process.argv[2];
 if (file === undefined) throw new Error('usage: warmChild.ts SCENARIO_FILE');
