@@ -9,7 +9,7 @@ import { podScaleScenario } from './podScale.js';
 
 const dist = (rel: string): string => pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', rel)).href;
 const { Fixes } = (await import(dist('fixes.js'))) as typeof FixesModule;
-const { runScenario } = (await import(dist('../../src/run/run.js'))) as typeof RunModule;
+const { runScenario } = (await import(dist('run/run.js'))) as typeof RunModule;
 
 const pods = Number(process.argv[2]);
 const scenario = podScaleScenario(pods);
