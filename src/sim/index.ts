@@ -33,7 +33,7 @@ export { WRITES_ALL } from './masks.js';
 export { codeUnitOrder } from './order.js';
 export { Process, ProcessGroup, type ProcessState } from './process.js';
 export { EventQueue, type InstantEntries, type Target } from './queue.js';
-export { type LatencyChooser, Rng, type RngState } from './rng.js';
+export { type LatencyChooser, type LatencyDraw, Rng, type RngState } from './rng.js';
 export { type Outcome, type RunBounds, Sim, type SimOptions, type StopReason } from './sim.js';
 export { formatDurationMs, type ParseResult, parseDurationMs, parseSeed, parseSizeBytes } from './units.js';
 export { VersionedMap, VersionedSet } from './versioned.js';

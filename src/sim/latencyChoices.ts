@@ -11,7 +11,7 @@
 // two pending events changes little). A container's exit after SIGTERM may also be `never` (it ignores
 // the signal and dies at the grace period's SIGKILL), as the stream draws it half the time.
 import type { EventQueue, Target } from './queue.js';
-import type { LatencyChooser } from './rng.js';
+import type { LatencyChooser, LatencyDraw } from './rng.js';
 
 /** At the `latencyPoint`-th latency draw of the run (0-based), take `latencyMs` instead of the draw. */
 export interface LatencyDeviation {
@@ -72,14 +72,8 @@ export class LatencyChoices implements LatencyChooser {
     private readonly collect: boolean,
   ) {}
 
-  choose(
-    loMs: number,
-    hiMs: number,
-    drawnMs: number,
-    anchored: boolean,
-    what: string,
-    neverAllowed: boolean,
-  ): number {
+  choose(draw: LatencyDraw): number {
+    const { loMs, hiMs, drawnMs, anchored, what, neverAllowed } = draw;
     const log = this.log;
     const point = log.points;
     let takenMs = drawnMs;

@@ -10,22 +10,26 @@ import { AssertionError, assert } from './assert.js';
  */
 export type RngState = Readonly<Record<'c' | 's0' | 's1' | 's2', number>>;
 
-/**
- * A run that explores latencies (src/sim/choices.ts): given a latency draw's range and the value the
- * stream drew, returns the value to use. `anchored`: the latency is a delay from now (a sleep, a timer),
- * so pending events' times are meaningful neighbours; a duration used later (a container's SIGTERM exit)
- * is not.
- */
+/** One latency draw as a schedule run's chooser sees it. */
+export interface LatencyDraw {
+  readonly loMs: number;
+  readonly hiMs: number;
+  /** The value the stream drew (Infinity: never, where that is allowed). */
+  readonly drawnMs: number;
+  /**
+   * A delay from now (a sleep, a timer), so pending events' times are meaningful neighbours; a duration
+   * used later (a container's SIGTERM exit) is not.
+   */
+  readonly anchored: boolean;
+  /** What the latency is of (`mount`, `StopContainer`, ...), for the timeline and messages. */
+  readonly what: string;
+  /** The draw may also be Infinity (it never happens: a container that ignores SIGTERM). */
+  readonly neverAllowed: boolean;
+}
+
+/** A run that explores latencies (src/sim/choices.ts): given a draw, the value to use. */
 export interface LatencyChooser {
-  /** `neverAllowed`: the draw may also be Infinity (it never happens: a container that ignores SIGTERM). */
-  choose(
-    loMs: number,
-    hiMs: number,
-    drawnMs: number,
-    anchored: boolean,
-    what: string,
-    neverAllowed: boolean,
-  ): number;
+  choose(draw: LatencyDraw): number;
 }
 
 /**
@@ -97,7 +101,9 @@ export class Rng {
   latencyMs(loMs: number, hiMs: number, what: string): number {
     const drawn = this.int(loMs, hiMs);
     const chooser = this.draws.chooser;
-    return chooser === undefined ? drawn : chooser.choose(loMs, hiMs, drawn, true, what, false);
+    return chooser === undefined
+      ? drawn
+      : chooser.choose({ loMs, hiMs, drawnMs: drawn, anchored: true, what, neverAllowed: false });
   }
 
   /**
@@ -108,7 +114,9 @@ export class Rng {
   durationOrNeverMs(finiteProbability: number, loMs: number, hiMs: number, what: string): number {
     const drawn = this.chance(finiteProbability) ? this.int(loMs, hiMs) : Number.POSITIVE_INFINITY;
     const chooser = this.draws.chooser;
-    return chooser === undefined ? drawn : chooser.choose(loMs, hiMs, drawn, false, what, true);
+    return chooser === undefined
+      ? drawn
+      : chooser.choose({ loMs, hiMs, drawnMs: drawn, anchored: false, what, neverAllowed: true });
   }
 
   chance(probability: number): boolean {
@@ -134,7 +142,14 @@ export class Rng {
     if (chooser === undefined) return drawn;
     // The largest value the draw can give: prng() < 1.
     const hiMs = durationMs + Math.max(0, Math.ceil(factor * durationMs) - 1);
-    return chooser.choose(durationMs, hiMs, drawn, true, what, false);
+    return chooser.choose({
+      loMs: durationMs,
+      hiMs,
+      drawnMs: drawn,
+      anchored: true,
+      what,
+      neverAllowed: false,
+    });
   }
 
   /** A copy of the stream's position; `new Rng(seedText, state)` resumes from it. */

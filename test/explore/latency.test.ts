@@ -26,9 +26,9 @@ describe('latency draws', () => {
     const chosen = Rng.fromSeed(5).fork('node-a/storage');
     const calls: [number, number, number, boolean, string, boolean][] = [];
     const chooser: LatencyChooser = {
-      choose: (lo, hi, drawn, anchored, what, never) => {
-        calls.push([lo, hi, drawn, anchored, what, never]);
-        return hi;
+      choose: (d) => {
+        calls.push([d.loMs, d.hiMs, d.drawnMs, d.anchored, d.what, d.neverAllowed]);
+        return d.hiMs;
       },
     };
     chosen.draws.chooser = chooser;
@@ -61,10 +61,19 @@ describe('latency draws', () => {
     );
     // Drawn 280 (due at 1280): pending offsets 100, 200 below (the stale 250 does not count), 300, 400 above
     // (450 is the third above, left out).
-    expect(choices.choose(50, 500, 280, true, 'mount', false)).toBe(280);
+    const draw = { loMs: 50, hiMs: 500, what: 'mount', neverAllowed: false };
+    expect(choices.choose({ ...draw, drawnMs: 280, anchored: true })).toBe(280);
     expect(choices.log.candidates[0]).toEqual([50, 99, 199, 275, 301, 401, 500]);
     // A duration that starts later: only its ends and middle, and never if it may never end.
-    expect(choices.choose(50, 500, 50, false, 'exit after SIGTERM', true)).toBe(50);
+    expect(
+      choices.choose({
+        ...draw,
+        drawnMs: 50,
+        anchored: false,
+        what: 'exit after SIGTERM',
+        neverAllowed: true,
+      }),
+    ).toBe(50);
     expect(choices.log.candidates[1]).toEqual([275, 500, Number.POSITIVE_INFINITY]);
     expect([choices.log.points, choices.log.what[1], choices.log.drawnMs[0]]).toEqual([
       2,
