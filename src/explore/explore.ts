@@ -18,8 +18,9 @@
 // parent's last one in the order the run meets them (an event's pop, then the draws it makes).
 
 import type { Fixes } from '../fixes.js';
-import { runDigest } from '../fuzz/determinism.js';
+
 import { type RunResult, runScenario } from '../run/run.js';
+import { runDigest } from '../run/runDigest.js';
 import type { Scenario } from '../scenario/types.js';
 import { isLatencyDeviation, type Schedule } from '../sim/index.js';
 import { childrenOf } from './children.js';

@@ -1,0 +1,26 @@
+// A run's digest: a hash of everything it published (every fact, in order) and of its verdict. The
+// determinism guard (src/fuzz/determinism.ts) compares two runs' digests; explore counts its distinct runs
+// by it (src/explore/explore.ts).
+import type { Fact } from '../facts.js';
+import type { RunResult } from './run.js';
+
+/** FNV-1a (32 bit) over a string, continuing from `h`. */
+export function fnv1a(text: string, h: number): number {
+  let x = h;
+  for (let i = 0; i < text.length; i++) {
+    x ^= text.charCodeAt(i);
+    x = Math.imul(x, 0x01000193);
+  }
+  return x >>> 0;
+}
+
+export const FNV_OFFSET = 0x811c9dc5;
+
+/** A digest of a run recorded with facts: its facts in order, events, virtual time, outcome, violations. */
+export function runDigest(r: RunResult): string {
+  const facts: readonly Fact[] = r.facts ?? [];
+  let h = FNV_OFFSET;
+  for (const f of facts) h = fnv1a(JSON.stringify(f), h);
+  h = fnv1a(`${r.events}|${r.virtualTimeMs}|${r.outcome}|${JSON.stringify(r.violations)}`, h);
+  return `${h.toString(16).padStart(8, '0')}/${facts.length}f/${r.events}e`;
+}
