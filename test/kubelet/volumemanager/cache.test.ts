@@ -19,7 +19,7 @@ import {
   isAlreadyExists,
   NestedPendingOperations,
 } from '../../../src/volume/util/nestedPendingOperations.js';
-import { FakePlugin, makePod, makeSpec, newASW } from './fakes.js';
+import { FakePlugin, makePod, makeSpec, newASW, podMountOpts } from './fakes.js';
 
 function attachedOf(asw: ActualStateOfWorld, name: string) {
   return asw.getAttachedVolumes().find((v) => v.volumeName === name);
@@ -68,15 +68,7 @@ describe('ActualStateOfWorld device mount states', () => {
   it('TestUncertainVolumeMounts: uncertain pod mounts are "possibly" mounted only', () => {
     const asw = newASW();
     asw.markVolumeAsAttached('', makeSpec('lun-1'), 'node-a', '');
-    const opts = {
-      podName: 'uid-a',
-      podUID: 'uid-a',
-      volumeName: 'lun-1',
-      outerVolumeSpecName: 'lun-1',
-      volumeGidVolume: '',
-      volumeSpec: makeSpec('lun-1'),
-      volumeMountState: VolumeMounted,
-    };
+    const opts = podMountOpts(VolumeMounted);
     expect(asw.markVolumeMountAsUncertain(opts)).toBeUndefined();
     expect(asw.getMountedVolumesForPod('uid-a')).toEqual([]);
     expect(asw.getPossiblyMountedVolumesForPod('uid-a')).toHaveLength(1);

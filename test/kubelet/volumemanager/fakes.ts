@@ -13,6 +13,7 @@ import type {
   VolumeHost,
   VolumePluginMgr,
 } from '../../../src/kubelet/volumemanager/host.js';
+import type { MarkVolumeOpts } from '../../../src/kubelet/volumemanager/operationexecutor/operationExecutor.js';
 import { VolumeManager } from '../../../src/kubelet/volumemanager/volumeManager.js';
 import { type Co, ProcessGroup, Sim, sleep } from '../../../src/sim/index.js';
 import type { PluginKind, Result, Spec, VolumePlugin } from '../../../src/volume/volume.js';
@@ -310,4 +311,17 @@ export class Harness {
 export function newASW(): ActualStateOfWorld {
   const plugin = new FakePlugin();
   return new ActualStateOfWorld('node-a', { findPluginBySpec: () => plugin, findPluginByName: () => plugin });
+}
+
+/** MarkVolumeOpts of pod uid-a's mount of lun-1, in `volumeMountState`. */
+export function podMountOpts(volumeMountState: MarkVolumeOpts['volumeMountState']): MarkVolumeOpts {
+  return {
+    podName: 'uid-a',
+    podUID: 'uid-a',
+    volumeName: 'lun-1',
+    outerVolumeSpecName: 'lun-1',
+    volumeGidVolume: '',
+    volumeSpec: makeSpec('lun-1'),
+    volumeMountState,
+  };
 }

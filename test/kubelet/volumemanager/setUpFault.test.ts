@@ -12,17 +12,9 @@ import {
 } from '../../../src/kubelet/volumemanager/operationexecutor/operationExecutor.js';
 import { runScenario } from '../../../src/run/run.js';
 import { parseScenarioText } from '../../../src/scenario/load.js';
-import { makeSpec, newASW } from './fakes.js';
+import { makeSpec, newASW, podMountOpts } from './fakes.js';
 
-const opts = {
-  podName: 'uid-a',
-  podUID: 'uid-a',
-  volumeName: 'lun-1',
-  outerVolumeSpecName: 'lun-1',
-  volumeGidVolume: '',
-  volumeSpec: makeSpec('lun-1'),
-  volumeMountState: VolumeMountUncertain,
-};
+const opts = podMountOpts(VolumeMountUncertain);
 
 describe('IsVolumeReconstructed', () => {
   it('only an uncertain mount that reconstruction added, until a mount confirms it or the pod leaves', () => {
