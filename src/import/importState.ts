@@ -1,0 +1,323 @@
+// What an import knows while it reads a log's records in order (infer.ts): the entries so far, the nodes,
+// pods and volumes seen, the faults still counting failures in a row, and how each of them grows. Pure.
+import type { ReleasePreset } from '../fixes.js';
+import type { Action, Fault, UnmountDeviceStage } from '../scenario/types.js';
+import type { LogEvent, PodRef } from './events.js';
+import { readEviction } from './evictionGrace.js';
+import { type Hinted, subdomain } from './hints.js';
+import type { LogRecord } from './logLines.js';
+import { createAction, isControllerEvent, type PodInstance } from './podInstance.js';
+import { VolumeTable } from './volumeTable.js';
+
+/** A pod running before the log begins is created this long before the first line (mounts take ~12 s). */
+export const PRELUDE_MS = 60_000;
+
+export interface Entry {
+  atMs: number;
+  /** Orders entries of one instant: the record's index, or just below another entry's. */
+  readonly seq: number;
+  /** Built once every record was read (a pod's containers and volumes come later in the log). */
+  readonly build: () => Action;
+  readonly sources: readonly LogRecord[];
+  readonly notes: string[];
+}
+
+export interface NodeState {
+  readonly name: string;
+  pid: number;
+  last: LogRecord | null;
+  /** seq and time of the latest restart (or -1): reconstruction faults are armed just before it. */
+  restartSeq: number;
+  restartAtMs: number;
+  shutdown: boolean;
+  /** The node's graceful shutdown configuration, from "Creating node shutdown manager". */
+  shutdownConfig: { periodS: number; criticalS: number; record: LogRecord } | null;
+  /** UnmountDevice stage counts waiting for the next UnmountDevice of the node (map in use, ...). */
+  readonly pending: { stage: UnmountDeviceStage; records: LogRecord[] }[];
+}
+
+/** The record an event reader reads: its index, its time in the scenario, its node (null: the controller manager's). */
+export interface Reading {
+  readonly r: LogRecord;
+  readonly seq: number;
+  readonly t: number;
+  readonly node: NodeState | null;
+}
+
+export class ImportState {
+  readonly entries: Entry[] = [];
+  readonly nodes = new Map<string, NodeState>();
+  readonly pods = new Map<string, PodInstance>();
+  /** Each pod's createPod notes, for what is read after the whole log (its restart policy). */
+  readonly createNotes = new Map<PodInstance, string[]>();
+  /** Container ID -> the exit code of its last "container finished", until its ContainerDied reads it. */
+  readonly exitCodes = new Map<string, number>();
+  readonly volumes = new VolumeTable();
+  readonly observed: { record: LogRecord; note: string }[] = [];
+  readonly unused: LogRecord[] = [];
+  readonly scenarioNames = new Map<string, string>();
+  readonly fileNodes = new Map<string, string>();
+  readonly guessedNodes = new Set<string>();
+  readonly firstPid = new Map<string, number>();
+  readonly restartedBefore = new Set<string>();
+  release: Hinted<ReleasePreset> | null = null;
+  releaseSource: LogRecord | null = null;
+  used = 0;
+  /** Faults still counting failures in a row, by kind/node/volume(/stage); a success closes them. */
+  readonly openFaults = new Map<string, { records: LogRecord[]; times: number }>();
+  /** node -> when its last "could not get consistent content of /proc/mounts" line was logged. */
+  readonly lastInconsistentAtMs = new Map<string, number>();
+  /** Added to every record's time: PRELUDE_MS when a pod ran before the log began, else 0. */
+  readonly offset: number;
+  private readonly t0: number;
+
+  constructor(records: readonly LogRecord[], events: readonly (LogEvent | null)[], offset: number) {
+    this.t0 = records[0]?.timeMs ?? 0;
+    this.offset = offset;
+    // A kubelet log without host names (bare klog) still names its node in UnmountDevice's `on node "..."`.
+    records.forEach((r, i) => {
+      const ev = events[i];
+      if (r.host !== '' || this.fileNodes.has(r.file) || ev?.kind !== 'volumeOp' || isControllerEvent(ev))
+        return;
+      if (ev.node !== '' && r.component !== 'controller-manager')
+        this.fileNodes.set(r.file, subdomain(ev.node, 'node'));
+    });
+    // Files whose first kubelet process reconstructs volumes: it started after a restart, before the log;
+    // the pods it ADDs then are the re-list of pods that ran before, created at 0s.
+    for (const r of records) if (!this.firstPid.has(r.file)) this.firstPid.set(r.file, r.pid);
+    records.forEach((r, i) => {
+      const k = events[i]?.kind;
+      if (
+        (k === 'reconstructFailed' || k === 'orphanVolumePaths' || k === 'inconsistentMounts') &&
+        r.pid === this.firstPid.get(r.file)
+      )
+        this.restartedBefore.add(r.file);
+    });
+  }
+
+  rel(r: LogRecord): number {
+    return r.timeMs - this.t0 + this.offset;
+  }
+
+  closeFaults(prefix: string): void {
+    for (const k of [...this.openFaults.keys()]) if (k.startsWith(prefix)) this.openFaults.delete(k);
+  }
+
+  nodeOf(r: LogRecord): NodeState {
+    let name: string;
+    if (r.host !== '') name = subdomain(r.host, 'node');
+    else {
+      const named = this.fileNodes.get(r.file);
+      if (named === undefined) {
+        name = `node-${String.fromCharCode(97 + Math.min(25, this.guessedNodes.size))}`;
+        this.guessedNodes.add(name);
+      } else name = named;
+      this.fileNodes.set(r.file, name);
+    }
+    let n = this.nodes.get(name);
+    if (n === undefined) {
+      n = {
+        name,
+        pid: r.pid,
+        last: null,
+        restartSeq: -1,
+        restartAtMs: 0,
+        shutdown: false,
+        shutdownConfig: null,
+        pending: [],
+      };
+      this.nodes.set(name, n);
+    }
+    return n;
+  }
+
+  namedNode(name: string): string {
+    const n = subdomain(name, 'node');
+    if (!this.nodes.has(n))
+      this.nodes.set(n, {
+        name: n,
+        pid: 0,
+        last: null,
+        restartSeq: -1,
+        restartAtMs: 0,
+        shutdown: false,
+        shutdownConfig: null,
+        pending: [],
+      });
+    return n;
+  }
+
+  /**
+   * Reconstruction in a node's first process: the kubelet restarted before the log began. The restart is
+   * written 1 s before the first line (pods created at 0s have their volumes by then); faults that make
+   * the reconstruction fail are armed just before it.
+   */
+  preludeRestart(n: NodeState, r: LogRecord): void {
+    if (n.restartSeq !== -1 || this.offset === 0) return;
+    n.restartSeq = -0.4;
+    n.restartAtMs = this.offset - 1000;
+    const name = n.name;
+    this.push(
+      this.offset - 1000,
+      -0.4,
+      [r],
+      () => ({ kind: 'restartKubelet', node: name, downForMs: 1000 }),
+      ['guess: the kubelet restarted before the log begins (the first lines reconstruct volumes)'],
+    );
+  }
+
+  push(atMs: number, seq: number, sources: LogRecord[], build: () => Action, notes: string[] = []): void {
+    this.entries.push({ atMs: Math.max(0, Math.round(atMs)), seq, sources, build, notes });
+  }
+
+  scenarioName(ref: PodRef): string {
+    const key = `${ref.namespace}/${ref.name}`;
+    let n = this.scenarioNames.get(key);
+    if (n === undefined) {
+      n = subdomain(ref.name, 'pod');
+      if ([...this.scenarioNames.values()].includes(n)) n = subdomain(`${ref.name}.${ref.namespace}`, 'pod');
+      this.scenarioNames.set(key, n);
+    }
+    return n;
+  }
+
+  /** The pod instance a reference means: by UID when both have one, else by namespace/name, else by name. */
+  find(ref: PodRef): PodInstance | undefined {
+    const all = [...this.pods.values()].reverse();
+    if (ref.uid !== '') {
+      const byUid = all.find((p) => p.uid === ref.uid);
+      if (byUid !== undefined) return byUid;
+    }
+    return all.find(
+      (p) => p.ref.name === ref.name && (ref.namespace === '' || p.ref.namespace === ref.namespace),
+    );
+  }
+
+  create(ref: PodRef, node: string, isStatic: boolean, r: LogRecord, seq: number, prelude: boolean) {
+    const p: PodInstance = {
+      key: `${ref.namespace}/${ref.name}#${this.pods.size}`,
+      ref,
+      uid: ref.uid,
+      name: this.scenarioName(ref),
+      node,
+      static: isStatic,
+      alive: true,
+      deleting: false,
+      killGrace: null,
+      deleteGrace: null,
+      forcedAfterDelete: false,
+      runningIds: new Set(),
+      evictGrace: null,
+      evicted: false,
+      containers: [],
+      startedIds: new Map(),
+      idNames: new Map(),
+      killedIds: new Set(),
+      startsMs: [],
+      exits: [],
+      goneAtMs: null,
+      restartPolicy: 'Always',
+      readyAtMs: prelude ? 0 : this.rel(r),
+      volumes: [],
+      prelude,
+    };
+    this.pods.set(p.key, p);
+    const notes = prelude
+      ? [`guess: running before the log begins, created ${PRELUDE_MS / 1000}s before its first line`]
+      : [];
+    this.createNotes.set(p, notes);
+    // A static pod never killed in the log: its manifest likely kept the grace of the one it replaced.
+    const before = [...this.pods.values()].filter((q) => q !== p && q.static && q.name === p.name);
+    // A hard eviction's kill before 1.31 shows the spec's grace (#115819).
+    const evictedSpec = () =>
+      p.evicted ? readEviction(this.release?.value ?? null, p.evictGrace).specGraceS : null;
+    const inherit = () =>
+      p.static && p.killGrace === null
+        ? (before.find((q) => q.killGrace !== null)?.killGrace ?? null)
+        : p.killGrace === null
+          ? evictedSpec()
+          : null;
+    this.push(
+      prelude ? 0 : this.rel(r),
+      prelude ? -1 : seq,
+      [r],
+      () => createAction(p, this.volumes, inherit(), notes),
+      notes,
+    );
+    return p;
+  }
+
+  /** The pod, created now (or before the log) if it was never seen. */
+  podFor(ref: PodRef, r: LogRecord, seq: number, isStatic = false): PodInstance {
+    const found = this.find(ref);
+    if (found !== undefined) {
+      if (found.uid === '' && ref.uid !== '') found.uid = ref.uid;
+      return found;
+    }
+    return this.create(ref, this.nodeOf(r).name, isStatic, r, seq, true);
+  }
+
+  // Faults of one kind on one (node, volume) in a row become one fault with `times`.
+  mergeFault(
+    key: string,
+    r: LogRecord,
+    armAt: number,
+    armSeq: number,
+    make: (times: number) => Fault,
+    counts = true,
+  ): void {
+    const open = this.openFaults.get(key);
+    if (open !== undefined) {
+      open.records.push(r);
+      if (counts) open.times++;
+      return;
+    }
+    const rec = { records: [r], times: counts ? 1 : 0 };
+    this.openFaults.set(key, rec);
+    this.entries.push({
+      atMs: Math.max(0, Math.round(armAt)),
+      seq: armSeq,
+      sources: rec.records,
+      build: () => {
+        const times = Math.max(1, rec.times);
+        return { kind: 'fault', fault: withTimes(make(times), times) };
+      },
+      notes: [],
+    });
+  }
+
+  faultEntry(
+    vol: string,
+    nodeName: string,
+    stage: UnmountDeviceStage,
+    rs: LogRecord[],
+    guess: string | null,
+  ): void {
+    const key = `unmountDevice/${nodeName}/${vol}/${stage}`;
+    const since = this.volumes.lastUnmount.get(`${nodeName}/${vol}`) ?? 0;
+    this.mergeFault(key, rs[0]!, since, -0.1, (times) => ({
+      kind: 'unmountDevice',
+      node: nodeName,
+      volume: vol,
+      stage,
+      times,
+    }));
+    const open = this.openFaults.get(key)!;
+    for (const extra of rs.slice(1)) {
+      open.records.push(extra);
+      open.times++;
+    }
+    if (guess !== null) this.entries[this.entries.length - 1]?.notes.push(`guess: ${guess}`);
+  }
+}
+
+function withTimes(f: Fault, times: number): Fault {
+  return f.kind === 'unmountDevice' ||
+    f.kind === 'tearDown' ||
+    f.kind === 'mountDevice' ||
+    f.kind === 'waitForAttach' ||
+    f.kind === 'stopContainer' ||
+    f.kind === 'setUp'
+    ? { ...f, times }
+    : f;
+}
