@@ -44,6 +44,20 @@ export interface Reading {
   readonly node: NodeState | null;
 }
 
+/** A node first seen now: no restart, no shutdown, nothing pending. */
+function newNode(name: string, pid: number): NodeState {
+  return {
+    name,
+    pid,
+    last: null,
+    restartSeq: -1,
+    restartAtMs: 0,
+    shutdown: false,
+    shutdownConfig: null,
+    pending: [],
+  };
+}
+
 export class ImportState {
   readonly entries: Entry[] = [];
   readonly nodes = new Map<string, NodeState>();
@@ -116,16 +130,7 @@ export class ImportState {
     }
     let n = this.nodes.get(name);
     if (n === undefined) {
-      n = {
-        name,
-        pid: r.pid,
-        last: null,
-        restartSeq: -1,
-        restartAtMs: 0,
-        shutdown: false,
-        shutdownConfig: null,
-        pending: [],
-      };
+      n = newNode(name, r.pid);
       this.nodes.set(name, n);
     }
     return n;
@@ -133,17 +138,8 @@ export class ImportState {
 
   namedNode(name: string): string {
     const n = subdomain(name, 'node');
-    if (!this.nodes.has(n))
-      this.nodes.set(n, {
-        name: n,
-        pid: 0,
-        last: null,
-        restartSeq: -1,
-        restartAtMs: 0,
-        shutdown: false,
-        shutdownConfig: null,
-        pending: [],
-      });
+    // A node only the controller manager or an UnmountDevice line names: no kubelet PID known.
+    if (!this.nodes.has(n)) this.nodes.set(n, newNode(n, 0));
     return n;
   }
 
