@@ -2,6 +2,7 @@
 // says on standard error how much of the logs it read, and with --run runs the scenario under every
 // release preset. The claim it writes is what fires under the release the log's kubelet names (docs/import.md).
 import { RELEASE_PRESETS } from '../fixes.js';
+import { durationText, IDLE_GAP_KEPT_MS } from '../import/idleGaps.js';
 import { type Imported, importedYaml, importLogs, scenarioNameOf } from '../import/importLogs.js';
 import { firedInvariants, runScenario } from '../run/run.js';
 import { readInputBytes } from '../scenario/files.js';
@@ -67,6 +68,11 @@ export function summaryLines(imported: Imported, out: string | undefined): strin
   const lines = [
     `podrace import: ${imported.used} of ${imported.messages} messages read: ${s.nodes.length} node(s), ${pods} pod(s), ${s.volumes.length} volume(s), ${s.timeline.length} timeline entries${out === undefined ? '' : ` -> ${out}`}`,
   ];
+  const { cuts, beyond } = imported.inferred;
+  if (cuts.length > 0 || beyond.length > 0)
+    lines.push(
+      `the log is longer than a day: ${cuts.length} idle stretch(es) cut to ${durationText(IDLE_GAP_KEPT_MS)}${beyond.length > 0 ? `, ${beyond.length} entr${beyond.length === 1 ? 'y' : 'ies'} past the day left out` : ''} (the file's header says where)`,
+    );
   if (imported.unused.length > 0) {
     lines.push(
       `${imported.unused.length} line(s) not read; the first ${Math.min(UNUSED_SHOWN, imported.unused.length)}:`,

@@ -6,6 +6,8 @@ import { InputError } from '../scenario/errors.js';
 import { parseScenarioText } from '../scenario/load.js';
 import type { Claim, Scenario } from '../scenario/types.js';
 import { scenarioToYaml } from '../scenario/write.js';
+import { assert } from '../sim/assert.js';
+import { durationText, IDLE_GAP_KEPT_MS, MAX_HORIZON_MS, QUIET_AFTER_MS } from './idleGaps.js';
 import { type Inferred, inferScenario } from './infer.js';
 import { decodeLogBytes, type LogRecord, mergeByTime, readLogText } from './logLines.js';
 
@@ -35,10 +37,8 @@ export interface Imported {
   readonly yaml: string;
 }
 
-/** The least horizon of an imported scenario, and the quiet time after its last line (liveness checks). */
+/** The least horizon of an imported scenario. */
 const MIN_HORIZON_MS = 10 * 60_000;
-const QUIET_AFTER_MS = 5 * 60_000;
-const MAX_HORIZON_MS = 24 * 3_600_000;
 
 /** `kubelet.log:12,14-15; kcm.log:3`: where records came from. */
 export function sourceText(records: readonly LogRecord[]): string {
@@ -79,13 +79,8 @@ export function importLogs(inputs: readonly LogInput[], options: { readonly name
     );
   const inferred = inferScenario(records);
   const horizonMs = Math.max(MIN_HORIZON_MS, Math.ceil((inferred.lastAtMs + QUIET_AFTER_MS) / 1000) * 1000);
-  if (horizonMs > MAX_HORIZON_MS) {
-    const last = records[records.length - 1]!;
-    throw new InputError(
-      `${last.file}:${last.lines[0]}: the log spans ${Math.round(inferred.lastAtMs / 60_000)} minutes; a scenario's horizon is at most 24h: import a day of it at most`,
-      { located: true },
-    );
-  }
+  // inferScenario cut a longer log to fit (idleGaps.ts): the quiet time after its end is the one it left.
+  assert(horizonMs <= MAX_HORIZON_MS, 'an imported scenario fits in a day');
   const volumes = inferred.volumes.decls();
   const scenario: Scenario = {
     file: '',
@@ -158,6 +153,17 @@ export function importedYaml(
   if (inferred.release !== null && inferred.releaseSource !== null)
     header.push(
       `kubelet release ${inferred.release.value} (${sourceText([inferred.releaseSource])})${inferred.release.guess === null ? '' : `; guess: ${inferred.release.guess}`}`,
+    );
+  if (inferred.cuts.length > 0) {
+    const removed = inferred.cuts.reduce((sum, c) => sum + c.removedMs, 0);
+    header.push(
+      `The log is longer than a scenario may run (a day): ${inferred.cuts.length} stretch(es) with nothing to replay, longer than ${durationText(IDLE_GAP_KEPT_MS)}, were cut to ${durationText(IDLE_GAP_KEPT_MS)} (${durationText(removed)} in all); times after a cut are earlier than the log's.`,
+    );
+  }
+  const beyond = inferred.beyond[0]?.sources[0];
+  if (beyond !== undefined)
+    header.push(
+      `${inferred.beyond.length} entr${inferred.beyond.length === 1 ? 'y' : 'ies'} past the first day, from ${sourceText([beyond])} on, left out: import that part of the log on its own.`,
     );
   if (inferred.firstAtMs > 0)
     header.push(

@@ -5,6 +5,7 @@ import type { Action, Fault, UnmountDeviceStage } from '../scenario/types.js';
 import type { LogEvent, PodRef } from './events.js';
 import { readEviction } from './evictionGrace.js';
 import { type Hinted, subdomain } from './hints.js';
+import { TimeMap } from './idleGaps.js';
 import type { LogRecord } from './logLines.js';
 import { createAction, isControllerEvent, type PodInstance } from './podInstance.js';
 import { VolumeTable } from './volumeTable.js';
@@ -81,6 +82,8 @@ export class ImportState {
   readonly openFaults = new Map<string, { records: LogRecord[]; times: number }>();
   /** node -> when its last "could not get consistent content of /proc/mounts" line was logged. */
   readonly lastInconsistentAtMs = new Map<string, number>();
+  /** The log's time to the scenario's: set once every record was read (a long log's idle stretches cut). */
+  timeMap = new TimeMap();
   /** Added to every record's time: PRELUDE_MS when a pod ran before the log began, else 0. */
   readonly offset: number;
   private readonly t0: number;

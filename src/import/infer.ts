@@ -6,6 +6,7 @@ import type { ReleasePreset } from '../fixes.js';
 import { InputError } from '../scenario/errors.js';
 import { restartPolicyOf } from './containerExits.js';
 import type { Hinted } from './hints.js';
+import { durationText, IDLE_GAP_KEPT_MS, type IdleCut, SPAN_MAX_MS, TimeMap } from './idleGaps.js';
 import { type Entry, ImportState, PRELUDE_MS } from './importState.js';
 import type { LogRecord } from './logLines.js';
 import { readKubeletPid, readNodeEvent } from './nodeEvents.js';
@@ -32,6 +33,10 @@ export interface Inferred {
   readonly observed: { record: LogRecord; note: string }[];
   /** The virtual time of the first record: PRELUDE_MS when a pod ran before the log began, else 0. */
   readonly firstAtMs: number;
+  /** Idle stretches cut from a log longer than a day (idleGaps.ts); empty when it fits. */
+  readonly cuts: readonly IdleCut[];
+  /** Entries still past the day after the cuts: left out of the scenario. */
+  readonly beyond: readonly Entry[];
   readonly lastAtMs: number;
 }
 
@@ -93,8 +98,12 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
     p.restartPolicy = read.policy;
     s.createNotes.get(p)?.push(read.note);
   }
+  const sorted = s.entries.sort((a, b) => a.atMs - b.atMs || a.seq - b.seq);
+  const fitted = fitInADay(s, sorted, endMs);
   return {
-    entries: s.entries.sort((a, b) => a.atMs - b.atMs || a.seq - b.seq),
+    entries: fitted.entries,
+    cuts: s.timeMap.cuts,
+    beyond: fitted.beyond,
     nodes: [...s.nodes.keys()],
     nodeShutdown: Object.fromEntries(
       [...s.nodes.values()].flatMap((n) =>
@@ -108,6 +117,29 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
     unused: s.unused,
     observed: s.observed,
     firstAtMs: s.offset,
-    lastAtMs: last === undefined ? 0 : s.rel(last),
+    lastAtMs: Math.min(SPAN_MAX_MS, s.timeMap.map(endMs)),
+  };
+}
+
+/**
+ * A log longer than a day, made to fit (idleGaps.ts): its idle stretches cut (the entry after each says
+ * so), then the entries still past SPAN_MAX_MS left out (the import's header says from where).
+ */
+function fitInADay(
+  s: ImportState,
+  sorted: readonly Entry[],
+  endMs: number,
+): { entries: Entry[]; beyond: Entry[] } {
+  s.timeMap = TimeMap.of([...sorted.map((e) => e.atMs), endMs]);
+  for (const e of sorted) e.atMs = s.timeMap.map(e.atMs);
+  for (const cut of s.timeMap.cuts) {
+    const after = sorted.find((e) => e.atMs >= cut.atMs);
+    after?.notes.push(
+      `the log has nothing to replay for ${durationText(cut.removedMs + IDLE_GAP_KEPT_MS)} before this: cut to ${durationText(IDLE_GAP_KEPT_MS)}, so that the scenario fits in a day`,
+    );
+  }
+  return {
+    entries: sorted.filter((e) => e.atMs <= SPAN_MAX_MS),
+    beyond: sorted.filter((e) => e.atMs > SPAN_MAX_MS),
   };
 }

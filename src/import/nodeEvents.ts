@@ -15,13 +15,19 @@ export function readKubeletPid(s: ImportState, node: NodeState, r: LogRecord, se
     node.restartSeq = seq - 0.5;
     node.restartAtMs = s.rel(last);
     node.shutdown = false;
-    const down = Math.max(0, r.timeMs - last.timeMs);
     const name = node.name;
+    const stoppedAtMs = s.rel(last);
+    const startedAtMs = s.rel(r);
     s.push(
-      s.rel(last),
+      stoppedAtMs,
       seq - 0.5,
       [last, r],
-      () => ({ kind: 'restartKubelet', node: name, downForMs: down }),
+      // In the scenario's time: an idle stretch cut from a long log (idleGaps.ts) is cut from the down time too.
+      () => ({
+        kind: 'restartKubelet',
+        node: name,
+        downForMs: Math.max(0, s.timeMap.map(startedAtMs) - s.timeMap.map(stoppedAtMs)),
+      }),
       [`the kubelet's PID changed from ${node.pid} to ${r.pid}`],
     );
   }
