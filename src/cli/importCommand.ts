@@ -8,7 +8,8 @@ export function importBuilder(y: Argv) {
       type: 'string',
       array: true,
       demandOption: true,
-      describe: 'kubelet and kube-controller-manager logs (klog, journald, grep -n output; .gz read as is)',
+      describe:
+        'kubelet and kube-controller-manager logs (klog, JSON, journald, grep -n output; .gz read as is)',
     })
     .option('out', {
       type: 'string',

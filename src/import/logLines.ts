@@ -2,9 +2,11 @@
 // with its time, the writing process's PID, its component and the physical lines it came from. Accepted
 // prefixes (docs/import.md): a klog header (`I0523 09:50:58.123456     268 kubelet.go:2100] msg`), a
 // journald line (`May 23 09:50:58 host kubelet[268]: msg`, also `hyperkube[...]`, with or without a klog
-// header inside), and either one behind a `grep -n` prefix (`123:` or `file:123:`). A line without a
-// header continues the previous message (a terminal wrapped it). Pure: bytes in, records out.
+// header inside), a line of the JSON format (`{"ts":1655581336244.29,"caller":..,"msg":..}`, jsonLines.ts;
+// bare or behind journald), and any of them behind a `grep -n` prefix (`123:` or `file:123:`). A line
+// without a header continues the previous message (a terminal wrapped it). Pure: bytes in, records out.
 import { gunzipSync } from 'node:zlib';
+import { parseJsonLine } from './jsonLines.js';
 
 export type Component = 'kubelet' | 'controller-manager';
 
@@ -14,8 +16,9 @@ export interface LogRecord {
   /** 1-based physical lines of the file the message spans (more than one when wrapped). */
   readonly lines: readonly number[];
   /**
-   * Milliseconds on a synthetic clock: the header's month, day and time (no year in either format), plus a
-   * year for every time the file's clock stepped back more than 12 hours (31 Dec to 1 Jan).
+   * Milliseconds on a synthetic clock: the header's month, day and time (no year in either format; a JSON
+   * line's UTC time, or behind journald its host's local time), plus a year for every time the file's clock
+   * stepped back more than 12 hours (31 Dec to 1 Jan).
    */
   readonly timeMs: number;
   /** The writing process (the klog header's PID, else journald's); 0 when neither names one. */
@@ -24,11 +27,14 @@ export interface LogRecord {
   readonly host: string;
   /** What wrote it: from the journald identifier, else the klog header's source file, else the file's. */
   readonly component: Component | null;
-  /** Severity letter of a klog header (I, W, E, F); '' when none. */
+  /** Severity letter of a klog header (I, W, E, F; a JSON line's: E or I); '' when none. */
   readonly severity: string;
-  /** The klog header's source file and line (`kubelet.go:2100`); '' when none. */
+  /** The klog header's source file and line (`kubelet.go:2100`; a JSON line's `caller`); '' when none. */
   readonly source: string;
-  /** The message: everything after the header(s), wrapped continuation lines joined by a space. */
+  /**
+   * The message: everything after the header(s), wrapped continuation lines joined by a space; a JSON
+   * line's in klog's text form (jsonLines.ts).
+   */
   readonly text: string;
 }
 
@@ -47,6 +53,8 @@ const JOURNALD =
  * (`4/2/2018 9:26:16 PMI0403 00:26:16.961352 ...`, `2022-05-23T09:50:58Z I0523 ...`).
  */
 const PREFIXED_KLOG = /^.{1,80}?(?=[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s+\d+ [^\]\s]+\] )/;
+/** A JSON line behind such a prefix: upstream's, whose first key is `ts`. */
+const PREFIXED_JSON = /^.{1,80}?(?=\{"ts":)/;
 /** `grep -n` (`123:`), `grep -n` over several files (`file:123:`), and grep's context lines (`123-`). */
 const GREP = /^(?:[^\s:]+[:-])?\d+[:-]/;
 
@@ -69,6 +77,52 @@ function clock(month: number, day: number, h: string, m: string, s: string, frac
   );
 }
 
+/** The synthetic clock's time of a UTC instant: its month and day by Hinnant's civil_from_days. */
+export function clockOfEpoch(epochMs: number): number {
+  const ms = Math.floor(epochMs);
+  const days = Math.floor(ms / DAY_MS);
+  const z = days + 719_468;
+  const doe = z - Math.floor(z / 146_097) * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 2 : mp - 10;
+  return ((DAYS_BEFORE[month] ?? 0) + day - 1) * DAY_MS + (ms - days * DAY_MS);
+}
+
+/**
+ * The host's offset from UTC, from journald's local time of a JSON line and the line's own UTC time: their
+ * difference within a day (the dates may differ by one, or by a year at New Year), to 15 minutes.
+ */
+function zoneOffsetMs(journaldMs: number, utcMs: number): number {
+  const QUARTER = 15 * 60_000;
+  let d = (((journaldMs - utcMs) % DAY_MS) + DAY_MS) % DAY_MS;
+  if (d > 14 * 3_600_000) d -= DAY_MS;
+  return Math.round(d / QUARTER) * QUARTER;
+}
+
+/** A line of the JSON format as a header; `journaldMs` is the time of journald's prefix around it. */
+function jsonHeader(line: string, journaldMs: number | null): Header | null {
+  const j = parseJsonLine(line);
+  if (j === null) return null;
+  // journald's time (and a klog line's) is the host's local time, the JSON's UTC: put the JSON line on the
+  // local clock too, so that a file's klog lines (logged before the JSON logger is set up) and the
+  // journald lines around it stay on one clock.
+  const offset = journaldMs === null ? 0 : zoneOffsetMs(journaldMs, clockOfEpoch(j.epochMs));
+  return {
+    timeMs: clockOfEpoch(j.epochMs + offset),
+    pid: 0,
+    host: '',
+    identifier: '',
+    severity: j.severity,
+    source: j.source,
+    text: j.text,
+  };
+}
+
 function klogHeader(line: string): Header | null {
   const k = KLOG.exec(line);
   if (k === null) return null;
@@ -87,7 +141,10 @@ function klogHeader(line: string): Header | null {
   };
 }
 
-/** A header at the start of `line`: journald (maybe wrapping klog), or klog; null for a continuation. */
+/**
+ * A header at the start of `line`: journald (maybe wrapping klog or JSON), klog, or a JSON line; null for
+ * a continuation.
+ */
 export function parseHeader(raw: string): Header | null {
   const line = raw.replace(/\r$/, '');
   const candidates = [line];
@@ -95,13 +152,18 @@ export function parseHeader(raw: string): Header | null {
   if (grep !== null) candidates.push(line.slice(grep[0].length));
   const prefixed = PREFIXED_KLOG.exec(line);
   if (prefixed !== null) candidates.push(line.slice(prefixed[0].length));
+  const prefixedJson = PREFIXED_JSON.exec(line);
+  if (prefixedJson !== null) candidates.push(line.slice(prefixedJson[0].length));
   for (const c of candidates) {
     const j = JOURNALD.exec(c);
     if (j !== null) {
       const [, mon, dd, h, m, s, frac, host, ident, pid, text] = j as unknown as string[];
+      const journaldMs = clock(MONTHS.indexOf(mon!), Number(dd), h!, m!, s!, frac ?? '');
+      const json = jsonHeader(text!, journaldMs);
+      if (json !== null) return { ...json, pid: Number(pid), host: host ?? '', identifier: ident! };
       const inner = klogHeader(text!);
       const outer: Header = {
-        timeMs: clock(MONTHS.indexOf(mon!), Number(dd), h!, m!, s!, frac ?? ''),
+        timeMs: journaldMs,
         pid: Number(pid),
         host: host ?? '',
         identifier: ident!,
@@ -113,7 +175,7 @@ export function parseHeader(raw: string): Header | null {
       // is the process's own (journald's is the same process; a wrapper script's would differ).
       return inner === null ? outer : { ...inner, host: host ?? '', identifier: ident! };
     }
-    const k = klogHeader(c);
+    const k = klogHeader(c) ?? jsonHeader(c, null);
     if (k !== null) return k;
   }
   return null;
