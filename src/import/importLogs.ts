@@ -74,7 +74,7 @@ export function importLogs(inputs: readonly LogInput[], options: { readonly name
   const records = mergeByTime(perFile.map((p) => p.records));
   if (records.length === 0)
     throw new InputError(
-      `${inputs.map((f) => f.name).join(', ')}: no kubelet or kube-controller-manager line (no klog or journald header)`,
+      `${inputs.map((f) => f.name).join(', ')}: no kubelet or kube-controller-manager line (no klog, JSON or journald header)`,
       { located: true },
     );
   const inferred = inferScenario(records);

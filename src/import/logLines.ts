@@ -146,7 +146,7 @@ function klogHeader(line: string): Header | null {
  * a continuation.
  */
 export function parseHeader(raw: string): Header | null {
-  const line = raw.replace(/\r$/, '');
+  const line = dockerLogLine(raw.replace(/\r$/, ''));
   const candidates = [line];
   const grep = GREP.exec(line);
   if (grep !== null) candidates.push(line.slice(grep[0].length));
@@ -179,6 +179,23 @@ export function parseHeader(raw: string): Header | null {
     if (k !== null) return k;
   }
   return null;
+}
+
+/**
+ * A line of Docker's json-file log driver (`docker logs` of a kubelet in a container, /var/lib/docker/
+ * containers/*-json.log): `{"log":"I0523 09:50:58.123456 ...\n","stream":"stderr","time":"..."}`. The
+ * line the kubelet wrote is `log`, with its quotes escaped; anything else is returned as it is.
+ */
+function dockerLogLine(line: string): string {
+  if (!line.startsWith('{"log":')) return line;
+  try {
+    const o: unknown = JSON.parse(line);
+    if (typeof o !== 'object' || o === null) return line;
+    const log = (o as { log?: unknown }).log;
+    return typeof log === 'string' ? log.replace(/\r?\n$/, '') : line;
+  } catch {
+    return line;
+  }
 }
 
 /**

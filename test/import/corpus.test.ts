@@ -43,7 +43,7 @@ const EXPECTED: Record<string, Expected> = {
     timeline: ['createPod mariadb-0 [iscsipd-rw]', 'fault waitForAttach iscsipd-rw'],
   },
   'k8s-104785-rbd-unmap-no-header.log': {
-    error: /no kubelet or kube-controller-manager line \(no klog or journald header\)/,
+    error: /no kubelet or kube-controller-manager line \(no klog, JSON or journald header\)/,
   },
   'k8s-107789-device-in-use-wrapped.log': {
     nodes: ['foobar'],

@@ -52,6 +52,21 @@ describe('parseHeader', () => {
       parseHeader('4/2/2018 9:26:16 PMI0403 00:26:16.961352    1694 reconciler.go:217] m'),
     ).toMatchObject({ pid: 1694, text: 'm' });
   });
+  it("unwraps Docker's json-file lines (a kubelet in a container): klog inside, the kubelet's JSON inside", () => {
+    const klog =
+      'I0523 09:50:58.123456     268 kubelet.go:2100] "SyncLoop ADD" source="api" pods=[default/web-0]';
+    const docker = (log: string) =>
+      JSON.stringify({ log: `${log}\n`, stream: 'stderr', time: '2023-05-23T09:50:58.123456789Z' });
+    expect(parseHeader(docker(klog))).toEqual(parseHeader(klog));
+    const json =
+      '{"ts":1684835458123.456,"caller":"kubelet/kubelet.go:2100","msg":"SyncLoop ADD","v":0,"source":"api"}';
+    expect(parseHeader(docker(json))).toEqual(parseHeader(json));
+    expect(parseHeader(docker(json))?.text).toBe('"SyncLoop ADD" source="api"');
+    // A wrapped error's continuation stays a continuation; a line that only looks like Docker's is no header.
+    expect(parseHeader(docker('iscsi: failed to attach disk'))).toBeNull();
+    expect(parseHeader('{"log": 3}')).toBeNull();
+    expect(parseHeader('{"log":"unterminated')).toBeNull();
+  });
   it('a line without a header is none', () => {
     expect(parseHeader('  continued text')).toBeNull();
     expect(parseHeader('I1323 09:50:58.000000 1 a.go:1] bad month')).toBeNull();
