@@ -602,29 +602,48 @@ export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
   );
 
 /**
- * The warm-up cases (src/fuzz/warmUp.ts): the classic swarm, and of its cases one in SLOW_STAGING_ONE_IN,
- * one in SLOW_TEARDOWN_ONE_IN and one in ATTACH_AFTER_RESTART_ONE_IN a case of the rare profiles, each
- * pick and draft drawn after the swarm's (a case no rare profile displaced is the classic swarm's, draw
- * for draw). The rare profiles stay because each is the only early finder of a switch's bug
- * (terminated-pod-waits-for-volume-cleanup: slow teardown); jobs and kill sequences wait for the rest.
+ * The warm-up cases (src/fuzz/warmUp.ts): the classic swarm, and of its cases one in SLOW_TEARDOWN_ONE_IN
+ * and one in ATTACH_AFTER_RESTART_ONE_IN a case of those rare profiles, each pick and draft drawn after the
+ * swarm's (a case no rare profile displaced is the classic swarm's, draw for draw). They stay because each
+ * is the early finder of a switch's bug (slow teardown: terminated-pod-waits-for-volume-cleanup, 95 of its
+ * 99 warm-up cases on seeds 1-40; attach after restart: reconstruct-every-pod-of-volume, 35 of 92). Slow
+ * staging waits for the rest with jobs and kill sequences: none of its 99 warm-up cases on seeds 1-40 found
+ * a switch's bug, so each of them only displaced a classic case. Its pick and draft are still drawn, and
+ * not used: the picks after them keep their draws, so no case changes but the slow-staging ones, which
+ * are the classic swarm's again.
  */
-export const draftArbitraryWarmUp: fc.Arbitrary<ScenarioDraft> = fc
-  .tuple(
-    draftArbitraryClassicSwarm,
-    fc.noBias(fc.nat({ max: SLOW_STAGING_ONE_IN - 1 })),
-    slowStagingCaseArbitrary,
-    fc.noBias(fc.nat({ max: SLOW_TEARDOWN_ONE_IN - 1 })),
-    slowTearDownCaseArbitrary,
-    fc.noBias(fc.nat({ max: ATTACH_AFTER_RESTART_ONE_IN - 1 })),
-    attachAfterRestartCaseArbitrary,
-  )
-  // Picks checked last, as `rarely` does: shrinking leaves a rare profile for the case it displaced.
-  .map(([classic, pickStaging, staging, pickTearDown, tearDown, pickAttach, attach]) => {
+const warmUpDraws = fc.tuple(
+  draftArbitraryClassicSwarm,
+  fc.noBias(fc.nat({ max: SLOW_STAGING_ONE_IN - 1 })),
+  slowStagingCaseArbitrary,
+  fc.noBias(fc.nat({ max: SLOW_TEARDOWN_ONE_IN - 1 })),
+  slowTearDownCaseArbitrary,
+  fc.noBias(fc.nat({ max: ATTACH_AFTER_RESTART_ONE_IN - 1 })),
+  attachAfterRestartCaseArbitrary,
+);
+
+// Picks checked last, as `rarely` does: shrinking leaves a rare profile for the case it displaced.
+export const draftArbitraryWarmUp: fc.Arbitrary<ScenarioDraft> = warmUpDraws.map(
+  ([classic, _pickStaging, _staging, pickTearDown, tearDown, pickAttach, attach]) => {
+    if (pickTearDown === SLOW_TEARDOWN_ONE_IN - 1) return tearDown;
+    if (pickAttach === ATTACH_AFTER_RESTART_ONE_IN - 1) return attach;
+    return classic;
+  },
+);
+
+/**
+ * The warm-up before slow staging left it: the same draws, one in SLOW_STAGING_ONE_IN of the cases a
+ * slow-staging one. Not used by campaigns: test/fuzz/warmUp.test.ts checks that every other case is the
+ * same, draw for draw.
+ */
+export const draftArbitraryWarmUpWithSlowStaging: fc.Arbitrary<ScenarioDraft> = warmUpDraws.map(
+  ([classic, pickStaging, staging, pickTearDown, tearDown, pickAttach, attach]) => {
     if (pickStaging === SLOW_STAGING_ONE_IN - 1) return staging;
     if (pickTearDown === SLOW_TEARDOWN_ONE_IN - 1) return tearDown;
     if (pickAttach === ATTACH_AFTER_RESTART_ONE_IN - 1) return attach;
     return classic;
-  });
+  },
+);
 
 /** The campaigns' generator: the warm-up mix for a seed's first WARM_UP_CASES cases, then the whole mix. */
 export const scenarioDraftArbitrary: fc.Arbitrary<ScenarioDraft> = new WarmUpArbitrary(

@@ -278,8 +278,11 @@ function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
       const graceS = Math.min(first.graceS, 2);
       const fault = d.fault?.fault;
       // Without a drawn stage: iSCSI's map held through the unmount (#107789) or a failure after it (#100183).
+      // A drawn failure before the unmount takes that default too: it leaves the node as it was and is
+      // retried, so the next pod only waits (on seeds 1-60, 68 such cases found no switch's bug but
+      // pod-worker-lifecycle's and, in 2 with a Block volume, block-metrics').
       const stage: UnmountDeviceStage =
-        fault?.kind === 'unmountDevice'
+        fault?.kind === 'unmountDevice' && fault.stage !== 'beforeUnmount'
           ? fault.stage
           : d.plugin === 'iscsi'
             ? 'deviceStillOpen'
