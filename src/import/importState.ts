@@ -35,6 +35,16 @@ export interface NodeState {
   shutdownConfig: { periodS: number; criticalS: number; record: LogRecord } | null;
   /** UnmountDevice stage counts waiting for the next UnmountDevice of the node (map in use, ...). */
   readonly pending: { stage: UnmountDeviceStage; records: LogRecord[] }[];
+  /**
+   * A restart whose new process has not yet shown what its config sources list: set by the PID change,
+   * cleared by the new process's first sync loop line (its re-list ADD, or what it logs without one).
+   */
+  relist: {
+    readonly atMs: number;
+    readonly seq: number;
+    readonly downMs: number;
+    readonly pid: number;
+  } | null;
 }
 
 /** The record an event reader reads: its index, its time in the scenario, its node (null: the controller manager's). */
@@ -56,6 +66,7 @@ function newNode(name: string, pid: number): NodeState {
     shutdown: false,
     shutdownConfig: null,
     pending: [],
+    relist: null,
   };
 }
 
@@ -192,7 +203,17 @@ export class ImportState {
     );
   }
 
-  create(ref: PodRef, node: string, isStatic: boolean, r: LogRecord, seq: number, prelude: boolean) {
+  /** A new pod instance, created at `r` (or `at`: a time the log implies), or at 0 s when it ran before the log. */
+  create(
+    ref: PodRef,
+    node: string,
+    isStatic: boolean,
+    r: LogRecord,
+    seq: number,
+    prelude: boolean,
+    at?: { readonly atMs: number; readonly seq: number },
+  ) {
+    const atMs = prelude ? 0 : (at?.atMs ?? this.rel(r));
     const p: PodInstance = {
       key: `${ref.namespace}/${ref.name}#${this.pods.size}`,
       ref,
@@ -205,6 +226,8 @@ export class ImportState {
       killGrace: null,
       deleteGrace: null,
       forcedAfterDelete: false,
+      goneWhileDown: false,
+      relisted: null,
       runningIds: new Set(),
       evictGrace: null,
       evicted: false,
@@ -216,7 +239,7 @@ export class ImportState {
       exits: [],
       goneAtMs: null,
       restartPolicy: 'Always',
-      readyAtMs: prelude ? 0 : this.rel(r),
+      readyAtMs: atMs,
       volumes: [],
       prelude,
     };
@@ -237,8 +260,8 @@ export class ImportState {
           ? evictedSpec()
           : null;
     this.push(
-      prelude ? 0 : this.rel(r),
-      prelude ? -1 : seq,
+      atMs,
+      prelude ? -1 : (at?.seq ?? seq),
       [r],
       () => createAction(p, this.volumes, inherit(), notes),
       notes,

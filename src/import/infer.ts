@@ -9,7 +9,7 @@ import type { Hinted } from './hints.js';
 import { durationText, IDLE_GAP_KEPT_MS, type IdleCut, SPAN_MAX_MS, TimeMap } from './idleGaps.js';
 import { type Entry, ImportState, PRELUDE_MS } from './importState.js';
 import type { LogRecord } from './logLines.js';
-import { readKubeletPid, readNodeEvent } from './nodeEvents.js';
+import { readKubeletPid, readNodeEvent, readRelist } from './nodeEvents.js';
 import { readPodEvent } from './podEvents.js';
 import { firstSightIsNotAdd, isControllerEvent, type PodInstance } from './podInstance.js';
 import { recognise } from './recognise.js';
@@ -56,6 +56,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
     }
     s.used++;
     const reading = { r, seq, t: s.rel(r), node };
+    if (node !== null) readRelist(s, node, ev, reading);
     switch (ev.kind) {
       case 'podOp':
       case 'killContainer':

@@ -18,6 +18,7 @@ export function readKubeletPid(s: ImportState, node: NodeState, r: LogRecord, se
     const name = node.name;
     const stoppedAtMs = s.rel(last);
     const startedAtMs = s.rel(r);
+    node.relist = { atMs: stoppedAtMs, seq: seq - 0.5, downMs: startedAtMs - stoppedAtMs, pid: r.pid };
     s.push(
       stoppedAtMs,
       seq - 0.5,
@@ -33,6 +34,52 @@ export function readKubeletPid(s: ImportState, node: NodeState, r: LogRecord, se
   }
   node.pid = r.pid === 0 ? node.pid : r.pid;
   node.last = r;
+}
+
+/**
+ * What a restarted kubelet's config sources list, read off its first sync loop line: its re-list ADD
+ * (source api), or another SyncLoop line before any (the new process logs at V(2), and lists no API pod).
+ * The node's API pods that ran before the restart and are not listed left the API while the kubelet was
+ * down: deleted then (a force deletion, or a graceful one finalised by nobody), which the restarted
+ * kubelet never hears of. Read before the record's own event.
+ */
+export function readRelist(s: ImportState, node: NodeState, ev: LogEvent, { r }: Reading): void {
+  const relist = node.relist;
+  if (relist === null || r.pid !== relist.pid) return;
+  const listing = ev.kind === 'podOp' && ev.op === 'ADD' && ev.source === 'api';
+  if (!listing && ev.kind !== 'pleg' && ev.kind !== 'podOp') return;
+  node.relist = null;
+  const listed = listing ? ev.pods : [];
+  const atMs = relist.atMs + relist.downMs / 2;
+  for (const p of s.pods.values()) {
+    if (p.node !== node.name || !p.alive) continue;
+    // The file source lists a static pod by its manifest: under another UID when it changed meanwhile,
+    // which its containers show (podEvents.ts replacedWhileDown).
+    if (p.static) {
+      p.relisted = { atMs, seq: relist.seq + 0.2, startedAtMs: relist.atMs + relist.downMs };
+      continue;
+    }
+    const named = listed.some(
+      (ref) =>
+        (ref.uid !== '' && ref.uid === p.uid) ||
+        ((ref.uid === '' || p.uid === '') &&
+          ref.name === p.ref.name &&
+          (ref.namespace === '' || ref.namespace === p.ref.namespace)),
+    );
+    if (named) {
+      p.relisted = { atMs, seq: relist.seq + 0.2, startedAtMs: relist.atMs + relist.downMs };
+      continue;
+    }
+    p.alive = false;
+    p.goneWhileDown = true;
+    p.goneAtMs ??= atMs;
+    const name = p.name;
+    s.push(atMs, relist.seq + 0.2, [r], () => ({ kind: 'forceDeletePod', pod: name }), [
+      listing
+        ? 'guess: deleted while the kubelet was down (the restarted kubelet does not list it), half way through'
+        : 'guess: deleted while the kubelet was down (the restarted kubelet lists no API pod), half way through',
+    ]);
+  }
 }
 
 export function readNodeEvent(s: ImportState, ev: NodeEvent, { r, seq, t, node }: Reading): void {

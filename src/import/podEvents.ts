@@ -2,7 +2,7 @@
 // kills of their containers and the runtime refusing them, PLEG's starts and deaths, and evictions. Pure.
 import { InputError } from '../scenario/errors.js';
 import { ownExitContainer } from './containerExits.js';
-import type { LogEvent } from './events.js';
+import type { LogEvent, PodRef } from './events.js';
 import { readEviction } from './evictionGrace.js';
 import { label } from './hints.js';
 import type { ImportState, Reading } from './importState.js';
@@ -17,6 +17,9 @@ type PodEvent = Extract<
 const at = (r: LogRecord) => `${r.file}:${r.lines[0]}`;
 /** kuberuntime_container.go's minimumGracePeriodInSeconds. */
 const MINIMUM_GRACE_PERIOD_S = 2;
+
+/** How soon after a restart a kill of a listed pod reads as the list's deletion (its first sync). */
+const RELISTED_KILL_WITHIN_MS = 60_000;
 
 export function readPodEvent(s: ImportState, ev: PodEvent, { r, seq, t, node }: Reading): void {
   switch (ev.kind) {
@@ -71,6 +74,30 @@ export function readPodEvent(s: ImportState, ev: PodEvent, { r, seq, t, node }: 
       if (c !== '' && !p.containers.includes(c)) p.containers.push(c);
       if (c !== '' && ev.containerId !== '') p.idNames.set(ev.containerId, c);
       if (ev.containerId !== '') p.killedIds.add(ev.containerId);
+      // A pod deleted while the kubelet was down is killed by housekeeping as an orphan, with a 1 s
+      // override from 1.22 on (HandlePodCleanups): not the pod's grace. (Release-1.20's kill reads the
+      // spec's grace off the container's labels, which the branches below take.)
+      if (p.goneWhileDown && ev.gracePeriodS === 1) break;
+      const relisted = p.relisted;
+      p.relisted = null;
+      // Within a minute of the start: the list's pod worker kills it at its first sync.
+      const soon = relisted !== null && t <= relisted.startedAtMs + RELISTED_KILL_WITHIN_MS;
+      if (relisted !== null && soon && p.alive && !p.deleting && !p.evicted && node?.shutdown !== true) {
+        // Killed by the restarted kubelet with nothing before it: its list showed the pod with a
+        // deletionTimestamp (config.go merges a pod it first sees as an ADD, and logs no DELETE).
+        p.deleting = true;
+        p.goneAtMs ??= relisted.atMs;
+        const q = p;
+        s.push(
+          relisted.atMs,
+          relisted.seq,
+          [r],
+          () => ({ kind: 'deletePod', pod: q.name, gracePeriodS: q.deleteGrace }),
+          [
+            'guess: deleted while the kubelet was down (the restarted kubelet listed it, then killed it), half way through',
+          ],
+        );
+      }
       if (p.evicted && p.evictGrace === null) p.evictGrace = ev.gracePeriodS;
       else if (p.forcedAfterDelete && p.deleteGrace === null && ev.gracePeriodS > (p.killGrace ?? 0)) {
         // The force deletion's 0 fell back to the spec's grace (#115819): the first kill's was the
@@ -110,6 +137,7 @@ export function readPodEvent(s: ImportState, ev: PodEvent, { r, seq, t, node }: 
       s.exitCodes.set(ev.containerId, ev.exitCode);
       break;
     case 'pleg': {
+      replacedWhileDown(s, ev.pod, r, seq);
       const p = s.podFor(ev.pod, r, seq);
       if (ev.event === 'ContainerStarted') {
         p.startsMs.push(t);
@@ -153,4 +181,35 @@ export function readPodEvent(s: ImportState, ev: PodEvent, { r, seq, t, node }: 
       break;
     }
   }
+}
+
+/**
+ * Containers of a static pod under a UID not seen before, after a restart whose sources listed its name:
+ * the manifest changed while the kubelet was down (structured ADDs name no UID; the file source lists the
+ * new manifest, and housekeeping kills the old one's containers as an orphan). The old pod is removed half
+ * way through the down time and the new one added when the kubelet started.
+ */
+function replacedWhileDown(s: ImportState, ref: PodRef, r: LogRecord, seq: number): void {
+  if (ref.uid === '' || [...s.pods.values()].some((p) => p.uid === ref.uid)) return;
+  const old = [...s.pods.values()]
+    .reverse()
+    .find(
+      (p) =>
+        p.static &&
+        p.alive &&
+        p.relisted !== null &&
+        p.uid !== '' &&
+        p.ref.name === ref.name &&
+        (ref.namespace === '' || p.ref.namespace === ref.namespace),
+    );
+  const relisted = old?.relisted;
+  if (old === undefined || relisted === undefined || relisted === null) return;
+  old.relisted = null;
+  old.alive = false;
+  old.goneWhileDown = true;
+  old.goneAtMs ??= relisted.atMs;
+  s.push(relisted.atMs, relisted.seq, [r], () => ({ kind: 'deletePod', pod: old.name, gracePeriodS: null }), [
+    'guess: its manifest changed while the kubelet was down (containers of another UID after the restart), half way through',
+  ]);
+  s.create(ref, old.node, true, r, seq, false, { atMs: relisted.startedAtMs, seq: relisted.seq + 0.3 });
 }

@@ -26,6 +26,14 @@ export interface PodInstance {
   deleteGrace: number | null;
   /** Removed from the API while its containers still ran, after a graceful DELETE: a force deletion. */
   forcedAfterDelete: boolean;
+  /** Gone from the API while its node's kubelet was down: the restarted kubelet did not list it. */
+  goneWhileDown: boolean;
+  /**
+   * Listed by a restarted kubelet: the middle of the down time and the restart's seq, until its first kill
+   * (a kill with no DELETE, eviction or shutdown before it: the pod was deleted while the kubelet was
+   * down, and the list showed it terminating) or its deletion reads it. null otherwise.
+   */
+  relisted: { readonly atMs: number; readonly seq: number; readonly startedAtMs: number } | null;
   /** Container IDs PLEG reported started and not yet died. */
   readonly runningIds: Set<string>;
   /** The grace of the first kill after the pod's eviction; null while none was seen. */

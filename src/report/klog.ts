@@ -63,8 +63,14 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
   const out: string[] = [];
   const pids = new Map<string, number>();
   const up = new Map<string, boolean>();
-  /** Lines a node's kubelet logs once it is up again (what the API did while it was down). */
-  const held = new Map<string, ((atMs: number) => void)[]>();
+  /**
+   * The pods bound to each node (the API's, and the manifests' static pods), in creation order: what a
+   * restarted kubelet's first LIST hands its sync loop as one ADD per source.
+   */
+  const bound = new Map<
+    string,
+    Map<string, { pod: string; isStatic: boolean; volumes: readonly string[] }>
+  >();
   const staticPods = new Set<string>();
   /** node/volume -> the stage of the unmountDevice fault that fired last, until UnmountDevice reports. */
   const firing = new Map<string, string>();
@@ -86,10 +92,22 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
     out.push(line(f.atMs, f.node, 'kubelet', pids.get(f.node) ?? 1000, sev, src, msg));
   const cm = (atMs: number, sev: string, src: string, msg: string) =>
     out.push(line(atMs, CONTROL_PLANE, 'kube-controller-manager', CM_PID, sev, src, msg));
-  /** A line the kubelet logs when the API tells it something: now, or when it is up again. */
+  /**
+   * A line the kubelet logs when the API tells it something, if it is up. A kubelet that is down logs
+   * nothing of it: the restarted one lists the pods as they are then (its re-list ADD), and never hears
+   * of a pod deleted meanwhile.
+   */
   const onWatch = (node: string, emit: (atMs: number) => void, atMs: number) => {
     if (up.get(node) !== false) emit(atMs);
-    else held.set(node, [...(held.get(node) ?? []), emit]);
+  };
+  const verifyAttached = (atMs: number, node: string, pod: string, uid: string, vols: readonly string[]) => {
+    for (const v of vols)
+      kubelet(
+        { atMs, node },
+        'I',
+        'reconciler.go:238',
+        `${q(volMsg('operationExecutor.VerifyControllerAttachedVolume started', v, `pod ${q(pod)} (UID: ${q(uid)})`))} pod="default/${pod}"`,
+      );
   };
   const volMsg = (op: string, vol: string, detail: string) =>
     `${op} for volume ${q(vol)} (UniqueName: ${q(uniqueName(volumes.get(vol), vol))}) ${detail}`;
@@ -108,6 +126,7 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
   for (const f of facts) {
     switch (f.kind) {
       case 'kubeletStarted': {
+        const restarted = pids.has(f.node);
         pids.set(f.node, (pids.get(f.node) ?? 900) + 100);
         up.set(f.node, true);
         if (version !== '')
@@ -126,8 +145,22 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
             `"Creating node shutdown manager" shutdownGracePeriodRequested="${shutdown.shutdownGracePeriodS}s" shutdownGracePeriodCriticalPods="${shutdown.shutdownGracePeriodCriticalPodsS}s" shutdownGracePeriodByPodPriority=[]`,
           );
         kubelet(f, 'I', 'kubelet.go:2031', '"Starting kubelet main sync loop"');
-        for (const emit of held.get(f.node) ?? []) emit(f.atMs);
-        held.delete(f.node);
+        // A restarted kubelet's config sources list every pod bound to the node: one ADD per source.
+        const pods = [...(bound.get(f.node) ?? new Map()).entries()];
+        for (const [source, isStatic] of [
+          ['file', true],
+          ['api', false],
+        ] as const) {
+          const listed = pods.filter(([, p]) => p.isStatic === isStatic);
+          if (!restarted || listed.length === 0) continue;
+          kubelet(
+            f,
+            'I',
+            'kubelet.go:2100',
+            `"SyncLoop ADD" source=${q(source)} pods=[${listed.map(([, p]) => `default/${p.pod}`).join(' ')}]`,
+          );
+          for (const [uid, p] of listed) verifyAttached(f.atMs, f.node, p.pod, uid, p.volumes);
+        }
         break;
       }
       case 'kubeletStopped':
@@ -137,6 +170,9 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
         break;
       case 'apiPodCreated': {
         if (f.static) staticPods.add(f.uid);
+        const onNode = bound.get(f.node) ?? new Map();
+        onNode.set(f.uid, { pod: f.pod, isStatic: f.static, volumes: f.volumes });
+        bound.set(f.node, onNode);
         const source = f.static ? 'file' : 'api';
         onWatch(
           f.node,
@@ -147,13 +183,7 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
               'kubelet.go:2100',
               `"SyncLoop ADD" source=${q(source)} pods=[default/${f.pod}]`,
             );
-            for (const v of f.volumes)
-              kubelet(
-                { atMs, node: f.node },
-                'I',
-                'reconciler.go:238',
-                `${q(volMsg('operationExecutor.VerifyControllerAttachedVolume started', v, `pod ${q(f.pod)} (UID: ${q(f.uid)})`))} pod="default/${f.pod}"`,
-              );
+            verifyAttached(atMs, f.node, f.pod, f.uid, f.volumes);
           },
           f.atMs,
         );
@@ -165,6 +195,8 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
         if (!isStatic && f.gracePeriodSeconds === 0) break;
         const op = isStatic ? 'REMOVE' : 'DELETE';
         const source = isStatic ? 'file' : 'api';
+        // A removed manifest: the file source no longer lists the static pod.
+        if (isStatic) bound.get(f.node)?.delete(f.uid);
         onWatch(
           f.node,
           (atMs) =>
@@ -179,6 +211,7 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
         break;
       }
       case 'apiPodDeleted':
+        bound.get(f.node)?.delete(f.uid);
         if (f.by === 'user-force' || f.by === 'kubelet')
           onWatch(
             f.node,

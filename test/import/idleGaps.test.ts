@@ -75,9 +75,11 @@ describe('a log longer than a day', () => {
     expect(r.scenario.horizonMs).toBeLessThanOrEqual(24 * H);
   });
 
-  it('cuts the stretch from a kubelet restart whose node was down for two days too', () => {
+  it('cuts the stretch from a kubelet restart whose node was down for two days too (its re-list has both pods)', () => {
     const r = run(
-      [add(0, 'web-0', 268), add(60_000, 'db-0', 268), add(2 * 24 * H, 'web-0', 4242)].join('\n'),
+      [add(0, 'web-0', 268), add(60_000, 'db-0', 268), add(2 * 24 * H, 'web-0 default/db-0', 4242)].join(
+        '\n',
+      ),
     );
     const restart = r.scenario.timeline.find((e) => e.action.kind === 'restartKubelet');
     expect(restart?.atMs).toBe(60_000);

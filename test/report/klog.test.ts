@@ -29,6 +29,32 @@ describe('toKlogLines', () => {
     );
   });
 
+  it("a restart: the new process lists the node's pods (one ADD per source); what the API did meanwhile is not logged", () => {
+    const syncLoop = (name: string, kubelet: '1.23' | 'all') => {
+      const s = load(name);
+      const fixes = kubelet === 'all' ? Fixes.all() : Fixes.of(kubelet);
+      return toKlogLines(runScenario(s, { fixes, recordFacts: true }), s)
+        .filter((l) => /"SyncLoop (ADD|DELETE|REMOVE)"/.test(l))
+        .map((l) => l.replace(/^.*kubelet\[(\d+)\]: \S+ \S+\s+\d+ \S+\] /, '$1 '));
+    };
+    // web and batch force-deleted while the kubelet is down: config.go never hears of them again.
+    expect(syncLoop('shared-volume-reconstruction', '1.23')).toEqual([
+      '1000 "SyncLoop ADD" source="api" pods=[default/web]',
+      '1000 "SyncLoop ADD" source="api" pods=[default/batch]',
+    ]);
+    // db deleted (gracefully) while it is down: the restarted kubelet's LIST has it, terminating: an ADD
+    // (and no DELETE; its termination then sticks, so no REMOVE either).
+    expect(syncLoop('failed-reconstruction-terminating-pod', 'all')).toEqual([
+      '1000 "SyncLoop ADD" source="api" pods=[default/db]',
+      '1100 "SyncLoop ADD" source="api" pods=[default/db]',
+    ]);
+    // etcd's manifest replaced while it is down: the file source lists the new one.
+    expect(syncLoop('static-pod-orphan-after-restart', 'all')).toEqual([
+      '1000 "SyncLoop ADD" source="file" pods=[default/etcd]',
+      '1100 "SyncLoop ADD" source="file" pods=[default/etcd]',
+    ]);
+  });
+
   it('a restart: a new PID from the kubelet start on, and the same bytes on a second run', () => {
     const s = load('fc-kubelet-restart-reconstruct-procmounts');
     const text = () => klogText(toKlogLines(runScenario(s, { fixes: Fixes.none(), recordFacts: true }), s));
