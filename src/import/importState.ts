@@ -45,6 +45,8 @@ export interface NodeState {
     readonly downMs: number;
     readonly pid: number;
   } | null;
+  /** The process logged something other than its start lines since it started (or since the log began). */
+  workedSinceStart: boolean;
 }
 
 /** The record an event reader reads: its index, its time in the scenario, its node (null: the controller manager's). */
@@ -67,6 +69,7 @@ function newNode(name: string, pid: number): NodeState {
     shutdownConfig: null,
     pending: [],
     relist: null,
+    workedSinceStart: false,
   };
 }
 

@@ -9,7 +9,7 @@ import type { Hinted } from './hints.js';
 import { durationText, IDLE_GAP_KEPT_MS, type IdleCut, SPAN_MAX_MS, TimeMap } from './idleGaps.js';
 import { type Entry, ImportState, PRELUDE_MS } from './importState.js';
 import type { LogRecord } from './logLines.js';
-import { readKubeletPid, readNodeEvent, readRelist } from './nodeEvents.js';
+import { readKubeletRestart, readNodeEvent, readRelist } from './nodeEvents.js';
 import { readPodEvent } from './podEvents.js';
 import { firstSightIsNotAdd, isControllerEvent, type PodInstance } from './podInstance.js';
 import { recognise } from './recognise.js';
@@ -49,7 +49,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
     const ev = events[seq] ?? null;
     const isCm = ev !== null && isControllerEvent(ev);
     const node = isCm || r.component === 'controller-manager' ? null : s.nodeOf(r);
-    if (node !== null) readKubeletPid(s, node, r, seq);
+    if (node !== null) readKubeletRestart(s, node, r, seq, ev?.kind === 'kubeletStart');
     if (ev === null) {
       s.unused.push(r);
       return;

@@ -7,11 +7,25 @@ import type { LogRecord } from './logLines.js';
 
 type NodeEvent = Extract<LogEvent, { kind: 'shutdownConfig' | 'shutdown' | 'kubeletStart' }>;
 
-/** Read before a kubelet record's event: a restart comes before what the new process logs. */
-export function readKubeletPid(s: ImportState, node: NodeState, r: LogRecord, seq: number): void {
-  // A new PID on a node's kubelet: the old process died after its last line, the new one started.
-  if (node.last !== null && r.pid !== 0 && node.pid !== 0 && r.pid !== node.pid) {
-    const last = node.last;
+/**
+ * Read before a kubelet record's event: a restart comes before what the new process logs. A restart is a
+ * new PID, or a start line (`"Kubelet version"`, `Starting kubelet main sync loop`, `Started kubelet`)
+ * after the process had logged other work: a kubelet in a container often comes back with the PID it had,
+ * and the JSON format logs no PID at all.
+ */
+export function readKubeletRestart(
+  s: ImportState,
+  node: NodeState,
+  r: LogRecord,
+  seq: number,
+  starting: boolean,
+): void {
+  const last = node.last;
+  const newPid = last !== null && r.pid !== 0 && node.pid !== 0 && r.pid !== node.pid;
+  const startedAgain = !newPid && starting && last !== null && node.workedSinceStart;
+  node.workedSinceStart = !starting;
+  // The old process died after its last line, the new one started.
+  if (last !== null && (newPid || startedAgain)) {
     node.restartSeq = seq - 0.5;
     node.restartAtMs = s.rel(last);
     node.shutdown = false;
@@ -29,7 +43,11 @@ export function readKubeletPid(s: ImportState, node: NodeState, r: LogRecord, se
         node: name,
         downForMs: Math.max(0, s.timeMap.map(startedAtMs) - s.timeMap.map(stoppedAtMs)),
       }),
-      [`the kubelet's PID changed from ${node.pid} to ${r.pid}`],
+      [
+        newPid
+          ? `the kubelet's PID changed from ${node.pid} to ${r.pid}`
+          : `the kubelet started again (${r.pid === 0 ? 'the log names no PID' : `the same PID, ${r.pid}`})`,
+      ],
     );
   }
   node.pid = r.pid === 0 ? node.pid : r.pid;

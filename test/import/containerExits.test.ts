@@ -16,7 +16,7 @@ const died = (s: number, exitCode: number) => [
 ];
 const kill = (s: number) =>
   `${at(s)} kuberuntime_container.go:725] "Killing container with a grace period" pod="default/job" podUID=u1 containerName="c1" containerID="containerd://abcdef012345" gracePeriod=30`;
-const idle = (s: number) => `${at(s)} kubelet.go:2031] "Starting kubelet main sync loop"`;
+const idle = (s: number) => `${at(s)} kubelet.go:2226] "SyncLoop (housekeeping)"`;
 const imported = (lines: string[]) => {
   const r = importLogs([{ name: 'k.log', bytes: Buffer.from(`${lines.join('\n')}\n`) }], { name: 't' });
   return r.scenario.timeline.map((e) => e.action);

@@ -94,4 +94,46 @@ describe('a kubelet restart', () => {
     ]);
     expect(r.yaml).toContain('its manifest changed while the kubelet was down');
   });
+
+  it('a start line after other work is a restart, with the same PID (a kubelet in a container) or none (JSON)', () => {
+    const starting = (t: string, pid: number) =>
+      `${h(t, pid, 'kubelet.go:2031')} "Starting kubelet main sync loop"`;
+    const version = (t: string, pid: number) =>
+      `${h(t, pid, 'server.go:446')} "Kubelet version" kubeletVersion="v1.23.13"`;
+    const samePid = run([
+      version('50:00.000000', 1),
+      starting('50:00.000000', 1),
+      add('50:00.000000', 1, 'default/web'),
+      started('50:01.000000', 1, 'web', 'u-web', 'aaa'),
+      version('50:30.000000', 1),
+      starting('50:30.000000', 1),
+      add('50:30.000000', 1, 'default/web'),
+    ]);
+    expect(actions(samePid)).toEqual(['0s createPod web', '1s restartKubelet']);
+    expect(samePid.scenario.timeline[1]?.action).toMatchObject({ downForMs: 29_000 });
+    expect(samePid.yaml).toContain('# the kubelet started again (the same PID, 1)');
+    // Its start lines in a row are one start, and a log that begins with them has no restart before.
+    expect(
+      actions(
+        run([version('50:00.000000', 1), starting('50:00.000000', 1), add('50:00.000000', 1, 'default/web')]),
+      ),
+    ).toEqual(['0s createPod web']);
+
+    const json = (ts: number, msg: string, kv: Record<string, unknown> = {}) =>
+      JSON.stringify({ ts, caller: 'kubelet/kubelet.go:2031', msg, v: 0, ...kv });
+    const t0 = Date.UTC(2024, 4, 23, 9, 50, 0);
+    const noPid = run([
+      json(t0, 'Starting kubelet main sync loop'),
+      json(t0 + 500, 'SyncLoop ADD', { source: 'api', pods: [{ name: 'web', namespace: 'default' }] }),
+      json(t0 + 40_000, 'Starting kubelet main sync loop'),
+      json(t0 + 40_500, 'SyncLoop ADD', { source: 'api', pods: [{ name: 'db', namespace: 'default' }] }),
+    ]);
+    expect(actions(noPid)).toEqual([
+      '0.5s createPod web',
+      '0.5s restartKubelet',
+      '20.25s forceDeletePod web',
+      '40.5s createPod db',
+    ]);
+    expect(noPid.yaml).toContain('# the kubelet started again (the log names no PID)');
+  });
 });

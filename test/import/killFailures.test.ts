@@ -19,7 +19,7 @@ const failed = (s: number, err = 'rpc error: code = DeadlineExceeded desc = cont
   `${e(s)} kuberuntime_container.go:730] "Container termination failed with gracePeriod" err="${err}" ${who}`;
 const died = (s: number) =>
   `${at(s)} kubelet.go:2145] "SyncLoop (PLEG): event for pod" pod="default/web" event=&{ID:u1 Type:ContainerDied Data:abcdef012345}`;
-const idle = (s: number) => `${at(s)} kubelet.go:2031] "Starting kubelet main sync loop"`;
+const idle = (s: number) => `${at(s)} kubelet.go:2226] "SyncLoop (housekeeping)"`;
 const imported = (lines: string[]) => {
   const r = importLogs([{ name: 'k.log', bytes: Buffer.from(`${lines.join('\n')}\n`) }], { name: 't' });
   return r.scenario.timeline.map((x) => ({ atMs: x.atMs, action: x.action }));
