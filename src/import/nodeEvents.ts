@@ -65,6 +65,8 @@ export function readRelist(s: ImportState, node: NodeState, ev: LogEvent, { r }:
   const relist = node.relist;
   if (relist === null || r.pid !== relist.pid) return;
   const listing = ev.kind === 'podOp' && ev.op === 'ADD' && ev.source === 'api';
+  // The file source's list (static pods) says nothing of the API's, which may come after it.
+  if (ev.kind === 'podOp' && ev.source !== 'api') return;
   if (!listing && ev.kind !== 'pleg' && ev.kind !== 'podOp') return;
   node.relist = null;
   const listed = listing ? ev.pods : [];

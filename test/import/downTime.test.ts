@@ -136,4 +136,15 @@ describe('a kubelet restart', () => {
     ]);
     expect(noPid.yaml).toContain('# the kubelet started again (the log names no PID)');
   });
+
+  it("the file source's list first says nothing of the API's: a pod listed by the API ADD after it stays", () => {
+    const r = run([
+      add('50:00.000000', 100, 'default/etcd', 'file'),
+      add('50:00.000000', 100, 'default/web'),
+      started('50:01.000000', 100, 'web', 'u-web', 'aaa'),
+      add('50:40.000000', 200, 'default/etcd', 'file'),
+      add('50:40.000000', 200, 'default/web'),
+    ]);
+    expect(actions(r)).toEqual(['0s createPod etcd', '0s createPod web', '1s restartKubelet']);
+  });
 });
