@@ -4,6 +4,7 @@
 import { RELEASE_PRESETS } from '../fixes.js';
 import { durationText, IDLE_GAP_KEPT_MS } from '../import/idleGaps.js';
 import { type Imported, importedYaml, importLogs, scenarioNameOf } from '../import/importLogs.js';
+import { LOG_BYTES_MAX } from '../import/logLines.js';
 import { firedInvariants, runScenario } from '../run/run.js';
 import { readInputBytes } from '../scenario/files.js';
 import { type Claim, fixesOfClaim } from '../scenario/types.js';
@@ -13,8 +14,8 @@ import type { importBuilder } from './importCommand.js';
 import { maxEventsOption } from './options.js';
 import { checkOutputPaths, refuseInputsAsOutputs, writeOutputFile } from './output.js';
 
-/** A log is read whole: 64 MiB (a day of a busy kubelet at -v=2 is some tens of MiB; gzip files count packed). */
-const LOG_LIMIT = { maxBytes: 64 * 1024 * 1024, maxText: '64 MiB' };
+/** A log is read whole: 64 MiB, packed and unpacked (src/import/logLines.ts decodeLogBytes). */
+const LOG_LIMIT = { maxBytes: LOG_BYTES_MAX, maxText: '64 MiB' };
 /** How many unread lines standard error shows. */
 const UNUSED_SHOWN = 5;
 
@@ -68,6 +69,8 @@ export function summaryLines(imported: Imported, out: string | undefined): strin
   const lines = [
     `podrace import: ${imported.used} of ${imported.messages} messages read: ${s.nodes.length} node(s), ${pods} pod(s), ${s.volumes.length} volume(s), ${s.timeline.length} timeline entries${out === undefined ? '' : ` -> ${out}`}`,
   ];
+  for (const file of imported.cutShort)
+    lines.push(`${file}: a gzip stream cut short: what it holds was read (the file's header says so)`);
   const { cuts, beyond } = imported.inferred;
   if (cuts.length > 0 || beyond.length > 0)
     lines.push(

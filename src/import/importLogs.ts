@@ -9,7 +9,7 @@ import { scenarioToYaml } from '../scenario/write.js';
 import { assert } from '../sim/assert.js';
 import { durationText, IDLE_GAP_KEPT_MS, MAX_HORIZON_MS, QUIET_AFTER_MS } from './idleGaps.js';
 import { type Inferred, inferScenario } from './infer.js';
-import { decodeLogBytes, type LogRecord, mergeByTime, readLogText } from './logLines.js';
+import { decodeLogFile, LogDecodeError, type LogRecord, mergeByTime, readLogText } from './logLines.js';
 
 export interface LogInput {
   readonly name: string;
@@ -33,6 +33,8 @@ export interface Imported {
   readonly used: number;
   /** Messages and lines podrace did not read, in input order. */
   readonly unused: readonly UnusedLine[];
+  /** Gzip files whose stream ends early (cut short on their way): what they hold was read. */
+  readonly cutShort: readonly string[];
   /** The file text, with claims (given to importedYaml) left out. */
   readonly yaml: string;
 }
@@ -70,7 +72,9 @@ export function scenarioNameOf(file: string): string {
 }
 
 export function importLogs(inputs: readonly LogInput[], options: { readonly name: string }): Imported {
-  const perFile = inputs.map((f) => readLogText(f.name, decodeLogBytes(f.bytes)));
+  const decoded = inputs.map((f) => decodedText(f));
+  const cutShort = inputs.filter((_, i) => decoded[i]?.cutShort === true).map((f) => f.name);
+  const perFile = inputs.map((f, i) => readLogText(f.name, decoded[i]?.text ?? ''));
   const records = mergeByTime(perFile.map((p) => p.records));
   if (records.length === 0)
     throw new InputError(
@@ -115,10 +119,21 @@ export function importLogs(inputs: readonly LogInput[], options: { readonly name
     release: inferred.release?.value ?? null,
     messages: records.length,
     used: inferred.used,
+    cutShort,
   };
   const yaml = importedYaml({ ...base, scenario, unused }, []);
   const loaded = loadOrBlame(yaml, `${options.name}.yaml`, inferred);
   return { ...base, scenario: loaded, unused, yaml };
+}
+
+/** A log file's text; a gzip file that does not unpack is one located error naming the file. */
+function decodedText(f: LogInput): { readonly text: string; readonly cutShort: boolean } {
+  try {
+    return decodeLogFile(f.bytes);
+  } catch (err) {
+    if (err instanceof LogDecodeError) throw new InputError(`${f.name}: ${err.message}`, { located: true });
+    throw err;
+  }
 }
 
 /** Loads the written text with the normal loader; an error names the log line of the entry it is about. */
@@ -142,7 +157,7 @@ function loadOrBlame(yaml: string, file: string, inferred: Inferred): Scenario {
 
 /** The scenario file: the scenario, `claims`, and comments saying where each entry came from. */
 export function importedYaml(
-  imported: Pick<Imported, 'scenario' | 'inferred' | 'messages' | 'used' | 'unused'>,
+  imported: Pick<Imported, 'scenario' | 'inferred' | 'messages' | 'used' | 'unused' | 'cutShort'>,
   claims: readonly Claim[],
 ): string {
   const { inferred } = imported;
@@ -154,6 +169,8 @@ export function importedYaml(
     header.push(
       `kubelet release ${inferred.release.value} (${sourceText([inferred.releaseSource])})${inferred.release.guess === null ? '' : `; guess: ${inferred.release.guess}`}`,
     );
+  for (const name of imported.cutShort)
+    header.push(`${name} is a gzip stream cut short: what it holds was read, its last line maybe in part.`);
   if (inferred.cuts.length > 0) {
     const removed = inferred.cuts.reduce((sum, c) => sum + c.removedMs, 0);
     header.push(

@@ -5,7 +5,7 @@
 // header inside), a line of the JSON format (`{"ts":1655581336244.29,"caller":..,"msg":..}`, jsonLines.ts;
 // bare or behind journald), and any of them behind a `grep -n` prefix (`123:` or `file:123:`). A line
 // without a header continues the previous message (a terminal wrapped it). Pure: bytes in, records out.
-import { gunzipSync } from 'node:zlib';
+import { constants, gunzipSync } from 'node:zlib';
 import { parseJsonLine } from './jsonLines.js';
 
 export type Component = 'kubelet' | 'controller-manager';
@@ -219,11 +219,51 @@ function componentOf(identifier: string, source: string, fileName: string): Comp
   return null;
 }
 
-/** The text of a file: gunzipped when it starts with gzip's magic bytes, UTF-8 (invalid bytes replaced). */
-export function decodeLogBytes(bytes: Uint8Array): string {
-  const gz = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
-  return new TextDecoder('utf-8').decode(gz ? gunzipSync(bytes) : bytes);
+/** A log is read whole, gunzipped or not: 64 MiB (a day of a busy kubelet at -v=2 is some tens of MiB). */
+export const LOG_BYTES_MAX = 64 * 1024 * 1024;
+
+/** Why a gzip file gives no text: it is not gzip after all, or it unpacks to more than the bound. */
+export class LogDecodeError extends Error {}
+
+/**
+ * The text of a file: gunzipped when it starts with gzip's magic bytes, UTF-8 (invalid bytes replaced). A
+ * gzip file cut short (an attachment truncated on its way) gives what it holds; one that unpacks to more
+ * than `maxBytes`, or is no gzip stream, is a LogDecodeError, so a small file cannot unpack to gigabytes.
+ */
+export function decodeLogBytes(bytes: Uint8Array, maxBytes = LOG_BYTES_MAX): string {
+  return decodeLogFile(bytes, maxBytes).text;
 }
+
+/** decodeLogBytes, saying whether the file was a gzip stream cut short. */
+export function decodeLogFile(
+  bytes: Uint8Array,
+  maxBytes = LOG_BYTES_MAX,
+): { readonly text: string; readonly cutShort: boolean } {
+  const gz = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+  if (!gz) return { text: new TextDecoder('utf-8').decode(bytes), cutShort: false };
+  const unpack = (finishFlush: number): Uint8Array => {
+    try {
+      return gunzipSync(bytes, { maxOutputLength: maxBytes, finishFlush });
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code === 'ERR_BUFFER_TOO_LARGE')
+        throw new LogDecodeError(`more than ${maxBytes / (1024 * 1024)} MiB once gunzipped`);
+      if (code === 'Z_BUF_ERROR' && finishFlush === constants.Z_FINISH) throw new CutShort();
+      throw new LogDecodeError(
+        `starts as gzip but does not unpack (${err instanceof Error ? err.message : String(err)})`,
+      );
+    }
+  };
+  try {
+    return { text: new TextDecoder('utf-8').decode(unpack(constants.Z_FINISH)), cutShort: false };
+  } catch (err) {
+    if (!(err instanceof CutShort)) throw err;
+    // The stream ends early: Z_SYNC_FLUSH gives what it holds without insisting on its end.
+    return { text: new TextDecoder('utf-8').decode(unpack(constants.Z_SYNC_FLUSH)), cutShort: true };
+  }
+}
+
+class CutShort extends Error {}
 
 /** One file's records, in file order. Lines before the first header are counted in `skipped`. */
 export function readLogText(file: string, text: string): { records: LogRecord[]; skipped: number[] } {

@@ -69,6 +69,31 @@ describe('podrace import', () => {
     expect(readdirSync(dir)).toEqual(['nginx.log']);
   });
 
+  it('a gzip log that does not unpack, or unpacks past 64 MiB: exit 2, one line, no stack trace', () => {
+    const dir = mkdtempSync(join(temp, 'gz-'));
+    const corrupt = join(dir, 'kubelet.log.gz');
+    writeFileSync(corrupt, Buffer.from([0x1f, 0x8b, 0x6e, 0x6f, 0x74, 0x20, 0x67, 0x7a]));
+    const r = podrace(['import', corrupt]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `${corrupt}: starts as gzip but does not unpack (unknown compression method)`,
+    ]);
+    // 65 MiB of one line over and over packs to well under a MiB.
+    const line = Buffer.from(
+      'I0523 09:50:58.100000 268 kubelet.go:2100] "SyncLoop ADD" source="api" pods=[default/web-0]\n',
+    );
+    const bomb = join(dir, 'bomb.log.gz');
+    writeFileSync(
+      bomb,
+      gzipSync(
+        Buffer.concat(Array.from({ length: Math.ceil((65 * 1024 * 1024) / line.length) }, () => line)),
+      ),
+    );
+    const b = podrace(['import', bomb]);
+    expect(b.code).toBe(2);
+    expect(b.stderr.trim()).toBe(`${bomb}: more than 64 MiB once gunzipped`);
+  });
+
   it('events that form no valid timeline: exit 2 naming the line', () => {
     const log = join(temp, 'twice.log');
     writeFileSync(

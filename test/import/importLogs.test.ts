@@ -1,5 +1,6 @@
 // The importer end to end below the CLI: log text in, a scenario that the normal loader reads out, each
 // entry commented with its source lines, guesses marked, faults inferred from failures.
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { importLogs, sourceText } from '../../src/import/importLogs.js';
 import { readLogText } from '../../src/import/logLines.js';
@@ -253,5 +254,18 @@ describe('sourceText', () => {
     ).records;
     const b = readLogText('b.log', 'I0523 09:00:00.000000 1 a.go:1] z\n').records;
     expect(sourceText([...a, ...b])).toBe('a.log:1-3; b.log:1');
+  });
+
+  it('a gzip file that does not unpack is one located error naming the file; one cut short imports and says so', () => {
+    const notGzip = Buffer.from([0x1f, 0x8b, 0x6e, 0x6f, 0x74]);
+    expect(() => importLogs([{ name: 'k.log.gz', bytes: notGzip }], { name: 't' })).toThrow(
+      /^k\.log\.gz: starts as gzip but does not unpack/,
+    );
+    const packed = gzipSync(Buffer.from(BASIC));
+    const cut = importLogs([{ name: 'k.log.gz', bytes: packed.subarray(0, packed.length - 12) }], {
+      name: 't',
+    });
+    expect(cut.cutShort).toEqual(['k.log.gz']);
+    expect(cut.yaml).toContain('# k.log.gz is a gzip stream cut short: what it holds was read');
   });
 });

@@ -2,7 +2,14 @@
 // gzip, and the merge of several files by time.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeLogBytes, mergeByTime, parseHeader, readLogText } from '../../src/import/logLines.js';
+import {
+  decodeLogBytes,
+  decodeLogFile,
+  LogDecodeError,
+  mergeByTime,
+  parseHeader,
+  readLogText,
+} from '../../src/import/logLines.js';
 
 const SEC = 1000;
 
@@ -130,6 +137,25 @@ describe('decodeLogBytes and mergeByTime', () => {
     const text = 'I0523 09:50:58.000000 1 a.go:1] m\n';
     expect(decodeLogBytes(gzipSync(Buffer.from(text)))).toBe(text);
     expect(decodeLogBytes(Buffer.from(text))).toBe(text);
+  });
+  it('a gzip file cut short gives what it holds; one that is no gzip, or unpacks past the bound, is refused', () => {
+    const text = Array.from({ length: 2_000 }, (_, i) => `I0523 09:50:58.000000 1 a.go:1] message ${i}`).join(
+      '\n',
+    );
+    const packed = gzipSync(Buffer.from(text));
+    const cut = decodeLogFile(packed.subarray(0, Math.floor(packed.length / 2)));
+    expect(cut.cutShort).toBe(true);
+    expect(cut.text.length).toBeGreaterThan(0);
+    expect(text.startsWith(cut.text)).toBe(true);
+    expect(decodeLogFile(packed)).toEqual({ text, cutShort: false });
+    expect(() => decodeLogFile(Buffer.from([0x1f, 0x8b, 0x41, 0x42, 0x43]))).toThrow(LogDecodeError);
+    expect(() => decodeLogFile(Buffer.from([0x1f, 0x8b, 0x41, 0x42, 0x43]))).toThrow(
+      /starts as gzip but does not unpack/,
+    );
+    // 2 MiB of zeros pack to a few KiB: unpacked past a 1 MiB bound, refused before it is all in memory.
+    const bomb = gzipSync(Buffer.alloc(2 * 1024 * 1024));
+    expect(bomb.length).toBeLessThan(16 * 1024);
+    expect(() => decodeLogFile(bomb, 1024 * 1024)).toThrow(/more than 1 MiB once gunzipped/);
   });
   it('merges files by time, each keeping its own order, the first file first on a tie', () => {
     const a = readLogText(
