@@ -85,6 +85,14 @@ export class ImportState {
   readonly observed: { record: LogRecord; note: string }[] = [];
   readonly unused: LogRecord[] = [];
   readonly scenarioNames = new Map<string, string>();
+  /** The scenario names taken (scenarioNames' values), to test a new one without a scan. */
+  private readonly takenNames = new Set<string>();
+  /**
+   * The pods by log name and by UID, each list in creation order: find is a lookup, not a scan of every
+   * pod (a log of thousands of pods made the import quadratic).
+   */
+  private readonly byName = new Map<string, PodInstance[]>();
+  private readonly byUid = new Map<string, PodInstance[]>();
   readonly fileNodes = new Map<string, string>();
   readonly guessedNodes = new Set<string>();
   readonly firstPid = new Map<string, number>();
@@ -188,23 +196,48 @@ export class ImportState {
     let n = this.scenarioNames.get(key);
     if (n === undefined) {
       n = subdomain(ref.name, 'pod');
-      if ([...this.scenarioNames.values()].includes(n)) n = subdomain(`${ref.name}.${ref.namespace}`, 'pod');
+      if (this.takenNames.has(n)) n = subdomain(`${ref.name}.${ref.namespace}`, 'pod');
       this.scenarioNames.set(key, n);
+      this.takenNames.add(n);
     }
     return n;
   }
 
   /** The pod instance a reference means: by UID when both have one, else by namespace/name, else by name. */
   find(ref: PodRef): PodInstance | undefined {
-    const all = [...this.pods.values()].reverse();
     if (ref.uid !== '') {
-      const byUid = all.find((p) => p.uid === ref.uid);
-      if (byUid !== undefined) return byUid;
+      const withUid = this.withUid(ref.uid);
+      if (withUid !== undefined) return withUid;
     }
-    return all.find(
-      (p) => p.ref.name === ref.name && (ref.namespace === '' || p.ref.namespace === ref.namespace),
-    );
+    return this.named(ref, () => true);
   }
+
+  /** The latest pod given this UID. */
+  withUid(uid: string): PodInstance | undefined {
+    const list = this.byUid.get(uid);
+    return list?.[list.length - 1];
+  }
+
+  /** The latest pod of the reference's name (and namespace, when it has one) that `also` accepts. */
+  named(ref: PodRef, also: (p: PodInstance) => boolean): PodInstance | undefined {
+    const list = this.byName.get(ref.name) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const p = list[i] as PodInstance;
+      if ((ref.namespace === '' || p.ref.namespace === ref.namespace) && also(p)) return p;
+    }
+    return undefined;
+  }
+
+  /** Gives a pod the UID a later line showed (the index keeps creation order). */
+  setUid(p: PodInstance, uid: string): void {
+    p.uid = uid;
+    const list = this.byUid.get(uid) ?? [];
+    list.push(p);
+    list.sort((a, b) => (this.order.get(a) ?? 0) - (this.order.get(b) ?? 0));
+    this.byUid.set(uid, list);
+  }
+
+  private readonly order = new Map<PodInstance, number>();
 
   /** A new pod instance, created at `r` (or `at`: a time the log implies), or at 0 s when it ran before the log. */
   create(
@@ -246,13 +279,18 @@ export class ImportState {
       volumes: [],
       prelude,
     };
+    this.order.set(p, this.pods.size);
     this.pods.set(p.key, p);
+    const sameName = this.byName.get(ref.name);
+    if (sameName === undefined) this.byName.set(ref.name, [p]);
+    else sameName.push(p);
+    if (ref.uid !== '') this.setUid(p, ref.uid);
     const notes = prelude
       ? [`guess: running before the log begins, created ${PRELUDE_MS / 1000}s before its first line`]
       : [];
     this.createNotes.set(p, notes);
     // A static pod never killed in the log: its manifest likely kept the grace of the one it replaced.
-    const before = [...this.pods.values()].filter((q) => q !== p && q.static && q.name === p.name);
+    const before = (this.byName.get(ref.name) ?? []).filter((q) => q !== p && q.static && q.name === p.name);
     // A hard eviction's kill before 1.31 shows the spec's grace (#115819).
     const evictedSpec = () =>
       p.evicted ? readEviction(this.release?.value ?? null, p.evictGrace).specGraceS : null;
@@ -276,7 +314,7 @@ export class ImportState {
   podFor(ref: PodRef, r: LogRecord, seq: number, isStatic = false): PodInstance {
     const found = this.find(ref);
     if (found !== undefined) {
-      if (found.uid === '' && ref.uid !== '') found.uid = ref.uid;
+      if (found.uid === '' && ref.uid !== '') this.setUid(found, ref.uid);
       return found;
     }
     return this.create(ref, this.nodeOf(r).name, isStatic, r, seq, true);

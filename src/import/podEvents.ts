@@ -190,18 +190,8 @@ export function readPodEvent(s: ImportState, ev: PodEvent, { r, seq, t, node }: 
  * way through the down time and the new one added when the kubelet started.
  */
 function replacedWhileDown(s: ImportState, ref: PodRef, r: LogRecord, seq: number): void {
-  if (ref.uid === '' || [...s.pods.values()].some((p) => p.uid === ref.uid)) return;
-  const old = [...s.pods.values()]
-    .reverse()
-    .find(
-      (p) =>
-        p.static &&
-        p.alive &&
-        p.relisted !== null &&
-        p.uid !== '' &&
-        p.ref.name === ref.name &&
-        (ref.namespace === '' || p.ref.namespace === ref.namespace),
-    );
+  if (ref.uid === '' || s.withUid(ref.uid) !== undefined) return;
+  const old = s.named(ref, (p) => p.static && p.alive && p.relisted !== null && p.uid !== '');
   const relisted = old?.relisted;
   if (old === undefined || relisted === undefined || relisted === null) return;
   old.relisted = null;

@@ -113,7 +113,7 @@ export function readVolumeEvent(s: ImportState, ev: VolumeEvent, { r, seq, t, no
         const unknown = [...s.pods.values()].filter((q) => q.alive && q.node === n.name && q.uid === '');
         if (unknown.length === 1 && ev.uid !== '') {
           p = unknown[0]!;
-          p.uid = ev.uid;
+          s.setUid(p, ev.uid);
         }
       }
       if (p !== undefined && !p.volumes.includes(vol)) p.volumes.push(vol);
