@@ -2,8 +2,10 @@
 // replays happens (a pod stuck for two days, the same orphan line every 2 s) are cut to IDLE_GAP_KEPT_MS,
 // and what is still past the day is left out and said so (docs/import.md, "Long logs"). Pure.
 
-/** The longest a scenario may run (its horizon's bound), less the quiet time an import adds at the end. */
-export const MAX_HORIZON_MS = 24 * 3_600_000;
+import { LIMITS } from '../scenario/limits.js';
+
+/** The longest a scenario may run (its horizon's bound, as every duration's), less the quiet time an import adds at the end. */
+export const MAX_HORIZON_MS = LIMITS.durationMs;
 export const QUIET_AFTER_MS = 5 * 60_000;
 export const SPAN_MAX_MS = MAX_HORIZON_MS - QUIET_AFTER_MS;
 /**
@@ -62,10 +64,6 @@ export class TimeMap {
       removedMs = c.removedBeforeMs + (c.toMs - c.fromMs);
     }
     return t - removedMs;
-  }
-
-  get removedMs(): number {
-    return this.cuts.reduce((sum, c) => sum + c.removedMs, 0);
   }
 }
 
