@@ -30,6 +30,9 @@ export type Fact =
    */
   | (Base & PodRef & { kind: 'containerStopping'; container: string; gracePeriodSeconds: number })
   | (Base & PodRef & { kind: 'killPodStarted'; gracePeriodSeconds: number; source: string })
+  // The runtime began a container's preStop hook (the kill's exec of lifecycle.preStop): the kill's grace
+  // counts from here (#115835), not from the SIGTERM that follows the hook.
+  | (Base & PodRef & { kind: 'preStopHookStarted'; container: string })
   | (Base & PodRef & { kind: 'killPodFinished' })
   /** The host destroyed the pod's cgroup (pcm.Destroy: syncTerminatedPod or cleanupOrphanedPodCgroups). */
   | (Base & PodRef & { kind: 'podCgroupDestroyed' })

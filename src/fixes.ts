@@ -232,6 +232,17 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.31'),
     needsPodWorkerLifecycle: true,
   },
+  // Merged for 1.28.0 (CHANGELOG-1.28: "Fixed the preStop hook. This will now block the pod termination
+  // grace period"); never cherry-picked. The 1.28.0 source has override, preStop, minimum; 1.27 and earlier
+  // minimum before the override, the hook run within the deletion's or the spec's grace.
+  'prestop-counts-against-grace': {
+    prs: [115835],
+    release: '1.28',
+    backports: [],
+    summary:
+      "killContainer applies the override before the preStop hook, which runs within it and is taken from it, and the 2 s minimum last; before, the hook ran within the deletion's or the spec's grace and the override (every pod worker kill has one since #102344) replaced what it left, so a pod with a hook lived the hook's time past its grace (#115817)",
+    presets: shippedFrom('1.28'),
+  },
   // A feature gate's default rather than a fix, like graceful-node-shutdown-beta. #113262 (1.26) wrote
   // reconstruct_new.go behind the alpha SELinuxMountReadWriteOncePod gate; #115268 gave it its own gate,
   // NewVolumeManagerReconstruction, beta and on by default in 1.27.0; #117752 turned the default off again

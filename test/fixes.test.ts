@@ -60,6 +60,9 @@ describe('release presets', () => {
     // #124063 (1.31, no picks): the eviction manager's immediate grace.
     expect(Fixes.of('1.30').on('immediate-eviction-grace')).toBe(false);
     expect(Fixes.of('1.31').on('immediate-eviction-grace')).toBe(true);
+    // #115835 (1.28, no picks): the preStop hook within the override.
+    expect(Fixes.of('1.27').on('prestop-counts-against-grace')).toBe(false);
+    expect(Fixes.of('1.28').on('prestop-counts-against-grace')).toBe(true);
     for (const k of ['1.24', '1.25'] as const) expect(Fixes.of(k).equals(Fixes.of('1.26')), k).toBe(true);
     for (const k of ['1.28', '1.29'] as const) expect(Fixes.of(k).equals(Fixes.of('1.30')), k).toBe(true);
     expect(Fixes.of('1.26').equals(Fixes.all())).toBe(false);
@@ -67,7 +70,10 @@ describe('release presets', () => {
     // NewVolumeManagerReconstruction: on by default in 1.27.0, off again from 1.27.2 (#117752), on from 1.28.
     expect(
       Fixes.of('1.27').equals(
-        Fixes.all().with('new-volume-reconstruction', false).with('immediate-eviction-grace', false),
+        Fixes.all()
+          .with('new-volume-reconstruction', false)
+          .with('immediate-eviction-grace', false)
+          .with('prestop-counts-against-grace', false),
       ),
     ).toBe(true);
     for (const k of ['1.24', '1.26', '1.27', '1.28', '1.29', '1.30', '1.31'] as const) {
@@ -120,7 +126,7 @@ describe('labels and replay flags', () => {
     expect(off.recording(new Map(), () => 0).label()).toBe('1.22,-static-pod-start-exclusion');
     // Fewer differences still win over the name asked for (1.22 with the three 1.24 picks is the set of
     // 1.24 to 1.26, named after the newest; with the 1.27 pod worker switches too, 1.27's set; with the
-    // new reconstruction of 1.28 too, that of 1.28 to 1.30; with 1.31's #124063 every switch is on: all),
+    // new reconstruction and #115835 of 1.28 too, that of 1.28 to 1.30; with 1.31's #124063 every switch is on: all),
     // and a set nobody named names the newer of two equal releases.
     const picks = [
       'no-force-detach-healthy-node=on',
@@ -134,7 +140,7 @@ describe('labels and replay flags', () => {
       'terminated-pod-waits-for-volume-cleanup=on',
     ];
     expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('1.27');
-    const recon = [...picks, ...rework, 'new-volume-reconstruction=on'];
+    const recon = [...picks, ...rework, 'new-volume-reconstruction=on', 'prestop-counts-against-grace=on'];
     expect(fixesOption('1.22', recon).label()).toBe('1.30');
     expect(fixesOption('1.22', [...recon, 'immediate-eviction-grace=on']).label()).toBe('all');
     expect(new Fixes(Fixes.of('1.22').ids()).label()).toBe('1.23');

@@ -20,6 +20,11 @@ export interface ContainerSpec {
   readonly name: string;
   /** How long the runtime takes to start this container's process (scenario `startDelay`). */
   readonly startDelayMs?: number | undefined;
+  /**
+   * lifecycle.preStop: an exec hook that runs this long in the container (scenario `preStop`); undefined:
+   * no hook.
+   */
+  readonly preStopMs?: number | undefined;
 }
 
 export interface ObjectMeta {

@@ -221,6 +221,7 @@ export class ScenarioActions {
         (c): ContainerSpec => ({
           name: c.name,
           startDelayMs: c.startDelayMs ?? undefined,
+          preStopMs: c.preStopMs,
         }),
       ),
       volumes: a.volumes,

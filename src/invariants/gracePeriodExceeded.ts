@@ -22,6 +22,7 @@
 // at once (1 s, eviction_manager.go's constant since #124063), its fallback before that fix being the
 // known-open hazard hard-eviction-full-grace. Requests that never reached the API (evictions, shutdown) die with the kubelet process.
 import type { Fact, FactKind } from '../facts.js';
+import { STOP_CONTAINER_LATENCY_MS_MAX } from '../runtime/fakeRuntime.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
 
@@ -78,11 +79,16 @@ export class GracePeriodExceeded implements Checker {
     'podKillDispatched',
     'killPodStarted',
     'killPodFinished',
+    'preStopHookStarted',
     'containerStopping',
   ];
   readonly #lives = new Map<string, Life>();
   /** uid -> the bound of the kill under way (killPodStarted .. killPodFinished). */
   readonly #kills = new Map<string, Allowed>();
+  /** uid -> when the kill under way started. */
+  readonly #killStartMs = new Map<string, number>();
+  /** `uid/container` -> the preStop hook of its kill under way, not yet followed by a SIGTERM. */
+  readonly #hooks = new Map<string, Fact>();
   /** node -> when its running kubelet process started. */
   readonly #kubeletStartMs = new Map<string, number>();
   /** uid -> the bound of the kill the pod worker handed its goroutine last (podKillDispatched). */
@@ -175,30 +181,58 @@ export class GracePeriodExceeded implements Checker {
         const dispatched = this.#dispatched.get(f.uid);
         this.#dispatched.delete(f.uid);
         this.#kills.set(f.uid, dispatched ?? this.#allowed(p, f, false));
+        this.#killStartMs.set(f.uid, f.atMs);
         return;
       }
       case 'killPodFinished':
         this.#kills.delete(f.uid);
+        this.#killStartMs.delete(f.uid);
+        return;
+      case 'preStopHookStarted':
+        this.#hooks.set(`${f.uid}/${f.container}`, f);
         return;
       case 'containerStopping': {
         const p = this.#lives.get(f.uid);
+        const key = `${f.uid}/${f.container}`;
+        const hookFact = this.#hooks.get(key);
+        this.#hooks.delete(key);
         if (p === undefined || p.node !== f.node) return;
         // A container stopped outside a pod kill (SyncPod's killContainer): no override, the 2 s minimum.
         const allowed = this.#kills.get(f.uid) ?? this.#allowed(p, f, false);
-        if (f.gracePeriodSeconds <= allowed.seconds) return;
-        report({
-          invariant: this.id,
-          atMs: f.atMs,
-          node: f.node,
-          pod: f.pod,
-          uid: f.uid,
-          volume: null,
-          message:
-            `container ${f.pod}/${f.container} (uid ${f.uid}) was told to stop at ${secs(f.atMs)} with a ` +
-            `grace period of ${f.gracePeriodSeconds}s, though the kubelet had been asked for at most ` +
-            `${allowed.seconds}s (${allowed.why})`,
-          causes: [...allowed.causes, f],
-        });
+        const killStartMs = this.#killStartMs.get(f.uid) ?? f.atMs;
+        const hook = hookFact !== undefined && hookFact.atMs >= killStartMs ? hookFact : undefined;
+        // The SIGTERM follows the hook by StopContainer's own latency at most: the kubelet stopped waiting
+        // for the hook that much earlier, and counts the seconds it waited down to whole ones.
+        const hookMs =
+          hook === undefined ? 0 : Math.max(0, f.atMs - hook.atMs - STOP_CONTAINER_LATENCY_MS_MAX);
+        if (hook !== undefined && hookMs > allowed.seconds * 1000) {
+          report(
+            this.#violation(
+              f,
+              allowed,
+              hook,
+              `was told to stop at ${secs(f.atMs)}, ${secs(f.atMs - hook.atMs)} after its preStop hook began at ` +
+                `${secs(hook.atMs)}, though the kubelet had been asked for at most ${allowed.seconds}s ` +
+                `(${allowed.why}): a kill waits for its hook only within the grace period (#115835)`,
+            ),
+          );
+          return;
+        }
+        // The 2 s minimum comes last: it may raise a shorter grace (from 1.28 a 1 s override too).
+        const bound = Math.max(MINIMUM_GRACE_PERIOD_SECONDS, allowed.seconds - Math.trunc(hookMs / 1000));
+        if (f.gracePeriodSeconds <= bound) return;
+        report(
+          this.#violation(
+            f,
+            allowed,
+            hook,
+            `was told to stop at ${secs(f.atMs)} with a grace period of ${f.gracePeriodSeconds}s, though the ` +
+              `kubelet had been asked for at most ${allowed.seconds}s (${allowed.why})` +
+              (hook === undefined
+                ? ''
+                : ` and its preStop hook, begun at ${secs(hook.atMs)}, had taken ${Math.trunc(hookMs / 1000)}s of them (#115817)`),
+          ),
+        );
         return;
       }
       default:
@@ -207,6 +241,24 @@ export class GracePeriodExceeded implements Checker {
   }
 
   onEnd(): void {}
+
+  #violation(
+    f: Extract<Fact, { kind: 'containerStopping' }>,
+    allowed: Allowed,
+    hook: Fact | undefined,
+    what: string,
+  ): Violation {
+    return {
+      invariant: this.id,
+      atMs: f.atMs,
+      node: f.node,
+      pod: f.pod,
+      uid: f.uid,
+      volume: null,
+      message: `container ${f.pod}/${f.container} (uid ${f.uid}) ${what}`,
+      causes: [...allowed.causes, ...(hook === undefined ? [] : [hook]), f],
+    };
+  }
 
   #ask(p: Life, kind: 'deletion' | 'override', seconds: number, what: string, fact: Fact): void {
     p.requests.push({ kind: seconds <= 0 ? 'zero' : kind, seconds, what, fact });

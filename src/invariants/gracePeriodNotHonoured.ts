@@ -38,6 +38,8 @@ interface PodState {
 /** A container's first SIGTERM since it last started, with the pod lifecycle that sent it. */
 interface Sigterm {
   readonly fact: Extract<Fact, { kind: 'containerStopping' }>;
+  /** The preStop hook that preceded it in the same kill: the grace counts from the hook's start. */
+  readonly hook: Fact | undefined;
   readonly life: PodState;
 }
 
@@ -52,6 +54,7 @@ export class GracePeriodNotHonoured implements Checker {
     'podRemoveDropped',
     'kubeletStarted',
     'containerStarted',
+    'preStopHookStarted',
     'containerStopping',
     'containerExited',
   ];
@@ -61,6 +64,8 @@ export class GracePeriodNotHonoured implements Checker {
    * stopping when a static pod is put back from the same manifest is judged by the lifecycle that stopped it.
    */
   readonly #sigterms = new Map<string, Map<string, Sigterm>>();
+  /** `uid/container` -> the preStop hook begun since the container last started and before its SIGTERM. */
+  readonly #hooks = new Map<string, Fact>();
   /** node -> when its running kubelet process started. */
   readonly #kubeletStartMs = new Map<string, number>();
 
@@ -115,7 +120,14 @@ export class GracePeriodNotHonoured implements Checker {
         return;
       case 'containerStarted':
         this.#sigterms.get(f.uid)?.delete(f.container);
+        this.#hooks.delete(`${f.uid}/${f.container}`);
         return;
+      case 'preStopHookStarted': {
+        // The grace period counts from the hook's start: the hook is part of the container's stop.
+        const key = `${f.uid}/${f.container}`;
+        if (!this.#hooks.has(key)) this.#hooks.set(key, f);
+        return;
+      }
       case 'containerStopping': {
         const life = this.#pods.get(f.uid);
         if (life === undefined) return;
@@ -124,7 +136,8 @@ export class GracePeriodNotHonoured implements Checker {
           byName = new Map();
           this.#sigterms.set(f.uid, byName);
         }
-        if (!byName.has(f.container)) byName.set(f.container, { fact: f, life });
+        if (!byName.has(f.container))
+          byName.set(f.container, { fact: f, hook: this.#hooks.get(`${f.uid}/${f.container}`), life });
         return;
       }
       case 'containerExited': {
@@ -165,10 +178,12 @@ export class GracePeriodNotHonoured implements Checker {
       owedSeconds = ORPHAN_KILL_GRACE_SECONDS;
       why = 'HandlePodCleanups for an orphaned pod';
     }
-    const elapsedMs = kill.atMs - term.atMs;
+    const since = sigterm.hook ?? term;
+    const elapsedMs = kill.atMs - since.atMs;
     if (elapsedMs >= owedSeconds * 1000) return;
     const causes: Fact[] = [p.created];
     if (p.requested !== undefined) causes.push(p.requested.fact);
+    if (sigterm.hook !== undefined) causes.push(sigterm.hook);
     causes.push(term, kill);
     report({
       invariant: this.id,
@@ -179,7 +194,7 @@ export class GracePeriodNotHonoured implements Checker {
       volume: null,
       message:
         `container ${kill.pod}/${kill.container} (uid ${kill.uid}) was SIGKILLed at ${secs(kill.atMs)}, ` +
-        `${secs(elapsedMs)} after its SIGTERM at ${secs(term.atMs)} (StopContainer grace ` +
+        `${secs(elapsedMs)} after ${sigterm.hook === undefined ? '' : `its preStop hook began at ${secs(since.atMs)}, before `}its SIGTERM at ${secs(term.atMs)} (StopContainer grace ` +
         `${term.gracePeriodSeconds}s), though the shortest grace period asked for the pod is ${owedSeconds}s ` +
         `(${why})`,
       causes,

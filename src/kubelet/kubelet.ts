@@ -180,6 +180,7 @@ export class Kubelet {
       this.group,
       o.nodeName,
       o.publish,
+      o.fixes.on('prestop-counts-against-grace'),
     );
     this.updates = o.sim.chan<PodUpdate>(podUpdatesChannelCapacity, 'updates');
     this.podConfig = new PodConfig(this.updates, o.sim, this.group);

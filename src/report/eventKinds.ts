@@ -14,6 +14,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   containerRemoved: true,
   containerStopping: true,
   killPodStarted: true,
+  preStopHookStarted: true,
   killPodFinished: true,
   podCgroupDestroyed: true,
   podKillDispatched: true,

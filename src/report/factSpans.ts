@@ -49,6 +49,13 @@ export function onFact(b: Builder, f: Fact): void {
         gracePeriodSeconds: f.gracePeriodSeconds,
       });
       return;
+    case 'preStopHookStarted':
+      b.instant(tracks.container(node, f.pod, f.uid, f.container), 'preStop hook', 'event', at, {
+        uid: f.uid,
+        pod: f.pod,
+        container: f.container,
+      });
+      return;
     case 'containerStartFailed':
       b.instant(tracks.container(node, f.pod, f.uid, f.container), 'start failed', 'error', at, {
         uid: f.uid,

@@ -233,6 +233,14 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
           `"Killing container with a grace period" pod="default/${f.pod}" podUID=${f.uid} containerName=${q(f.container)} containerID=${q(`containerd://${containerId(f.uid, f.container)}`)} gracePeriod=${f.gracePeriodSeconds}`,
         );
         break;
+      case 'preStopHookStarted':
+        kubelet(
+          f,
+          'I',
+          'kuberuntime_container.go:641',
+          `"Running preStop hook" pod="default/${f.pod}" podUID=${f.uid} containerName=${q(f.container)} containerID=${q(`containerd://${containerId(f.uid, f.container)}`)}`,
+        );
+        break;
       case 'containerStarted':
       case 'containerExited': {
         const type = f.kind === 'containerStarted' ? 'ContainerStarted' : 'ContainerDied';

@@ -51,6 +51,7 @@ function describeFactRaw(f: Fact): FactLine {
       return { subject: podSubject(f), text: `sandboxStopped (uid ${f.uid})` };
     case 'containerCreated':
     case 'containerRemoved':
+    case 'preStopHookStarted':
       return { subject: podSubject(f), text: `${f.kind} ${f.container}` };
     case 'containerStarted':
       return {

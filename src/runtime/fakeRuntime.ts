@@ -28,6 +28,11 @@ import { StopFaults } from './stopFaults.js';
 export interface RuntimeContainerSpec {
   readonly name: string;
   readonly startDelayMs: number;
+  /**
+   * Its preStop hook's running time (the io.kubernetes.container.preStopHandler annotation: a kill without
+   * the API pod restores the hook from it); undefined: no hook.
+   */
+  readonly preStopMs?: number | undefined;
 }
 
 export interface RuntimePodMeta {
@@ -52,8 +57,10 @@ interface Container {
   readonly sigtermExitMs: number;
   /** Virtual ms at which the process will exit (a stop is in progress), or Infinity. */
   exitAtMs: number;
-  /** Stops waiting for this container's process to exit. */
+  /** Stops and preStop hooks waiting for this container's process to exit. */
   readonly stopWaiters: Process[];
+  /** Its preStop hook's running time (annotation preStopHandler); undefined: no hook. */
+  readonly preStopMs: number | undefined;
 }
 
 interface SandboxState {
@@ -84,6 +91,8 @@ const SANDBOX_LATENCY_MS = [100, 300] as const;
 const CREATE_LATENCY_MS = [10, 50] as const;
 const START_LATENCY_MS = [20, 100] as const;
 const STOP_REMOVE_LATENCY_MS = [10, 50] as const;
+/** The longest a StopContainer call takes before its SIGTERM (grace-period-exceeded allows for it). */
+export const STOP_CONTAINER_LATENCY_MS_MAX = STOP_REMOVE_LATENCY_MS[1];
 const SIGTERM_EXIT_MS = [100, 800] as const;
 
 /**
@@ -210,6 +219,7 @@ export class FakeRuntime {
       ),
       exitAtMs: Number.POSITIVE_INFINITY,
       stopWaiters: [],
+      preStopMs: spec.preStopMs,
     };
     entry.containers.set(c.id, c);
     this.namespaces?.createNamespace(c.id, meta.uid);
@@ -365,6 +375,49 @@ export class FakeRuntime {
     c.stopWaiters.push(self);
     yield* park();
     return undefined;
+  }
+
+  /** The container's preStop hook as its annotations keep it (restoreSpecsFromContainerLabels). */
+  preStopOf(uid: UID, containerId: string): number | undefined {
+    return this.pods.get(uid)?.containers.get(containerId)?.preStopMs;
+  }
+
+  /**
+   * The preStop hook's exec (the kubelet's handler runner: ExecSync of the hook's command in the
+   * container): it runs for the hook's time, or until the container's process exits, which ends every
+   * exec in it. Fails at once for a container that is not running.
+   */
+  *execPreStopHook(uid: UID, containerId: string): Co<GoError | undefined> {
+    const entry = this.pods.get(uid);
+    const c = entry?.containers.get(containerId);
+    if (entry === undefined || c === undefined || c.state !== 'running' || c.preStopMs === undefined) {
+      return new GoError(`container ${containerId} is not running`);
+    }
+    this.publish({
+      kind: 'preStopHookStarted',
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid,
+      pod: entry.meta.name,
+      container: c.name,
+    });
+    const self = this.sim.current;
+    assert(self !== undefined, 'execPreStopHook outside a coroutine');
+    // The hook's own end: wakes the exec unless the container's exit woke it first (it has returned
+    // then, and a finished process is not woken).
+    this.sim.at(
+      this.sim.nowMs + c.preStopMs,
+      () => {
+        if (self.state === 'blocked') this.sim.unpark(self, undefined);
+      },
+      this.domain,
+      WRITES_RUNTIME,
+    );
+    c.stopWaiters.push(self);
+    yield* park();
+    return c.state === 'running'
+      ? undefined
+      : new GoError(`container ${containerId} exited during its preStop hook`);
   }
 
   *removeContainer(uid: UID, containerId: string): Co<GoError | undefined> {

@@ -478,6 +478,7 @@ function normaliseAction(
         : a.containers.map((k) => ({
             name: k.name,
             startDelayMs: k.startDelay === undefined ? null : durationMs(k.startDelay),
+            ...(k.preStop === undefined ? {} : { preStopMs: durationMs(k.preStop) }),
           }));
     containers.forEach((k, i) => {
       if (k.startDelayMs === null || k.startDelayMs <= MAX_START_DELAY_MS) return;

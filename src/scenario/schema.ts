@@ -241,11 +241,14 @@ const ContainerSchema = mapping(
   {
     name: ContainerName,
     startDelay: Duration('how long the runtime takes to start it; default: drawn from the seed').optional(),
+    preStop: Duration(
+      'its lifecycle.preStop hook, an exec that runs this long before the kill signals it (its exit cuts the hook short); default: no hook',
+    ).optional(),
   },
-  'a container {name, startDelay?}',
+  'a container {name, startDelay?, preStop?}',
 );
 
-const CONTAINERS_PHRASE = 'a number of containers (1 or more) or a list of {name, startDelay?}';
+const CONTAINERS_PHRASE = 'a number of containers (1 or more) or a list of {name, startDelay?, preStop?}';
 const Containers = z.union(
   [
     count(

@@ -101,6 +101,11 @@ export interface ContainerDecl {
   readonly name: string;
   /** How long the runtime takes to start it; null: drawn from the seeded RNG. */
   readonly startDelayMs: number | null;
+  /**
+   * Its lifecycle.preStop hook (an exec that runs this long; the container's exit cuts it short); absent:
+   * none.
+   */
+  readonly preStopMs?: number | undefined;
 }
 
 export interface CreatePodAction {

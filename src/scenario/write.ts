@@ -139,18 +139,18 @@ function actionToYaml(a: Action): [string, Record<string, unknown>] {
   switch (a.kind) {
     case 'createPod': {
       const plain = a.containers.every(
-        (k, i) => k.name === defaultContainerName(i) && k.startDelayMs === null,
+        (k, i) => k.name === defaultContainerName(i) && k.startDelayMs === null && k.preStopMs === undefined,
       );
       const body: Record<string, unknown> = {
         pod: a.pod,
         node: a.node,
         containers: plain
           ? a.containers.length
-          : a.containers.map((k) =>
-              k.startDelayMs === null
-                ? { name: k.name }
-                : { name: k.name, startDelay: formatDuration(k.startDelayMs) },
-            ),
+          : a.containers.map((k) => ({
+              name: k.name,
+              ...(k.startDelayMs === null ? {} : { startDelay: formatDuration(k.startDelayMs) }),
+              ...(k.preStopMs === undefined ? {} : { preStop: formatDuration(k.preStopMs) }),
+            })),
       };
       if (a.volumes.length > 0) body['volumes'] = [...a.volumes];
       if (a.static) body['static'] = true;

@@ -1,11 +1,10 @@
 // grace-period-exceeded: unit cases from facts, and the bug it exists for planted in the runtime manager's
-// killContainer (the 2 s minimum applied after the override, so the pod worker's 1 s becomes 2 s).
-import { afterEach, describe, expect, it } from 'vitest';
+// killContainer (the override replacing what a preStop hook left of the grace, #115817).
+import { describe, expect, it } from 'vitest';
 import type { Fact, FactKind } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { GracePeriodExceeded } from '../../src/invariants/index.js';
 import type { Violation } from '../../src/invariants/types.js';
-import { KubeGenericRuntimeManager } from '../../src/kubelet/kuberuntime/kuberuntimeManager.js';
 import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
 
@@ -40,6 +39,7 @@ const killStarted = (atMs: number, grace: number) =>
 const stopping = (atMs: number, grace: number) =>
   fact('containerStopping', atMs, { ...WEB, container: 'app', gracePeriodSeconds: grace });
 const killFinished = (atMs: number) => fact('killPodFinished', atMs, { ...WEB });
+const hook = (atMs: number) => fact('preStopHookStarted', atMs, { ...WEB, container: 'app' });
 
 function run(facts: readonly Fact[]): Violation[] {
   const out: Violation[] = [];
@@ -70,8 +70,9 @@ describe('grace-period-exceeded from facts', () => {
     expect(v[0]?.causes).toEqual([created(30), del, ev, dispatched(1100), stopping(1110, 10)]);
   });
 
-  it("holds the pod worker's 1 s to 1 s, and lets a kill without override have killContainer's 2 s", () => {
-    expect(run([created(1), started, delivered(1000, 1), ...podKill(1100, 2)])).toHaveLength(1);
+  it("holds the pod worker's 1 s to killContainer's 2 s minimum, which comes last from 1.28 (#115835)", () => {
+    expect(run([created(1), started, delivered(1000, 1), ...podKill(1100, 3)])).toHaveLength(1);
+    expect(run([created(1), started, delivered(1000, 1), ...podKill(1100, 2)])).toEqual([]);
     expect(run([created(1), started, delivered(1000, 1), ...podKill(1100, 1)])).toEqual([]);
     // No pod worker kill (release-1.20's podKiller, SyncPod): deletion grace, at least 2 s.
     const noOverride = [killStarted(1105, 2), stopping(1110, 2), killFinished(1120)];
@@ -101,8 +102,8 @@ describe('grace-period-exceeded from facts', () => {
     const stop = fact('kubeletStopped', 1000, {});
     const gone = fact('apiPodDeleted', 2000, { ...WEB, by: 'user-force' });
     const start = fact('kubeletStarted', 5000, {});
-    expect(run([created(30), started, stop, gone, start, ...podKill(7000, 2)])).toHaveLength(1);
-    expect(run([created(30), started, stop, gone, start, ...podKill(7000, 1)])).toEqual([]);
+    expect(run([created(30), started, stop, gone, start, ...podKill(7000, 3)])).toHaveLength(1);
+    expect(run([created(30), started, stop, gone, start, ...podKill(7000, 2)])).toEqual([]);
     // The kubelet that saw it go (no restart) kills it with the spec's grace.
     expect(run([created(30), started, gone, ...podKill(7000, 30)])).toEqual([]);
   });
@@ -122,39 +123,61 @@ describe('grace-period-exceeded from facts', () => {
     const removed = fact('apiPodDeletionRequested', 900, { ...WEB, gracePeriodSeconds: 60 });
     expect(run([created(60, true), started, removed, shutdown, ...podKill(1100, 60)])).toEqual([]);
   });
+
+  it('counts a preStop hook against the grace: what it took is gone, and it may run only within it', () => {
+    // The kill starts at 1.1 s, its hook at once, the SIGTERM 20 s later (StopContainer's latency after it).
+    const withHook = (grace: number, hookMs: number) => [
+      dispatched(1100),
+      killStarted(1105, 30),
+      hook(1105),
+      stopping(1105 + hookMs + 40, grace),
+      killFinished(1105 + hookMs + 60),
+    ];
+    // 1.28: the remainder, 10 s.
+    expect(run([created(30), started, delivered(1000, 30), ...withHook(10, 20_000)])).toEqual([]);
+    // Before 1.28: the override's whole 30 s after the hook's 20 s (#115817).
+    const before = run([created(30), started, delivered(1000, 30), ...withHook(30, 20_000)]);
+    expect(before.map((v) => v.message)).toEqual([
+      expect.stringContaining('had taken 19s of them (#115817)'),
+    ]);
+    // A hook under a second leaves the whole seconds as they were; the 2 s minimum still comes last.
+    expect(run([created(30), started, delivered(1000, 30), ...withHook(30, 900)])).toEqual([]);
+    expect(run([created(2), started, delivered(1000, 2), ...withHook(2, 1_900)])).toEqual([]);
+    // Before 1.28 a 5 s eviction's hook ran within the spec's 30 s: it ran past the 5 s asked.
+    const evict = run([created(30), started, evicted(1000, 5), ...withHook(5, 20_000)]);
+    expect(evict.map((v) => v.message)).toEqual([
+      expect.stringContaining('a kill waits for its hook only within'),
+    ]);
+    // A hook of an earlier kill does not count against this one.
+    const stale = [hook(600), ...podKill(1100, 30)];
+    expect(run([created(30), started, delivered(1000, 30), ...stale])).toEqual([]);
+  });
 });
 
 describe('grace-period-exceeded with the bug planted', () => {
-  // A pod whose spec asks for 1 s, deleted: the pod worker passes 1 s down as killContainer's override.
+  // A pod whose container has a 20 s preStop hook, deleted with its spec's 30 s.
   const scenario = parseScenarioText(
     [
-      'name: one-second-grace',
+      'name: prestop-twenty-seconds',
       'seed: 3',
       'horizon: 2m',
       'cluster: {nodes: [node-a]}',
       'timeline:',
       '  - at: 0s',
-      '    createPod: {pod: web, node: node-a, containers: 2, gracePeriod: 1s}',
+      '    createPod: {pod: web, node: node-a, containers: [{name: app, preStop: 20s}], gracePeriod: 30s}',
       '  - at: 20s',
       '    deletePod: {pod: web}',
     ].join('\n'),
     'planted.yaml',
   );
-  const fired = () =>
-    runScenario(scenario, { fixes: Fixes.all() })
+  const fired = (fixes: Fixes) =>
+    runScenario(scenario, { fixes })
       .violations.map((v) => v.invariant)
       .filter((id) => id === 'grace-period-exceeded');
-  const original = KubeGenericRuntimeManager.prototype.effectiveGracePeriod;
-  afterEach(() => {
-    KubeGenericRuntimeManager.prototype.effectiveGracePeriod = original;
-  });
 
-  it('fires when killContainer applies its 2 s minimum after the override, and not otherwise', () => {
-    expect(fired()).toEqual([]);
-    // The planted bug: the minimum is applied last, stretching the pod worker's 1 s to 2 s.
-    KubeGenericRuntimeManager.prototype.effectiveGracePeriod = function (pod, runningPod, override) {
-      return Math.max(2, original.call(this, pod, runningPod, override));
-    };
-    expect(fired()).toEqual(['grace-period-exceeded']);
+  it('fires when the override replaces what the preStop hook left (#115817), and not otherwise', () => {
+    expect(fired(Fixes.all())).toEqual([]);
+    // The bug: killContainer's order before #115835, the override last.
+    expect(fired(Fixes.all().with('prestop-counts-against-grace', false))).toEqual(['grace-period-exceeded']);
   });
 });

@@ -71,6 +71,18 @@ describe('grace-period-not-honoured from facts', () => {
     expect(v[0]?.causes).toEqual([created(30), del, term, kill]);
   });
 
+  it('counts the grace from the preStop hook that preceded the SIGTERM (#115835)', () => {
+    const del = fact('apiPodDeletionRequested', 1000, { ...WEB, gracePeriodSeconds: 30 });
+    const hook = fact('preStopHookStarted', 1050, { ...WEB, container: 'app' });
+    // 1.28: the hook took 20 s, StopContainer gets the 10 s left; the SIGKILL comes 30 s after the hook.
+    expect(run([created(30), del, hook, stopping(21_090, 10), exited(31_090, 137)])).toEqual([]);
+    // Without the hook, 10 s after the SIGTERM is too soon.
+    expect(run([created(30), del, stopping(21_090, 10), exited(31_090, 137)])).toHaveLength(1);
+    // A hook before the container's restart is not this stop's.
+    const again = fact('containerStarted', 2000, { ...WEB, container: 'app' });
+    expect(run([created(30), del, hook, again, stopping(21_090, 10), exited(31_090, 137)])).toHaveLength(1);
+  });
+
   it('takes the shortest request: an eviction shortens a deletion, a force delete waives the grace', () => {
     const del = fact('apiPodDeletionRequested', 1000, { ...WEB, gracePeriodSeconds: 30 });
     const evict = fact('podEvictionRequested', 2000, { ...WEB, gracePeriodSeconds: 1 });

@@ -175,7 +175,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'wrong-type-containers.yaml',
-    '6:53: timeline[0].createPod.containers: expected a number of containers (1 or more) or a list of {name, startDelay?}, got "two"',
+    '6:53: timeline[0].createPod.containers: expected a number of containers (1 or more) or a list of {name, startDelay?, preStop?}, got "two"',
   ],
   ['wrong-type-nodes.yaml', '3:10: cluster.nodes: expected a list of nodes, got "node-a"'],
 ];

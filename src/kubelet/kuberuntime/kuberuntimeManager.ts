@@ -16,7 +16,15 @@ import {
 import { WRITES_RUNTIME } from '../../elisionMasks.js';
 import type { Fact } from '../../facts.js';
 import type { FakeRuntime, RuntimePodMeta } from '../../runtime/fakeRuntime.js';
-import { AssertionError, type Chan, CLOSED, type Co, type ProcessGroup, type Sim } from '../../sim/index.js';
+import {
+  AssertionError,
+  type Chan,
+  CLOSED,
+  type Co,
+  type ProcessGroup,
+  type Sim,
+  select,
+} from '../../sim/index.js';
 import { Backoff } from '../util/backoff.js';
 
 /** minimumGracePeriodInSeconds in kuberuntime_container.go. */
@@ -145,24 +153,88 @@ export function computePodActions(pod: Pod, podStatus: RuntimePodStatus): PodAct
 }
 
 /** utilerrors.NewAggregate: nil for none, the error itself for one, `[a, b]` for several. */
+/** What every container's kill of one KillPod shares. */
+interface KillPlan {
+  readonly runtime: FakeRuntime;
+  readonly sim: Sim;
+  readonly group: ProcessGroup;
+  readonly uid: UID;
+  readonly pod: Pod | undefined;
+  /** The deletion's grace, else the spec's (setTerminationGracePeriod; restored from labels without a pod). */
+  readonly baseGracePeriod: number;
+  readonly gracePeriodOverride: number | undefined;
+  /** #115835 (1.28): the override before the preStop hook, the 2 s minimum last. */
+  readonly overrideBeforePreStop: boolean;
+  readonly done: Chan<GoError | undefined>;
+}
+
 /**
- * One container's goroutine of killContainersWithSyncResult. A module function, not a generator closure
- * per container: each generator function object gets a hidden class of its own when first called, which
- * keeps its whole closure alive past young-generation GCs.
+ * killContainer (kuberuntime_container.go): one container's goroutine of killContainersWithSyncResult.
+ * Before #115835 the preStop hook ran within the deletion's (or the spec's) grace, the minimum came next
+ * and the override last, replacing what the hook had left: since #102344 every kill of the pod worker
+ * carries one, so a container with a hook got the hook's time on top of its grace (#115817). From 1.28 the
+ * override comes first, the hook runs within it and is taken from it, and the 2 s minimum comes last. A
+ * module function, not a generator closure per container: each generator function object gets a hidden
+ * class of its own when first called, which keeps its whole closure alive past young-generation GCs.
  */
-function* killContainer(
-  runtime: FakeRuntime,
-  uid: UID,
-  c: { readonly id: string; readonly name: string },
-  gracePeriodSeconds: number,
-  done: Chan<GoError | undefined>,
-): Co {
-  const err = yield* runtime.stopContainer(uid, c.id, gracePeriodSeconds);
-  yield* done.send(
+function* killContainer(plan: KillPlan, c: { readonly id: string; readonly name: string }): Co {
+  const { runtime, uid, gracePeriodOverride } = plan;
+  // containerSpec.Lifecycle.PreStop, from the pod, or restored from the container's annotations.
+  const preStopMs =
+    plan.pod === undefined
+      ? runtime.preStopOf(uid, c.id)
+      : plan.pod.spec.containers.find((k) => k.name === c.name)?.preStopMs;
+  let gracePeriod = plan.baseGracePeriod;
+  if (plan.overrideBeforePreStop) {
+    if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;
+    if (preStopMs !== undefined && gracePeriod > 0)
+      gracePeriod -= yield* executePreStopHook(plan, c, gracePeriod);
+    if (gracePeriod < minimumGracePeriodInSeconds) gracePeriod = minimumGracePeriodInSeconds;
+  } else {
+    if (preStopMs !== undefined && gracePeriod > 0)
+      gracePeriod -= yield* executePreStopHook(plan, c, gracePeriod);
+    if (gracePeriod < minimumGracePeriodInSeconds) gracePeriod = minimumGracePeriodInSeconds;
+    if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;
+  }
+  const err = yield* runtime.stopContainer(uid, c.id, gracePeriod);
+  yield* plan.done.send(
     err === undefined
       ? undefined
       : new GoError(`failed to "KillContainer" for "${c.name}" with KillContainerError: "${err.message}"`),
   );
+}
+
+/**
+ * executePreStopHook: the hook runs in a goroutine of its own, and the kill waits for it at most the grace
+ * period ("PreStop hook not completed in grace period"), the hook running on if it is not done. Returns
+ * the whole seconds it waited, truncated as upstream's int64(Sub(start).Seconds()).
+ */
+function* executePreStopHook(
+  plan: KillPlan,
+  c: { readonly id: string; readonly name: string },
+  gracePeriodSeconds: number,
+): Co<number> {
+  const startMs = plan.sim.nowMs;
+  const hookDone = plan.sim.chan<GoError | undefined>(1, 'preStopHook');
+  const hook = plan.sim.spawn(
+    `preStop ${c.id}`,
+    runPreStopHook(plan.runtime, plan.uid, c.id, hookDone),
+    plan.group,
+  );
+  hook.writeMask = WRITES_RUNTIME;
+  yield* select([{ recv: hookDone as Chan<unknown> }], gracePeriodSeconds * 1000);
+  return Math.trunc((plan.sim.nowMs - startMs) / 1000);
+}
+
+/** The hook's goroutine: the handler runner's exec, then its result to a buffered channel. */
+function* runPreStopHook(
+  runtime: FakeRuntime,
+  uid: UID,
+  containerId: string,
+  done: Chan<GoError | undefined>,
+): Co {
+  const err = yield* runtime.execPreStopHook(uid, containerId);
+  yield* done.send(err);
 }
 
 function aggregate(errs: readonly string[]): GoError | undefined {
@@ -181,6 +253,8 @@ export class KubeGenericRuntimeManager {
     private readonly group: ProcessGroup,
     private readonly nodeName: string,
     private readonly publish: (fact: Fact) => void,
+    /** #115835 (switch prestop-counts-against-grace): killContainer's order from 1.28 on. */
+    private readonly overrideBeforePreStop: boolean,
   ) {
     this.backOff = new Backoff(backOffPeriodMs, maxContainerBackOffMs, () => sim.nowMs);
   }
@@ -221,7 +295,11 @@ export class KubeGenericRuntimeManager {
       const spec = pod.spec.containers[idx];
       if (spec === undefined) continue;
       if (this.doBackOff(pod, spec.name, status)) continue; // ErrCrashLoopBackOff
-      const containerSpec = { name: spec.name, startDelayMs: spec.startDelayMs ?? 0 };
+      const containerSpec = {
+        name: spec.name,
+        startDelayMs: spec.startDelayMs ?? 0,
+        preStopMs: spec.preStopMs,
+      };
       const created = yield* this.runtime.createContainer(meta, containerSpec);
       const err =
         created.err ?? (yield* this.runtime.startContainer(meta, containerSpec, created.value ?? ''));
@@ -282,12 +360,19 @@ export class KubeGenericRuntimeManager {
     const containers = runningPod.containers;
     if (containers.length > 0) {
       const done = this.sim.chan<GoError | undefined>(containers.length, 'killContainersWithSyncResult');
+      const plan: KillPlan = {
+        runtime: this.runtime,
+        sim: this.sim,
+        group: this.group,
+        uid,
+        pod,
+        baseGracePeriod: this.baseGracePeriod(pod, runningPod),
+        gracePeriodOverride,
+        overrideBeforePreStop: this.overrideBeforePreStop,
+        done,
+      };
       for (const c of containers) {
-        const killer = this.sim.spawn(
-          `killContainer ${c.id}`,
-          killContainer(this.runtime, uid, c, gracePeriodSeconds, done),
-          this.group,
-        );
+        const killer = this.sim.spawn(`killContainer ${c.id}`, killContainer(plan, c), this.group);
         // It stops one container and reports to the killer (elision: src/elisionMasks.ts).
         killer.writeMask = WRITES_RUNTIME;
       }
@@ -311,12 +396,26 @@ export class KubeGenericRuntimeManager {
     return aggregate(errs);
   }
 
-  /** killContainer's grace period: deletion grace, else spec, min 2 s, then the override wins. */
+  /**
+   * killContainer's grace period for a container without a preStop hook: the deletion's grace, else the
+   * spec's, then the 2 s minimum and the override, in the release's order (#115835: a 1 s override stays
+   * 1 s before 1.28 and is raised to 2 s from it).
+   */
   effectiveGracePeriod(
     pod: Pod | undefined,
     runningPod: RuntimePod,
     gracePeriodOverride: number | undefined,
   ): number {
+    let gracePeriod = this.baseGracePeriod(pod, runningPod);
+    if (this.overrideBeforePreStop && gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;
+    if (gracePeriod < minimumGracePeriodInSeconds) gracePeriod = minimumGracePeriodInSeconds;
+    if (!this.overrideBeforePreStop && gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;
+    if (!(gracePeriod >= 0)) throw new AssertionError(`negative effective grace period ${gracePeriod}`);
+    return gracePeriod;
+  }
+
+  /** setTerminationGracePeriod: the deletion's grace, else the spec's (restored from labels without a pod). */
+  private baseGracePeriod(pod: Pod | undefined, runningPod: RuntimePod): number {
     let gracePeriod = minimumGracePeriodInSeconds;
     if (pod !== undefined) {
       if (pod.metadata.deletionGracePeriodSeconds !== undefined)
@@ -329,9 +428,6 @@ export class KubeGenericRuntimeManager {
       if (labels?.terminationGracePeriodSeconds !== undefined)
         gracePeriod = labels.terminationGracePeriodSeconds;
     }
-    if (gracePeriod < minimumGracePeriodInSeconds) gracePeriod = minimumGracePeriodInSeconds;
-    if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;
-    if (!(gracePeriod >= 0)) throw new AssertionError(`negative effective grace period ${gracePeriod}`);
     return gracePeriod;
   }
 
