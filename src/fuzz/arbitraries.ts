@@ -36,7 +36,9 @@ import { CRASH_LOOP_ONE_IN, crashLoopDraft, type JobsDraft, jobsDraft, placeJobs
 import {
   type KillSequenceDraft,
   killSequenceDraft,
+  PRESTOP_ONE_IN,
   placeKillSequence,
+  preStopDraft,
   RUNTIME_OUTAGE_ONE_IN,
   stopFailuresDraft,
 } from './killSequence.js';
@@ -593,12 +595,26 @@ export const draftArbitraryBeforeSetUpFailures: fc.Arbitrary<ScenarioDraft> = fc
  * after every other draw (so every other case stays the case it was; test/fuzz/attachAfterRestart.test.ts
  * checks it draw for draw).
  */
-export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryBeforePreStop: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(draftArbitraryBeforeSetUpFailures, fc.noBias(fc.nat({ max: SETUP_FAILS_ONE_IN - 1 })))
   .map(([before, pick]) =>
     before.profile !== 'attachAfterRestart' || pick !== SETUP_FAILS_ONE_IN - 1
       ? before
       : { ...before, attach: { ...before.attach, failingCall: 'setUp' as const } },
+  );
+
+/**
+ * The campaigns' generator after the warm-up: the one above, and of its kill-sequence cases one in
+ * PRESTOP_ONE_IN whose containers have a preStop hook (#115817: a hook's time on top of the grace), the
+ * pick and the hook's length drawn after every other draw (so every other case stays the case it was;
+ * test/fuzz/killSequence.test.ts checks it draw for draw).
+ */
+export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(draftArbitraryBeforePreStop, fc.noBias(fc.nat({ max: PRESTOP_ONE_IN - 1 })), preStopDraft)
+  .map(([before, pick, preStopMs]) =>
+    before.profile !== 'killSequence' || pick !== PRESTOP_ONE_IN - 1
+      ? before
+      : { ...before, sequence: { ...before.sequence, preStopMs } },
   );
 
 /**

@@ -61,7 +61,18 @@ export interface KillSequenceDraft {
    * every other draw (stopFailuresDraft), so no other case moves.
    */
   readonly stopFailures?: number | null;
+  /**
+   * The containers' preStop hook, how long it runs (#115817, #115835). Drawn after every other draw
+   * (preStopDraft), so no other case moves.
+   */
+  readonly preStopMs?: number | null;
 }
+
+/** Of the kill-sequence cases after the warm-up, one in this many has containers with a preStop hook. */
+export const PRESTOP_ONE_IN = 3;
+
+/** A hook of 0.5 s to a minute, in half seconds (shrinks towards 0.5 s, under the kubelet's whole seconds). */
+export const preStopDraft: fc.Arbitrary<number> = fc.integer({ min: 1, max: 120 }).map((k) => k * 500);
 
 /** Of the kill-sequence cases after the warm-up, one in this many has a runtime outage. */
 export const RUNTIME_OUTAGE_ONE_IN = 4;
@@ -117,6 +128,7 @@ export function placeKillSequence(
     containers: Array.from({ length: d.containers }, (_, i) => ({
       name: defaultContainerName(i),
       startDelayMs: null,
+      ...(d.preStopMs === undefined || d.preStopMs === null ? {} : { preStopMs: d.preStopMs }),
     })),
     volumes: claim,
     static: false,

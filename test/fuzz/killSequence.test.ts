@@ -6,6 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  draftArbitraryAfterWarmUp,
+  draftArbitraryBeforePreStop,
   draftArbitraryBeforeRuntimeOutage,
   draftArbitraryBeforeSetUpFailures,
   FUZZ_NODES,
@@ -13,6 +15,7 @@ import {
 import { CaseStream } from '../../src/fuzz/caseStream.js';
 import {
   killSequenceDraft,
+  PRESTOP_ONE_IN,
   placeKillSequence,
   RUNTIME_OUTAGE_ONE_IN,
   stopFailuresDraft,
@@ -138,6 +141,34 @@ describe('the kill-sequence profile', () => {
       const expected = sequences / RUNTIME_OUTAGE_ONE_IN;
       expect(outages).toBeGreaterThan(expected / 2);
       expect(outages).toBeLessThan(expected * 2);
+    }
+  });
+
+  it('gives the containers of one kill-sequence case in PRESTOP_ONE_IN a preStop hook and leaves every other case as it was', () => {
+    for (const seed of [1, 2]) {
+      const now = new CaseStream(draftArbitraryAfterWarmUp, seed);
+      const before = new CaseStream(draftArbitraryBeforePreStop, seed);
+      let hooks = 0;
+      let sequences = 0;
+      for (let i = 0; i < 1_500; i++) {
+        const d = now.valueAt(i);
+        const was = before.valueAt(i);
+        if (was.profile === 'killSequence') sequences++;
+        if (d.profile === 'killSequence' && (d.sequence.preStopMs ?? null) !== null) {
+          hooks++;
+          expect(
+            was.profile === 'killSequence' && { ...was.sequence, preStopMs: d.sequence.preStopMs },
+          ).toEqual(d.sequence);
+          const { entries } = placeKillSequence(d.sequence, FUZZ_NODES);
+          const create = entries[0]?.action;
+          expect(create?.kind === 'createPod' && create.containers.map((c) => c.preStopMs)).toEqual(
+            Array.from({ length: d.sequence.containers }, () => d.sequence.preStopMs),
+          );
+        } else expect(d, `case ${i} of seed ${seed}`).toEqual(was);
+      }
+      const expected = sequences / PRESTOP_ONE_IN;
+      expect(hooks).toBeGreaterThan(expected / 2);
+      expect(hooks).toBeLessThan(expected * 2);
     }
   });
 

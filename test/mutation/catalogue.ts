@@ -258,12 +258,19 @@ export const MUTANTS: readonly Mutant[] = [
 
   // ---- runtime manager (src/kubelet/kuberuntime/) ----
   {
-    id: 'rt-minimum-grace-overrides-override',
+    id: 'rt-prestop-time-not-taken',
     file: 'src/kubelet/kuberuntime/kuberuntimeManager.ts',
-    find: '    if (gracePeriod < minimumGracePeriodInSeconds) gracePeriod = minimumGracePeriodInSeconds;\n    if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;',
+    find: '    if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;\n    if (preStopMs !== undefined && gracePeriod > 0)\n      gracePeriod -= yield* executePreStopHook(plan, c, gracePeriod);',
     replace:
-      '    if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;\n    if (gracePeriod < minimumGracePeriodInSeconds) gracePeriod = minimumGracePeriodInSeconds;',
-    why: "killContainer applies the 2 s minimum after the override, so a 0 s or 1 s override (force delete, housekeeping's orphan kill) is stretched to 2 s",
+      '    if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;\n    if (preStopMs !== undefined && gracePeriod > 0)\n      yield* executePreStopHook(plan, c, gracePeriod);',
+    why: "killContainer runs the preStop hook but does not take the time it ran from the grace: the container gets the hook's time on top of its grace (#115817 again)",
+  },
+  {
+    id: 'rt-prestop-waits-past-grace',
+    file: 'src/kubelet/kuberuntime/kuberuntimeManager.ts',
+    find: '  yield* select([{ recv: hookDone as Chan<unknown> }], gracePeriodSeconds * 1000);',
+    replace: '  yield* select([{ recv: hookDone as Chan<unknown> }]);',
+    why: 'executePreStopHook waits for the hook to finish however long it runs, not at most the grace period ("PreStop hook not completed in grace period")',
   },
   {
     id: 'ev-hard-eviction-zero-override',
