@@ -9,7 +9,10 @@
 // always passes the grace it settled on down as the override, so a terminating pod is stopped with
 // exactly that grace (1 s stays 1 s); a kill with no override (release-1.20's podKiller and syncPod
 // deletion, SyncPod's own kills, and #113145's replay of an orphan's last update, which publishes no
-// podKillDispatched) gets the 2 s minimum.
+// podKillDispatched) gets the 2 s minimum. From 1.28 (#115835) killContainer applies the override first,
+// runs the container's preStop hook within it, takes the whole seconds it waited from it and applies the
+// 2 s minimum last; so the rule is upstream's fixed one: a 1 s grace may reach StopContainer as 2 s, a
+// hook (preStopHookStarted) may run only within the grace, and StopContainer gets at most what it left.
 //
 // Reads ground truth: containerStopping (what the runtime was told); the requests: apiPodCreated's spec
 // grace, podDeletionDelivered (the node's kubelet watch delivered the pod marked for deletion with its

@@ -5,7 +5,8 @@
 // terminationGracePeriodSeconds; "gracePeriod can only decrease"; never below 1 s) and killContainer
 // (kuberuntime_container.go: deletion grace, else spec, at least minimumGracePeriodInSeconds, then the
 // override wins) hands it to StopContainer. So a container is never SIGKILLed before the smallest of those
-// requests has passed since it was first asked to stop. The only lawful shortening the requests do not show
+// requests has passed since it was first asked to stop: its first SIGTERM, or the preStop hook that preceded
+// it (preStopHookStarted), which the grace covers too (#115835). The only lawful shortening the requests do not show
 // is HandlePodCleanups' 1-second kill of an orphaned pod (kubelet_pods.go: "This termination is aggressive
 // because all known pods should already be in a known state ... pods that were orphaned due to kubelet
 // restart or bugs"): a pod that left its source (API object gone, static manifest removed) before the
