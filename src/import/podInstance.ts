@@ -121,9 +121,14 @@ export function createAction(
   const gracePeriodS = hookGrace?.graceS ?? p.killGrace ?? inheritedGrace ?? 30;
   const preStops = new Map<string, number>();
   for (const h of p.preStops) {
-    const name = h.container || (p.idNames.get(h.containerId) ?? '');
+    const started = [...p.startedIds.keys()].indexOf(h.containerId);
+    // Unnamed containers (c1, c2, ...) take the started IDs in order, as their start delays do.
+    const name =
+      h.container ||
+      (p.idNames.get(h.containerId) ?? (p.containers.length === 0 && started >= 0 ? names[started] : '')) ||
+      '';
     if (!names.includes(name) || preStops.has(name)) continue;
-    const read = preStopOf(p, h, gracePeriodS);
+    const read = preStopOf(p, h, name, gracePeriodS);
     if (read === null) continue;
     preStops.set(name, read.ms);
     notes.push(read.note);

@@ -94,9 +94,9 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)}s`;
 export function preStopOf(
   p: PodInstance,
   h: PreStopRead,
+  name: string,
   graceS: number,
 ): { readonly ms: number; readonly note: string } | null {
-  const name = h.container || (p.idNames.get(h.containerId) ?? '');
   const what = `container ${name}'s preStop hook`;
   if (h.start !== null && h.end !== null) {
     const ms = rounded(h.end.atMs - h.start.atMs);
