@@ -52,6 +52,22 @@ export type LogEvent =
       readonly containerId: string;
       readonly error: string;
     }
+  /**
+   * kuberuntime_container.go executePreStopHook: `Running preStop hook` (V(3), the hook starts), `PreStop
+   * hook completed` (V(3)), `PreStop hook not completed in grace period` (V(2), `gracePeriod=`: the kubelet
+   * stopped waiting), `PreStop hook failed` (the exec failed). Before 1.21 the printf forms name only the
+   * container's ID (`preStop hook for container "<id>" completed`), a failure only its name (`pod` null).
+   */
+  | {
+      readonly kind: 'preStopHook';
+      readonly phase: 'started' | 'completed' | 'notCompleted' | 'failed';
+      readonly pod: PodRef | null;
+      readonly container: string;
+      /** Without its scheme; '' when absent. */
+      readonly containerId: string;
+      /** `not completed`'s gracePeriod (seconds); null for the other phases. */
+      readonly gracePeriodS: number | null;
+    }
   /** PLEG: `SyncLoop (PLEG): event for pod`, ContainerStarted or ContainerDied. */
   | {
       readonly kind: 'pleg';

@@ -278,6 +278,8 @@ export class ImportState {
       readyAtMs: atMs,
       volumes: [],
       prelude,
+      preStops: [],
+      createSources: [r],
     };
     this.order.set(p, this.pods.size);
     this.pods.set(p.key, p);
@@ -303,8 +305,8 @@ export class ImportState {
     this.push(
       atMs,
       prelude ? -1 : (at?.seq ?? seq),
-      [r],
-      () => createAction(p, this.volumes, inherit(), notes),
+      p.createSources,
+      () => createAction(p, this.volumes, inherit(), notes, this.release?.value ?? null),
       notes,
     );
     return p;

@@ -64,6 +64,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
       case 'containerFinished':
       case 'pleg':
       case 'evict':
+      case 'preStopHook':
         readPodEvent(s, ev, reading);
         break;
       case 'shutdownConfig':

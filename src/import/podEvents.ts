@@ -8,10 +8,20 @@ import { label } from './hints.js';
 import type { ImportState, Reading } from './importState.js';
 import { podOfContainerId, stopFaultOf } from './killFailures.js';
 import type { LogRecord } from './logLines.js';
+import { podOfHook, readPreStopHook, readPreStopKill } from './preStopHooks.js';
 
 type PodEvent = Extract<
   LogEvent,
-  { kind: 'podOp' | 'killContainer' | 'killContainerFailed' | 'containerFinished' | 'pleg' | 'evict' }
+  {
+    kind:
+      | 'podOp'
+      | 'killContainer'
+      | 'killContainerFailed'
+      | 'containerFinished'
+      | 'pleg'
+      | 'evict'
+      | 'preStopHook';
+  }
 >;
 
 const at = (r: LogRecord) => `${r.file}:${r.lines[0]}`;
@@ -74,6 +84,7 @@ export function readPodEvent(s: ImportState, ev: PodEvent, { r, seq, t, node }: 
       if (c !== '' && !p.containers.includes(c)) p.containers.push(c);
       if (c !== '' && ev.containerId !== '') p.idNames.set(ev.containerId, c);
       if (ev.containerId !== '') p.killedIds.add(ev.containerId);
+      if (readPreStopKill(p, ev.containerId, ev.container, ev.gracePeriodS, t, r)) p.createSources.push(r);
       // A pod deleted while the kubelet was down is killed by housekeeping as an orphan, with a 1 s
       // override from 1.22 on (HandlePodCleanups): not the pod's grace. (Release-1.20's kill reads the
       // spec's grace off the container's labels, which the branches below take.)
@@ -136,6 +147,17 @@ export function readPodEvent(s: ImportState, ev: PodEvent, { r, seq, t, node }: 
     case 'containerFinished':
       s.exitCodes.set(ev.containerId, ev.exitCode);
       break;
+    case 'preStopHook': {
+      const p = ev.pod !== null ? s.podFor(ev.pod, r, seq) : podOfHook(s.pods.values(), ev);
+      if (p === undefined) {
+        s.unused.push(r);
+        s.used--;
+        break;
+      }
+      readPreStopHook(p, ev, t, r);
+      p.createSources.push(r);
+      break;
+    }
     case 'pleg': {
       replacedWhileDown(s, ev.pod, r, seq);
       const p = s.podFor(ev.pod, r, seq);

@@ -2,10 +2,12 @@
 // createPod each becomes; which events belong to the controller manager; whether a log begins after its
 // pods did (docs/import.md, "What is guessed"). Pure.
 import type { RestartPolicy } from '../api/v1.js';
+import type { ReleasePreset } from '../fixes.js';
 import type { Action } from '../scenario/types.js';
 import type { ContainerExit } from './containerExits.js';
 import type { LogEvent, PodRef } from './events.js';
 import type { LogRecord } from './logLines.js';
+import { graceOfHooks, type PreStopRead, preStopOf } from './preStopHooks.js';
 import type { VolumeTable } from './volumeTable.js';
 
 export interface PodInstance {
@@ -59,6 +61,10 @@ export interface PodInstance {
   readonly volumes: string[];
   /** Created before the log begins (first seen by something else than its ADD). */
   readonly prelude: boolean;
+  /** Its containers' preStop hooks the log shows (preStopHooks.ts). */
+  readonly preStops: PreStopRead[];
+  /** The records its createPod names: where it was first seen, and the hook lines read into it. */
+  readonly createSources: LogRecord[];
 }
 
 export function isControllerEvent(ev: LogEvent): boolean {
@@ -86,9 +92,11 @@ export function firstSightIsNotAdd(
       ? ev.pods[0]?.name
       : ev.kind === 'killContainer' || ev.kind === 'pleg' || ev.kind === 'evict'
         ? ev.pod.name
-        : ev.kind === 'volumeOp' && ev.op !== 'attach' && ev.op !== 'detach'
+        : ev.kind === 'preStopHook'
           ? ev.pod?.name
-          : undefined;
+          : ev.kind === 'volumeOp' && ev.op !== 'attach' && ev.op !== 'detach'
+            ? ev.pod?.name
+            : undefined;
   if (name === undefined || name === '') return false;
   return !events
     .slice(0, i)
@@ -100,6 +108,7 @@ export function createAction(
   volumes: VolumeTable,
   inheritedGrace: number | null,
   notes: string[] = [],
+  release: ReleasePreset | null = null,
 ): Action {
   const names = p.containers.length > 0 ? p.containers : unnamedContainers(p.startedIds.size);
   const delays = startDelays(p, names);
@@ -107,7 +116,31 @@ export function createAction(
     notes.push(
       `guess: container ${name} started ${(ms / 1000).toFixed(2)}s later than the pod could start it (an image pull, a slow runtime): its startDelay`,
     );
-  const containers = names.map((name) => ({ name, startDelayMs: delays.get(name) ?? null }));
+  const hookGrace = graceOfHooks(p, release);
+  if (hookGrace !== null) notes.push(hookGrace.note);
+  const gracePeriodS = hookGrace?.graceS ?? p.killGrace ?? inheritedGrace ?? 30;
+  const preStops = new Map<string, number>();
+  for (const h of p.preStops) {
+    const started = [...p.startedIds.keys()].indexOf(h.containerId);
+    // Unnamed containers (c1, c2, ...) take the started IDs in order, as their start delays do.
+    const name =
+      h.container ||
+      (p.idNames.get(h.containerId) ?? (p.containers.length === 0 && started >= 0 ? names[started] : '')) ||
+      '';
+    if (!names.includes(name) || preStops.has(name)) continue;
+    const read = preStopOf(p, h, name, gracePeriodS);
+    if (read === null) continue;
+    preStops.set(name, read.ms);
+    notes.push(read.note);
+  }
+  const containers = names.map((name) => {
+    const preStopMs = preStops.get(name);
+    return {
+      name,
+      startDelayMs: delays.get(name) ?? null,
+      ...(preStopMs === undefined ? {} : { preStopMs }),
+    };
+  });
   return {
     kind: 'createPod',
     pod: p.name,
@@ -116,7 +149,7 @@ export function createAction(
     // A static pod cannot claim a PersistentVolume (docs/scenario-format.md): its volumes are left out.
     volumes: p.static ? [] : p.volumes.filter((v) => volumes.has(v)),
     static: p.static,
-    gracePeriodS: p.killGrace ?? inheritedGrace ?? 30,
+    gracePeriodS,
     restartPolicy: p.restartPolicy,
   };
 }

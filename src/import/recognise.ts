@@ -76,6 +76,42 @@ function volumeOp(text: string, err: string | undefined): LogEvent | null {
   };
 }
 
+type HookPhase = 'started' | 'completed' | 'notCompleted' | 'failed';
+
+/** executePreStopHook's structured messages (1.21+). */
+const PRESTOP_PHASES: ReadonlyMap<string, HookPhase> = new Map([
+  ['Running preStop hook', 'started'],
+  // A structured form some forks log (only the container's ID), not upstream's.
+  ['Running preStop hook for container', 'started'],
+  ['PreStop hook completed', 'completed'],
+  ['PreStop hook not completed in grace period', 'notCompleted'],
+  ['PreStop hook failed', 'failed'],
+]);
+
+/**
+ * executePreStopHook's printf forms before 1.21: the start, end and timeout name the container's ID
+ * (`Running preStop hook for container "docker://<id>"`, `preStop hook for container "<id>" completed`,
+ * `... did not complete in 30 seconds`), the failure its name (`preStop hook for container "app" failed: ...`).
+ */
+function oldPreStopHook(text: string): LogEvent | null {
+  const hook = (phase: HookPhase, quoted: string, gracePeriodS: number | null = null): LogEvent => ({
+    kind: 'preStopHook',
+    phase,
+    pod: null,
+    container: phase === 'failed' ? quoted : '',
+    containerId: phase === 'failed' ? '' : quoted.replace(/^[a-z]+:\/\//, ''),
+    gracePeriodS,
+  });
+  const started = /Running preStop hook for container "([^"]*)"/.exec(text);
+  if (started !== null) return hook('started', started[1]!);
+  const ended =
+    /preStop hook for container "([^"]*)" (completed$|did not complete in (\d+) seconds|failed: )/.exec(text);
+  if (ended === null) return null;
+  if (ended[2] === 'completed') return hook('completed', ended[1]!);
+  if (ended[3] !== undefined) return hook('notCompleted', ended[1]!, Number(ended[3]));
+  return hook('failed', ended[1]!);
+}
+
 function versionOf(text: string): string {
   const m = /v?(1\.\d{1,2})\.\d+/.exec(text);
   return m === null ? '' : m[1]!;
@@ -173,6 +209,22 @@ export function recognise(raw: string): LogEvent | null {
         gracePeriodS: Number(oldKill[2]),
       };
   }
+
+  // ---- preStop hooks (executePreStopHook) ----
+  const hookPhase = PRESTOP_PHASES.get(msg);
+  if (hookPhase !== undefined && s !== null) {
+    const grace = Number(v('gracePeriod'));
+    return {
+      kind: 'preStopHook',
+      phase: hookPhase,
+      pod: podFromKObj(v('pod'), v('podUID')),
+      container: v('containerName') ?? '',
+      containerId: (v('containerID') ?? '').replace(/^[a-z]+:\/\//, ''),
+      gracePeriodS: hookPhase === 'notCompleted' && Number.isInteger(grace) ? grace : null,
+    };
+  }
+  const oldHook = oldPreStopHook(text);
+  if (oldHook !== null) return oldHook;
 
   // ---- eviction, shutdown, start ----
   if (msg === 'Evicting pod' && s !== null) {

@@ -57,6 +57,10 @@ const EXPECTED: Record<string, Expected> = {
       'fault tearDown test-bv-volume',
     ],
   },
+  'k8s-117373-prestop-beyond-grace.log': {
+    // journald without klog headers; the hook not completed in its 300 s grace (preStopHooks.ts).
+    timeline: ['createPod app-68c6fc9b7d-26fwh', 'deletePod app-68c6fc9b7d-26fwh'],
+  },
   'k8s-129805-force-detach-structured.log': {
     nodes: ['prod-tages-k8s-worker-2'],
     volumes: [['pvc-fb36d4b7-d16d-4e6b-a82f-70cdf5dbf7d0', 'csi', 'Filesystem']],
