@@ -265,6 +265,46 @@ export function decodeLogFile(
 
 class CutShort extends Error {}
 
+/** The most physical lines one pretty-printed JSON record (`jq .` output) may span. */
+const PRETTY_JSON_LINES_MAX = 200;
+
+/**
+ * A pretty-printed JSON record starting at `physical[start]` (a line that is only `{`, as jq prints one):
+ * its lines up to the one that closes the object, if they parse as one JSON log line; null if they do
+ * not, 'open' if the object is not closed within PRETTY_JSON_LINES_MAX lines. Strings are skipped while counting braces, so a brace inside a message does not count.
+ */
+function prettyJsonRecord(
+  physical: readonly string[],
+  start: number,
+): { header: Header; count: number } | 'open' | null {
+  if ((physical[start] ?? '').trim() !== '{') return null;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  const parts: string[] = [];
+  const end = Math.min(physical.length, start + PRETTY_JSON_LINES_MAX);
+  for (let i = start; i < end; i++) {
+    const line = (physical[i] ?? '').replace(/\r$/, '');
+    parts.push(line.trim());
+    for (const ch of line) {
+      if (escaped) escaped = false;
+      else if (inString) {
+        if (ch === '\\') escaped = true;
+        else if (ch === '"') inString = false;
+      } else if (ch === '"') inString = true;
+      else if (ch === '{') depth++;
+      else if (ch === '}') depth--;
+    }
+    if (depth <= 0) {
+      if (i === start) return null;
+      // An element of a JSON array (jq -s) ends in a comma.
+      const header = parseHeader(parts.join(' ').replace(/,\s*$/, ''));
+      return header === null ? null : { header, count: i - start + 1 };
+    }
+  }
+  return 'open';
+}
+
 /** One file's records, in file order. Lines before the first header are counted in `skipped`. */
 export function readLogText(file: string, text: string): { records: LogRecord[]; skipped: number[] } {
   const records: LogRecord[] = [];
@@ -289,15 +329,31 @@ export function readLogText(file: string, text: string): { records: LogRecord[];
   };
   const physical = text.split('\n');
   if (physical.length > 0 && physical[physical.length - 1] === '') physical.pop();
-  physical.forEach((raw, i) => {
-    const header = parseHeader(raw);
+  let prettyOpenUntil = 0;
+  for (let i = 0; i < physical.length; i++) {
+    const raw = physical[i] ?? '';
+    let header = parseHeader(raw);
+    let span = 1;
+    if (header === null && i >= prettyOpenUntil) {
+      // A JSON record printed over several lines (jq's output pasted into a report) is one message. An
+      // object left open is not looked for again inside its window: each line is scanned a bounded number
+      // of times, whatever the file holds.
+      const pretty = prettyJsonRecord(physical, i);
+      if (pretty === 'open') prettyOpenUntil = i + PRETTY_JSON_LINES_MAX;
+      else if (pretty !== null) ({ header, count: span } = pretty);
+    }
     if (header === null) {
       const rest = raw.replace(/\r$/, '').trim();
+      // The brackets of a JSON array of records (jq -s) continue no message.
+      if (rest === '[' || rest === ']') {
+        skipped.push(i + 1);
+        continue;
+      }
       if (current !== null && rest !== '') {
         current.lines.push(i + 1);
         current.parts.push(rest);
       } else if (rest !== '') skipped.push(i + 1);
-      return;
+      continue;
     }
     flush();
     // The formats carry no year: a step back of more than 12 hours is the new year, so time stays monotone.
@@ -307,8 +363,10 @@ export function readLogText(file: string, text: string): { records: LogRecord[];
       t += YEAR_MS;
     }
     lastTime = t;
-    current = { header: { ...header, timeMs: t }, lines: [i + 1], parts: [header.text] };
-  });
+    const lines = Array.from({ length: span }, (_, k) => i + 1 + k);
+    current = { header: { ...header, timeMs: t }, lines, parts: [header.text] };
+    i += span - 1;
+  }
   flush();
   return { records, skipped };
 }

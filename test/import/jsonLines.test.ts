@@ -212,6 +212,33 @@ describe('JSON lines behind prefixes, in files', () => {
     const { records } = readLogText('k.log', `${json}\n{"ts":1,"msg"\n`);
     expect(records.map((r) => r.lines)).toEqual([[1, 2]]);
   });
+
+  it("a record pretty-printed over several lines (jq's output, also as an array's elements) is one message", () => {
+    const pretty = (o: Record<string, unknown>, comma = '') => `${JSON.stringify(o, null, 2)}${comma}`;
+    const a = {
+      ts: 1684835458123.456,
+      caller: 'kubelet/kubelet.go:2100',
+      msg: 'SyncLoop ADD',
+      source: 'api',
+      pods: ['default/web-0'],
+      v: 2,
+    };
+    const b = { ...a, ts: 1684835460123.456, msg: 'SyncLoop DELETE {not a brace}', pods: ['default/web-0'] };
+    const text = ['[', pretty(a, ','), pretty(b), ']', JSON.stringify({ ...a, ts: 1684835461123 }), ''].join(
+      '\n',
+    );
+    const { records, skipped } = readLogText('k.log', text);
+    expect(records.map((r) => [r.text.split(' ')[0], r.lines.length])).toEqual([
+      ['"SyncLoop', 10],
+      ['"SyncLoop', 10],
+      ['"SyncLoop', 1],
+    ]);
+    expect(records[1]?.text).toContain('{not a brace}');
+    expect(skipped).toEqual([1, 22]);
+    // An object never closed is left as lines, each looked at a bounded number of times.
+    const open = `${'{\n'.repeat(5_000)}${json}\n`;
+    expect(readLogText('k.log', open).records).toHaveLength(1);
+  });
 });
 
 // ---- the same log in both formats imports to the same scenario ----
