@@ -262,6 +262,7 @@ export class ImportState {
       killGrace: null,
       deleteGrace: null,
       forcedAfterDelete: false,
+      redelete: null,
       goneWhileDown: false,
       relisted: null,
       runningIds: new Set(),

@@ -54,7 +54,14 @@ export function readPodEvent(s: ImportState, ev: PodEvent, { r, seq, t, node }: 
           s.create(ref, node?.name ?? s.namedNode('node-a'), isStatic, r, seq, relist);
         } else if (ev.op === 'DELETE' || (ev.op === 'REMOVE' && isStatic)) {
           const q = p ?? s.podFor(ref, r, seq, isStatic);
-          if (!q.alive || q.deleting) continue;
+          if (!q.alive) continue;
+          if (q.deleting) {
+            // podsDifferSemantically: the pod changed while deleting. A kill shorter than the first one
+            // that follows shows a second deletion with that grace (kubectl delete --grace-period=N).
+            if (ev.op === 'DELETE' && !q.static && q.killGrace !== null)
+              q.redelete = { atMs: t, seq, record: r };
+            continue;
+          }
           q.deleting = true;
           q.goneAtMs ??= t;
           if (ev.op === 'REMOVE') q.alive = false;
@@ -108,6 +115,22 @@ export function readPodEvent(s: ImportState, ev: PodEvent, { r, seq, t, node }: 
             'guess: deleted while the kubelet was down (the restarted kubelet listed it, then killed it), half way through',
           ],
         );
+      }
+      const again = p.redelete;
+      if (again !== null && p.alive && p.killGrace !== null && ev.gracePeriodS < p.killGrace) {
+        p.redelete = null;
+        const graceS = ev.gracePeriodS;
+        const q = p;
+        s.push(
+          again.atMs,
+          again.seq,
+          [again.record, r],
+          () => ({ kind: 'deletePod', pod: q.name, gracePeriodS: graceS }),
+          [
+            `a second deletion while the pod terminated: the kill after it had ${graceS}s, the first ${p.killGrace}s`,
+          ],
+        );
+        break;
       }
       if (p.evicted && p.evictGrace === null) p.evictGrace = ev.gracePeriodS;
       else if (p.forcedAfterDelete && p.deleteGrace === null && ev.gracePeriodS > (p.killGrace ?? 0)) {

@@ -28,6 +28,11 @@ export interface PodInstance {
   deleteGrace: number | null;
   /** Removed from the API while its containers still ran, after a graceful DELETE: a force deletion. */
   forcedAfterDelete: boolean;
+  /**
+   * A DELETE of a pod already deleting (config.go logs one when the deletion's timestamp or grace changed:
+   * a second deletion), until a kill reads it: one shorter than the first kill was that deletion's grace.
+   */
+  redelete: { readonly atMs: number; readonly seq: number; readonly record: LogRecord } | null;
   /** Gone from the API while its node's kubelet was down: the restarted kubelet did not list it. */
   goneWhileDown: boolean;
   /**

@@ -41,3 +41,36 @@ describe('the grace period of an eviction in a log', () => {
     expect(readEviction('1.25', null)).toMatchObject({ overrideS: 0, specGraceS: null });
   });
 });
+
+describe('a second deletion of a pod that is terminating', () => {
+  const log = (secondKillGrace: number | null) =>
+    [
+      'I0523 09:50:58.100000     268 kubelet.go:2100] "SyncLoop ADD" source="api" pods=[default/web-0]',
+      'I0523 09:51:00.000000     268 kubelet.go:2110] "SyncLoop DELETE" source="api" pods=[default/web-0]',
+      'I0523 09:51:00.040000     268 kuberuntime_container.go:725] "Killing container with a grace period" pod="default/web-0" podUID=u1 containerName="app" containerID="containerd://ab" gracePeriod=30',
+      'I0523 09:51:03.000000     268 kubelet.go:2110] "SyncLoop DELETE" source="api" pods=[default/web-0]',
+      ...(secondKillGrace === null
+        ? []
+        : [
+            `I0523 09:51:03.040000     268 kuberuntime_container.go:725] "Killing container with a grace period" pod="default/web-0" podUID=u1 containerName="app" containerID="containerd://ab" gracePeriod=${secondKillGrace}`,
+          ]),
+      'I0523 09:51:05.000000     268 kubelet.go:2120] "SyncLoop REMOVE" source="api" pods=[default/web-0]',
+      '',
+    ].join('\n');
+  const deletions = (secondKillGrace: number | null) =>
+    importLogs([{ name: 'k.log', bytes: Buffer.from(log(secondKillGrace)) }], { name: 't' })
+      .scenario.timeline.filter((e) => e.action.kind === 'deletePod')
+      .map((e) => [e.atMs, e.action.kind === 'deletePod' ? e.action.gracePeriodS : undefined]);
+
+  it('reads a DELETE followed by a shorter kill as a deletion with that grace (kubectl delete --grace-period)', () => {
+    expect(deletions(5)).toEqual([
+      [1900, null],
+      [4900, 5],
+    ]);
+  });
+
+  it('reads a DELETE with no shorter kill after it as no deletion (the pod object changed otherwise)', () => {
+    expect(deletions(null)).toEqual([[1900, null]]);
+    expect(deletions(30)).toEqual([[1900, null]]);
+  });
+});
