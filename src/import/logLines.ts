@@ -60,6 +60,8 @@ const GREP = /^(?:[^\s:]+[:-])?\d+[:-]/;
 
 interface Header {
   readonly timeMs: number;
+  /** How its time was read: a klog header's local time, or a bare JSON line's UTC (no journald around it). */
+  readonly clock?: 'klog' | 'utc' | undefined;
   readonly pid: number;
   readonly host: string;
   readonly identifier: string;
@@ -175,8 +177,10 @@ export function parseHeader(raw: string): Header | null {
       // is the process's own (journald's is the same process; a wrapper script's would differ).
       return inner === null ? outer : { ...inner, host: host ?? '', identifier: ident! };
     }
-    const k = klogHeader(c) ?? jsonHeader(c, null);
-    if (k !== null) return k;
+    const k = klogHeader(c);
+    if (k !== null) return { ...k, clock: 'klog' };
+    const bare = jsonHeader(c, null);
+    if (bare !== null) return { ...bare, clock: 'utc' };
   }
   return null;
 }
@@ -330,6 +334,8 @@ export function readLogText(file: string, text: string): { records: LogRecord[];
   const physical = text.split('\n');
   if (physical.length > 0 && physical[physical.length - 1] === '') physical.pop();
   let prettyOpenUntil = 0;
+  let lastKlogMs: number | null = null;
+  let utcOffsetMs: number | null = null;
   for (let i = 0; i < physical.length; i++) {
     const raw = physical[i] ?? '';
     let header = parseHeader(raw);
@@ -356,6 +362,15 @@ export function readLogText(file: string, text: string): { records: LogRecord[];
       continue;
     }
     flush();
+    if (header.clock === 'klog') lastKlogMs = header.timeMs;
+    else if (header.clock === 'utc') {
+      // A bare JSON line is UTC, the klog lines a kubelet writes before its JSON logger is set up are the
+      // host's local time: the first JSON line after one puts the file's JSON lines on that clock, when
+      // they differ by a zone's offset (15 minutes to 14 hours, to 15 minutes).
+      if (utcOffsetMs === null && lastKlogMs !== null) utcOffsetMs = zoneOffsetMs(lastKlogMs, header.timeMs);
+      if (utcOffsetMs !== null && utcOffsetMs !== 0)
+        header = { ...header, timeMs: header.timeMs + utcOffsetMs };
+    }
     // The formats carry no year: a step back of more than 12 hours is the new year, so time stays monotone.
     let t = header.timeMs + yearOffset;
     if (lastTime !== null && t < lastTime - DAY_MS / 2) {

@@ -213,6 +213,23 @@ describe('JSON lines behind prefixes, in files', () => {
     expect(records.map((r) => r.lines)).toEqual([[1, 2]]);
   });
 
+  it("bare JSON after a kubelet's first klog lines: put on their local clock by the zone they differ by", () => {
+    const klog = (hms: string) =>
+      `I0523 ${hms}.900000     268 server.go:446] "Kubelet version" kubeletVersion="v1.27.3"`;
+    const at = (ts: number) => `{"ts":${ts},"caller":"kubelet/kubelet.go:2100","msg":"SyncLoop ADD","v":2}`;
+    const times = (text: string) =>
+      readLogText('k.log', text).records.map(
+        (r) => r.timeMs - (readLogText('k.log', text).records[0]?.timeMs ?? 0),
+      );
+    // 09:50:58.123 UTC after a klog line at 11:50:57.9 local (UTC+2), 05:20:57.9 (UTC-4:30), 09:50:57.9 (UTC).
+    const ts = 1684835458123;
+    expect(times(`${klog('11:50:57')}\n${at(ts)}\n${at(ts + 2000)}\n`)).toEqual([0, 223, 2223]);
+    expect(times(`${klog('05:20:57')}\n${at(ts)}\n`)).toEqual([0, 223]);
+    expect(times(`${klog('09:50:57')}\n${at(ts)}\n`)).toEqual([0, 223]);
+    // No klog line before it: UTC as it is.
+    expect(readLogText('k.log', `${at(ts)}\n`).records[0]?.timeMs).toBe(clockOfEpoch(ts));
+  });
+
   it("a record pretty-printed over several lines (jq's output, also as an array's elements) is one message", () => {
     const pretty = (o: Record<string, unknown>, comma = '') => `${JSON.stringify(o, null, 2)}${comma}`;
     const a = {
