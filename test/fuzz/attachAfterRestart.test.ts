@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   ATTACH_AFTER_RESTART_ONE_IN,
-  draftArbitraryAfterWarmUp,
   draftArbitraryBeforeAttachAfterRestart,
+  draftArbitraryBeforePreStop,
   draftArbitraryBeforeRuntimeOutage,
   draftArbitraryBeforeSetUpFailures,
   FUZZ_NODES,
@@ -97,7 +97,7 @@ describe('the attach-after-restart profile', () => {
 
   it('fails SetUp instead in one attach-after-restart case in SETUP_FAILS_ONE_IN, and leaves every other case as it was', () => {
     for (const seed of [1, 2]) {
-      const now = new CaseStream(draftArbitraryAfterWarmUp, seed);
+      const now = new CaseStream(draftArbitraryBeforePreStop, seed);
       const before = new CaseStream(draftArbitraryBeforeSetUpFailures, seed);
       let attach = 0;
       let setUp = 0;
