@@ -144,6 +144,18 @@ export class ScenarioFaults {
           line,
         });
         return;
+      case 'pvcLookup':
+        // getPVCExtractPV's GET through the kubelet's client (kubeClient.CoreV1().PersistentVolumeClaims).
+        this.world.nodeOf(f.node).storage.injectFault({
+          kind: 'pvcLookup',
+          volume: f.volume,
+          times: f.times,
+          error:
+            f.error ??
+            `Get "https://apiserver:6443/api/v1/namespaces/default/persistentvolumeclaims/${f.volume}": net/http: request canceled (Client.Timeout exceeded while awaiting headers)`,
+          line,
+        });
+        return;
       case 'setUp':
         this.world.nodeOf(f.node).storage.injectFault({
           kind: 'setUp',

@@ -1,6 +1,7 @@
 // Wires the volume plugins: one kubelet process's volume manager to its node (the plugins over the
 // node's storage host, the kubelet's pod manager and pod state, the API server's node status, and the
 // cluster's volumes), and the attach/detach controller's plugin manager.
+import { GoError } from '../api/errors.js';
 import type { Pod } from '../api/v1.js';
 import type { Kubelet, KubeletVolumeManager } from '../kubelet/kubelet.js';
 import { VolumeManager } from '../kubelet/volumemanager/volumeManager.js';
@@ -43,7 +44,11 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       getRunningRuntimePods: () => kl.runtimeCacheGetPods(),
     },
     host: {
-      getVolumeSpec: (name) => volumeSpecOf(world, name),
+      getVolumeSpec: (name) => {
+        // A scenario pvcLookup fault: the kubelet's GET of the claim fails (the API server is unreachable).
+        const err = node.storage.faults.pvcLookup(name);
+        return err === undefined ? volumeSpecOf(world, name) : new GoError(err);
+      },
       getVolumesAttached: () => kl.kubeClient.getVolumesAttached(node.name),
       getVolumesFromPodDir: () => node.storage.getVolumesFromPodDir(),
       isDeviceOpened: (devicePath) => node.storage.deviceOpened(devicePath),

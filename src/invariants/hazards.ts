@@ -285,6 +285,14 @@ export const HAZARDS = {
     scenario: 'terminal-pod-volume-kept-desired',
     explains: ['volume-in-use-after-unmount'],
   },
+  'pvc-lookup-error-unmounts-running': {
+    upstream: ['kubernetes/kubernetes#120150', 'kubernetes/kubernetes#115006'],
+    summary:
+      "a kubelet restarts while it cannot read a running pod's PVC from the API server: the populator's getPVCExtractPV fails and leaves the pod's volume out of the desired state, reconstruction puts the volume it finds on disk in the actual state all the same, and the reconciler unmounts what no pod wants: the running pod's volume is torn down under its containers",
+    open: 'issue #120150 is open; desired_state_of_world_populator.go (1.23 to master) records the error (AddErrorToPod) and reprocesses the pod later, and neither syncStates nor KEP-3756 reconstruction waits for a pod whose volumes failed: hasAddedPods is set after the first pass whatever it failed to add',
+    scenario: 'pvc-lookup-error-after-restart',
+    explains: ['volume-torn-down-while-running'],
+  },
 } as const satisfies Record<string, HazardDef>;
 
 export type HazardId = keyof typeof HAZARDS;
@@ -467,6 +475,13 @@ export class HazardTracker {
         return;
       case 'unmountWaitIgnoredUncertain':
         this.#mark('wait-for-unmount-ignores-uncertain', f.atMs, f.node, f.uid, null);
+        return;
+      case 'podVolumeLookupFailed':
+        // Explains a teardown of that pod's volume until the volume is set up for it again.
+        this.#mark('pvc-lookup-error-unmounts-running', f.atMs, f.node, f.uid, f.volume);
+        return;
+      case 'volumeSetUp':
+        this.#unmark('pvc-lookup-error-unmounts-running', f.node, f.uid, f.volume);
         return;
       case 'podVolumesExistMissedBlockMap':
         this.#mark('pod-volumes-exist-ignores-block-maps', f.atMs, f.node, f.uid, f.volume);

@@ -15,6 +15,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   containerStopping: true,
   killPodStarted: true,
   preStopHookStarted: true,
+  podVolumeLookupFailed: true,
   killPodFinished: true,
   podCgroupDestroyed: true,
   podKillDispatched: true,

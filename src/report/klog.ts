@@ -233,6 +233,14 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
           `"Killing container with a grace period" pod="default/${f.pod}" podUID=${f.uid} containerName=${q(f.container)} containerID=${q(`containerd://${containerId(f.uid, f.container)}`)} gracePeriod=${f.gracePeriodSeconds}`,
         );
         break;
+      case 'podVolumeLookupFailed':
+        kubelet(
+          f,
+          'E',
+          'desired_state_of_world_populator.go:313',
+          `"Error processing volume" err="error processing PVC default/${f.volume}: failed to fetch PVC from API server: Get \\"https://apiserver:6443/api/v1/namespaces/default/persistentvolumeclaims/${f.volume}\\": net/http: request canceled (Client.Timeout exceeded while awaiting headers)" pod="default/${f.pod}" volumeName=${q(f.volume)}`,
+        );
+        break;
       case 'preStopHookStarted':
         kubelet(
           f,

@@ -53,6 +53,8 @@ function describeFactRaw(f: Fact): FactLine {
     case 'containerRemoved':
     case 'preStopHookStarted':
       return { subject: podSubject(f), text: `${f.kind} ${f.container}` };
+    case 'podVolumeLookupFailed':
+      return { subject: podSubject(f), text: `${f.kind} ${f.volume}` };
     case 'containerStarted':
       return {
         subject: podSubject(f),

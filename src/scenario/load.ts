@@ -683,6 +683,19 @@ function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault 
       error: a.error ?? 'final',
     };
   }
+  if (f.pvcLookup !== undefined) {
+    const a = f.pvcLookup;
+    const path = [...at, 'pvcLookup'];
+    c.checkNode([...path, 'node'], a.node);
+    c.checkVolume([...path, 'volume'], a.volume);
+    return {
+      kind: 'pvcLookup',
+      node: a.node,
+      volume: a.volume,
+      times: a.times ?? DEFAULTS.faultTimes,
+      error: a.error ?? null,
+    };
+  }
   if (f.stopContainer !== undefined) {
     const a = f.stopContainer;
     const path = [...at, 'stopContainer'];

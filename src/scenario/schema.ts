@@ -441,6 +441,16 @@ const SetUp = mapping(
   'a mapping {node, volume, times?, error?}',
 );
 
+const PvcLookup = mapping(
+  {
+    node: NodeName,
+    volume: VolumeName,
+    times: Times.optional(),
+    error: ErrorText("the API client's error; default: the request timing out"),
+  },
+  'a mapping {node, volume, times?, error?}',
+);
+
 /**
  * A mapping that must hold exactly one of `keys` (timeline entries, faults, claim fix sets). The check runs
  * even when other parts of the mapping are wrong, so a second action is reported with the rest. The issue
@@ -485,6 +495,10 @@ const FaultSchema = mapping(
     }),
     setUp: SetUp.optional().meta({
       description: "a pod's SetUp of the volume (a CSI Block volume's MapPodDevice) fails, then behaves",
+    }),
+    pvcLookup: PvcLookup.optional().meta({
+      description:
+        "the node's kubelet cannot read the volume's PVC / PV from the API server (the populator's getPVCExtractPV fails), then can",
     }),
     stopContainer: StopContainer.optional().meta({
       description: 'CRI StopContainer fails and the container runs on (the kill fails), then behaves',

@@ -29,6 +29,7 @@ export const FAULT_KINDS = [
   'waitForAttach',
   'stopContainer',
   'setUp',
+  'pvcLookup',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -267,6 +268,25 @@ export interface SetUpFault {
   readonly error: MountDeviceError;
 }
 
+/**
+ * The node's kubelet cannot read the volume's PersistentVolumeClaim (or its PersistentVolume) from the API
+ * server `times` times: the desired state of world populator's getPVCExtractPV fails, and the pod's volume
+ * stays out of the desired state until a later pass reads it (#120150: after a kubelet restart the
+ * reconciler then unmounts a running pod's reconstructed volume).
+ */
+export interface PvcLookupFault {
+  readonly kind: 'pvcLookup';
+  readonly node: string;
+  readonly volume: string;
+  /**
+   * How many lookups fail (default 1). The populator tries the pod again at its next sync (SyncPod's
+   * WaitForAttachAndMount reprocesses it: a pod processed before stays processed after a failure).
+   */
+  readonly times: number;
+  /** The client's error; null: a timeout of the API request. */
+  readonly error: string | null;
+}
+
 export type Fault =
   | UnmountDeviceFault
   | ProcMountsFault
@@ -276,7 +296,8 @@ export type Fault =
   | MountDeviceFault
   | WaitForAttachFault
   | StopContainerFault
-  | SetUpFault;
+  | SetUpFault
+  | PvcLookupFault;
 
 export interface FaultAction {
   readonly kind: 'fault';

@@ -246,6 +246,15 @@ function faultToYaml(f: Fault): Record<string, unknown> {
           ...(f.error === 'final' ? {} : { error: f.error }),
         },
       };
+    case 'pvcLookup':
+      return {
+        pvcLookup: {
+          node: f.node,
+          volume: f.volume,
+          ...times(f.times),
+          ...(f.error === null ? {} : { error: f.error }),
+        },
+      };
     case 'stopContainer':
       return {
         stopContainer: {

@@ -76,6 +76,8 @@ export type StorageFault = (
       readonly times: number;
       readonly error: MountDeviceFailure;
     }
+  /** The node's API client fails to read the volume's claim (a network fault rather than a storage one). */
+  | { readonly kind: 'pvcLookup'; readonly volume: string; readonly times: number; readonly error: string }
 ) & { readonly line?: number | undefined };
 
 interface Armed {
@@ -85,7 +87,8 @@ interface Armed {
     | 'tearDown'
     | 'mountDevice'
     | 'waitForAttach'
-    | 'setUp';
+    | 'setUp'
+    | 'pvcLookup';
   readonly volume: string;
   readonly stage: UnmountDeviceStage | undefined;
   /** mountDevice only: what each firing does. */
@@ -96,6 +99,8 @@ interface Armed {
   readonly hangMs?: number | undefined;
   /** setUp only: how each firing fails. */
   readonly setUpError?: MountDeviceFailure | undefined;
+  /** pvcLookup only: the API client's error. */
+  readonly lookupError?: string | undefined;
   readonly line: number;
   remaining: number;
   fired: number;
@@ -192,7 +197,24 @@ export class HostFaults {
           remaining: Math.max(0, f.times),
         });
         return;
+      case 'pvcLookup':
+        arm({
+          kind: f.kind,
+          volume: f.volume,
+          stage: undefined,
+          lookupError: f.error,
+          remaining: Math.max(0, f.times),
+        });
+        return;
     }
+  }
+
+  /** Consumes one firing of a pvcLookup fault for `volume`: the API client's error, if it fired. */
+  pvcLookup(volume: string): string | undefined {
+    const error = this.find('pvcLookup', volume, undefined)?.lookupError;
+    if (error === undefined) return undefined;
+    this.take('pvcLookup', volume, undefined, 'pvcLookup', { delayMs: 0, error });
+    return error;
   }
 
   /** Consumes one firing of a setUp fault for `volume` as a pod's SetUp / MapPodDevice starts: how it fails. */

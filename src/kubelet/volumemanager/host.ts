@@ -1,6 +1,7 @@
 // The narrow interfaces the volume manager needs from the kubelet around it (pkg/kubelet/volumemanager's
 // constructor arguments in release-1.23: VolumePluginMgr, pod.Manager, podStateProvider, the kube client
 // for node status, the pods directory on disk, hostutil). The kubelet wires them.
+import type { GoError } from '../../api/errors.js';
 import type { Pod, RuntimePod, UID, VolumeMode } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { PluginKind, Result, Spec, VolumePlugin } from '../../volume/volume.js';
@@ -46,8 +47,11 @@ export interface PodVolumeOnDisk {
 
 /** The node, the API server's view of it, and the fact bus. */
 export interface VolumeHost {
-  /** The cluster volume (PV) of that name, as a volume.Spec; undefined if it does not exist. */
-  getVolumeSpec(volumeName: string): Spec | undefined;
+  /**
+   * The cluster volume (PV) of that name, as a volume.Spec, read through the API server (the claim, then
+   * its volume); undefined if it does not exist, a GoError if the request failed.
+   */
+  getVolumeSpec(volumeName: string): Spec | GoError | undefined;
   /** node.status.volumesAttached from the API server (device paths, VerifyControllerAttachedVolume). */
   getVolumesAttached(): readonly AttachedVolumeStatus[];
   /** reconciler getVolumesFromPodDir: the volume directories in the kubelet's pods dir. */

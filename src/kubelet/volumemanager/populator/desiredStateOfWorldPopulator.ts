@@ -2,6 +2,7 @@
 // release-1.23; with fix `pod-worker-lifecycle` off, the release-1.20 rules of the same file (PR #102344's
 // diff): pods are judged by util.IsPodTerminated on the status manager's status, and a pod's volumes are
 // removed once the runtime cache lists no running container of it.
+import { GoError } from '../../../api/errors.js';
 import type { Pod, UID } from '../../../api/v1.js';
 import { WRITES_PODS, WRITES_VOLUMES } from '../../../elisionMasks.js';
 import type { Fixes } from '../../../fixes.js';
@@ -263,8 +264,22 @@ export class DesiredStateOfWorldPopulator {
     for (const podVolume of pod.spec.volumes) {
       // createVolumeSpec: the pod's volume is a claim on the cluster volume of that name.
       const volumeSpec = this.o.host.getVolumeSpec(podVolume);
-      if (volumeSpec === undefined) {
-        dsw.addErrorToPod(uniquePodName, `error processing PVC for volume "${podVolume}": not found`);
+      if (volumeSpec === undefined || volumeSpec instanceof GoError) {
+        // getPVCExtractPV: "failed to fetch PVC from API server"; the pod's volume stays out of the desired
+        // state until a later pass reads it (#120150).
+        const why =
+          volumeSpec === undefined
+            ? 'not found'
+            : `failed to fetch PVC from API server: ${volumeSpec.message}`;
+        dsw.addErrorToPod(uniquePodName, `error processing PVC default/${podVolume}: ${why}`);
+        this.o.host.publish?.({
+          kind: 'podVolumeLookupFailed',
+          atMs: this.o.clock.nowMs,
+          node: this.o.nodeName ?? '',
+          uid: pod.metadata.uid,
+          pod: pod.metadata.name,
+          volume: podVolume,
+        });
         allVolumesAdded = false;
         continue;
       }
