@@ -30,6 +30,8 @@ export interface NodeState {
   /** seq and time of the latest restart (or -1): reconstruction faults are armed just before it. */
   restartSeq: number;
   restartAtMs: number;
+  /** When the process after the latest restart logged its first line (or -1). */
+  startedAtMs: number;
   shutdown: boolean;
   /** The node's graceful shutdown configuration, from "Creating node shutdown manager". */
   shutdownConfig: { periodS: number; criticalS: number; record: LogRecord } | null;
@@ -65,6 +67,7 @@ function newNode(name: string, pid: number): NodeState {
     last: null,
     restartSeq: -1,
     restartAtMs: 0,
+    startedAtMs: -1,
     shutdown: false,
     shutdownConfig: null,
     pending: [],
@@ -177,6 +180,7 @@ export class ImportState {
     if (n.restartSeq !== -1 || this.offset === 0) return;
     n.restartSeq = -0.4;
     n.restartAtMs = this.offset - 1000;
+    n.startedAtMs = this.offset;
     const name = n.name;
     this.push(
       this.offset - 1000,

@@ -8,6 +8,9 @@ import type { LogEvent } from './events.js';
 import { unmountStage } from './hints.js';
 import type { ImportState, PvcLookupEntry, Reading } from './importState.js';
 
+/** A claim read this soon after the kubelet process started is the new process's first read of it. */
+const PVC_FIRST_LOOKUP_MS = 30_000;
+
 type VolumeEvent = Extract<
   LogEvent,
   {
@@ -184,8 +187,13 @@ export function readVolumeEvent(s: ImportState, ev: VolumeEvent, { r, seq, t, no
       const p = ev.pod === null ? undefined : s.podFor(ev.pod, r, seq);
       const name = n.name;
       const claim = s.claimVolume(ev, name, p, r);
+      // A new process's first lookups (upstream #120150: the kubelet restarted while the API server was
+      // unreachable): armed at the restart, as the replayed kubelet may read the claim sooner after it.
+      const first = n.startedAtMs >= 0 && t - n.startedAtMs <= PVC_FIRST_LOOKUP_MS;
       let extra = () => 0;
-      const entry = s.mergeFault(claim.key, r, t, seq - 0.1, (times) => {
+      const armAt = first ? n.restartAtMs : t;
+      const armSeq = first ? n.restartSeq + 0.1 : seq - 0.1;
+      const entry = s.mergeFault(claim.key, r, armAt, armSeq, (times) => {
         const volume = claim.volume();
         return {
           kind: 'pvcLookup',
