@@ -68,8 +68,8 @@ describe('the populator cannot read a claim (#120150)', () => {
       },
     });
     // Three failures, still going when the log ends: more fail after it.
-    const f = (fault?.action as { fault: Fault }).fault;
-    expect(f.kind === 'pvcLookup' && f.times).toBeGreaterThan(3);
+    const f = fault?.action.kind === 'fault' ? fault.action.fault : null;
+    expect(f?.kind === 'pvcLookup' ? f.times : 0).toBeGreaterThan(3);
     expect(r.yaml).toContain('# from k.log:8,11-12');
     expect(r.yaml).toContain("guess: claim data-mysql-0 is pvc-5f1c, the pod's only volume the log names");
     expect(r.scenario.volumes.map((v) => v.name)).toEqual(['pvc-5f1c']);
