@@ -150,9 +150,7 @@ export class ScenarioFaults {
           kind: 'pvcLookup',
           volume: f.volume,
           times: f.times,
-          error:
-            f.error ??
-            `Get "https://apiserver:6443/api/v1/namespaces/default/persistentvolumeclaims/${f.volume}": net/http: request canceled (Client.Timeout exceeded while awaiting headers)`,
+          error: f.error ?? pvcLookupDefaultError(f.volume),
           line,
         });
         return;
@@ -209,4 +207,9 @@ export class ScenarioFaults {
       });
     }
   }
+}
+
+/** A pvcLookup fault's error by default: the kubelet's GET of the claim timing out. */
+export function pvcLookupDefaultError(volume: string): string {
+  return `Get "https://apiserver:6443/api/v1/namespaces/default/persistentvolumeclaims/${volume}": net/http: request canceled (Client.Timeout exceeded while awaiting headers)`;
 }

@@ -109,6 +109,23 @@ export type LogEvent =
       readonly uid: string;
       readonly error: string;
     }
+  /**
+   * desired_state_of_world_populator.go: `"Error processing volume" err="error processing PVC <ns>/<claim>:
+   * failed to fetch PVC from API server: <client error>"` (getPVCExtractPV), or `failed to fetch PV <pv>
+   * from API server` (getPVSpec). Before 1.21 the printf form `Error processing volume "<volume>" for pod
+   * "<name>_<ns>(<uid>)": error processing PVC ...`.
+   */
+  | {
+      readonly kind: 'pvcLookupFailed';
+      readonly pod: PodRef | null;
+      /** The pod's name for the volume (`volumeName=`); '' when absent. */
+      readonly volumeName: string;
+      readonly claim: string;
+      /** The PersistentVolume the claim is bound to when its read failed (getPVSpec); '' for the claim's. */
+      readonly pv: string;
+      /** The API client's error. */
+      readonly error: string;
+    }
   /** `Orphaned pod ... found, but volume paths are still present on disk`. */
   | { readonly kind: 'orphanVolumePaths'; readonly uid: string }
   /** `could not get consistent content of /proc/mounts`. */

@@ -8,6 +8,8 @@ import { LIMITS } from '../scenario/limits.js';
 export const MAX_HORIZON_MS = LIMITS.durationMs;
 export const QUIET_AFTER_MS = 5 * 60_000;
 export const SPAN_MAX_MS = MAX_HORIZON_MS - QUIET_AFTER_MS;
+/** The least horizon of an imported scenario. */
+export const MIN_HORIZON_MS = 10 * 60_000;
 /**
  * What is kept of an idle stretch: longer than every timer of the modelled paths (the attach/detach
  * controller's 6 min maxWaitForUnmountDuration, the 5 min back-off cap, the 2 min runtime request

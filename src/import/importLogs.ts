@@ -7,7 +7,13 @@ import { parseScenarioText } from '../scenario/load.js';
 import type { Claim, Scenario } from '../scenario/types.js';
 import { scenarioToYaml } from '../scenario/write.js';
 import { assert } from '../sim/assert.js';
-import { durationText, IDLE_GAP_KEPT_MS, MAX_HORIZON_MS, QUIET_AFTER_MS } from './idleGaps.js';
+import {
+  durationText,
+  IDLE_GAP_KEPT_MS,
+  MAX_HORIZON_MS,
+  MIN_HORIZON_MS,
+  QUIET_AFTER_MS,
+} from './idleGaps.js';
 import { type Inferred, inferScenario } from './infer.js';
 import { decodeLogFile, LogDecodeError, type LogRecord, mergeByTime, readLogText } from './logLines.js';
 
@@ -38,9 +44,6 @@ export interface Imported {
   /** The file text, with claims (given to importedYaml) left out. */
   readonly yaml: string;
 }
-
-/** The least horizon of an imported scenario. */
-const MIN_HORIZON_MS = 10 * 60_000;
 
 /** `kubelet.log:12,14-15; kcm.log:3`: where records came from. */
 export function sourceText(records: readonly LogRecord[]): string {

@@ -5,7 +5,7 @@ import type { Action, Fault, UnmountDeviceStage } from '../scenario/types.js';
 import type { LogEvent, PodRef } from './events.js';
 import { readEviction } from './evictionGrace.js';
 import { type Hinted, subdomain } from './hints.js';
-import { TimeMap } from './idleGaps.js';
+import { MIN_HORIZON_MS, QUIET_AFTER_MS, TimeMap } from './idleGaps.js';
 import type { LogRecord } from './logLines.js';
 import { createAction, isControllerEvent, type PodInstance } from './podInstance.js';
 import { VolumeTable } from './volumeTable.js';
@@ -30,6 +30,8 @@ export interface NodeState {
   /** seq and time of the latest restart (or -1): reconstruction faults are armed just before it. */
   restartSeq: number;
   restartAtMs: number;
+  /** When the process after the latest restart logged its first line (or -1). */
+  startedAtMs: number;
   shutdown: boolean;
   /** The node's graceful shutdown configuration, from "Creating node shutdown manager". */
   shutdownConfig: { periodS: number; criticalS: number; record: LogRecord } | null;
@@ -65,6 +67,7 @@ function newNode(name: string, pid: number): NodeState {
     last: null,
     restartSeq: -1,
     restartAtMs: 0,
+    startedAtMs: -1,
     shutdown: false,
     shutdownConfig: null,
     pending: [],
@@ -177,6 +180,7 @@ export class ImportState {
     if (n.restartSeq !== -1 || this.offset === 0) return;
     n.restartSeq = -0.4;
     n.restartAtMs = this.offset - 1000;
+    n.startedAtMs = this.offset;
     const name = n.name;
     this.push(
       this.offset - 1000,
@@ -323,6 +327,84 @@ export class ImportState {
     return this.create(ref, this.nodeOf(r).name, isStatic, r, seq, true);
   }
 
+  /** The claims the populator failed to read, by node and claim: their volume is settled after the log. */
+  private readonly claims = new Map<string, ClaimLookup>();
+
+  /**
+   * The scenario volume of a claim the populator could not read (a pvcLookupFailed line), and the key of
+   * its fault. A failed read of the bound volume names it (`failed to fetch PV <pv>`): the spec name the
+   * operation lines use. A failed read of the claim names only the claim and the pod's name for it; which
+   * volume that is, claimVolumes settles once every record was read (the lines that mount or tear it down
+   * may come later).
+   */
+  claimVolume(
+    ev: Extract<LogEvent, { kind: 'pvcLookupFailed' }>,
+    node: string,
+    p: PodInstance | undefined,
+    r: LogRecord,
+  ): { key: string; volume: () => string; lookup: ClaimLookup | null } {
+    if (ev.pv !== '') {
+      const vol = this.volumes.see(ev.pv, '', r, null);
+      if (p !== undefined && !p.volumes.includes(vol)) p.volumes.push(vol);
+      return { key: `pvcLookup/${node}/${vol}`, volume: () => vol, lookup: null };
+    }
+    const key = `pvcLookup/${node}/claim:${ev.claim}`;
+    let c = this.claims.get(key);
+    if (c === undefined) {
+      c = { claim: ev.claim, volumeName: ev.volumeName, pod: p, first: r, volume: null, notes: [] };
+      this.claims.set(key, c);
+    }
+    const found = c;
+    return { key, volume: () => found.volume ?? subdomain(found.claim, 'volume'), lookup: found };
+  }
+
+  /** Settles the volume of each claim read only by its failures (claimVolume); call once the log was read. */
+  claimVolumes(): void {
+    for (const c of this.claims.values()) {
+      const byName = [subdomain(c.claim, ''), subdomain(c.volumeName, '')].find(
+        (n) => n !== '' && this.volumes.has(n),
+      );
+      const only = c.pod?.volumes.length === 1 ? c.pod.volumes[0] : undefined;
+      if (byName !== undefined) c.volume = byName;
+      else if (only !== undefined) {
+        c.volume = only;
+        c.notes.push(`guess: claim ${c.claim} is ${only}, the pod's only volume the log names`);
+      } else {
+        // The log names the volume nowhere else: one named after the claim.
+        c.volume = this.volumes.see(c.claim, '', c.first, null);
+        c.notes.push(
+          `guess: volume ${c.volume} named after the claim: the log names its volume nowhere else`,
+        );
+      }
+      if (c.pod !== undefined && !c.pod.volumes.includes(c.volume)) c.pod.volumes.push(c.volume);
+    }
+  }
+
+  /** The pvcLookup faults, for what settles once the log was read (pvcLookupsAtEnd). */
+  readonly pvcFaults: PvcLookupEntry[] = [];
+  /** node/volume -> virtual time of its latest SetUp / MapPodDevice that succeeded. */
+  readonly lastSetUp = new Map<string, number>();
+
+  /**
+   * A claim still unreadable when the log ends (its last failure within a retry of the end, no SetUp of
+   * its volume after it): the outage outlasted the log, so its lookups fail on to the end of the run;
+   * counting only the logged ones would let the imported run read the claim right after the log's end.
+   */
+  pvcLookupsAtEnd(endMs: number): void {
+    for (const f of this.pvcFaults) {
+      const times = f.entry.sources.map((r) => this.rel(r));
+      const last = times[times.length - 1]!;
+      let gap = PVC_RETRY_GUESS_MS;
+      for (let i = 1; i < times.length; i++) gap = Math.max(gap, times[i]! - times[i - 1]!);
+      const setUp = this.lastSetUp.get(`${f.node}/${f.volume()}`) ?? Number.NEGATIVE_INFINITY;
+      if (endMs - last > gap || setUp > last) continue;
+      f.extra = Math.ceil((Math.max(MIN_HORIZON_MS, endMs + QUIET_AFTER_MS) - last) / 1000);
+      f.entry.notes.push(
+        `guess: still failing when the log ends: ${f.extra} more lookups fail, one a second to the end of the run`,
+      );
+    }
+  }
+
   // Faults of one kind on one (node, volume) in a row become one fault with `times`.
   mergeFault(
     key: string,
@@ -331,16 +413,16 @@ export class ImportState {
     armSeq: number,
     make: (times: number) => Fault,
     counts = true,
-  ): void {
+  ): Entry | null {
     const open = this.openFaults.get(key);
     if (open !== undefined) {
       open.records.push(r);
       if (counts) open.times++;
-      return;
+      return null;
     }
     const rec = { records: [r], times: counts ? 1 : 0 };
     this.openFaults.set(key, rec);
-    this.entries.push({
+    const entry: Entry = {
       atMs: Math.max(0, Math.round(armAt)),
       seq: armSeq,
       sources: rec.records,
@@ -349,7 +431,9 @@ export class ImportState {
         return { kind: 'fault', fault: withTimes(make(times), times) };
       },
       notes: [],
-    });
+    };
+    this.entries.push(entry);
+    return entry;
   }
 
   faultEntry(
@@ -375,6 +459,28 @@ export class ImportState {
     }
     if (guess !== null) this.entries[this.entries.length - 1]?.notes.push(`guess: ${guess}`);
   }
+}
+
+/** A claim's failed reads are one retry apart at most this long, or as long as the longest gap between them. */
+const PVC_RETRY_GUESS_MS = 30_000;
+
+export interface PvcLookupEntry {
+  readonly node: string;
+  readonly volume: () => string;
+  /** Its timeline entry: the failures it counts are its sources. */
+  readonly entry: Entry;
+  /** Lookups that fail after the log's end (pvcLookupsAtEnd). */
+  extra: number;
+}
+
+interface ClaimLookup {
+  readonly claim: string;
+  readonly volumeName: string;
+  readonly pod: PodInstance | undefined;
+  readonly first: LogRecord;
+  volume: string | null;
+  /** The notes of its fault's entry, for the guess claimVolumes makes. */
+  notes: string[];
 }
 
 function withTimes(f: Fault, times: number): Fault {

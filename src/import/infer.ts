@@ -78,6 +78,7 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
       case 'mapInUse':
       case 'deviceStillOpen':
       case 'orphanVolumePaths':
+      case 'pvcLookupFailed':
       case 'multiAttach':
       case 'forceDetach':
         readVolumeEvent(s, ev, reading);
@@ -92,8 +93,10 @@ export function inferScenario(records: readonly LogRecord[]): Inferred {
       { located: true },
     );
   }
+  s.claimVolumes();
   const last = records[records.length - 1];
   const endMs = last === undefined ? 0 : s.rel(last);
+  s.pvcLookupsAtEnd(endMs);
   for (const p of s.pods.values()) {
     const read = restartPolicyOf(p.exits, p.startsMs, p.goneAtMs ?? endMs);
     if (read === null) continue;

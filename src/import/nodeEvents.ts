@@ -28,6 +28,7 @@ export function readKubeletRestart(
   if (last !== null && (newPid || startedAgain)) {
     node.restartSeq = seq - 0.5;
     node.restartAtMs = s.rel(last);
+    node.startedAtMs = s.rel(r);
     node.shutdown = false;
     const name = node.name;
     const stoppedAtMs = s.rel(last);

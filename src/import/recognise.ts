@@ -275,6 +275,29 @@ export function recognise(raw: string): LogEvent | null {
   }
   if (/could not get consistent content of \/proc\/mounts/.test(text)) return { kind: 'inconsistentMounts' };
 
+  // ---- the desired state of world populator cannot read a pod's claim (or its volume) ----
+  if (msg === 'Error processing volume' && s !== null) {
+    const e = pvcFetchError(v('err') ?? '');
+    if (e !== null)
+      return {
+        kind: 'pvcLookupFailed',
+        pod: podFromKObj(v('pod'), v('podUID')),
+        volumeName: v('volumeName') ?? '',
+        ...e,
+      };
+  }
+  const oldProcessing = /Error processing volume "([^"]*)" for pod "([^"]*)": (.*)$/s.exec(text);
+  if (oldProcessing !== null) {
+    const e = pvcFetchError(oldProcessing[3]!);
+    if (e !== null)
+      return {
+        kind: 'pvcLookupFailed',
+        pod: podsOfOldList(oldProcessing[2]!)[0] ?? null,
+        volumeName: oldProcessing[1]!,
+        ...e,
+      };
+  }
+
   // ---- attach / detach controller ----
   if (/Multi-Attach error/.test(text)) {
     const volume = quotedAfter(text, 'Multi-Attach error for volume "');
@@ -321,6 +344,19 @@ export function recognise(raw: string): LogEvent | null {
   const mapInUse = /(\S+): map in use/.exec(text);
   if (mapInUse !== null) return { kind: 'mapInUse', device: mapInUse[1]! };
   return null;
+}
+
+/**
+ * createVolumeSpec's error when the API read failed: `error processing PVC <ns>/<claim>: failed to fetch PVC
+ * from API server: <err>` (getPVCExtractPV) or `... failed to fetch PV <pv> from API server: <err>`
+ * (getPVSpec). Its other errors (a claim not bound, being deleted) are no read that failed: null.
+ */
+function pvcFetchError(err: string): { claim: string; pv: string; error: string } | null {
+  const m =
+    /^error processing PVC [^/\s]+\/(\S+): failed to fetch (?:PVC|PV (\S+)) from API server: (.*)$/s.exec(
+      err,
+    );
+  return m === null ? null : { claim: m[1]!, pv: m[2] ?? '', error: m[3]! };
 }
 
 /** A Go duration as klog prints it (`30s`, `1m0s`, `1h2m3s`, `0s`) in whole seconds; null if it is not one. */

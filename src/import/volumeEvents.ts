@@ -1,10 +1,15 @@
 // The volume events of an imported log (infer.ts): the operation executor's mounts, unmounts, maps and
 // their failures, reconstruction after a restart, devices still in use, and the attach/detach controller's
 // Multi-Attach errors and forced detaches. Failures become faults; a success closes them. Pure.
+import { pvcLookupDefaultError } from '../cluster/scenarioFaults.js';
+import { LIMITS } from '../scenario/limits.js';
 import type { UnmountDeviceStage } from '../scenario/types.js';
 import type { LogEvent } from './events.js';
 import { unmountStage } from './hints.js';
-import type { ImportState, Reading } from './importState.js';
+import type { ImportState, PvcLookupEntry, Reading } from './importState.js';
+
+/** A claim read this soon after the kubelet process started is the new process's first read of it. */
+const PVC_FIRST_LOOKUP_MS = 30_000;
 
 type VolumeEvent = Extract<
   LogEvent,
@@ -16,6 +21,7 @@ type VolumeEvent = Extract<
       | 'mapInUse'
       | 'deviceStillOpen'
       | 'orphanVolumePaths'
+      | 'pvcLookupFailed'
       | 'multiAttach'
       | 'forceDetach';
   }
@@ -52,7 +58,10 @@ export function readVolumeEvent(s: ImportState, ev: VolumeEvent, { r, seq, t, no
       } else if (ev.ok) {
         const kind = ev.op === 'tearDown' || ev.op === 'unmapPodDevice' ? 'tearDown' : 'mountDevice';
         if (ev.op !== 'setUp' && ev.op !== 'waitForAttach') s.closeFaults(`${kind}/${nodeName}/${vol}`);
-        if (ev.op === 'setUp' || ev.op === 'mapPodDevice') s.closeFaults(`setUp/${nodeName}/${vol}`);
+        if (ev.op === 'setUp' || ev.op === 'mapPodDevice') {
+          s.closeFaults(`setUp/${nodeName}/${vol}`);
+          s.lastSetUp.set(`${nodeName}/${vol}`, t);
+        }
         // A staging or set-up that went through: WaitForAttach, which runs before them, did too. (The
         // `waitForAttach` events that succeed include every "MountVolume started" line: not a success.)
         if (ev.op !== 'waitForAttach' && ev.op !== 'attach' && ev.op !== 'detach')
@@ -170,6 +179,38 @@ export function readVolumeEvent(s: ImportState, ev: VolumeEvent, { r, seq, t, no
       s.preludeRestart(node ?? s.nodeOf(r), r);
       s.observed.push({ record: r, note: `orphaned pod ${ev.uid}: volume paths still on disk` });
       break;
+    case 'pvcLookupFailed': {
+      // The populator could not read the pod's claim (or its volume) from the API server: failures for
+      // one claim on one node make one fault, armed just before the first; which scenario volume the
+      // claim is, is settled once the whole log was read (ImportState.claimVolumes).
+      const n = node ?? s.nodeOf(r);
+      const p = ev.pod === null ? undefined : s.podFor(ev.pod, r, seq);
+      const name = n.name;
+      const claim = s.claimVolume(ev, name, p, r);
+      // A new process's first lookups (upstream #120150: the kubelet restarted while the API server was
+      // unreachable): armed at the restart, as the replayed kubelet may read the claim sooner after it.
+      const first = n.startedAtMs >= 0 && t - n.startedAtMs <= PVC_FIRST_LOOKUP_MS;
+      let extra = () => 0;
+      const armAt = first ? n.restartAtMs : t;
+      const armSeq = first ? n.restartSeq + 0.1 : seq - 0.1;
+      const entry = s.mergeFault(claim.key, r, armAt, armSeq, (times) => {
+        const volume = claim.volume();
+        return {
+          kind: 'pvcLookup',
+          node: name,
+          volume,
+          times: times + extra(),
+          error: ev.error === pvcLookupDefaultError(volume) ? null : ev.error.slice(0, LIMITS.errorChars),
+        };
+      });
+      if (entry !== null) {
+        if (claim.lookup !== null) claim.lookup.notes = entry.notes;
+        const pf: PvcLookupEntry = { node: name, volume: claim.volume, entry, extra: 0 };
+        s.pvcFaults.push(pf);
+        extra = () => pf.extra;
+      }
+      break;
+    }
     case 'multiAttach': {
       const vol = s.volumes.see(ev.volume, '', r, null);
       s.volumes.rwo(vol, r);
