@@ -35,7 +35,7 @@ export type Fact =
   | (Base & PodRef & { kind: 'preStopHookStarted'; container: string })
   // The desired state of world populator could not read a pod's volume (its PVC or PV) from the API server
   // (getPVCExtractPV failed): the volume stays out of the desired state until a later pass reads it.
-  | (Base & PodRef & { kind: 'podVolumeLookupFailed'; volume: string })
+  | (Base & PodRef & { kind: 'podVolumeLookupFailed'; volume: string; error: string })
   | (Base & PodRef & { kind: 'killPodFinished' })
   /** The host destroyed the pod's cgroup (pcm.Destroy: syncTerminatedPod or cleanupOrphanedPodCgroups). */
   | (Base & PodRef & { kind: 'podCgroupDestroyed' })

@@ -238,7 +238,7 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
           f,
           'E',
           'desired_state_of_world_populator.go:313',
-          `"Error processing volume" err="error processing PVC default/${f.volume}: failed to fetch PVC from API server: Get \\"https://apiserver:6443/api/v1/namespaces/default/persistentvolumeclaims/${f.volume}\\": net/http: request canceled (Client.Timeout exceeded while awaiting headers)" pod="default/${f.pod}" volumeName=${q(f.volume)}`,
+          `"Error processing volume" err=${q(`error processing PVC default/${f.volume}: ${f.error}`)} pod="default/${f.pod}" volumeName=${q(f.volume)}`,
         );
         break;
       case 'preStopHookStarted':

@@ -39,6 +39,7 @@ const lookupFailed: Fact = {
   pod: 'db',
   uid: 'db-1',
   volume: 'data',
+  error: 'failed to fetch PVC from API server: timeout',
 };
 
 describe('pvcLookup and pvc-lookup-error-unmounts-running (#120150)', () => {

@@ -279,6 +279,7 @@ export class DesiredStateOfWorldPopulator {
           uid: pod.metadata.uid,
           pod: pod.metadata.name,
           volume: podVolume,
+          error: why,
         });
         allVolumesAdded = false;
         continue;
