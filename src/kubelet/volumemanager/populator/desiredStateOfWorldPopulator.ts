@@ -272,15 +272,18 @@ export class DesiredStateOfWorldPopulator {
             ? 'not found'
             : `failed to fetch PVC from API server: ${volumeSpec.message}`;
         dsw.addErrorToPod(uniquePodName, `error processing PVC default/${podVolume}: ${why}`);
-        this.o.host.publish?.({
-          kind: 'podVolumeLookupFailed',
-          atMs: this.o.clock.nowMs,
-          node: this.o.nodeName ?? '',
-          uid: pod.metadata.uid,
-          pod: pod.metadata.name,
-          volume: podVolume,
-          error: why,
-        });
+        // (A claim of no cluster volume cannot be written: the loader refuses it. Only a failed read is
+        // published, which the hazard pvc-lookup-error-unmounts-running ties to.)
+        if (volumeSpec !== undefined)
+          this.o.host.publish?.({
+            kind: 'podVolumeLookupFailed',
+            atMs: this.o.clock.nowMs,
+            node: this.o.nodeName ?? '',
+            uid: pod.metadata.uid,
+            pod: pod.metadata.name,
+            volume: podVolume,
+            error: why,
+          });
         allVolumesAdded = false;
         continue;
       }
