@@ -64,12 +64,21 @@ function volumeOp(text: string, err: string | undefined): LogEvent | null {
     const colon = rest.indexOf(' : ');
     error = err ?? (colon < 0 ? '' : rest.slice(colon + 3));
   }
+  // UnmountVolume.TearDown's own line names the volume by its unique name, then `(OuterVolumeSpecName:
+  // "<the pod's name for it>") ... InnerVolumeSpecName "<the PV>"`: the PV is the name the mount lines use.
+  let uniqueName = quotedAfter(rest, '(UniqueName: "');
+  let specName = volume;
+  const inner = quotedAfter(rest, 'InnerVolumeSpecName "');
+  if (inner !== '' && uniqueName === '' && volume.includes('/')) {
+    uniqueName = volume;
+    specName = inner;
+  }
   return {
     kind: 'volumeOp',
     op,
     ok,
-    volume,
-    uniqueName: quotedAfter(rest, '(UniqueName: "'),
+    volume: specName,
+    uniqueName,
     pod: podName === '' ? null : { namespace: '', name: podName, uid },
     node,
     error,

@@ -1,6 +1,7 @@
 // The recogniser, one upstream message form at a time (texts as pkg/kubelet and operation_generator.go
 // of release-1.23 and release-1.20 write them).
 import { describe, expect, it } from 'vitest';
+import { importLogs } from '../../src/import/importLogs.js';
 import { parseObjectList, parseStructured } from '../../src/import/keyValues.js';
 import { recognise } from '../../src/import/recognise.js';
 
@@ -135,6 +136,29 @@ describe('recognise: volumes', () => {
       node: '',
       error: '',
     });
+  });
+  it("UnmountVolume.TearDown's own line: the volume is its InnerVolumeSpecName, the unique name comes first", () => {
+    const line =
+      'UnmountVolume.TearDown succeeded for volume "kubernetes.io/csi/ebs.csi.aws.com^vol-0abc" (OuterVolumeSpecName: "data") pod "4657c2b5" (UID: "4657c2b5"). InnerVolumeSpecName "pvc-5f1c". PluginName "kubernetes.io/csi", VolumeGidValue ""';
+    expect(recognise(line)).toMatchObject({
+      kind: 'volumeOp',
+      op: 'tearDown',
+      ok: true,
+      volume: 'pvc-5f1c',
+      uniqueName: 'kubernetes.io/csi/ebs.csi.aws.com^vol-0abc',
+    });
+    // So a log that mounted the volume by its PV name and tears it down so names one volume, not two.
+    const mount =
+      'I0327 20:10:02.100000   23955 operation_generator.go:712] "MountVolume.SetUp succeeded for volume \\"pvc-5f1c\\" (UniqueName: \\"kubernetes.io/csi/ebs.csi.aws.com^vol-0abc\\") pod \\"web-0\\" (UID: \\"4657c2b5\\") " pod="default/web-0"';
+    const log = [
+      'I0327 20:10:00.000000   23955 kubelet.go:2100] "SyncLoop ADD" source="api" pods=[default/web-0]',
+      mount,
+      'I0327 20:11:00.000000   23955 kubelet.go:2110] "SyncLoop DELETE" source="api" pods=[default/web-0]',
+      `I0327 20:11:05.500000   23955 operation_generator.go:910] ${line}`,
+      '',
+    ].join('\n');
+    const r = importLogs([{ name: 'k.log', bytes: Buffer.from(log) }], { name: 't' });
+    expect(r.scenario.volumes.map((v) => v.name)).toEqual(['pvc-5f1c']);
   });
   it('a failure inside nestedpendingoperations, with its error text', () => {
     const e = recognise(
