@@ -240,7 +240,7 @@ export const FIX_TABLE = {
     release: '1.28',
     backports: [],
     summary:
-      "killContainer applies the override before the preStop hook, which runs within it and is taken from it, and the 2 s minimum last; before, the hook ran within the deletion's or the spec's grace and the override (every pod worker kill has one since #102344) replaced what it left, so a pod with a hook lived the hook's time past its grace (#115817)",
+      "the container kill (killContainer) applies the override before the preStop hook, which runs within it and is taken from it, and the 2 s minimum last; before, the hook ran within the deletion's or the spec's grace and the override (every pod worker kill has one since #102344) replaced what it left, so a pod with a hook lived the hook's time past its grace (#115817)",
     presets: shippedFrom('1.28'),
   },
   // A feature gate's default rather than a fix, like graceful-node-shutdown-beta. #113262 (1.26) wrote
