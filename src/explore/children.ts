@@ -5,6 +5,7 @@ import {
   type ChoiceLog,
   type Deviation,
   dependent,
+  FP_STALE,
   isLatencyDeviation,
   type LatencyDeviation,
   type LatencyLog,
@@ -83,10 +84,20 @@ function seqIndex(log: ChoiceLog): Map<number, number> {
 }
 
 /**
- * Whether picking the `i`-th ready event at choice point `c` can give another run than the parent's: the
- * parent ran that event later, after the events popped from `c` on; if it commutes with every one of
- * them, and pushed nothing due at its own instant (which would then run earlier too), running it first
- * gives the same run (the same events, each seeing the same state), so there is nothing to explore.
+ * Whether picking the `i`-th ready event at choice point `c` can give another run than the parent's. The
+ * parent ran that event (E) later in the same instant. The child runs E first, then, as the kernel does,
+ * the least tie among the events due and pushed so far: every event of the instant has the tie it had in
+ * the parent (a tie is a function of its owner and the instant), and pushes what it pushed there, as long
+ * as it sees the state it saw there. So the child's order of the instant can be worked out from the
+ * parent's log; if every pair of events it puts in the other order commutes (`dependent`), each event
+ * sees the state it saw in the parent, the instant ends in the same state with the same events pending,
+ * and the child's run is the parent's: nothing to explore.
+ *
+ * Where that reading cannot be trusted, the older, coarser rule decides (E must commute with every event
+ * the parent ran between `c` and E, and push nothing due at its own instant): an instant with a stale
+ * wake-up (which one of two wake-ups of a process is stale depends on their order), and the run's last
+ * instant (the run may have stopped inside it). E itself stale in the parent is always explored: run
+ * first, it would be live and run its process's round.
  */
 export function mustExplore(
   log: ChoiceLog,
@@ -97,7 +108,62 @@ export function mustExplore(
   const seq = (log.pointReady[c] as number[])[i] as number;
   const at = index.get(seq);
   if (at === undefined) return true; // never ran in the parent (the run ended first, or it was taken out)
-  if (log.nowPush[at] === 1) return true;
-  for (let j = log.pointEvent[c] as number; j < at; j++) if (dependent(log, j, at)) return true;
+  if (log.kind[at] === FP_STALE) return true;
+  const from = log.pointEvent[c] as number;
+  const timeMs = log.timeMs[from] as number;
+  let to = from;
+  while (to + 1 < log.seq.length && log.timeMs[to + 1] === timeMs) to++;
+  let staleInInstant = false;
+  for (let j = from; j <= to; j++) if (log.kind[j] === FP_STALE) staleInInstant = true;
+  if (staleInInstant || to === log.seq.length - 1) return mustExploreCoarse(log, from, at);
+  const order = childOrder(log, from, to, at);
+  if (order === undefined) return true;
+  // position[j - from]: where event j of the parent runs in the child's instant.
+  const position = new Array<number>(to - from + 1);
+  for (let p = 0; p < order.length; p++) position[(order[p] as number) - from] = p;
+  for (let x = from; x <= to; x++)
+    for (let y = x + 1; y <= to; y++)
+      if ((position[y - from] as number) < (position[x - from] as number) && dependent(log, x, y))
+        return true;
   return false;
+}
+
+/** The older rule: E commutes with every event from `from` to it, and pushed nothing due at its instant. */
+function mustExploreCoarse(log: ChoiceLog, from: number, at: number): boolean {
+  if (log.nowPush[at] === 1) return true;
+  for (let j = from; j < at; j++) if (dependent(log, j, at)) return true;
+  return false;
+}
+
+/**
+ * The order in which a child that pops event `first` at parent index `from` runs the parent's events
+ * `from..to` (one instant): at each pop the least (tie, sequence number) among those due, an event pushed
+ * during the instant being due once its pusher has run. Undefined if `first` was not due at `from`.
+ */
+function childOrder(log: ChoiceLog, from: number, to: number, first: number): number[] | undefined {
+  const n = to - from + 1;
+  const due = new Array<boolean>(n).fill(false);
+  const done = new Array<boolean>(n).fill(false);
+  for (let j = from; j <= to; j++) if ((log.pusher[j] as number) < from) due[j - from] = true;
+  if (!due[first - from]) return undefined;
+  const order: number[] = [];
+  let next = first;
+  while (next >= 0) {
+    order.push(next);
+    done[next - from] = true;
+    for (let j = from; j <= to; j++) if (log.pusher[j] === next) due[j - from] = true;
+    next = -1;
+    for (let j = from; j <= to; j++) {
+      if (!due[j - from] || done[j - from]) continue;
+      if (next < 0 || before(log, j, next)) next = j;
+    }
+  }
+  return order.length === n ? order : undefined;
+}
+
+/** The kernel's order of two entries due at one instant: tie, then sequence number. */
+function before(log: ChoiceLog, a: number, b: number): boolean {
+  const ta = log.tie[a] as number;
+  const tb = log.tie[b] as number;
+  return ta !== tb ? ta < tb : (log.seq[a] as number) < (log.seq[b] as number);
 }

@@ -34,6 +34,8 @@ export class Chan<T> {
    * the tick is judged idle or not (src/sim/elision.ts), so a buffered tick is no effect by itself.
    */
   quiet = false;
+  /** Its id among the kernel objects a schedule run's footprints record (src/sim/choices.ts). */
+  private readonly objectId: number;
 
   constructor(
     private readonly sim: Sim,
@@ -42,6 +44,7 @@ export class Chan<T> {
   ) {
     if (!(Number.isInteger(capacity) && capacity >= 0))
       throw new AssertionError(`bad channel capacity ${capacity}`);
+    this.objectId = sim.newChanObjectId();
     this.recvq = new WaitQueue(sim);
     this.sendq = new WaitQueue(sim);
   }
@@ -74,6 +77,7 @@ export class Chan<T> {
   close(): void {
     if (this.closedFlag) throw new AssertionError(`close of closed channel ${this.name}`);
     this.closedFlag = true;
+    this.sim.touchObject(this.objectId);
     this.sim.noteEffect();
     this.recvq.drain((w) => this.sim.wake(w, CLOSED));
     this.sendq.drain((w) => {
@@ -83,6 +87,7 @@ export class Chan<T> {
 
   /** @internal Tries to receive without blocking; returns NOT_READY if it would block. */
   poll(): T | Closed | typeof NOT_READY {
+    this.sim.touchObject(this.objectId);
     if (this.buffer.length > 0) {
       const value = this.buffer.shift() as T;
       if (!this.quiet) this.sim.noteEffect();
@@ -105,6 +110,7 @@ export class Chan<T> {
 
   /** @internal Tries to send without blocking. */
   offer(value: T): boolean {
+    this.sim.touchObject(this.objectId);
     const receiver = this.recvq.takeLive();
     if (receiver !== undefined) {
       this.sim.wakeLive(receiver, value, this.quiet);
@@ -120,11 +126,13 @@ export class Chan<T> {
 
   /** @internal */
   enqueueRecv(w: Waiter): void {
+    this.sim.touchObject(this.objectId);
     this.recvq.push(w);
   }
 
   /** @internal */
   enqueueSend(w: Waiter): void {
+    this.sim.touchObject(this.objectId);
     this.sendq.push(w);
   }
 }

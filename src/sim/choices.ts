@@ -14,7 +14,7 @@ import { LatencyChoices, type LatencyDeviation } from './latencyChoices.js';
 import { WRITES_TICK } from './masks.js';
 import { Process } from './process.js';
 import type { EventQueue, InstantEntries, Target } from './queue.js';
-import type { RunBounds, Sim, StopReason } from './sim.js';
+import { processObjectId, type RunBounds, type Sim, type StopReason } from './sim.js';
 
 /** At the `point`-th choice point of the run (0-based), pop the `pick`-th ready event (0 = default). */
 export interface Deviation {
@@ -56,6 +56,18 @@ export class ChoiceLog {
   /** 1 if it pushed an event due at its own instant (it cannot be moved without moving that one). */
   readonly nowPush: number[] = [];
   readonly timeMs: number[] = [];
+  /** Its same-instant tie (src/sim/ties.ts): a function of its owner and instant, not of the order. */
+  readonly tie: number[] = [];
+  /** The index of the event that pushed it during its own instant, or -1: it was due before the instant. */
+  readonly pusher: number[] = [];
+  /**
+   * The kernel objects it touched (src/sim/sim.ts touchObject: channels, processes' waits), sorted, as
+   * touches[touchStart[j] .. touchStart[j + 1]) (touchStart has one entry more than there are events).
+   */
+  readonly touches: number[] = [];
+  readonly touchStart: number[] = [0];
+  /** The queue's next sequence number when it started: events it pushed have numbers from there on. */
+  readonly startSeq: number[] = [];
   /** Per choice point: the index (into the per-event arrays) of the event popped there. */
   readonly pointEvent: number[] = [];
   readonly pointReady: number[][] = [];
@@ -87,6 +99,7 @@ export class ChoiceRun {
   private readonly latencySteps: { readonly d: LatencyDeviation; readonly position: number }[] = [];
   private readonly entries: InstantEntries = { tie: [], seq: [], arg: [], target: [], stack: [] };
   private readonly ready: number[] = [];
+  private readonly touchBuf: number[] = [];
 
   constructor(
     readonly schedule: Schedule,
@@ -137,6 +150,7 @@ export class ChoiceRun {
     const e = this.entries;
     let lastTime = -1;
     let lastSeq0 = 0;
+    let instantStart = 0;
     for (;;) {
       const timeMs = queue.nextTimeMs();
       if (timeMs === Number.POSITIVE_INFINITY) return this.end('idle');
@@ -148,6 +162,7 @@ export class ChoiceRun {
       if (timeMs === lastTime && log.seq.length > 0) {
         for (let j = 0; j < n; j++) if ((e.seq[j] as number) >= lastSeq0) log.nowPush[log.seq.length - 1] = 1;
       }
+      if (timeMs !== lastTime) instantStart = log.seq.length;
       lastTime = timeMs;
       let chosen = 0;
       const first = e.target[0] as Target;
@@ -166,15 +181,25 @@ export class ChoiceRun {
         }
       }
       const seq = e.seq[chosen] as number;
+      log.tie.push(e.tie[chosen] as number);
+      log.pusher.push(pusherOf(log, instantStart, seq));
       const target = chosen === 0 ? queue.pop() : queue.popSeq(seq);
       const arg = queue.poppedArg;
       const stale = isStale(target, arg);
       lastSeq0 = queue.nextSeqNumber;
+      log.startSeq.push(lastSeq0);
       sim.nowMs = timeMs;
       sim.events++;
       const shared0 = sim.shared;
       sim.beginEvent(target);
+      const touched = this.touchBuf;
+      touched.length = 0;
+      // A process's own step ends (or goes on with) its wait.
+      if (target instanceof Process) touched.push(processObjectId(target));
+      sim.touchedObjects = touched;
       target.fire(arg);
+      sim.touchedObjects = undefined;
+      recordTouches(log, touched);
       log.seq.push(seq);
       log.timeMs.push(timeMs);
       log.nowPush.push(0);
@@ -251,21 +276,78 @@ export class ChoiceRun {
   }
 }
 
+/** The event of this instant (from log index `instantStart` on) during which entry `seq` was pushed, or -1. */
+function pusherOf(log: ChoiceLog, instantStart: number, seq: number): number {
+  const starts = log.startSeq;
+  let lo = instantStart;
+  let hi = starts.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((starts[mid] as number) <= seq) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/** Appends an event's touched objects to the log, sorted and without repeats. */
+function recordTouches(log: ChoiceLog, touched: number[]): void {
+  touched.sort((a, b) => a - b);
+  let last = Number.NaN;
+  for (const id of touched) {
+    if (id === last) continue;
+    log.touches.push(id);
+    last = id;
+  }
+  log.touchStart.push(log.touches.length);
+}
+
+/** Whether events `a` and `b` touched a kernel object in common (sorted lists: a merge). */
+function touchesMeet(log: ChoiceLog, a: number, b: number): boolean {
+  const t = log.touches;
+  let i = log.touchStart[a] as number;
+  const iEnd = log.touchStart[a + 1] as number;
+  let j = log.touchStart[b] as number;
+  const jEnd = log.touchStart[b + 1] as number;
+  while (i < iEnd && j < jEnd) {
+    const x = t[i] as number;
+    const y = t[j] as number;
+    if (x === y) return true;
+    if (x < y) i++;
+    else j++;
+  }
+  return false;
+}
+
+/** A ticker's fire: it wrote only its channel (and woke its consumer if that waited on it). */
+function isTickFire(log: ChoiceLog, j: number): boolean {
+  return log.kind[j] === FP_WRITER && log.mask[j] === WRITES_TICK;
+}
+
 function isStale(t: Target, arg: number): boolean {
   return t instanceof Process && (arg !== t.gen || t.state !== 'blocked');
 }
 
 /**
  * Whether events `a` and `b` of a log may not commute: run in either order, they could leave a different
- * state. Stale wake-ups do nothing; two idle rounds only read; an idle round depends on a writer only if
- * the writer changes a part of the state it reads (the rule elision already relies on: a loop sees only
- * its domain's parts in its read mask, src/sim/elision.ts); two writers commute only if they are of
- * different nodes (neither anywhere, domain 0) and not both touched an object shared between nodes.
+ * state, or one could wake or disable what the other does. Stale wake-ups do nothing. Two events that
+ * touched one kernel object (a channel, a process's wait: who wakes a select decides its case) may not
+ * commute. A ticker's fire changes nothing else (its channel, and its consumer's wait if it woke it), so it
+ * commutes with every event that touched neither. Otherwise: two idle rounds only read; an idle round
+ * depends on a writer only if the writer changes a part of the state it reads (the rule elision already
+ * relies on: a loop sees only its domain's parts in its read mask, src/sim/elision.ts); two writers commute
+ * only if they are of different nodes (neither anywhere, domain 0) and not both touched an object shared
+ * between nodes.
  */
 export function dependent(log: ChoiceLog, a: number, b: number): boolean {
   const ka = log.kind[a] as number;
   const kb = log.kind[b] as number;
   if (ka === FP_STALE || kb === FP_STALE) return false;
+  const meet = touchesMeet(log, a, b);
+  if (isTickFire(log, a) || isTickFire(log, b)) return meet;
+  if (meet) return true;
   if (ka === FP_READER && kb === FP_READER) return false;
   const da = log.domain[a] as number;
   const db = log.domain[b] as number;
@@ -273,10 +355,6 @@ export function dependent(log: ChoiceLog, a: number, b: number): boolean {
   if (ka === FP_READER || kb === FP_READER) {
     const mr = ka === FP_READER ? (log.mask[a] as number) : (log.mask[b] as number);
     const mw = ka === FP_READER ? (log.mask[b] as number) : (log.mask[a] as number);
-    // A ticker's fire fills a channel that its consumer's select reads: which channel that select takes
-    // depends on whether the tick is there yet, so an idle round of the node may not move past a fire
-    // (no read mask names the tick: elision wakes the consumer by the channel itself).
-    if (mw === WRITES_TICK) return sameDomain;
     return sameDomain && (mr & mw) !== 0;
   }
   return sameDomain || (log.shared[a] === 1 && log.shared[b] === 1);

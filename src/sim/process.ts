@@ -75,6 +75,7 @@ export class ProcessGroup {
     for (const p of this.members) {
       if (p.parkedAt >= 0) p.sim.parked.remove(p);
       p.state = 'killed';
+      p.sim.touchObject(2 * p.id); // processObjectId: its wait ends
       p.gen++;
       p.sim.noteEffect();
     }

@@ -102,6 +102,12 @@ export class Sim {
    * default run pays one increment per access.
    */
   shared = 0;
+  /**
+   * @internal A schedule run's record of the kernel objects the current event touched (channels: odd ids,
+   * processes' waits: even ids; src/sim/choices.ts), or undefined: a run without a schedule keeps none.
+   */
+  touchedObjects: number[] | undefined = undefined;
+  private nextChanObjectId = 1;
   /** @internal Set by an idle round that only read (noteIdleReads): its read domain, -1 if none. */
   readerDomain = -1;
   /** @internal The parts of that domain it read. */
@@ -195,6 +201,21 @@ export class Sim {
   noteDeadline(timeMs: number): void {
     // A flip at or before now is already seen by the round; only a future one limits its idleness.
     if (timeMs > this.nowMs && timeMs < this.deadlineMs) this.deadlineMs = timeMs;
+  }
+
+  /**
+   * @internal The current event touched kernel object `id` (a channel's buffer or queues, or a process's
+   * wait): two events that touch one may not commute, whatever their masks say (src/sim/choices.ts).
+   */
+  touchObject(id: number): void {
+    this.touchedObjects?.push(id);
+  }
+
+  /** @internal A fresh channel's object id (odd: process ids are even, processObjectId). */
+  newChanObjectId(): number {
+    const id = this.nextChanObjectId;
+    this.nextChanObjectId += 2;
+    return id;
   }
 
   /** @internal The current event changed nothing another part of the world can see. */
@@ -295,6 +316,8 @@ export class Sim {
 
   /** @internal */
   isLive(w: Waiter): boolean {
+    // Whether a waiter is live is the state of its process's wait, which a wake-up changes.
+    this.touchedObjects?.push(processObjectId(w.proc));
     return w.proc.state === 'blocked' && w.proc.gen === w.gen;
   }
 
@@ -306,6 +329,7 @@ export class Sim {
   /** @internal wake, for a waiter known to be live (just taken from a channel's queue). */
   wakeLive(w: Waiter, value: unknown, quiet = false): void {
     const p = w.proc;
+    this.touchedObjects?.push(processObjectId(p));
     p.pureWake = quiet;
     if (p.parkedAt >= 0) this.parked.remove(p); // a loop parked in a select got a message
     p.gen++;
@@ -519,3 +543,8 @@ function plainWaiter(p: Process, value: unknown): Waiter {
 }
 
 export { Chan, Context, Process, ProcessGroup };
+
+/** The object id of process `p`'s wait (src/sim/choices.ts footprints): even, channels' are odd. */
+export function processObjectId(p: Process): number {
+  return 2 * p.id;
+}

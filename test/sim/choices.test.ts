@@ -90,6 +90,37 @@ describe('schedules of same-instant events', () => {
     expect(run.log.kind.filter((k) => k === FP_STALE)).toHaveLength(1);
   });
 
+  it('two sends that could each wake one select touch its wait: they do not commute, and their order decides its case', () => {
+    function caseTaken(schedule: Schedule): { got: unknown[]; run: ChoiceRun } {
+      const sim = new Sim(5);
+      const run = new ChoiceRun(schedule);
+      sim.setChoices(run);
+      const a = sim.chan<number>(1, 'a');
+      const b = sim.chan<number>(1, 'b');
+      const got: unknown[] = [];
+      sim.spawn(
+        'receiver',
+        (function* () {
+          got.push((yield* select([{ recv: a as never }, { recv: b as never }])).index);
+        })(),
+      );
+      // Two nodes' events, neither touching what nodes share: by their masks alone they would commute.
+      sim.at(5, () => a.trySend(1), 1);
+      sim.at(5, () => b.trySend(2), 2);
+      sim.run({ horizonMs: 10, maxEvents: 20 });
+      return { got, run };
+    }
+    const plain = caseTaken([]);
+    const log = plain.run.log;
+    // The two sends: the events at 5 that were due before the instant (the receiver's wake is pushed in it).
+    const sends = log.timeMs.flatMap((t, j) => (t === 5 && log.pusher[j] === -1 ? [j] : []));
+    expect(sends).toHaveLength(2);
+    expect(dependent(log, sends[0] as number, sends[1] as number)).toBe(true);
+    const other = caseTaken([{ point: 0, pick: 1 }]);
+    expect(other.got).toHaveLength(1);
+    expect(other.got).not.toEqual(plain.got);
+  });
+
   it('a schedule run needs elision off', () => {
     expect(() => new Sim(1, { elide: true }).setChoices(new ChoiceRun([]))).toThrow(/elision off/);
   });
@@ -109,6 +140,7 @@ describe('footprints', () => {
   function log(rows: [kind: number, domain: number, mask: number, shared: number][]): ChoiceLog {
     const l = new ChoiceLog();
     for (const [k, d, m, s] of rows) {
+      l.touchStart.push(0);
       l.kind.push(k);
       l.domain.push(d);
       l.mask.push(m);
