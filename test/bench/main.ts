@@ -1,9 +1,11 @@
 // `npm run bench`: measures, never asserts. Prints a table per section for people; with --json, one JSON
 // object on the last line (the sections' figures under their keys). --only=a,b runs some sections:
-// kernel, scenarios, fuzz, timeToBug (with shrink), memory, cli, mutation. The mutation section reuses
+// kernel, scenarios, fuzz, timeToBug (with shrink), explore (keys explore.scenarios and explore.switches,
+// about 25 minutes), memory, cli, mutation. The mutation section reuses
 // .mutation/report.json when it measured this very source, else runs `npm run mutation` (about 10
 // minutes on an idle 2-core machine; docs/mutation.md).
 import { benchCli } from './cli.js';
+import { benchExploreScenarios, benchExploreSwitches } from './explore.js';
 import { benchFuzz } from './fuzz.js';
 import { benchKernel } from './kernel.js';
 import type { BenchSection } from './measure.js';
@@ -12,7 +14,16 @@ import { benchMutation } from './mutation.js';
 import { benchScenarios } from './scenarios.js';
 import { measureTimeToBug, shrinkSection, timeToBugSection } from './timeToBug.js';
 
-const SECTIONS = ['kernel', 'scenarios', 'fuzz', 'timeToBug', 'memory', 'cli', 'mutation'] as const;
+const SECTIONS = [
+  'kernel',
+  'scenarios',
+  'fuzz',
+  'timeToBug',
+  'explore',
+  'memory',
+  'cli',
+  'mutation',
+] as const;
 type SectionName = (typeof SECTIONS)[number];
 
 function parseArgs(argv: readonly string[]): { json: boolean; only: ReadonlySet<SectionName> } {
@@ -52,6 +63,10 @@ async function main(): Promise<void> {
     const rows = measureTimeToBug();
     show('timeToBug', timeToBugSection(rows));
     show('shrink', await shrinkSection(rows));
+  }
+  if (only.has('explore')) {
+    show('explore.scenarios', benchExploreScenarios());
+    show('explore.switches', benchExploreSwitches());
   }
   if (only.has('memory')) show('memory', await benchMemory());
   if (only.has('cli')) show('cli', benchCli());
