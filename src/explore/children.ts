@@ -46,8 +46,8 @@ export function childrenOf(
     }
     if (c === log.points) break;
     if (after !== undefined && !keyAfter(event, 0, c, after)) continue;
-    const ready = log.pointReady[c] as number[];
-    for (let i = 1; i < ready.length; i++) {
+    const readyCount = log.readyCount(c);
+    for (let i = 1; i < readyCount; i++) {
       if (index !== undefined && !mustExplore(log, index, c, i)) {
         skipped++;
         continue;
@@ -105,7 +105,7 @@ export function mustExplore(
   c: number,
   i: number,
 ): boolean {
-  const seq = (log.pointReady[c] as number[])[i] as number;
+  const seq = log.readySeq(c, i);
   const at = index.get(seq);
   if (at === undefined) return true; // never ran in the parent (the run ended first, or it was taken out)
   if (log.kind[at] === FP_STALE) return true;

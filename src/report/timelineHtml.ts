@@ -96,7 +96,7 @@ function deviations(result: RunResult): string {
     const pick = log.pointPick[p] ?? 0;
     if (pick === 0) continue;
     const atMs = log.timeMs[log.pointEvent[p] ?? 0] ?? 0;
-    const ready = log.pointReady[p]?.length ?? 0;
+    const ready = p < log.points ? log.readyCount(p) : 0;
     rows.push({
       atMs,
       html: `<tr class="dev-row" data-t="${atMs}" tabindex="0" title="show it on the timeline"><td>${escapeHtml(formatSeconds(atMs))}</td><td>${p}</td><td>${pick + 1} of ${ready} ready events (the default takes the 1st)</td></tr>`,

@@ -70,11 +70,27 @@ export class ChoiceLog {
   readonly startSeq: number[] = [];
   /** Per choice point: the index (into the per-event arrays) of the event popped there. */
   readonly pointEvent: number[] = [];
-  readonly pointReady: number[][] = [];
+  /**
+   * The ready events' sequence numbers of every choice point, in default order, one after the other:
+   * point c's are readySeqs[readyStart[c] .. readyStart[c + 1]) (flat, so a run allocates no array per
+   * choice point).
+   */
+  readonly readySeqs: number[] = [];
+  readonly readyStart: number[] = [0];
   readonly pointPick: number[] = [];
 
   get points(): number {
     return this.pointEvent.length;
+  }
+
+  /** How many events were ready at choice point `c`. */
+  readyCount(c: number): number {
+    return (this.readyStart[c + 1] as number) - (this.readyStart[c] as number);
+  }
+
+  /** The sequence number of the `i`-th ready event (default order) at choice point `c`. */
+  readySeq(c: number, i: number): number {
+    return this.readySeqs[(this.readyStart[c] as number) + i] as number;
   }
 }
 
@@ -176,7 +192,8 @@ export class ChoiceRun {
           }
           chosen = ready[pick] as number;
           log.pointEvent.push(log.seq.length);
-          log.pointReady.push(ready.map((j) => e.seq[j] as number));
+          for (const j of ready) log.readySeqs.push(e.seq[j] as number);
+          log.readyStart.push(log.readySeqs.length);
           log.pointPick.push(pick);
         }
       }
@@ -292,16 +309,19 @@ function pusherOf(log: ChoiceLog, instantStart: number, seq: number): number {
   return found;
 }
 
-/** Appends an event's touched objects to the log, sorted and without repeats. */
-function recordTouches(log: ChoiceLog, touched: number[]): void {
-  touched.sort((a, b) => a - b);
-  let last = Number.NaN;
+/** Appends an event's touched objects to the log, sorted and without repeats (an insertion sort: few). */
+function recordTouches(log: ChoiceLog, touched: readonly number[]): void {
+  const t = log.touches;
+  const start = t.length;
   for (const id of touched) {
-    if (id === last) continue;
-    log.touches.push(id);
-    last = id;
+    let k = t.length;
+    while (k > start && (t[k - 1] as number) > id) k--;
+    if (k > start && t[k - 1] === id) continue;
+    t.push(id);
+    for (let m = t.length - 1; m > k; m--) t[m] = t[m - 1] as number;
+    t[k] = id;
   }
-  log.touchStart.push(log.touches.length);
+  log.touchStart.push(t.length);
 }
 
 /** Whether events `a` and `b` touched a kernel object in common (sorted lists: a merge). */

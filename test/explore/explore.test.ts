@@ -61,8 +61,7 @@ describe('explore', () => {
       const index = new Map(log.seq.map((s, j) => [s, j]));
       const skipped: [number, number][] = [];
       for (let c = 0; c < log.points; c++)
-        for (let i = 1; i < (log.pointReady[c] as number[]).length; i++)
-          if (!mustExplore(log, index, c, i)) skipped.push([c, i]);
+        for (let i = 1; i < log.readyCount(c); i++) if (!mustExplore(log, index, c, i)) skipped.push([c, i]);
       expect(skipped.length).toBeGreaterThan(100);
       // Twenty spread over the run (each is a whole run).
       const facts = JSON.stringify(parent.facts);

@@ -32,8 +32,7 @@ function parent(name: string): Parent {
   const index = new Map(log.seq.map((s, j) => [s, j]));
   const deviations: [number, number, number][] = [];
   for (let c = 0; c < log.points; c++) {
-    const ready = log.pointReady[c] as number[];
-    for (let i = 1; i < ready.length; i++) deviations.push([c, i, index.get(ready[i] as number) ?? -1]);
+    for (let i = 1; i < log.readyCount(c); i++) deviations.push([c, i, index.get(log.readySeq(c, i)) ?? -1]);
   }
   return { scenario, log, facts: JSON.stringify(r.facts), events: r.events, deviations };
 }
