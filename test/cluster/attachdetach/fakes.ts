@@ -20,6 +20,7 @@ import {
   OperationGenerator,
 } from '../../../src/cluster/attachdetach/operations.js';
 import { type EventRecorder, Reconciler } from '../../../src/cluster/attachdetach/reconciler.js';
+import { isNodeReady, nodeMonitorGracePeriodMs } from '../../../src/cluster/nodeLifecycle.js';
 import type { Fact } from '../../../src/facts.js';
 import { Fixes } from '../../../src/fixes.js';
 import { type Co, Sim, sleep } from '../../../src/sim/index.js';
@@ -133,9 +134,12 @@ export class FakeVolumePlugin implements AttachableVolumePlugin {
   }
 }
 
-/** statusupdater.NewFakeNodeStatusUpdater(returnError): never reads the actual state of world. */
+/**
+ * statusupdater.NewFakeNodeStatusUpdater(returnError): never reads the actual state of world. `returnError`
+ * may change mid-test, where upstream swaps in another fake (`rc.nodeStatusUpdater = ...`).
+ */
 export class FakeNodeStatusUpdater implements NodeStatusUpdater {
-  constructor(private readonly returnError: boolean) {}
+  constructor(public returnError: boolean) {}
 
   // biome-ignore lint/correctness/useYield: the fake answers at once
   *updateNodeStatuses(): Co<GoError | undefined> {
@@ -272,6 +276,29 @@ export class Harness {
       })(),
     );
     while (!done) this.sleep(1);
+  }
+
+  /**
+   * `rc.(*reconciler).nodeStatusUpdater = statusupdater.NewFakeNodeStatusUpdater(returnError)`: the
+   * harness's fake updater answers with an error from now on, or no longer does.
+   */
+  setFakeNodeStatusUpdaterError(returnError: boolean): void {
+    if (!(this.nsu instanceof FakeNodeStatusUpdater))
+      throw new Error('the harness runs the real node status updater');
+    this.nsu.returnError = returnError;
+  }
+
+  /**
+   * Upstream's tests mark a node unhealthy by writing its Ready condition into the node informer's store.
+   * Here Ready is derived from the node's Lease (src/cluster/nodeLifecycle.ts): a node registered on the
+   * API server (`nodes`) is Ready until its Lease, which nothing in the harness renews, is
+   * node-monitor-grace-period (40 s) old. This sleeps until then, the reconciler running meanwhile.
+   */
+  sleepUntilNodeNotReady(nodeName: string): void {
+    const renewTimeMs = this.api.nodeLeaseRenewTimeMs(nodeName);
+    if (renewTimeMs === undefined) throw new Error(`node ${nodeName} is not registered`);
+    this.sleep(Math.max(0, renewTimeMs + nodeMonitorGracePeriodMs - this.sim.nowMs));
+    if (isNodeReady(renewTimeMs, this.sim.nowMs)) throw new Error(`node ${nodeName} is still Ready`);
   }
 
   /** time.Sleep(ms) while the goroutines run. */
