@@ -1,0 +1,375 @@
+// The tests of reconciler_test.go at v1.28.0 that were added or changed after v1.23.13, on the release
+// presets. The reconciler's only switch, no-force-detach-healthy-node (PR #110721), is on in every
+// preset from 1.24 on, so the 1.25 and 1.28 presets run the same reconciler code; the other changes are
+// in the tests and their helpers. Not ported, for what they need is not modelled: the
+// node.kubernetes.io/out-of-service taint (KEP-2268: Test_Run_OneVolumeDetachOnOutOfServiceTaintedNode),
+// the DisableForceDetachOnTimeout option (release-1.30: ...WithForceDetachOnUnmountDisabled) and the
+// detach failure that leaves the attachment uncertain (PR #120595, release-1.29: the later form of
+// Test_Run_OneVolumeDetachFailNodeWithReadWriteOnce). The tests whose body is the same as at v1.23.13
+// are in reconciler.test.ts.
+import { describe, expect, it } from 'vitest';
+import {
+  AttachStateAttached,
+  AttachStateUncertain,
+} from '../../../src/cluster/attachdetach/actualStateOfWorld.js';
+import { Fixes } from '../../../src/fixes.js';
+import {
+  addPod,
+  deletePod,
+  testForceDetachMetric,
+  verifyNewAttacherCallCount,
+  verifyNewDetacherCallCount,
+  verifyVolumeAttachedToNode,
+  verifyVolumeNoStatusUpdateNeeded,
+  verifyVolumeReportedAsAttachedToNode,
+  volumeName,
+  waitForAttachCallCount,
+  waitForDetachCallCount,
+  waitForNewAttacherCallCount,
+  waitForNewDetacherCallCount,
+  waitForVolumeAddedToNode,
+  waitForVolumeAttachedToNode,
+  waitForVolumeRemovedFromNode,
+} from './assertions.js';
+import {
+  FailDetachNode,
+  Harness,
+  maxWaitForUnmountDurationMs,
+  TimeoutAttachNode,
+  UncertainAttachNode,
+} from './fakes.js';
+
+describe('reconciler_test.go (release-1.25 and release-1.28)', () => {
+  const maxLongWaitForUnmountDurationMs = 4200 * 1000;
+  const volumeAttachedCheckTimeoutMs = 5 * 1000;
+
+  // Populates desiredStateOfWorld cache with one node/volume/pod tuple.
+  // Calls Run()
+  // Verifies there is one attach call and no detach calls.
+  // Deletes the node/volume/pod tuple from desiredStateOfWorld cache without first marking the node/volume as unmounted.
+  // Verifies there is one detach call and no (new) attach calls.
+  it('Test_Run_Positive_OneDesiredVolumeAttachThenDetachWithMountedVolume', () => {
+    // The node is not in the node lister (upstream's informer never saw it): nodeIsHealthy fails, so the
+    // node counts as unhealthy and the volume is force-detached once maxWaitForUnmountDuration passed.
+    const h = new Harness({ fixes: Fixes.of('1.28') });
+    const podName = 'pod-uid';
+    const nodeName = 'node-name';
+    h.dsw.addNode(nodeName, false);
+    expect(h.dsw.volumeExists(volumeName, nodeName)).toBe(false);
+    const generatedVolumeName = addPod(h, podName, volumeName, nodeName);
+    h.run();
+    waitForNewAttacherCallCount(h, 1);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, true);
+    waitForDetachCallCount(h, 0);
+
+    deletePod(h, podName, generatedVolumeName, nodeName);
+
+    // Assert -- Timer will trigger detach
+    waitForNewDetacherCallCount(h, 1);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, false);
+    waitForDetachCallCount(h, 1);
+
+    // Force detach metric due to timeout
+    testForceDetachMetric(h, 1, 'timeout');
+  });
+
+  // Creates a volume with accessMode ReadWriteOnce
+  // First create a pod which will try to attach the volume to the a node named "uncertain-node". The attach call for this node will
+  // fail for timeout, but the volume will be actually attached to the node after the call.
+  // Secondly, delete this pod.
+  // Lastly, create a pod scheduled to a normal node which will trigger attach volume to the node. The attach should return successfully.
+  it('Test_Run_OneVolumeAttachAndDetachUncertainNodesWithReadWriteOnce', () => {
+    const h = new Harness({ fixes: Fixes.of('1.28') });
+    const podName1 = 'pod-uid1';
+    const podName2 = 'pod-uid2';
+    const nodeName1 = UncertainAttachNode;
+    const nodeName2 = 'node-name2';
+    h.dsw.addNode(nodeName1, false);
+    h.dsw.addNode(nodeName2, false);
+    h.run();
+
+    // Add the pod in which the volume is attached to the uncertain node
+    let generatedVolumeName = addPod(h, podName1, volumeName, nodeName1);
+    h.sleep(1000);
+    // Volume is added to asw. Because attach operation fails, volume should not be reported as attached to the node.
+    waitForVolumeAddedToNode(h, generatedVolumeName, nodeName1);
+    verifyVolumeAttachedToNode(h, generatedVolumeName, nodeName1, AttachStateAttached);
+    verifyVolumeReportedAsAttachedToNode(
+      h,
+      generatedVolumeName,
+      nodeName1,
+      true,
+      volumeAttachedCheckTimeoutMs,
+    );
+
+    // When volume is added to the node, it is set to mounted by default. Then the status will be updated by checking node status VolumeInUse.
+    // Without this, the delete operation will be delayed due to mounted status
+    h.asw.setVolumeMountedByNode(generatedVolumeName, nodeName1, false);
+    h.dsw.deletePod(podName1, generatedVolumeName, nodeName1);
+    waitForVolumeRemovedFromNode(h, generatedVolumeName, nodeName1);
+
+    // Add a second pod which tries to attach the volume to a different node.
+    generatedVolumeName = addPod(h, podName2, volumeName, nodeName2);
+    waitForVolumeAttachedToNode(h, generatedVolumeName, nodeName2);
+    verifyVolumeAttachedToNode(h, generatedVolumeName, nodeName2, AttachStateAttached);
+  });
+
+  it('Test_Run_UpdateNodeStatusFailBeforeOneVolumeDetachNodeWithReadWriteOnce', () => {
+    // Upstream's fake node status updater, swapped for a failing one below; the node is not in the node
+    // lister, so it counts as unhealthy and its volume is force-detached after maxWaitForUnmountDuration.
+    const h = new Harness({ fixes: Fixes.of('1.28') });
+    const podName1 = 'pod-uid1';
+    const nodeName1 = 'node-name1';
+    h.dsw.addNode(nodeName1, false);
+
+    // Add the pod in which the volume is attached to the FailDetachNode
+    const generatedVolumeName = addPod(h, podName1, volumeName, nodeName1);
+
+    h.reconciliationLoopFunc();
+
+    // Volume is added to asw, volume should be reported as attached to the node.
+    waitForVolumeAddedToNode(h, generatedVolumeName, nodeName1);
+    verifyVolumeAttachedToNode(h, generatedVolumeName, nodeName1, AttachStateAttached);
+    verifyVolumeReportedAsAttachedToNode(
+      h,
+      generatedVolumeName,
+      nodeName1,
+      true,
+      volumeAttachedCheckTimeoutMs,
+    );
+
+    // Delete the pod
+    h.dsw.deletePod(podName1, generatedVolumeName, nodeName1);
+
+    // Mock NodeStatusUpdate fail
+    h.setFakeNodeStatusUpdaterError(true);
+    h.reconciliationLoopFunc();
+    // The first detach will be triggered after at least 50ms (maxWaitForUnmountDuration in test).
+    h.sleep(100);
+    h.reconciliationLoopFunc();
+    // Right before detach operation is performed, the volume will be first removed from being reported
+    // as attached on node status (RemoveVolumeFromReportAsAttached). After UpdateNodeStatus operation which is expected to fail,
+    // controller then added the volume back as attached.
+    // verifyVolumeReportedAsAttachedToNode will check volume is in the list of volume attached that needs to be updated
+    // in node status. By calling this function (GetVolumesToReportAttached), node status should be updated, and the volume
+    // will not need to be updated until new changes are applied (detach is triggered again)
+    verifyVolumeAttachedToNode(h, generatedVolumeName, nodeName1, AttachStateAttached);
+    verifyVolumeReportedAsAttachedToNode(
+      h,
+      generatedVolumeName,
+      nodeName1,
+      true,
+      volumeAttachedCheckTimeoutMs,
+    );
+    // Simulator addition: the detach was due (a detach request older than maxWaitForUnmountDuration on an
+    // unhealthy node) and only the failed status update kept it from starting.
+    expect(h.factsOf('volumeDetachStarted')).toEqual([]);
+    expect(h.plugin.newDetacherCallCount).toBe(0);
+    h.setFakeNodeStatusUpdaterError(false);
+    h.reconciliationLoopFunc();
+    expect(h.factsOf('volumeDetachStarted')).toMatchObject([{ verifySafeToDetach: false }]);
+  });
+
+  it('Test_Run_OneVolumeDetachFailNodeWithReadWriteOnce', () => {
+    const h = new Harness({ fixes: Fixes.of('1.28') });
+    const podName1 = 'pod-uid1';
+    const podName2 = 'pod-uid2';
+    const podName3 = 'pod-uid3';
+    const nodeName1 = FailDetachNode;
+    const nodeName2 = 'node-name2';
+    h.dsw.addNode(nodeName1, false);
+    h.dsw.addNode(nodeName2, false);
+    h.run();
+
+    // Add the pod in which the volume is attached to the FailDetachNode
+    let generatedVolumeName = addPod(h, podName1, volumeName, nodeName1);
+
+    // Volume is added to asw, volume should be reported as attached to the node.
+    waitForVolumeAddedToNode(h, generatedVolumeName, nodeName1);
+    verifyVolumeAttachedToNode(h, generatedVolumeName, nodeName1, AttachStateAttached);
+    verifyVolumeReportedAsAttachedToNode(
+      h,
+      generatedVolumeName,
+      nodeName1,
+      true,
+      volumeAttachedCheckTimeoutMs,
+    );
+
+    // Delete the pod, but detach will fail
+    h.dsw.deletePod(podName1, generatedVolumeName, nodeName1);
+
+    // The first detach will be triggered after at least 50ms (maxWaitForUnmountDuration in test).
+    // Right before detach operation is performed, the volume will be first removed from being reported
+    // as attached on node status (RemoveVolumeFromReportAsAttached). After detach operation which is expected to fail,
+    // controller then added the volume back as attached.
+    // Here it sleeps 100ms so that detach should be triggered already at this point.
+    // verifyVolumeReportedAsAttachedToNode will check volume is in the list of volume attached that needs to be updated
+    // in node status. By calling this function (GetVolumesToReportAttached), node status should be updated, and the volume
+    // will not need to be updated until new changes are applied (detach is triggered again)
+    h.sleep(100);
+    verifyVolumeAttachedToNode(h, generatedVolumeName, nodeName1, AttachStateAttached);
+    verifyVolumeReportedAsAttachedToNode(
+      h,
+      generatedVolumeName,
+      nodeName1,
+      true,
+      volumeAttachedCheckTimeoutMs,
+    );
+    // Simulator addition: the detach did run and fail (upstream infers it from the report).
+    expect(h.factsOf('volumeDetachFailed')).toMatchObject([{ node: nodeName1, volume: generatedVolumeName }]);
+
+    // Add a second pod which tries to attach the volume to the same node.
+    // After adding pod to the same node, detach will not be triggered any more.
+    generatedVolumeName = addPod(h, podName2, volumeName, nodeName1);
+    // Sleep 1s to verify no detach are triggered after second pod is added in the future.
+    h.sleep(1000);
+    verifyVolumeAttachedToNode(h, generatedVolumeName, nodeName1, AttachStateAttached);
+    // verifyVolumeNoStatusUpdateNeeded(t, logger, generatedVolumeName, nodeName1, asw)
+
+    // Add a third pod which tries to attach the volume to a different node.
+    // At this point, volume is still attached to first node. There are no status update for both nodes.
+    generatedVolumeName = addPod(h, podName3, volumeName, nodeName2);
+    verifyVolumeAttachedToNode(h, generatedVolumeName, nodeName1, AttachStateAttached);
+    verifyVolumeNoStatusUpdateNeeded(h, generatedVolumeName, nodeName1);
+    verifyVolumeNoStatusUpdateNeeded(h, generatedVolumeName, nodeName2);
+    // Simulator addition: the second pod stopped the retries (backoff 500 ms: one attempt only).
+    expect(h.factsOf('volumeDetachFailed').length).toBe(1);
+  });
+
+  // Creates a volume with accessMode ReadWriteOnce
+  // First create a pod which will try to attach the volume to the a node named "timeout-node". The attach call for this node will
+  // fail for timeout, but the volume will be actually attached to the node after the call.
+  // Secondly, delete the this pod.
+  // Lastly, create a pod scheduled to a normal node which will trigger attach volume to the node. The attach should return successfully.
+  it('Test_Run_OneVolumeAttachAndDetachTimeoutNodesWithReadWriteOnce', () => {
+    const h = new Harness({ fixes: Fixes.of('1.28') });
+    const podName1 = 'pod-uid1';
+    const podName2 = 'pod-uid2';
+    const nodeName1 = TimeoutAttachNode;
+    const nodeName2 = 'node-name2';
+    h.dsw.addNode(nodeName1, false);
+    h.dsw.addNode(nodeName2, false);
+    h.run();
+
+    // Add the pod in which the volume is attached to the timeout node
+    let generatedVolumeName = addPod(h, podName1, volumeName, nodeName1);
+    // Volume is added to asw. Because attach operation fails, volume should not be reported as attached to the node.
+    waitForVolumeAddedToNode(h, generatedVolumeName, nodeName1);
+    verifyVolumeAttachedToNode(h, generatedVolumeName, nodeName1, AttachStateUncertain);
+    verifyVolumeReportedAsAttachedToNode(
+      h,
+      generatedVolumeName,
+      nodeName1,
+      false,
+      volumeAttachedCheckTimeoutMs,
+    );
+
+    // When volume is added to the node, it is set to mounted by default. Then the status will be updated by checking node status VolumeInUse.
+    // Without this, the delete operation will be delayed due to mounted status
+    h.asw.setVolumeMountedByNode(generatedVolumeName, nodeName1, false);
+    h.dsw.deletePod(podName1, generatedVolumeName, nodeName1);
+    waitForVolumeRemovedFromNode(h, generatedVolumeName, nodeName1);
+
+    // Add a second pod which tries to attach the volume to a different node.
+    generatedVolumeName = addPod(h, podName2, volumeName, nodeName2);
+    waitForVolumeAttachedToNode(h, generatedVolumeName, nodeName2);
+    verifyVolumeAttachedToNode(h, generatedVolumeName, nodeName2, AttachStateAttached);
+  });
+
+  // Populates desiredStateOfWorld cache with one node/volume/pod tuple.
+  // The node does not have the node.kubernetes.io/out-of-service taint present.
+  //
+  // The maxWaitForUnmountDuration is longer (in this case it is 4200 * time.Second so that detach does not happen
+  // immediately due to timeout.
+  //
+  // Calls Run()
+  // Verifies there is one attach call and no detach calls.
+  // Deletes the pod from desiredStateOfWorld cache without first marking the node/volume as unmounted.
+  // Verifies there is no detach call and no (new) attach calls.
+  it('Test_Run_OneVolumeDetachOnNoOutOfServiceTaintedNode', () => {
+    const podName1 = 'pod-uid1';
+    const volumeName1 = 'volume-name1';
+    const nodeName1 = 'worker-0';
+    // The node is in the node lister, without taints (the simulator models none). Upstream's node has no
+    // Ready condition, so it is unhealthy: here its Lease is let age until the node is NotReady.
+    const h = new Harness({
+      nodes: [nodeName1],
+      fixes: Fixes.of('1.28'),
+      maxWaitForUnmountDurationMs: maxLongWaitForUnmountDurationMs,
+    });
+    h.sleepUntilNodeNotReady(nodeName1);
+    h.dsw.addNode(nodeName1, false);
+    expect(h.dsw.volumeExists(volumeName1, nodeName1)).toBe(false);
+    const generatedVolumeName = addPod(h, podName1, volumeName1, nodeName1);
+    h.run();
+    waitForNewAttacherCallCount(h, 1);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, true);
+    waitForDetachCallCount(h, 0);
+
+    // Delete the pod and the volume will be detached only after the maxLongWaitForUnmountDuration expires as volume is
+    // not unmounted. Here maxLongWaitForUnmountDuration is used to mimic that node is out of service.
+    // But in this case the node does not have the node.kubernetes.io/out-of-service taint and hence it will wait for
+    // maxLongWaitForUnmountDuration and will not be detached immediately.
+    h.dsw.deletePod(podName1, generatedVolumeName, nodeName1);
+    // Simulator addition: upstream checks at once; here the reconciler first runs for maxWaitForUnmountDuration
+    // of the other tests five times over (25 loops), as Test_Run_OneVolumeDetachOnUnhealthyNode waits.
+    h.sleep(maxWaitForUnmountDurationMs * 5);
+    // Assert -- Detach will be triggered only after maxLongWaitForUnmountDuration expires
+    waitForNewDetacherCallCount(h, 0);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, true);
+    waitForDetachCallCount(h, 0);
+  });
+
+  // Populates desiredStateOfWorld cache with one node/volume/pod tuple.
+  // The node starts as healthy.
+  //
+  // Calls Run()
+  // Verifies there is one attach call and no detach calls.
+  // Deletes the pod from desiredStateOfWorld cache without first marking the node/volume as unmounted.
+  // Verifies that the volume is NOT detached after maxWaitForUnmountDuration.
+  // Marks the node as unhealthy.
+  // Verifies that the volume is detached after maxWaitForUnmountDuration.
+  it('Test_Run_OneVolumeDetachOnUnhealthyNode', () => {
+    const podName1 = 'pod-uid1';
+    const volumeName1 = 'volume-name1';
+    const nodeName1 = 'worker-0';
+    // Added with PR #110721 in release-1.25. The node registers on the API server: Ready (its Lease is fresh).
+    const h = new Harness({ nodes: [nodeName1], fixes: Fixes.of('1.25') });
+    h.dsw.addNode(nodeName1, false);
+    expect(h.dsw.volumeExists(volumeName1, nodeName1)).toBe(false);
+    const generatedVolumeName = addPod(h, podName1, volumeName1, nodeName1);
+    h.run();
+    waitForNewAttacherCallCount(h, 1);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, true);
+    waitForDetachCallCount(h, 0);
+
+    // Delete the pod and the volume will be detached even after the maxWaitForUnmountDuration expires as volume is
+    // not unmounted and the node is healthy.
+    h.dsw.deletePod(podName1, generatedVolumeName, nodeName1);
+    h.sleep(maxWaitForUnmountDurationMs * 5);
+    waitForNewDetacherCallCount(h, 0);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, true);
+    waitForDetachCallCount(h, 0);
+
+    // Mark the node unhealthy (here: its Lease ages past node-monitor-grace-period)
+    h.sleepUntilNodeNotReady(nodeName1);
+    // Assert -- Detach was triggered after maxWaitForUnmountDuration
+    waitForNewDetacherCallCount(h, 1);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, false);
+    waitForDetachCallCount(h, 1);
+  });
+});
