@@ -55,7 +55,27 @@ export function childrenOf(
       steps.push({ point: c, pick: i } satisfies Deviation);
     }
   }
-  return { steps, skipped };
+  return { steps: byReach(steps, lat), skipped };
+}
+
+/**
+ * The children in the order they are run: first the latency deviations that change the most (a
+ * container that never exits on its SIGTERM, so its kill takes the whole grace period; then a latency
+ * at either end of its range), then the rest in the order the run met them. Every child is run before
+ * any schedule with one deviation more, so the first violating schedule found still has the fewest
+ * deviations there are; the order only decides which of those is found first, and how soon. A race that
+ * lies in a latency is found in a few runs this way where the run's own order reached it after a hundred
+ * or more (docs/explore.md, "Measured").
+ */
+function byReach(steps: readonly Step[], lat: LatencyLog): Step[] {
+  const rank = (d: Step): number => {
+    if (!isLatencyDeviation(d)) return 2;
+    if (d.latencyMs === Number.POSITIVE_INFINITY) return 0;
+    return d.latencyMs === lat.loMs[d.latencyPoint] || d.latencyMs === lat.hiMs[d.latencyPoint] ? 1 : 2;
+  };
+  const out: Step[] = [];
+  for (let r = 0; r <= 2; r++) for (const d of steps) if (rank(d) === r) out.push(d);
+  return out;
 }
 
 /**

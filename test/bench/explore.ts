@@ -24,6 +24,8 @@ const CLEAN_SEEDS = 3;
 const SWITCH_BOUND = 2;
 const SWITCH_MAX_SCHEDULES = 400;
 const SWITCH_TIME_LIMIT_MS = 20_000;
+/** Random sampling from a clean seed tries at most this many seeds. */
+const SEEDS_FROM_MAX = 200;
 
 function bundled(): Scenario[] {
   const dir = join(import.meta.dirname, '..', '..', 'scenarios');
@@ -161,7 +163,7 @@ export function benchExploreSwitches(): BenchSection {
   const ratios: number[] = [];
   const width = Math.max(...REFINDABLE_FIXES.map((f) => f.length)) + 2;
   const lines = [
-    `${'switch off'.padEnd(width)}${'fire'.padStart(7)}${'seeds/find'.padStart(12)}${'explore'.padStart(16)}${'ratio'.padStart(8)}   scenario`,
+    `${'switch off'.padEnd(width)}${'fire'.padStart(7)}${'seeds/find'.padStart(12)}${'random'.padStart(8)}${'explore'.padStart(16)}${'ratio'.padStart(8)}   scenario`,
   ];
   for (const fix of REFINDABLE_FIXES) {
     const shown = scenarioShowing(fix, scenarios);
@@ -178,9 +180,15 @@ export function benchExploreSwitches(): BenchSection {
       if (fires(seed)) firing++;
       else if (clean.length < CLEAN_SEEDS) clean.push(seed);
     }
-    // Random sampling's expected seeds per find; explore's schedules from each clean seed (not found: the budget).
+    // Random sampling's expected seeds per find; and from each clean seed, the seeds random sampling runs
+    // from it (it, then the next ones) until one fires, beside explore's schedules of it (not found: the budget).
     const seedsPerFind = firing === 0 ? null : SEEDS / firing;
+    const seedsFrom = (seed: number): number => {
+      for (let k = 1; k <= SEEDS_FROM_MAX; k++) if (fires(seed + k - 1)) return k;
+      return SEEDS_FROM_MAX;
+    };
     const schedules = clean.map((seed) => {
+      const randomSeeds = seedsFrom(seed);
       const t0 = nowMs();
       const r = explore(shown.scenario, {
         fixes: off,
@@ -191,12 +199,22 @@ export function benchExploreSwitches(): BenchSection {
         deadlineMs: t0 + SWITCH_TIME_LIMIT_MS,
         clock: nowMs,
       });
-      const found = r.violation !== undefined;
-      return { seed, found, schedules: r.explored, wallMs: Math.round(nowMs() - t0) };
+      // explore stops at the first violation of any kind: it counts only if it is one the switch closes.
+      const found = r.violation?.result.violations.some((v) => shown.closes.has(v.invariant)) === true;
+      return {
+        seed,
+        found,
+        randomSeeds,
+        schedules: r.explored,
+        foundInvariants: r.violation?.result.violations.map((v) => v.invariant) ?? [],
+        wallMs: Math.round(nowMs() - t0),
+      };
     });
     const median = schedules.length === 0 ? null : percentiles(schedules.map((s) => s.schedules)).median;
+    const randomMedian =
+      schedules.length === 0 ? null : percentiles(schedules.map((s) => s.randomSeeds)).median;
     const foundAll = schedules.every((s) => s.found);
-    const ratio = seedsPerFind === null || median === null || !foundAll ? null : seedsPerFind / median;
+    const ratio = randomMedian === null || median === null || !foundAll ? null : randomMedian / median;
     if (ratio !== null) ratios.push(ratio);
     out[fix] = {
       scenario: shown.scenario.name,
@@ -204,6 +222,7 @@ export function benchExploreSwitches(): BenchSection {
       seeds: SEEDS,
       seedsPerFind,
       fromCleanSeeds: schedules,
+      medianRandomSeeds: randomMedian,
       medianSchedules: median,
       ratio,
     };
@@ -212,15 +231,15 @@ export function benchExploreSwitches(): BenchSection {
         ? 'no clean seed'
         : `${median}${foundAll ? '' : ` (${schedules.filter((s) => s.found).length}/${schedules.length})`}`;
     lines.push(
-      `${fix.padEnd(width)}${`${firing}/${SEEDS}`.padStart(7)}${(seedsPerFind === null ? '-' : seedsPerFind.toFixed(1)).padStart(12)}${exploreText.padStart(16)}${(ratio === null ? '-' : ratio.toFixed(2)).padStart(8)}   ${shown.scenario.name}`,
+      `${fix.padEnd(width)}${`${firing}/${SEEDS}`.padStart(7)}${(seedsPerFind === null ? '-' : seedsPerFind.toFixed(1)).padStart(12)}${String(randomMedian ?? '-').padStart(8)}${exploreText.padStart(16)}${(ratio === null ? '-' : ratio.toFixed(2)).padStart(8)}   ${shown.scenario.name}`,
     );
   }
   const r = ratios.length === 0 ? null : percentiles(ratios).median;
   lines.push(
-    `median ratio (seeds per find / explore's schedules from a clean seed), over ${ratios.length} switches found from every clean seed: ${r === null ? '-' : r.toFixed(2)}`,
+    `median ratio (random's seeds from a clean seed / explore's schedules of it), over ${ratios.length} switches found from every clean seed: ${r === null ? '-' : r.toFixed(2)}`,
   );
   return {
-    title: `explore with a switch off: --latencies --bound ${SWITCH_BOUND}, ${SWITCH_MAX_SCHEDULES} schedules, from the first ${CLEAN_SEEDS} seeds of 1..${SEEDS} whose default run is clean`,
+    title: `explore with a switch off: --latencies --bound ${SWITCH_BOUND}, ${SWITCH_MAX_SCHEDULES} schedules, from the first ${CLEAN_SEEDS} seeds of 1..${SEEDS} whose default run is clean; random: the seeds tried from that seed on until one fires`,
     lines,
     json: { switches: out, medianRatio: r },
   };
