@@ -8,7 +8,11 @@ import type { Schedule } from '../sim/index.js';
 import type { ExploreState } from './explore.js';
 import { formatSchedule, parseSchedule } from './scheduleText.js';
 
-export const CHECKPOINT_FORMAT = 'podrace-explore-checkpoint/1';
+/**
+ * Bumped whenever which children a schedule has, or their order, changes (the commutation rule, the
+ * children's order): a checkpoint's indices mean nothing to another version of the search.
+ */
+export const CHECKPOINT_FORMAT = 'podrace-explore-checkpoint/2';
 
 /** What the exploration was of: a checkpoint continues only the same one. */
 export interface CheckpointKey {
