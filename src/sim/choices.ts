@@ -12,9 +12,9 @@
 import { AssertionError } from './assert.js';
 import { LatencyChoices, type LatencyDeviation } from './latencyChoices.js';
 import { WRITES_TICK } from './masks.js';
-import { Process } from './process.js';
+import { Process, processObjectId } from './process.js';
 import type { EventQueue, InstantEntries, Target } from './queue.js';
-import { processObjectId, type RunBounds, type Sim, type StopReason } from './sim.js';
+import type { RunBounds, Sim, StopReason } from './sim.js';
 
 /** At the `point`-th choice point of the run (0-based), pop the `pick`-th ready event (0 = default). */
 export interface Deviation {

@@ -75,10 +75,15 @@ export class ProcessGroup {
     for (const p of this.members) {
       if (p.parkedAt >= 0) p.sim.parked.remove(p);
       p.state = 'killed';
-      p.sim.touchObject(2 * p.id); // processObjectId: its wait ends
+      p.sim.touchObject(processObjectId(p)); // its wait ends
       p.gen++;
       p.sim.noteEffect();
     }
     this.members.clear();
   }
+}
+
+/** The object id of process `p`'s wait (src/sim/choices.ts footprints): even, channels' are odd. */
+export function processObjectId(p: Process): number {
+  return 2 * p.id;
 }

@@ -23,7 +23,7 @@ import {
 } from './effects.js';
 import { WRITES_ALL } from './masks.js';
 import { ParkedLoops } from './parked.js';
-import { Process, ProcessGroup, type ProcessState } from './process.js';
+import { Process, ProcessGroup, type ProcessState, processObjectId } from './process.js';
 import { EventQueue, type Target } from './queue.js';
 import { type DrawCounter, Rng } from './rng.js';
 import { CALLBACK_SALT, PROCESS_SALT, SELECT_SALT, tieAt, tieKeyOf, tieOf } from './ties.js';
@@ -543,8 +543,3 @@ function plainWaiter(p: Process, value: unknown): Waiter {
 }
 
 export { Chan, Context, Process, ProcessGroup };
-
-/** The object id of process `p`'s wait (src/sim/choices.ts footprints): even, channels' are odd. */
-export function processObjectId(p: Process): number {
-  return 2 * p.id;
-}
