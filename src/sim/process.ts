@@ -30,6 +30,13 @@ export class Process implements Target {
    * the code that spawns it; `Sim.touch` adds parts within one event.
    */
   writeMask = WRITES_ALL;
+  /**
+   * Its seeded draws' key (src/sim/rng.ts): a hash of its name and how many processes of that name were
+   * spawned before it, so it does not depend on the order of unrelated spawns.
+   */
+  drawKey = 0;
+  /** Per stream, how many numbers it has drawn (src/sim/rng.ts DrawOwner). */
+  readonly drawOrdinals: number[] = [];
 
   constructor(
     readonly sim: Sim,

@@ -39,6 +39,20 @@ export interface LatencyChooser {
 export interface DrawCounter {
   n: number;
   chooser: LatencyChooser | undefined;
+  /**
+   * The simulated goroutine making the draw (set by the kernel while one runs, src/sim/sim.ts), or
+   * undefined: the world's setup, a scenario timeline entry, a callback.
+   */
+  owner: DrawOwner | undefined;
+  /** Streams forked so far: each gets the next number, its index into an owner's ordinals. */
+  streams: number;
+}
+
+/** Who draws: its key (stable across orderings: a hash of its name and incarnation) and its counts. */
+export interface DrawOwner {
+  readonly drawKey: number;
+  /** Per stream (by its number), how many numbers this owner has drawn from it. */
+  readonly drawOrdinals: number[];
 }
 
 export class Rng {
@@ -53,14 +67,41 @@ export class Rng {
     readonly seedText: string,
     state?: RngState,
     /** Shared by every stream forked from the same root. */
-    readonly draws: DrawCounter = { n: 0, chooser: undefined },
+    readonly draws: DrawCounter = { n: 0, chooser: undefined, owner: undefined, streams: 0 },
   ) {
+    this.streamNo = draws.streams++;
     this.prngMade = state === undefined ? undefined : seedrandom.alea('', { state: { ...state } });
   }
 
   private get prng(): seedrandom.StatefulPRNG<seedrandom.State.Alea> {
     this.prngMade ??= seedrandom.alea(this.seedText, { state: true });
     return this.prngMade;
+  }
+
+  /** This stream's number among those of its root (an index into DrawOwner.drawOrdinals). */
+  private readonly streamNo: number;
+  /** A hash of the stream's name, made at its first draw by an owner. */
+  private streamKey = -1;
+
+  /**
+   * The next number in [0, 1) for the draw being made. Inside a simulated goroutine it comes from that
+   * goroutine's own stream under this one: a hash of (this stream, the goroutine's key, how many numbers
+   * it has drawn from this stream), so the n-th draw of one goroutine is the same number whatever other
+   * goroutines drew before it, and two same-instant operations that run in the other order (podrace
+   * explore) swap no latencies. Counter-based: an owner's first draw costs no seeding. Outside a goroutine
+   * (the world's setup, a scenario timeline entry, a callback) it is this stream's next number.
+   */
+  private unit(): number {
+    const owner = this.draws.owner;
+    if (owner === undefined) return this.prng();
+    if (this.streamKey < 0) this.streamKey = hashText(this.seedText);
+    const ordinals = owner.drawOrdinals;
+    const n = (ordinals[this.streamNo] ?? 0) + 1;
+    ordinals[this.streamNo] = n;
+    const h1 = mix32(this.streamKey ^ Math.imul(owner.drawKey, 0x9e3779b1) ^ Math.imul(n, 0x85ebca6b));
+    const h2 = mix32(h1 ^ Math.imul(n, 0xc2b2ae35) ^ 0x27d4eb2f);
+    // 53 bits: 32 of h1, 21 of h2.
+    return (h1 * TWO_POW_21 + (h2 >>> 11)) / TWO_POW_53;
   }
 
   static fromSeed(seed: number): Rng {
@@ -77,12 +118,12 @@ export class Rng {
   /** A float in [0, 1). */
   next(): number {
     this.draws.n++;
-    return this.prng();
+    return this.unit();
   }
 
   uint32(): number {
     this.draws.n++;
-    return this.prng.int32() >>> 0;
+    return Math.floor(this.unit() * TWO_POW_32);
   }
 
   /** An integer in [lo, hi], both ends included. */
@@ -90,7 +131,7 @@ export class Rng {
     if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo <= hi))
       throw new AssertionError(`bad int range [${lo}, ${hi}]`);
     this.draws.n++;
-    return lo + Math.floor(this.prng() * (hi - lo + 1));
+    return lo + Math.floor(this.unit() * (hi - lo + 1));
   }
 
   /**
@@ -121,13 +162,13 @@ export class Rng {
 
   chance(probability: number): boolean {
     this.draws.n++;
-    return this.prng() < probability;
+    return this.unit() < probability;
   }
 
   pick<T>(items: readonly T[]): T {
     assert(items.length > 0, 'pick from an empty list');
     this.draws.n++;
-    return items[Math.floor(this.prng() * items.length)] as T;
+    return items[Math.floor(this.unit() * items.length)] as T;
   }
 
   /**
@@ -137,7 +178,7 @@ export class Rng {
   jitterMs(durationMs: number, maxFactor: number, what = 'jitter'): number {
     const factor = maxFactor <= 0 ? 1 : maxFactor;
     this.draws.n++;
-    const drawn = durationMs + Math.floor(this.prng() * factor * durationMs);
+    const drawn = durationMs + Math.floor(this.unit() * factor * durationMs);
     const chooser = this.draws.chooser;
     if (chooser === undefined) return drawn;
     // The largest value the draw can give: prng() < 1.
@@ -156,4 +197,26 @@ export class Rng {
   state(): RngState {
     return this.prng.state();
   }
+}
+
+const TWO_POW_21 = 2 ** 21;
+const TWO_POW_32 = 2 ** 32;
+const TWO_POW_53 = 2 ** 53;
+
+/** murmur3's 32-bit finaliser. */
+function mix32(h: number): number {
+  let x = h;
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
+/** FNV-1a over the text's UTF-16 code units, finalised: the key of a stream's or an owner's name. */
+export function hashText(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return mix32(h >>> 0);
 }

@@ -25,7 +25,7 @@ import { WRITES_ALL } from './masks.js';
 import { ParkedLoops } from './parked.js';
 import { Process, ProcessGroup, type ProcessState, processObjectId } from './process.js';
 import { EventQueue, type Target } from './queue.js';
-import { type DrawCounter, Rng } from './rng.js';
+import { type DrawCounter, hashText, Rng } from './rng.js';
 import { CALLBACK_SALT, PROCESS_SALT, SELECT_SALT, tieAt, tieKeyOf, tieOf } from './ties.js';
 
 class Callback implements Target {
@@ -82,6 +82,8 @@ export class Sim {
   stopRequested = false;
   private running = false;
   private nextProcessId = 0;
+  /** How many processes of each name were spawned: a process's incarnation keys its draws. */
+  private readonly spawnedByName = new Map<string, number>();
   private nextCallbackId = 0;
   /** `fx.n` when the current event started, and when it was last declared clean (-1: it was not). */
   private eventFx = 0;
@@ -291,6 +293,9 @@ export class Sim {
     const id = this.nextProcessId++;
     this.shared++;
     const p = new Process(this, name, body, group, id, d, tieKeyOf(this.tieSeed ^ PROCESS_SALT, id));
+    const incarnation = this.spawnedByName.get(name) ?? 0;
+    this.spawnedByName.set(name, incarnation + 1);
+    p.drawKey = (hashText(name) ^ Math.imul(incarnation + 1, 0x27d4eb2f)) >>> 0;
     group?.members.add(p);
     p.state = 'blocked';
     this.fx.n++;
@@ -349,6 +354,7 @@ export class Sim {
     // Steps never nest (wake-ups are scheduled, not run inline), so no save/restore of `current` is needed;
     // an exception ends the whole run.
     this.current = p;
+    this.fx.owner = p;
     this.stepOps = 0;
     for (;;) {
       this.countOp();
@@ -364,6 +370,7 @@ export class Sim {
       input = outcome;
     }
     this.current = undefined;
+    this.fx.owner = undefined;
   }
 
   /** @internal One more effect in the current step: a coroutine that never blocks is a livelock. */

@@ -2,11 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   AssertionError,
+  ChoiceRun,
   CLOSED,
   type Co,
   DEFAULT_CASE,
   ProcessGroup,
   Rng,
+  type Schedule,
   SELECT_DEFAULT,
   SELECT_TIMEOUT,
   Sim,
@@ -430,6 +432,45 @@ describe('rng streams', () => {
     const expected = [r.next(), r.next(), r.int(1, 6)];
     const resumed = new Rng(r.seedText, saved);
     expect([resumed.next(), resumed.next(), resumed.int(1, 6)]).toEqual(expected);
+  });
+
+  it("a goroutine's draws are its own: run in the other order, two goroutines keep their numbers", () => {
+    /** Two goroutines due at one instant draw from one stream, twice each; `schedule` picks who goes first. */
+    function drawsOf(schedule: Schedule): Record<string, number[]> {
+      const sim = new Sim(11);
+      sim.setChoices(new ChoiceRun(schedule));
+      const stream = sim.rng.fork('node-a/runtime');
+      const got: Record<string, number[]> = { a: [], b: [] };
+      for (const name of ['a', 'b'])
+        sim.spawn(
+          name,
+          (function* (): Co {
+            got[name]?.push(stream.latencyMs(50, 5000, 'x'));
+            yield* sleep(10);
+            got[name]?.push(stream.int(0, 1_000_000));
+          })(),
+        );
+      sim.run(bounds);
+      return got;
+    }
+    const first = drawsOf([]);
+    const other = drawsOf([{ point: 0, pick: 1 }]);
+    expect(other).toEqual(first);
+    expect(first['a']).not.toEqual(first['b']);
+    // A goroutine spawned again under its name (a retried operation) draws new numbers, not its first run's.
+    const sim = new Sim(11);
+    const stream = sim.rng.fork('node-a/runtime');
+    const runs: number[] = [];
+    const retry = (): Co =>
+      (function* (): Co {
+        runs.push(stream.int(0, 1_000_000));
+        yield* sleep(1);
+      })();
+    sim.spawn('volume-op', retry());
+    sim.at(5, () => sim.spawn('volume-op', retry()));
+    sim.run(bounds);
+    expect(runs).toHaveLength(2);
+    expect(runs[0]).not.toBe(runs[1]);
   });
 
   it('jitter stays within [d, d*(1+f)]', () => {
