@@ -80,9 +80,10 @@ describe('createPod of a name whose earlier object still exists', () => {
   });
 
   it('says so at the end when the name never became free', () => {
+    // The preStop hook holds the kill past the horizon, whatever the container's SIGTERM draw.
     const stuck = run(
       [
-        '  - {at: 0s, createPod: {pod: web, node: node-a, containers: 1, gracePeriod: 20s}}',
+        '  - {at: 0s, createPod: {pod: web, node: node-a, containers: [{name: c1, preStop: 15s}], gracePeriod: 20s}}',
         '  - {at: 10s, deletePod: {pod: web}}',
         '  - {at: 11s, createPod: {pod: web, node: node-a, containers: 1}}',
       ].join('\n'),
@@ -102,9 +103,10 @@ describe('createPod of a name whose earlier object still exists', () => {
 
 describe('entries that change nothing', () => {
   it('a delete of a pod already gone, a second graceful delete, a crash without a running container', () => {
+    // The preStop hook keeps the pod until the shorter delete at 12s, whatever the container's SIGTERM draw.
     const r = run(
       [
-        '  - {at: 0s, createPod: {pod: web, node: node-a, containers: 1, gracePeriod: 5s}}',
+        '  - {at: 0s, createPod: {pod: web, node: node-a, containers: [{name: c1, preStop: 4s}], gracePeriod: 5s}}',
         '  - {at: 10s, deletePod: {pod: web}}',
         '  - {at: 11s, deletePod: {pod: web, gracePeriod: 30s}}',
         '  - {at: 12s, deletePod: {pod: web, gracePeriod: 1s}}',

@@ -262,9 +262,9 @@ describe('HazardTracker', () => {
       runScenario(file, { fixes })
         .violations.filter((v) => v.invariant === 'device-leaked-after-unmount')
         .map((v) => [v.atMs, v.knownOpen]);
-    expect(leaks(Fixes.all())).toEqual([[137_900, 'fc-detach-retry-window']]);
+    expect(leaks(Fixes.all())).toEqual([[136_300, 'fc-detach-retry-window']]);
     // Without #101862 the first busy flush already leaks: the bug the switch fixes, never excused.
-    expect(leaks(Fixes.all().with('fc-unmount-retry', false))).toEqual([[17_900, undefined]]);
+    expect(leaks(Fixes.all().with('fc-unmount-retry', false))).toEqual([[16_300, undefined]]);
   });
 
   it('a leaked device is never excused by a torn-down-on-restart marker, even with a flush that fell through', () => {

@@ -44,7 +44,7 @@ describe('pod-status-regressed in a run', () => {
   // found nothing to kill (the container is in its crash-loop back-off).
   const evictedWhileBackingOff = [
     'name: evicted-in-backoff',
-    'seed: 1',
+    'seed: 2',
     'horizon: 1m',
     'cluster: {nodes: [node-a]}',
     'timeline:',
@@ -83,7 +83,7 @@ describe('pod-status-regressed in a run', () => {
   // aborted"); a port without the check publishes the containers running again.
   const deletedWhileStarting = [
     'name: never-deleted-while-starting',
-    'seed: 0',
+    'seed: 18',
     'horizon: 1m',
     'cluster: {nodes: [node-a]}',
     'timeline:',

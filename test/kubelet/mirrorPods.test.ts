@@ -29,10 +29,11 @@ const mirrorFacts = (facts: readonly Fact[]): MirrorFact[] =>
 const firstAt = (facts: readonly Fact[], kind: Fact['kind']): number =>
   facts.find((f) => f.kind === kind)?.atMs ?? Number.NaN;
 
-// Seed 2: the static pod's container ignores SIGTERM, so the kill lasts the whole grace period (10 s).
+// The container's preStop hook takes the whole grace period (10 s), so the kill lasts at least that long
+// whatever the seed draws for its SIGTERM.
 const removed = scenario(
   2,
-  '  - at: 0s\n    createPod: {pod: proxy, node: node-a, containers: 1, static: true, gracePeriod: 10s}\n' +
+  '  - at: 0s\n    createPod: {pod: proxy, node: node-a, containers: [{name: c1, preStop: 10s}], static: true, gracePeriod: 10s}\n' +
     '  - at: 5s\n    deletePod: {pod: proxy}\n',
 );
 

@@ -125,10 +125,15 @@ describe('KillPod errors (killPodWithSyncResult aggregates, the pod worker retri
       return err;
     };
     p.run();
-    // The kill's own error, not the CRI-violation guard that re-reads the runtime afterwards.
-    expect(errors).toEqual([stopError, undefined]);
+    // The kill's own error, not the CRI-violation guard that re-reads the runtime afterwards. A later
+    // call may kill the pod's sandbox again as an orphaned runtime pod (HandlePodCleanups reads the
+    // runtime cache, up to 2 s old, after the API object is gone); it succeeds too.
+    expect(errors.slice(0, 2)).toEqual([stopError, undefined]);
+    expect(errors.slice(2).every((e) => e === undefined)).toBe(true);
     const kills = p.facts.filter((f) => f.kind === 'killPodStarted' && f.source === 'syncTerminatingPod');
-    const terminated = p.facts.filter((f) => f.kind === 'podTerminated');
+    const terminated = p.facts.filter(
+      (f) => f.kind === 'podTerminated' && f.reason === 'syncTerminatingPod completed',
+    );
     expect(kills).toHaveLength(2);
     expect(terminated).toHaveLength(1);
     expect(terminated[0]?.atMs).toBeGreaterThan(kills[1]?.atMs ?? Number.POSITIVE_INFINITY);
@@ -224,7 +229,11 @@ describe('kubectl delete --force --grace-period=0 as the kubelets see it (MODIFI
     const p = probe(timeline, Fixes.none());
     p.world.start();
     p.run();
-    const kills = p.facts.filter((f) => f.kind === 'killPodStarted');
+    // The kills of the deletion itself (syncPod's, and the podKiller's of the API pod). A later podKiller
+    // kill of the runtime pod restores the spec's 30 s from the container's labels (killContainer with a
+    // nil pod), which is another path.
+    const deletionDone = p.facts.find((f) => f.kind === 'killPodFinished')?.atMs ?? Number.POSITIVE_INFINITY;
+    const kills = p.facts.filter((f) => f.kind === 'killPodStarted' && f.atMs < deletionDone);
     expect(kills.length).toBeGreaterThan(0);
     expect(kills.map((f) => f.kind === 'killPodStarted' && f.gracePeriodSeconds)).toEqual(kills.map(() => 2));
     expect(p.facts.find((f) => f.kind === 'apiPodDeleted')).toMatchObject({ by: 'user-force', atMs: 5000 });

@@ -16,7 +16,7 @@ afterEach(() => {
 
 const yaml = [
   'name: unmap-refs',
-  'seed: 40117',
+  'seed: 4',
   'horizon: 200s',
   'cluster:',
   '  nodes: [node-a]',
