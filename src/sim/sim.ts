@@ -512,8 +512,8 @@ export class Sim {
       // A parked loop's round at its deadline is real: it joins the queue before the events after it.
       let timeMs = queue.nextTimeMs();
       if (parked.count > 0 && parked.minDueMs !== Number.POSITIVE_INFINITY && parked.minDueMs <= timeMs) {
-        if (timeMs === Number.POSITIVE_INFINITY) parked.materialiseDue(Number.POSITIVE_INFINITY, 0);
-        else parked.materialiseDue(timeMs, queue.peekTie());
+        const tie = timeMs === Number.POSITIVE_INFINITY ? 0 : queue.peekTie();
+        if (parked.mayBeDue(timeMs, tie)) parked.materialiseDue(timeMs, tie);
         timeMs = queue.nextTimeMs();
       }
       // Only parked loops left: in the plain run they would poll, idle, until the horizon.

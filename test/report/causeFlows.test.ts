@@ -65,7 +65,7 @@ describe('cause-to-effect flows', () => {
   it('are flow events in the trace: one zero-length slice per step, in order, tied by bind_id', () => {
     const r = runScenario(loadScenarioFile('scenarios/csi-nodeunstage-timeout.yaml'), {
       fixes: Fixes.none(),
-      seed: 3,
+      seed: 1,
       recordFacts: true,
     });
     const events = (JSON.parse(toChromeTrace(r)) as { traceEvents: Record<string, unknown>[] }).traceEvents;

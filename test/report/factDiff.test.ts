@@ -70,7 +70,7 @@ describe('podrace diff of the title race: the fix on (A) and off (B)', () => {
     const text = formatRunDiff(d, false).join('\n');
     expect(text).toContain('first divergence: node-a pod web');
     expect(text).toContain('violations  A: no violations');
-    expect(text).toContain('B: container-started-after-terminated at 2.250s');
+    expect(text).toContain('B: container-started-after-terminated at 2.376s');
     const json = runDiffToJson(d);
     expect(json['diverged']).toBe(true);
     expect((json['b'] as { violations: unknown[] }).violations).toHaveLength(1);
