@@ -160,7 +160,7 @@ describe('output flags naming devices, pipes and descriptors', () => {
     const r = podrace(['run', scenario, '--quiet', '--trace', '/dev/stdout']);
     expect(r.code).toBe(0);
     expect(r.stdout.startsWith('{"traceEvents":[\n')).toBe(true);
-    expect(r.stdout).toMatch(/no violations {2}\(140 events, .*\n$/);
+    expect(r.stdout).toMatch(/no violations {2}\(141 events, .*\n$/);
   });
 
   it('fuzz --junit into a folder that does not exist: exit 2 before any case runs', () => {

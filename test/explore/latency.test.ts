@@ -152,22 +152,22 @@ describe('latency draws', () => {
   });
 
   it('explore --latencies finds a race that lies in a latency, with one deviation, and it replays', () => {
-    // terminating-pod-volume-removal without pod-worker-lifecycle: seed 8's default run is clean, and the
-    // race needs a storage operation quicker than drawn (docs/explore.md measured that reorderings of
-    // same-instant events alone do not find it within 1,362 schedules).
+    // terminating-pod-volume-removal without pod-worker-lifecycle: seed 73's default run is clean (one of
+    // three in 1..200), and the race needs a storage operation quicker than drawn: reorderings of
+    // same-instant events alone do not find it within 1,000 schedules.
     const scenario = load('terminating-pod-volume-removal');
     const fixes = Fixes.all().with('pod-worker-lifecycle', false);
-    const o = { fixes, seed: 8, bound: 1, maxSchedules: 600, latencies: true, ...unlimited };
+    const o = { fixes, seed: 73, bound: 1, maxSchedules: 600, latencies: true, ...unlimited };
     const r = explore(scenario, o);
     const v = r.violation;
     if (v === undefined) throw new Error('no violation found');
     expect(v.schedule.length).toBe(1);
     expect(scheduleText(v.schedule)).toMatch(/^L\d+=\d+$/);
     expect(r.withLatency).toBeGreaterThan(0);
-    const replay = runScenario(scenario, { fixes, seed: 8, schedule: v.schedule });
+    const replay = runScenario(scenario, { fixes, seed: 73, schedule: v.schedule });
     expect(firedInvariants(replay)).toEqual(firedInvariants(v.result));
     expect(firedInvariants(replay)).toContain('container-started-after-terminated');
-    expect(firedInvariants(runScenario(scenario, { fixes, seed: 8 }))).toEqual([]);
+    expect(firedInvariants(runScenario(scenario, { fixes, seed: 73 }))).toEqual([]);
     const again = explore(scenario, o);
     expect([again.explored, scheduleText(again.violation?.schedule ?? [])]).toEqual([
       r.explored,
@@ -176,13 +176,14 @@ describe('latency draws', () => {
   });
 
   it('the latency deviations that change the most are run first: a container that ignores its SIGTERM is the second schedule', () => {
-    // eviction-and-housekeeping-kill without pod-worker-lifecycle from seeds 3 to 5 (clean default runs):
-    // the race needs the evicted container to ignore its SIGTERM, so that housekeeping's kill comes in
-    // during the whole grace period. In the order the run meets its choice points that deviation was
-    // schedule 124, 145 and 144; run first, it is schedule 2 (the default order is 1).
+    // eviction-and-housekeeping-kill without pod-worker-lifecycle from seeds 2, 4 and 5 (the first clean
+    // default runs): the race needs the evicted container to ignore its SIGTERM, so that housekeeping's
+    // kill comes in during the whole grace period. In the order the run meets its choice points that
+    // deviation came past schedule 120 (124, 145 and 144 on the clean seeds of the time); run first, it
+    // is schedule 2 (the default order is 1).
     const scenario = load('eviction-and-housekeeping-kill');
     const fixes = Fixes.all().with('pod-worker-lifecycle', false);
-    for (const seed of [3, 4, 5]) {
+    for (const seed of [2, 4, 5]) {
       expect(firedInvariants(runScenario(scenario, { fixes, seed }))).toEqual([]);
       const r = explore(scenario, {
         fixes,

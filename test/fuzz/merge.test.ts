@@ -183,7 +183,7 @@ describe('podrace merge of a campaign with a switch the user changed', () => {
   it('takes the failure of the changed switch from the shard that owns it, byte for byte', async () => {
     const all = await run(undefined);
     expect(all.failures.map((f) => [f.invariant, f.case])).toEqual([
-      ['mount-device-skipped-after-failure', 56],
+      ['mount-device-skipped-after-failure', 39],
       ['device-released-while-open', 1],
     ]);
     const texts: string[] = [];

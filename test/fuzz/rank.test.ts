@@ -141,7 +141,7 @@ describe('rankFinds', () => {
 
 describe('a campaign with one switch turned off', () => {
   // Seed 1 with unmount-device-open-uncertain off: hazards closed by turning the pod worker off fire
-  // in the cases before; the find that switch closes first shows in case 56.
+  // in the cases before; the find that switch closes first shows in case 39.
   const fixes = Fixes.all().with('unmount-device-open-uncertain', false);
 
   it('shrinks and writes the find that switch closes, and its exit reason names both', async () => {
@@ -156,7 +156,7 @@ describe('a campaign with one switch turned off', () => {
     expect(report.ranked[0]).toMatchObject({ kind: 'mount-device-skipped-after-failure', tier: 'asked' });
     const f = report.failures[0];
     expect(f?.kind).toBe('mount-device-skipped-after-failure');
-    expect(f?.caseIndex).toBe(56);
+    expect(f?.caseIndex).toBe(39);
     expect(f?.closedBy).toBe('unmount-device-open-uncertain');
     expect(f?.reproduces).toBe(true);
     const lines = campaignLines(report, {
@@ -170,7 +170,7 @@ describe('a campaign with one switch turned off', () => {
     expect(lines.summary.exitCode).toBe(1);
     expect(lines.summary.changedFixes).toEqual(['unmount-device-open-uncertain']);
     expect(lines.summary.exitReason).toMatch(
-      /^exit 1: mount-device-skipped-after-failure fired in \d+ case\(s\) that no known-open hazard explains; in case 56 turning unmount-device-open-uncertain back on \(--fix turned it off\) closes it$/,
+      /^exit 1: mount-device-skipped-after-failure fired in \d+ case\(s\) that no known-open hazard explains; in case 39 turning unmount-device-open-uncertain back on \(--fix turned it off\) closes it$/,
     );
   });
 

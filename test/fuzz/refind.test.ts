@@ -11,11 +11,13 @@ import { scenarioAt } from '../../src/fuzz/shrink.js';
 const CASES_MAX = 300;
 /**
  * #117019's bug needs a kubelet restart while a deleted pod is terminal and not yet removed from the API
- * server, with nothing of it running: seed 1 first generates one at case 756.
+ * server, with nothing of it running: seed 1 generates none in its first 6,000 cases, seed 4 first
+ * generates one at case 692.
  */
 const CASES_MAX_FOR: Partial<Record<FixId, number>> = { 'terminal-pod-first-sight-synced': 1000 };
+const SEED_FOR: Partial<Record<FixId, number>> = { 'terminal-pod-first-sight-synced': 4 };
 
-describe('re-finding each fix from scratch (seed 1)', () => {
+describe('re-finding each fix from scratch (seed 1, or the seed named for it)', () => {
   it('covers every switch: re-findable, or not with a reason', () => {
     for (const id of FIX_IDS) {
       expect(REFINDABLE_FIXES.includes(id) !== (NOT_REFINDABLE[id] !== undefined)).toBe(true);
@@ -26,13 +28,14 @@ describe('re-finding each fix from scratch (seed 1)', () => {
   for (const fix of REFINDABLE_FIXES) {
     it(`${fix}: a case with it off fires an invariant that turning it on closes`, () => {
       const casesMax = CASES_MAX_FOR[fix] ?? CASES_MAX;
-      const r = refind({ fix, seed: 1, casesMax });
+      const seed = SEED_FOR[fix] ?? 1;
+      const r = refind({ fix, seed, casesMax });
       expect(r.caseIndex, `no case in ${casesMax} showed ${fix}`).not.toBeNull();
       expect(r.closed.length).toBeGreaterThan(0);
       expect(r.cases).toBe((r.caseIndex ?? 0) + 1);
       // The differential oracle, run from the broken fix set, says the same: the switch closes it.
       const off = refindBase(fix).with(fix, false);
-      const { closedBy } = closingSwitches(scenarioAt(1, String(r.caseIndex)), off, r.closed);
+      const { closedBy } = closingSwitches(scenarioAt(seed, String(r.caseIndex)), off, r.closed);
       for (const id of r.closed) expect(closedBy[id]).toContain(fix);
     });
   }
