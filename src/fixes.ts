@@ -157,6 +157,18 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.22'),
     needsPodWorkerLifecycle: true,
   },
+  // #107670's second half (its first, getPodContainerStatuses skipping a container removed between
+  // ListContainers and ContainerStatus, has no window here: the fake runtime's status is one read). Its
+  // picks' release note: "Fix a 1.22 regression with static pod restarts in cases where the container is
+  // not present"; none to 1.21. Sources: docs/fixes.md.
+  'stop-container-not-found': {
+    prs: [107670, 108164, 108189],
+    release: '1.24',
+    backports: ['1.23.5 (#108164)', '1.22 (#108189)'],
+    summary:
+      'killContainer takes a CRI StopContainer answering NotFound (the container already removed, #106734) as stopped (crierror.IsNotFound), so KillPod no longer fails on it',
+    presets: shippedFrom('1.22'),
+  },
   'node-shutdown-failed-phase': {
     prs: [106901, 106900, 106899],
     release: '1.24',

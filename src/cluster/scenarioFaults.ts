@@ -3,7 +3,11 @@
 // reported as entries that never took effect (actionNoop), with the line that armed them.
 import type { UID } from '../api/v1.js';
 import type { ContainerStartFault } from '../runtime/fakeRuntime.js';
-import { STOP_CONTAINER_DEFAULT_ERROR, type StopContainerFault } from '../runtime/stopFaults.js';
+import {
+  STOP_CONTAINER_DEFAULT_ERROR,
+  STOP_CONTAINER_NOT_FOUND,
+  type StopContainerFault,
+} from '../runtime/stopFaults.js';
 import type { Fault } from '../scenario/types.js';
 import { unreachable } from '../sim/index.js';
 import { publishNoop } from './actionNoop.js';
@@ -89,6 +93,7 @@ export class ScenarioFaults {
         const fault: StopContainerFault = {
           container: f.container,
           error: f.error ?? STOP_CONTAINER_DEFAULT_ERROR,
+          removes: f.error === STOP_CONTAINER_NOT_FOUND,
           remaining: f.times,
           fired: 0,
         };

@@ -181,6 +181,7 @@ export class Kubelet {
       o.nodeName,
       o.publish,
       o.fixes.on('prestop-counts-against-grace'),
+      o.fixes.on('stop-container-not-found'),
     );
     this.updates = o.sim.chan<PodUpdate>(podUpdatesChannelCapacity, 'updates');
     this.podConfig = new PodConfig(this.updates, o.sim, this.group);

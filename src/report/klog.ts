@@ -341,9 +341,17 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
           kubelet(
             f,
             'E',
-            'kuberuntime_container.go:730',
-            `"Container termination failed with gracePeriod" err=${q(f.error ?? '')} ${who}`,
+            'remote_runtime.go:479',
+            `"StopContainer from runtime service failed" err=${q(f.error ?? '')} containerID=${q(containerId(f.uid, f.container))}`,
           );
+          // Since #107670 killContainer takes NotFound as stopped and logs no failure (crierror.IsNotFound).
+          if (!(result.fixes.on('stop-container-not-found') && f.error?.includes('code = NotFound') === true))
+            kubelet(
+              f,
+              'E',
+              'kuberuntime_container.go:730',
+              `"Container termination failed with gracePeriod" err=${q(f.error ?? '')} ${who}`,
+            );
           break;
         }
         if (f.volume === undefined) break;

@@ -22,6 +22,7 @@ import {
   type Sim,
   sleep,
 } from '../sim/index.js';
+import { containerNotFound } from './crierror.js';
 import { RUNTIME_REQUEST_TIMEOUT_MS } from './runtimeRequestTimeout.js';
 import { StopFaults } from './stopFaults.js';
 
@@ -326,10 +327,16 @@ export class FakeRuntime {
     yield* sleep(this.latency(STOP_REMOVE_LATENCY_MS, 'StopContainer'));
     const entry = this.pods.get(uid);
     const c = entry?.containers.get(containerId);
-    if (entry === undefined || c === undefined) return undefined; // already gone: CRI StopContainer is idempotent
+    // StopContainer is idempotent for a container the runtime still holds, but one it no longer holds
+    // (removed by garbage collection or `crictl rm`) is NotFound, as containerd's container store answers.
+    if (entry === undefined || c === undefined) return containerNotFound(containerId);
     const fault = this.stopFaults.fire(uid, c.name);
     if (fault !== undefined) {
-      // The runtime did not stop it: no signal, the container runs on (the kubelet's kill fails).
+      // removes: the container was removed under the kubelet just before the call reached the runtime,
+      // so listings and statuses no longer show it and the call answers NotFound. Otherwise the runtime
+      // did not stop it: no signal, the container runs on (the kubelet's kill fails).
+      if (fault.removes) this.removeNow(entry, c);
+      const err = fault.removes ? containerNotFound(c.id) : new GoError(fault.error);
       this.publish({
         kind: 'faultInjected',
         atMs: this.sim.nowMs,
@@ -339,9 +346,9 @@ export class FakeRuntime {
         uid,
         container: c.name,
         gracePeriodSeconds,
-        error: fault.error,
+        error: err.message,
       });
-      return new GoError(fault.error);
+      return err;
     }
     if (c.state === 'created') {
       this.exit(entry, c, 0);
@@ -439,6 +446,26 @@ export class FakeRuntime {
     });
     if (entry.containers.size === 0 && entry.sandbox === undefined) this.forget(uid);
     return undefined;
+  }
+
+  /**
+   * The container is removed at once, as `crictl rm -f` does: a running process is killed (SIGKILL, exit
+   * 137), then the runtime forgets the container, so ListContainers and the pod's status no longer have it.
+   */
+  private removeNow(entry: PodEntry, c: Container): void {
+    if (c.state === 'running' || c.state === 'created') this.exit(entry, c, 137);
+    entry.containers.delete(c.id);
+    this.touched(entry);
+    this.namespaces?.destroyNamespace(c.id);
+    this.publish({
+      kind: 'containerRemoved',
+      atMs: this.sim.nowMs,
+      node: this.nodeName,
+      uid: entry.meta.uid,
+      pod: entry.meta.name,
+      container: c.name,
+    });
+    if (entry.containers.size === 0 && entry.sandbox === undefined) this.forget(entry.meta.uid);
   }
 
   // ---- scenario actions on the host ----

@@ -2,6 +2,9 @@
 // error and leaves the container running, as containerd does while it is down or wedged (#113145's
 // reproduction stopped containerd during a force-deleted pod's kill). kuberuntime_container.go's
 // killContainer returns any error but NotFound, so KillPod fails and the pod worker's sync with it.
+// `error: notFound` is the other case (#106734): the container was removed under the kubelet (`crictl rm`,
+// garbage collection), so the runtime no longer holds it and answers NotFound, which killContainer takes
+// as stopped since #107670 (switch stop-container-not-found) and returned as a failure before.
 import { AssertionError } from '../sim/index.js';
 
 /**
@@ -11,10 +14,16 @@ import { AssertionError } from '../sim/index.js';
 export const STOP_CONTAINER_DEFAULT_ERROR =
   'rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing dial unix /run/containerd/containerd.sock: connect: connection refused"';
 
+/** The `error` keyword of a fault that removes the container, so StopContainer answers NotFound. */
+export const STOP_CONTAINER_NOT_FOUND = 'notFound';
+
 /** One armed fault: the next `remaining` StopContainer calls of the pod's `container` (any, if null) fail. */
 export interface StopContainerFault {
   readonly container: string | null;
+  /** The error text; unused when `removes` (the runtime's own NotFound answer is returned). */
   readonly error: string;
+  /** The runtime removes the container (killed first if it runs) and answers NotFound for it. */
+  readonly removes: boolean;
   remaining: number;
   fired: number;
 }

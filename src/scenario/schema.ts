@@ -422,7 +422,7 @@ const StopContainer = mapping(
       .meta({ description: "the container whose stops fail; default: any of the pod's" }),
     times: Times.optional(),
     error: ErrorText(
-      "the error each failing StopContainer returns; default: the runtime's socket refusing connections (Unavailable)",
+      "the error each failing StopContainer returns; default: the runtime's socket refusing connections (Unavailable); `notFound`: the container was removed under the kubelet (crictl rm, garbage collection), so it is gone from the runtime and the call answers NotFound",
     ),
   },
   'a mapping {pod, container?, times?, error?}',
@@ -501,7 +501,8 @@ const FaultSchema = mapping(
         "the node's kubelet cannot read the volume's PVC / PV from the API server (the populator's getPVCExtractPV fails), then can",
     }),
     stopContainer: StopContainer.optional().meta({
-      description: 'CRI StopContainer fails and the container runs on (the kill fails), then behaves',
+      description:
+        'CRI StopContainer fails and the container runs on (the kill fails), then behaves; with error notFound the container is removed and the call answers NotFound',
     }),
   },
   `a fault mapping with exactly one of ${FAULT_KINDS.join(', ')}`,

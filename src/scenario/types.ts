@@ -250,7 +250,10 @@ export interface StopContainerFault {
   readonly container: string | null;
   /** How many StopContainer calls fail (default 1). */
   readonly times: number;
-  /** The error each failing call returns; null: the runtime's socket refusing connections. */
+  /**
+   * The error each failing call returns; null: the runtime's socket refusing connections. `notFound`
+   * (STOP_CONTAINER_NOT_FOUND): the container is removed under the kubelet and the call answers NotFound.
+   */
   readonly error: string | null;
 }
 

@@ -47,7 +47,7 @@ describe('faultsActiveAtEnd: only a fault that fired and has firings left holds 
     expect(host.procMountsInconsistent()).toBe(true);
     expect(host.active()).toBe(false);
     const stops = new StopFaults();
-    stops.inject('u1', { container: null, error: 'Unavailable', remaining: 2, fired: 0 });
+    stops.inject('u1', { container: null, error: 'Unavailable', remaining: 2, fired: 0, removes: false });
     expect(stops.active()).toBe(false);
     expect(stops.fire('u1', 'c1')?.error).toBe('Unavailable');
     expect(stops.active()).toBe(true);

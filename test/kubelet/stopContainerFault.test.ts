@@ -34,13 +34,13 @@ const stopping = (facts: readonly Fact[] | undefined) =>
 describe('StopFaults', () => {
   it('counts firings down, per container when one is named, and a later fault replaces an armed one', () => {
     const faults = new StopFaults();
-    const first = { container: 'c2', error: 'boom', remaining: 2, fired: 0 };
+    const first = { container: 'c2', error: 'boom', remaining: 2, fired: 0, removes: false };
     expect(faults.inject('u1', first)).toBeUndefined();
     expect(faults.fire('u1', 'c1')).toBeUndefined();
     expect(faults.fire('u2', 'c2')).toBeUndefined();
     expect(faults.fire('u1', 'c2')?.error).toBe('boom');
     expect(faults.active()).toBe(true);
-    const second = { container: null, error: 'x', remaining: 1, fired: 0 };
+    const second = { container: null, error: 'x', remaining: 1, fired: 0, removes: false };
     expect(faults.inject('u1', second)).toBe(first);
     expect(faults.fire('u1', 'c1')).toBe(second);
     expect(faults.fire('u1', 'c1')).toBeUndefined();

@@ -15,6 +15,7 @@ import {
 } from '../../api/v1.js';
 import { WRITES_RUNTIME } from '../../elisionMasks.js';
 import type { Fact } from '../../facts.js';
+import { isNotFound } from '../../runtime/crierror.js';
 import type { FakeRuntime, RuntimePodMeta } from '../../runtime/fakeRuntime.js';
 import {
   AssertionError,
@@ -165,6 +166,8 @@ interface KillPlan {
   readonly gracePeriodOverride: number | undefined;
   /** #115835 (1.28): the override before the preStop hook, the 2 s minimum last. */
   readonly overrideBeforePreStop: boolean;
+  /** #107670 (switch stop-container-not-found): a NotFound StopContainer counts as stopped. */
+  readonly notFoundIsStopped: boolean;
   readonly done: Chan<GoError | undefined>;
 }
 
@@ -197,10 +200,13 @@ function* killContainer(plan: KillPlan, c: { readonly id: string; readonly name:
     if (gracePeriodOverride !== undefined) gracePeriod = gracePeriodOverride;
   }
   const err = yield* runtime.stopContainer(uid, c.id, gracePeriod);
+  // `if err != nil && !crierror.IsNotFound(err)`: a container the runtime no longer holds needs no stop.
+  // Before #107670 the error was returned, so KillPod failed on a container that was already gone.
+  const failed = err !== undefined && !(plan.notFoundIsStopped && isNotFound(err)) ? err : undefined;
   yield* plan.done.send(
-    err === undefined
+    failed === undefined
       ? undefined
-      : new GoError(`failed to "KillContainer" for "${c.name}" with KillContainerError: "${err.message}"`),
+      : new GoError(`failed to "KillContainer" for "${c.name}" with KillContainerError: "${failed.message}"`),
   );
 }
 
@@ -255,6 +261,8 @@ export class KubeGenericRuntimeManager {
     private readonly publish: (fact: Fact) => void,
     /** #115835 (switch prestop-counts-against-grace): killContainer's order from 1.28 on. */
     private readonly overrideBeforePreStop: boolean,
+    /** #107670 (switch stop-container-not-found): killContainer ignores a NotFound StopContainer. */
+    private readonly notFoundIsStopped: boolean,
   ) {
     this.backOff = new Backoff(backOffPeriodMs, maxContainerBackOffMs, () => sim.nowMs);
   }
@@ -369,6 +377,7 @@ export class KubeGenericRuntimeManager {
         baseGracePeriod: this.baseGracePeriod(pod, runningPod),
         gracePeriodOverride,
         overrideBeforePreStop: this.overrideBeforePreStop,
+        notFoundIsStopped: this.notFoundIsStopped,
         done,
       };
       for (const c of containers) {
