@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
 import { Fixes } from '../../src/fixes.js';
 import { runScenario } from '../../src/run/run.js';
+import { CRIStatusError, containerNotFound, isNotFound } from '../../src/runtime/crierror.js';
 import { StopFaults } from '../../src/runtime/stopFaults.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
 
@@ -85,5 +86,75 @@ describe('fault.stopContainer', () => {
       fixes: Fixes.all().with('orphan-pod-worker-terminates', false),
     });
     expect(before.violations.map((v) => v.invariant)).toEqual(['termination-stuck']);
+  });
+});
+
+// `error: notFound` (#106734): the container is removed under the kubelet as StopContainer reaches the
+// runtime, which answers containerd's NotFound. Since #107670 (switch stop-container-not-found) killContainer
+// takes that as stopped; before, KillPod failed and the pod's next sync retried it against a status
+// without the container, which went through.
+describe('fault.stopContainer error: notFound', () => {
+  const text = scenario('{pod: web, container: c2, error: notFound}');
+  const withSwitch = (on: boolean) =>
+    runScenario(parseScenarioText(text, 'stop.yaml'), {
+      fixes: Fixes.all().with('stop-container-not-found', on),
+      recordFacts: true,
+    });
+  const of = (facts: readonly Fact[] | undefined, kind: Fact['kind']) =>
+    (facts ?? []).filter((f) => f.kind === kind && f.atMs >= 10_000);
+
+  it('crierror.IsNotFound matches the gRPC code, not the text', () => {
+    expect(isNotFound(containerNotFound('u/c/1'))).toBe(true);
+    expect(containerNotFound('u/c/1').message).toBe(
+      'rpc error: code = NotFound desc = an error occurred when try to find container "u/c/1": not found',
+    );
+    expect(isNotFound(new CRIStatusError('Unavailable', 'not found'))).toBe(false);
+    expect(isNotFound(undefined)).toBe(false);
+  });
+
+  it('removes the container at the call: killed, removed, and the call answers NotFound', () => {
+    const r = withSwitch(true);
+    const fired = of(r.facts, 'faultInjected');
+    expect(fired).toHaveLength(1);
+    expect(JSON.stringify(fired[0])).toContain('code = NotFound');
+    const gone = (r.facts ?? []).filter(
+      (f) => (f.kind === 'containerExited' || f.kind === 'containerRemoved') && f.atMs === fired[0]?.atMs,
+    );
+    expect(gone.map((f) => [f.kind, 'container' in f ? f.container : ''])).toEqual([
+      ['containerExited', 'c2'],
+      ['containerRemoved', 'c2'],
+    ]);
+    // c2 never got a SIGTERM: it was gone before the runtime could signal it.
+    expect(stopping(r.facts)).toEqual([['c1', true]]);
+    expect(r.violations).toEqual([]);
+  });
+
+  it('with the switch on the one kill goes through; off, it fails and the next sync kills again', () => {
+    const on = withSwitch(true);
+    const off = withSwitch(false);
+    expect(of(on.facts, 'killPodStarted')).toHaveLength(1);
+    expect(of(off.facts, 'killPodStarted')).toHaveLength(2);
+    // Either way the pod is finished and deleted: the retry reads a status without c2.
+    for (const r of [on, off]) {
+      expect(of(r.facts, 'apiPodDeleted')).toHaveLength(1);
+      expect(r.violations).toEqual([]);
+    }
+  });
+
+  it('presets: 1.21 and earlier fail the kill, 1.22 and later do not', () => {
+    for (const [kubelet, kills] of [
+      ['1.20', 2],
+      ['1.21', 2],
+      ['1.22', 1],
+      ['1.31', 1],
+    ] as const) {
+      const r = runScenario(parseScenarioText(text, 'stop.yaml'), {
+        fixes: Fixes.of(kubelet),
+        recordFacts: true,
+      });
+      expect(of(r.facts, 'killPodStarted').length, kubelet).toBeGreaterThanOrEqual(kills);
+      if (kills === 1) expect(of(r.facts, 'killPodStarted'), kubelet).toHaveLength(1);
+      expect(r.violations, kubelet).toEqual([]);
+    }
   });
 });

@@ -142,6 +142,10 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
     '11:43: timeline[1].crashContainer.container: unknown container "sidecra" (did you mean "sidecar"?); pod "web" has app, sidecar',
   ],
   [
+    'stop-container-not-found-text.yaml',
+    '8:46: timeline[1].fault.stopContainer.error: a NotFound answer is written `error: notFound`: it removes the container, as NotFound means the runtime no longer holds it (free text leaves it running)',
+  ],
+  [
     'stop-container-unknown-container.yaml',
     '11:50: timeline[1].fault.stopContainer.container: unknown container "sidecra" (did you mean "sidecar"?); pod "web" has app, sidecar',
   ],
