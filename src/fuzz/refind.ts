@@ -19,6 +19,8 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
     'turning it off removes the shutdown manager (the 1.20 default): a node shutdown then kills nothing, so its absence closes violations rather than firing them',
   'node-shutdown-failed-phase':
     'its absence shows as a finding (node-shutdown-marked-failed), not a violation: upstream chose that behaviour for 1.22.0-1.22.4',
+  'stop-container-not-found':
+    "with it off a StopContainer answering NotFound fails the kill, and the pod's next sync reads a status without the removed container and kills it: no invariant states that a kill must not fail, so its absence fires none (scenarios/stop-container-not-found.yaml); the generator draws no notFound fault either",
   'new-volume-reconstruction':
     "a feature gate's default (KEP-3756), not a fix: with every other switch on, turning it on closes only a failed TearDown of a pod volume dir whose mount was already gone at the restart (release-1.23's mount point check fails it into cleanupMounts; test/kubelet/volumemanager/reconstructNew.test.ts), while its first pass marks the states synced before the populator has added pods, so a failed reconstruction leaves volumesInUse early (#101791's path): in campaigns it fires more than it closes",
 };
