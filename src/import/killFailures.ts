@@ -1,7 +1,11 @@
 // StopContainer failures read back as a `stopContainer` fault: kuberuntime_container.go's killContainer
 // logs "Container termination failed with gracePeriod" with the runtime's error, and failures of one
 // container in a row (until it dies) become one fault with `times`.
-import { STOP_CONTAINER_DEFAULT_ERROR } from '../runtime/stopFaults.js';
+import {
+  isNotFoundText,
+  STOP_CONTAINER_DEFAULT_ERROR,
+  STOP_CONTAINER_NOT_FOUND,
+} from '../runtime/stopFaults.js';
 import { LIMITS } from '../scenario/limits.js';
 import type { Fault } from '../scenario/types.js';
 import { label } from './hints.js';
@@ -22,9 +26,14 @@ export function stopFaultOf(
   error: string,
 ): { key: string; make: (times: number) => Fault } {
   const name = label(container, '') || (p.idNames.get(containerId) ?? '');
-  // The default is the text podrace writes; another runtime's text is kept (up to the loader's limit).
+  // The default is the text podrace writes; another runtime's text is kept (up to the loader's limit). A
+  // NotFound answer means the container was already gone (#106734): the fault that removes it.
   const text =
-    error === '' || error === STOP_CONTAINER_DEFAULT_ERROR ? null : error.slice(0, LIMITS.errorChars);
+    error === '' || error === STOP_CONTAINER_DEFAULT_ERROR
+      ? null
+      : isNotFoundText(error)
+        ? STOP_CONTAINER_NOT_FOUND
+        : error.slice(0, LIMITS.errorChars);
   return {
     key: `stopContainer/${p.name}/${name}`,
     make: (times) => ({

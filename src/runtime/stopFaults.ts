@@ -17,6 +17,11 @@ export const STOP_CONTAINER_DEFAULT_ERROR =
 /** The `error` keyword of a fault that removes the container, so StopContainer answers NotFound. */
 export const STOP_CONTAINER_NOT_FOUND = 'notFound';
 
+/** Whether a runtime's error text is a NotFound answer (containerd's `code = NotFound`, or a bare "not found"). */
+export function isNotFoundText(error: string): boolean {
+  return /code\s*=\s*NotFound\b|^\s*not\s*found\s*$/i.test(error);
+}
+
 /** One armed fault: the next `remaining` StopContainer calls of the pod's `container` (any, if null) fail. */
 export interface StopContainerFault {
   readonly container: string | null;

@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import { FIX_IDS, type KubeletName } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { MAX_START_DELAY_MS } from '../runtime/runtimeRequestTimeout.js';
-import { STOP_CONTAINER_NOT_FOUND } from '../runtime/stopFaults.js';
+import { isNotFoundText, STOP_CONTAINER_NOT_FOUND } from '../runtime/stopFaults.js';
 import { parseDurationMs, parseSizeBytes } from '../sim/units.js';
 import { InputError } from './errors.js';
 import { readScenarioText } from './files.js';
@@ -710,11 +710,7 @@ function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault 
     }
     // A NotFound answer means the runtime no longer holds the container: written as free text it would
     // leave the container running, which no runtime answers, so only the keyword (which removes it) says it.
-    if (
-      a.error !== undefined &&
-      a.error !== STOP_CONTAINER_NOT_FOUND &&
-      /code\s*=\s*NotFound\b|^\s*not\s*found\s*$/i.test(a.error)
-    ) {
+    if (a.error !== undefined && a.error !== STOP_CONTAINER_NOT_FOUND && isNotFoundText(a.error)) {
       c.problem(
         [...path, 'error'],
         `a NotFound answer is written \`error: ${STOP_CONTAINER_NOT_FOUND}\`: it removes the container, as NotFound means the runtime no longer holds it (free text leaves it running)`,
