@@ -169,6 +169,18 @@ export type Fact =
   | (Base & PodRef & { kind: 'terminatedPodVolumeKeptDesired'; volume: string; kept: boolean })
   /** SetUp bind-mounted a global path that was not mounted (MountDevice skipped after a failure). */
   | (Base & PodRef & { kind: 'bindMountOfUnmountedGlobalPath'; volume: string })
+  /**
+   * Ground truth (CSI NodePublish): SetUp bind-mounted a global (staging) mount made at `mountedAtMs` whose
+   * device the node lost to a detach (ControllerUnpublish fenced its path) at `fencedAtMs`, after the
+   * mount: the pod gets a dead filesystem (I/O errors) although the volume is attached again (#119273).
+   */
+  | (Base &
+      PodRef & {
+        kind: 'bindMountOfFencedGlobalPath';
+        volume: string;
+        mountedAtMs: number;
+        fencedAtMs: number;
+      })
   // ---- volume reconstruction after a kubelet start (reconciler syncStates, release-1.23) ----
   /** syncStates began: how many volume dirs it found under the pods dir. */
   | (Base & { kind: 'reconstructionStarted'; volumeDirs: number })
@@ -350,6 +362,13 @@ export type Fact =
    * while the node still had the volume mounted.
    */
   | (Base & { kind: 'volumeDetachStarted'; volume: string; forced: boolean; verifySafeToDetach: boolean })
+  /**
+   * Simulator observation, the known-open hazard `force-detach-unhealthy-node`: the attach/detach
+   * controller's reconciler started a forced detach (maxWaitForUnmountDuration passed, the node still
+   * reporting the volume mounted) from a node its node informer had not Ready. Published with the
+   * volumeDetachStarted it goes with.
+   */
+  | (Base & { kind: 'forceDetachUnhealthyNode'; volume: string })
   /** A detach operation failed; the volume is reported attached again and retried after a backoff. */
   | (Base & { kind: 'volumeDetachFailed'; volume: string; error: string })
   // ---- scenario actions (src/cluster/world.ts) ----
@@ -376,6 +395,13 @@ export type Fact =
    */
   | (Base & { kind: 'podCreateWaiting'; pod: string; heldBy: UID; line: number; reason: string })
   // ---- faults ----
+  /**
+   * Ground truth (the network): the node is cut off from the API server until `untilMs` (the
+   * nodePartition fault); its kubelet's requests fail, its watch delivers nothing, its Lease is not renewed.
+   */
+  | (Base & { kind: 'nodePartitioned'; untilMs: number })
+  /** The node's partition healed: its kubelet reaches the API server again. */
+  | (Base & { kind: 'nodePartitionHealed' })
   | (Base & {
       kind: 'faultInjected';
       fault: string;

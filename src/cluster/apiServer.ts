@@ -80,6 +80,10 @@ interface Watcher {
 
 interface PodWatcher extends Watcher {
   readonly handler: WatchHandler;
+  /** A kubelet's watch: its reflector's LIST handler, called again for the relist after a partition. */
+  readonly onList?: ((pods: Pod[]) => void) | undefined;
+  /** A partition broke the watch: nothing is delivered until the reflector relists. */
+  broken?: boolean;
 }
 
 interface NodeWatcher extends Watcher {
@@ -119,6 +123,8 @@ export class APIServer {
   private mirrorPodSerial = 0;
   /** Test hook: node -> how many more volumesAttached patches of it fail. */
   private readonly nodeStatusFailures = new Map<string, number>();
+  /** The nodePartition fault: each node's spans cut off from the API server, [fromMs, untilMs), in order. */
+  private readonly partitions = new Map<string, { fromMs: number; untilMs: number }[]>();
 
   constructor(
     private readonly sim: Sim,
@@ -268,6 +274,77 @@ export class APIServer {
     return [...this.pods.values()].filter((p) => p.spec.nodeName === nodeName);
   }
 
+  // ---- network partitions (the nodePartition fault) ----
+
+  /**
+   * The node is cut off from the API server for `durationMs` from now: its kubelet's requests fail, its
+   * watch delivers nothing and its Lease renewals are lost; the controllers, on the control plane, go on.
+   * A partition that overlaps one already under way extends it.
+   */
+  partitionNode(nodeName: string, durationMs: number): void {
+    this.sim.noteShared();
+    const fromMs = this.sim.nowMs;
+    let spans = this.partitions.get(nodeName);
+    if (spans === undefined) {
+      spans = [];
+      this.partitions.set(nodeName, spans);
+    }
+    const last = spans[spans.length - 1];
+    const untilMs = Math.max(
+      fromMs + durationMs,
+      last !== undefined && last.untilMs > fromMs ? last.untilMs : 0,
+    );
+    if (last !== undefined && last.untilMs > fromMs) last.untilMs = untilMs;
+    else spans.push({ fromMs, untilMs });
+    this.publish({ kind: 'nodePartitioned', atMs: fromMs, node: nodeName, untilMs });
+    const w = this.watchers.get(nodeName);
+    if (w !== undefined) w.broken = true;
+    this.sim.at(untilMs, () => this.healPartition(nodeName));
+  }
+
+  /** The end of the node's partition under way at `atMs` (default now), or undefined if it is connected. */
+  partitionUntilMs(nodeName: string, atMs: number = this.sim.nowMs): number | undefined {
+    const spans = this.partitions.get(nodeName);
+    if (spans === undefined) return undefined;
+    for (const s of spans) if (s.fromMs <= atMs && atMs < s.untilMs) return s.untilMs;
+    return undefined;
+  }
+
+  /**
+   * The network heals (unless an overlapping partition extended it). The kubelet's reflector, whose watch
+   * broke, relists at its next attempt: client-go's reflector (release-1.23 reflector.go NewReflector) backs
+   * off 800 ms doubling to 30 s with jitter 1.0, so after a partition of minutes the attempt falls anywhere
+   * in the next 60 s (drawn from the node's own stream `partition/<node>`). The LIST goes to the same
+   * `onList` as at start: the apiserver source's SET, which the pod config diffs against what it has.
+   */
+  private healPartition(nodeName: string): void {
+    this.sim.noteShared();
+    if (this.partitionUntilMs(nodeName) !== undefined) return; // extended
+    this.publish({ kind: 'nodePartitionHealed', atMs: this.sim.nowMs, node: nodeName });
+    const w = this.watchers.get(nodeName);
+    if (w === undefined || w.onList === undefined) return;
+    const onList = w.onList;
+    const delayMs = this.rng.fork(`partition/${nodeName}`).latencyMs(0, 60_000, 'reflector relist back-off');
+    this.sim.after(delayMs, () => {
+      // The watcher of that moment (a kubelet restarted meanwhile lists on its own start).
+      if (this.watchers.get(nodeName) !== w || !w.live || this.partitionUntilMs(nodeName) !== undefined)
+        return;
+      this.enqueueList(nodeName, w, onList);
+    });
+  }
+
+  /**
+   * A kubelet request that a partition cuts off: it fails. Upstream's loops retry at their own period; an
+   * idle loop whose round failed is woken when the partition heals (the round's deadline).
+   */
+  private cutOff(nodeName: string | undefined): boolean {
+    if (nodeName === undefined) return false;
+    const untilMs = this.partitionUntilMs(nodeName);
+    if (untilMs === undefined) return false;
+    this.sim.noteDeadline(untilMs);
+    return true;
+  }
+
   allPods(): Pod[] {
     this.sim.noteShared();
     return [...this.pods.values()];
@@ -290,6 +367,7 @@ export class APIServer {
     this.unwatchNode(nodeName);
     const w: PodWatcher = {
       handler,
+      onList,
       lastDeliveryMs: this.sim.nowMs,
       domain,
       writeMask,
@@ -298,6 +376,17 @@ export class APIServer {
       live: true,
     };
     this.watchers.set(nodeName, w);
+    // A kubelet started during a partition cannot LIST: its reflector lists when the partition heals.
+    if (this.partitionUntilMs(nodeName) !== undefined) {
+      w.broken = true;
+      return;
+    }
+    this.enqueueList(nodeName, w, onList);
+  }
+
+  /** The kubelet reflector's LIST of its node's pods, delivered whole to `onList`. */
+  private enqueueList(nodeName: string, w: PodWatcher, onList: (pods: Pod[]) => void): void {
+    w.broken = false;
     // Code-unit order of UIDs, not localeCompare: the same on every machine whatever its locale.
     // (Upstream's order is a cache map's; HandlePodAdditions sorts by creation time anyway.)
     const pods = byUID([...this.podsOnNode(nodeName), ...this.mirrorPodsOnNode(nodeName)]);
@@ -364,7 +453,8 @@ export class APIServer {
 
   private notify(type: WatchEventType, pod: Pod): void {
     const w = this.watchers.get(pod.spec.nodeName);
-    if (w !== undefined) {
+    // A partitioned kubelet's watch is broken: what happens meanwhile reaches it only through the relist.
+    if (w !== undefined && w.broken !== true) {
       if (pod.metadata.deletionGracePeriodSeconds === undefined) this.enqueue(w, () => w.handler(type, pod));
       else
         this.enqueue(w, () => {
@@ -597,20 +687,23 @@ export class APIServer {
 
   // ---- the kubelet's client ----
 
-  client(): KubeClient {
+  /** The client of the kubelet on `self` (none: a client no partition cuts off). */
+  client(self?: string): KubeClient {
     return {
-      getPod: (namespace: string, name: string) => this.kubeletGetPod(namespace, name),
-      patchPodStatus: (uid: UID, status: PodStatus) => this.kubeletPatchPodStatus(uid, status),
+      getPod: (namespace: string, name: string) => this.kubeletGetPod(self, namespace, name),
+      patchPodStatus: (uid: UID, status: PodStatus) => this.kubeletPatchPodStatus(self, uid, status),
       deletePod: (namespace: string, name: string, uidPrecondition: UID) =>
-        this.kubeletDeletePod(namespace, name, uidPrecondition),
-      getNode: (node: string) => this.getNode(node),
+        this.kubeletDeletePod(self, namespace, name, uidPrecondition),
+      getNode: (node: string) => (this.cutOff(self) ? undefined : this.getNode(node)),
       patchNodeStatus: (node: string, volumesInUse: readonly UniqueVolumeName[]) =>
-        this.kubeletPatchNodeStatus(node, volumesInUse),
-      renewLease: (node: string, renewTimeMs: number) => this.renewLease(node, renewTimeMs),
-      createMirrorPod: (pod: Pod) => this.kubeletCreateMirrorPod(pod),
+        this.kubeletPatchNodeStatus(self, node, volumesInUse),
+      renewLease: (node: string, renewTimeMs: number) => this.renewLease(self, node, renewTimeMs),
+      createMirrorPod: (pod: Pod) => this.kubeletCreateMirrorPod(self, pod),
       deleteMirrorPod: (namespace: string, name: string, uid: UID | undefined) =>
-        this.kubeletDeleteMirrorPod(namespace, name, uid),
-      getVolumesAttached: (node: string) => this.getNode(node).status.volumesAttached,
+        this.kubeletDeleteMirrorPod(self, namespace, name, uid),
+      // The node GET fails: no attached volume can be verified (VerifyControllerAttachedVolume retries).
+      getVolumesAttached: (node: string) =>
+        this.cutOff(self) ? [] : this.getNode(node).status.volumesAttached,
     };
   }
 
@@ -620,17 +713,24 @@ export class APIServer {
     return sleep(this.rng.latencyMs(API_LATENCY_MS[0], API_LATENCY_MS[1], 'API request'));
   }
 
-  private *kubeletGetPod(namespace: string, name: string): Co<Pod | undefined> {
+  private *kubeletGetPod(self: string | undefined, namespace: string, name: string): Co<Pod | undefined> {
     yield* this.latency();
     this.sim.noteShared();
+    // The GET fails: the status manager does nothing for the pod this round ("Failed to get status").
+    if (this.cutOff(self)) return undefined;
     // The oldest pod of that name still stored: what a scan in insertion order finds first.
     const uid = this.podsByName.get(`${namespace}/${name}`)?.[0];
     return uid === undefined ? undefined : this.pods.get(uid);
   }
 
-  private *kubeletPatchPodStatus(uid: UID, status: PodStatus): Co<GoError | undefined> {
+  private *kubeletPatchPodStatus(
+    self: string | undefined,
+    uid: UID,
+    status: PodStatus,
+  ): Co<GoError | undefined> {
     yield* this.latency();
     this.sim.noteShared();
+    if (this.cutOff(self)) return new GoError(unreachableText(`pods/${uid}/status`));
     const pod = this.pods.get(uid);
     if (pod === undefined) return new GoError(`pods "${uid}" not found`);
     const previous = pod.status;
@@ -663,9 +763,15 @@ export class APIServer {
     return undefined;
   }
 
-  private *kubeletDeletePod(namespace: string, name: string, uidPrecondition: UID): Co<GoError | undefined> {
+  private *kubeletDeletePod(
+    self: string | undefined,
+    namespace: string,
+    name: string,
+    uidPrecondition: UID,
+  ): Co<GoError | undefined> {
     yield* this.latency();
     this.sim.noteShared();
+    if (this.cutOff(self)) return new GoError(unreachableText(`namespaces/${namespace}/pods/${name}`));
     const pod = this.pods.get(uidPrecondition);
     if (pod === undefined || pod.metadata.name !== name || pod.metadata.namespace !== namespace) {
       return new GoError(`Precondition failed: UID in precondition: ${uidPrecondition}`);
@@ -674,10 +780,18 @@ export class APIServer {
     return undefined;
   }
 
-  /** nodeutil.PatchNodeStatus from the kubelet: its status (here volumesInUse); the updated node. */
-  private *kubeletPatchNodeStatus(node: string, volumesInUse: readonly UniqueVolumeName[]): Co<Node> {
+  /**
+   * nodeutil.PatchNodeStatus from the kubelet: its status (here volumesInUse); the updated node, or
+   * undefined when the request failed.
+   */
+  private *kubeletPatchNodeStatus(
+    self: string | undefined,
+    node: string,
+    volumesInUse: readonly UniqueVolumeName[],
+  ): Co<Node | undefined> {
     yield* this.latency();
     this.sim.noteShared();
+    if (this.cutOff(self)) return undefined;
     const sorted = [...volumesInUse].sort();
     this.updateNodeStatus(node, { volumesInUse: sorted });
     this.publish({ kind: 'nodeVolumesInUse', atMs: this.sim.nowMs, node, volumes: sorted });
@@ -688,25 +802,31 @@ export class APIServer {
    * The kubelet's lease controller renews the node's Lease: only the node lifecycle controller reads it
    * (no node watcher sees it), so it is a field set at the renewal's time.
    */
-  private renewLease(node: string, renewTimeMs: number): void {
+  private renewLease(self: string | undefined, node: string, renewTimeMs: number): void {
     this.sim.noteShared();
     if (!this.leaseRenewTimesMs.has(node)) throw new AssertionError(`lease of unknown node ${node}`);
+    // A renewal the partition cuts off is lost (judged at the round's own time: elision renews skipped
+    // rounds later). The lease controller tries again at its next round.
+    if (self !== undefined && this.partitionUntilMs(self, renewTimeMs) !== undefined) return;
     this.leaseRenewTimesMs.set(node, renewTimeMs);
   }
 
-  private *kubeletCreateMirrorPod(pod: Pod): Co<GoError | undefined> {
+  private *kubeletCreateMirrorPod(self: string | undefined, pod: Pod): Co<GoError | undefined> {
     yield* this.latency();
     this.sim.noteShared();
+    if (this.cutOff(self)) return new GoError(unreachableText(`namespaces/${pod.metadata.namespace}/pods`));
     return this.createMirrorPod(pod);
   }
 
   private *kubeletDeleteMirrorPod(
+    self: string | undefined,
     namespace: string,
     name: string,
     uid: UID | undefined,
   ): Co<GoError | undefined> {
     yield* this.latency();
     this.sim.noteShared();
+    if (this.cutOff(self)) return new GoError(unreachableText(`namespaces/${namespace}/pods/${name}`));
     return this.deleteMirrorPod(namespace, name, uid);
   }
 }
@@ -729,6 +849,11 @@ function containerStatesDiffer(a: readonly ContainerStatus[], b: readonly Contai
     if (x.state !== y.state || x.exitCode !== y.exitCode) return true;
   }
   return false;
+}
+
+/** A request of a partitioned kubelet: the client's dial times out. */
+function unreachableText(resource: string): string {
+  return `Patch "https://apiserver:6443/api/v1/${resource}": dial tcp 10.0.0.1:6443: i/o timeout`;
 }
 
 function byUID(pods: Pod[]): Pod[] {

@@ -178,6 +178,10 @@ export class ScenarioFaults {
           line,
         });
         return;
+      case 'nodePartition':
+        // The network, not a component: the API server cuts the node's kubelet off and heals it.
+        this.world.api.partitionNode(f.node, f.durationMs);
+        return;
       default:
         unreachable(f, 'fault');
     }

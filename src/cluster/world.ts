@@ -167,7 +167,7 @@ export class World {
       domain: this.domainOf(node.name),
       fixes: this.fixes,
       shutdown: this.scenario.nodeShutdown?.[node.name],
-      kubeClient: this.api.client(),
+      kubeClient: this.api.client(node.name),
       // A delivery feeds the pod config, which only syncLoop reads (woken by its channel, an event of
       // its own): it changes nothing a parked loop reads (src/elisionMasks.ts).
       watch: (handler, onList) =>

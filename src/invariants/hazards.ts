@@ -293,6 +293,18 @@ export const HAZARDS = {
     scenario: 'pvc-lookup-error-after-restart',
     explains: ['volume-torn-down-while-running'],
   },
+  'force-detach-unhealthy-node': {
+    upstream: [
+      'kubernetes/kubernetes#119273',
+      'kubernetes/kubernetes#110721',
+      'kubernetes/kubernetes#120344',
+    ],
+    summary:
+      'maxWaitForUnmountDuration (6 min) after its last pod was deleted, the attach/detach controller force-detaches a volume the node still reports mounted because the node is not Ready; a node that lost only its API server (a network partition) still runs its pods and keeps the global mount, so a CSI detach (ControllerUnpublish) takes the device from under them; its kubelet never learns of the detach, and when the volume is attached to the same node again (a new pod of the name once the partition heals) its actual state still has the device GloballyMounted: MountDevice is skipped and the new pod\'s SetUp bind-mounts the dead global mount ("globalmount io error")',
+    open: "issue #119273 (reported on 1.22) was closed unfixed (labels needs-triage, triage/needs-information); reconciler.go force-detaches from an unhealthy node by design (#110721 kept exactly that: forceDetach := !isHealthy && timeout), and the kubelet's reconciler never compares its actual state with node.status.volumesAttached for a volume it already has mounted. PR #120344 (1.30) adds kube-controller-manager --disable-force-detach-on-timeout, default false, not modelled",
+    scenario: 'csi-partition-force-detach-reattach',
+    explains: ['device-released-while-open', 'mount-device-skipped-after-failure'],
+  },
 } as const satisfies Record<string, HazardDef>;
 
 export type HazardId = keyof typeof HAZARDS;
@@ -317,6 +329,20 @@ function releasedByFence(v: Violation): boolean {
 function releasedUnderHostProcessOnly(v: Violation): boolean {
   const f = v.causes[v.causes.length - 1];
   return f?.kind === 'deviceReleased' && f.hostProcess && f.mounts === 0 && f.pods.length === 0;
+}
+
+/** A detach operation fences within this long of its start (ControllerUnpublish takes up to 1.5 s). */
+const FORCED_DETACH_FENCE_MS = 5_000;
+
+/**
+ * When the fence a violation rests on happened: the release (device-released-while-open's last cause, a
+ * fence) or the fence that killed the global mount a SetUp bind-mounted (mount-device-skipped-after-failure).
+ */
+function forcedFenceAtMs(v: Violation): number | undefined {
+  const f = v.causes[v.causes.length - 1];
+  if (f?.kind === 'deviceReleased' && f.action === 'fence') return f.atMs;
+  if (f?.kind === 'bindMountOfFencedGlobalPath') return f.fencedAtMs;
+  return undefined;
 }
 
 interface Marker {
@@ -508,6 +534,9 @@ export class HazardTracker {
       case 'podRemoveDropped':
         this.#mark('remove-before-sources-ready', f.atMs, f.node, f.uid, null);
         return;
+      case 'forceDetachUnhealthyNode':
+        this.#mark('force-detach-unhealthy-node', f.atMs, f.node, null, f.volume);
+        return;
       case 'staticPodStartedBesideOrphan':
         this.#mark('static-pod-orphan-after-restart', f.atMs, f.node, f.uid, null, ['static-pod-overlap']);
         // The orphan itself: its containers run unknown to the pod workers until housekeeping kills them
@@ -592,6 +621,14 @@ export class HazardTracker {
       !releasedByFence(v)
     ) {
       return false;
+    }
+    // Only what that forced detach did: its own fence (ControllerUnpublish, within the operation's few
+    // seconds), and a SetUp on the mount that fence killed. Any other release, or a skipped MountDevice
+    // over an unmounted path, is excused by nothing.
+    if (id === 'force-detach-unhealthy-node') {
+      const fencedAtMs = forcedFenceAtMs(v);
+      if (fencedAtMs === undefined || fencedAtMs < m.atMs || fencedAtMs > m.atMs + FORCED_DETACH_FENCE_MS)
+        return false;
     }
     // The skipped check excuses only the marking it skipped for, not a later one with a real path.
     if (id === 'device-open-check-skips-reconstructed-path' && m.atMs !== v.atMs) return false;

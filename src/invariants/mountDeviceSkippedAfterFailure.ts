@@ -1,7 +1,9 @@
 // mount-device-skipped-after-failure: a pod's SetUp bind-mounted a global path that is not mounted
 // (bindMountOfUnmountedGlobalPath): the reconciler skipped MountDevice because a failed UnmountDevice
 // left the device GloballyMounted in the actual state. Catches #100182 (fixed by
-// #100183: a failed UnmountDevice marks the device uncertain).
+// #100183: a failed UnmountDevice marks the device uncertain). Also a global mount whose device a detach
+// took away after it was mounted (bindMountOfFencedGlobalPath): the volume was detached and attached again
+// behind the kubelet's back, and its actual state still had the device GloballyMounted (#119273).
 import type { Fact, FactKind } from '../facts.js';
 import { secs } from './format.js';
 import type { Checker, Violation } from './types.js';
@@ -15,6 +17,7 @@ export class MountDeviceSkippedAfterFailure implements Checker {
   readonly id = 'mount-device-skipped-after-failure';
   readonly kinds: readonly FactKind[] = [
     'bindMountOfUnmountedGlobalPath',
+    'bindMountOfFencedGlobalPath',
     'mountDevice',
     'unmountDevice',
     'volumeTearDown',
@@ -47,6 +50,23 @@ export class MountDeviceSkippedAfterFailure implements Checker {
             `SetUp of volume ${f.volume} for pod ${f.pod} (uid ${f.uid}) on ${f.node} at ${secs(f.atMs)} ` +
             'bind-mounted a global path that is not mounted (MountDevice skipped' +
             (failed === undefined ? ')' : ` after UnmountDevice failed at ${secs(failed.atMs)})`),
+          causes: [...recent, f],
+        });
+        return;
+      }
+      case 'bindMountOfFencedGlobalPath': {
+        const recent = this.#recent.get(f.node)?.get(f.volume) ?? [];
+        report({
+          invariant: this.id,
+          atMs: f.atMs,
+          node: f.node,
+          pod: f.pod,
+          uid: f.uid,
+          volume: f.volume,
+          message:
+            `SetUp of volume ${f.volume} for pod ${f.pod} (uid ${f.uid}) on ${f.node} at ${secs(f.atMs)} ` +
+            `bind-mounted a global mount made at ${secs(f.mountedAtMs)} whose device a detach took away at ` +
+            `${secs(f.fencedAtMs)} (MountDevice skipped: the volume was detached and attached again)`,
           causes: [...recent, f],
         });
         return;

@@ -160,6 +160,8 @@ export class PodNeverStarted implements Checker {
     'killPodStarted',
     'kubeletStarted',
     'kubeletStopped',
+    'nodePartitioned',
+    'nodePartitionHealed',
     'multiAttachError',
     'nodeShutdownStarted',
     'nodeVolumesInUse',
@@ -334,6 +336,10 @@ export class PodNeverStarted implements Checker {
       case 'nodeShutdownStarted':
         // Every pod on the node is killed (processShutdownEvent); a pod created later is not.
         for (const s of this.#uids.values()) if (s.node === f.node) this.#terminating(s);
+        return;
+      case 'nodePartitioned':
+      case 'nodePartitionHealed':
+        this.#liveness.onFact(f);
         return;
       case 'kubeletStarted':
       case 'kubeletStopped':

@@ -67,6 +67,8 @@ export class VolumeDetachedWhileInUse implements Checker {
     'apiPodPhase',
     'kubeletStarted',
     'kubeletStopped',
+    'nodePartitioned',
+    'nodePartitionHealed',
     'lunFenced',
     'nodeStatusRead',
     'nodeVolumesAttached',
@@ -96,6 +98,8 @@ export class VolumeDetachedWhileInUse implements Checker {
         return;
       case 'kubeletStarted':
       case 'kubeletStopped':
+      case 'nodePartitioned':
+      case 'nodePartitionHealed':
         this.#liveness.onFact(f);
         return;
       case 'nodeVolumesInUse':
@@ -148,6 +152,8 @@ export class VolumeDetachedWhileInUse implements Checker {
   #health(node: string, ready: boolean, atMs: number): string {
     const life = this.#liveness.last(node);
     if (life === undefined) return '';
+    if (life.kind === 'kubeletStarted' && this.#liveness.partitioned(node))
+      return `, ${node} ${ready ? 'Ready' : this.#liveness.surelyNotReady(node, atMs) ? 'not Ready' : 'possibly not Ready'} (its kubelet running, cut off from the API server)`;
     if (life.kind === 'kubeletStarted')
       return `, ${node} Ready (its kubelet running since ${secs(life.atMs)})`;
     const state = ready

@@ -26,55 +26,87 @@ export const SURELY_READY_DOWN_MS = nodeMonitorGracePeriodMs - LEASE_RENEW_INTER
 
 type KubeletStarted = Extract<Fact, { kind: 'kubeletStarted' }>;
 type KubeletStopped = Extract<Fact, { kind: 'kubeletStopped' }>;
+type NodePartitioned = Extract<Fact, { kind: 'nodePartitioned' }>;
+type NodePartitionHealed = Extract<Fact, { kind: 'nodePartitionHealed' }>;
 
 interface NodeLife {
   /** The last kubeletStarted / kubeletStopped of the node. */
   last: KubeletStarted | KubeletStopped;
-  /** The end of the last completed down span in which the node may have lost Ready (its restart). */
+  /** Cut off from the API server (a nodePartition fault under way): its Lease renewals are lost. */
+  partitioned: boolean;
+  /** Since when no Lease renewal reaches the API server (its kubelet down or partitioned), if so. */
+  renewalsLostSinceMs: number | undefined;
+  /** The end of the last completed span in which the node may have lost Ready. */
   possiblyNotReadyUntilMs: number;
 }
 
 /**
  * Node Ready as the node lifecycle controller derives it (src/cluster/nodeLifecycle.ts): Ready while the
  * Lease was renewed within node-monitor-grace-period (40 s). The Lease is renewed every 10 s by the
- * kubelet process from its start (kubeletStarted) until it dies (kubeletStopped), so a node is surely
- * Ready while its kubelet runs or has been down for less than 30 s, and surely not Ready once it has been
- * down for 40 s; in between the checkers do not judge.
+ * kubelet process from its start (kubeletStarted) until it dies (kubeletStopped), unless a partition cuts
+ * the node off from the API server (nodePartitioned until nodePartitionHealed): a node is surely Ready
+ * while renewals reach the server or have been lost for less than 30 s, and surely not Ready once they
+ * have been lost for 40 s; in between the checkers do not judge. A kubelet start renews at once; after a
+ * heal the next renewal comes within one renew interval, so the node may still be not Ready that long.
  */
 export class NodeLiveness {
   readonly #nodes = new Map<string, NodeLife>();
 
-  onFact(f: KubeletStarted | KubeletStopped): void {
+  onFact(f: KubeletStarted | KubeletStopped | NodePartitioned | NodePartitionHealed): void {
     const n = this.#nodes.get(f.node);
     if (n === undefined) {
-      this.#nodes.set(f.node, { last: f, possiblyNotReadyUntilMs: Number.NEGATIVE_INFINITY });
+      // A node's first fact is its kubelet's start (a partition before it has no Lease to lose yet).
+      if (f.kind === 'kubeletStarted' || f.kind === 'kubeletStopped') {
+        this.#nodes.set(f.node, {
+          last: f,
+          partitioned: false,
+          renewalsLostSinceMs: f.kind === 'kubeletStopped' ? f.atMs : undefined,
+          possiblyNotReadyUntilMs: Number.NEGATIVE_INFINITY,
+        });
+      }
       return;
     }
-    if (f.kind === 'kubeletStarted' && n.last.kind === 'kubeletStopped') {
-      if (f.atMs - n.last.atMs >= SURELY_READY_DOWN_MS) n.possiblyNotReadyUntilMs = f.atMs;
+    const wasRenewing = n.renewalsLostSinceMs === undefined;
+    if (f.kind === 'kubeletStarted' || f.kind === 'kubeletStopped') n.last = f;
+    else n.partitioned = f.kind === 'nodePartitioned';
+    const renewing = n.last.kind === 'kubeletStarted' && !n.partitioned;
+    if (wasRenewing && !renewing) n.renewalsLostSinceMs = f.atMs;
+    if (!wasRenewing && renewing) {
+      const since = n.renewalsLostSinceMs ?? f.atMs;
+      // A started kubelet renews at once; a healed one at its lease loop's next round.
+      const renewedByMs = f.kind === 'kubeletStarted' ? f.atMs : f.atMs + LEASE_RENEW_INTERVAL_MS;
+      if (renewedByMs - since >= SURELY_READY_DOWN_MS) n.possiblyNotReadyUntilMs = renewedByMs;
+      n.renewalsLostSinceMs = undefined;
     }
-    n.last = f;
   }
 
   /** Ready for the whole of [fromMs, toMs] (a node never seen started is not). */
   surelyReady(node: string, fromMs: number, toMs: number): boolean {
     const n = this.#nodes.get(node);
     if (n === undefined) return false;
-    if (n.last.kind === 'kubeletStopped' && toMs - n.last.atMs >= SURELY_READY_DOWN_MS) return false;
+    if (n.renewalsLostSinceMs !== undefined && toMs - n.renewalsLostSinceMs >= SURELY_READY_DOWN_MS)
+      return false;
     return n.possiblyNotReadyUntilMs <= fromMs;
   }
 
-  /** Not Ready at `atMs` (its kubelet down for node-monitor-grace-period at least). */
+  /** Not Ready at `atMs` (no Lease renewal for node-monitor-grace-period at least). */
   surelyNotReady(node: string, atMs: number): boolean {
     const n = this.#nodes.get(node);
     return (
-      n !== undefined && n.last.kind === 'kubeletStopped' && atMs - n.last.atMs >= nodeMonitorGracePeriodMs
+      n !== undefined &&
+      n.renewalsLostSinceMs !== undefined &&
+      atMs - n.renewalsLostSinceMs >= nodeMonitorGracePeriodMs
     );
   }
 
   /** The node's last kubeletStarted / kubeletStopped, if any. */
   last(node: string): KubeletStarted | KubeletStopped | undefined {
     return this.#nodes.get(node)?.last;
+  }
+
+  /** Whether a partition cuts the node off from the API server now. */
+  partitioned(node: string): boolean {
+    return this.#nodes.get(node)?.partitioned ?? false;
   }
 }
 

@@ -13,11 +13,12 @@ export interface KubeClient {
   deletePod(namespace: string, name: string, uidPrecondition: UID): Co<GoError | undefined>;
   /**
    * Nodes().Get of the kubelet's own node, served from the API server's cache (tryUpdateNodeStatus asks
-   * for that on its first try); its round trip is not modelled.
+   * for that on its first try); its round trip is not modelled. Undefined: the request failed (the node
+   * is cut off from the API server).
    */
-  getNode(nodeName: string): Node;
-  /** nodeutil.PatchNodeStatus with the node's volumesInUse; the updated node. */
-  patchNodeStatus(nodeName: string, volumesInUse: readonly UniqueVolumeName[]): Co<Node>;
+  getNode(nodeName: string): Node | undefined;
+  /** nodeutil.PatchNodeStatus with the node's volumesInUse; the updated node, undefined if it failed. */
+  patchNodeStatus(nodeName: string, volumesInUse: readonly UniqueVolumeName[]): Co<Node | undefined>;
   /**
    * The node lease controller's renewal of the node's Lease (its round trip is not modelled: the Lease is
    * read only by the node lifecycle controller, against a 40 s grace period).

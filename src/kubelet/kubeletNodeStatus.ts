@@ -60,6 +60,8 @@ export class NodeStatusReporter {
    */
   private *tryUpdateNodeStatus(): Co<void> {
     const node = this.kubeClient.getNode(this.nodeName);
+    // "error getting node": the try fails and the next round (10 s) tries again.
+    if (node === undefined) return;
     const original = node.status.volumesInUse;
     const volumesInUse = this.volumeManager.reconcilerStatesHasBeenSynced()
       ? this.volumeManager.getVolumesInUse()
@@ -77,6 +79,8 @@ export class NodeStatusReporter {
       }
     }
     const updated = yield* this.kubeClient.patchNodeStatus(this.nodeName, volumesInUse);
+    // "failed to patch status": nothing is marked reported in use; the next round tries again.
+    if (updated === undefined) return;
     this.lastStatusReportMs = nowMs;
     this.markVolumesAsReportedInUse(updated.status.volumesInUse);
   }

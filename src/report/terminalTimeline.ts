@@ -156,6 +156,17 @@ function describeFactRaw(f: Fact): FactLine {
       return { subject: `volume ${f.volume}`, text: `${f.kind}${f.ok ? '' : ' FAILED'}` };
     case 'bindMountOfUnmountedGlobalPath':
       return { subject: podSubject(f), text: `bindMountOfUnmountedGlobalPath ${f.volume}` };
+    case 'bindMountOfFencedGlobalPath':
+      return {
+        subject: podSubject(f),
+        text: `bindMountOfFencedGlobalPath ${f.volume} (mounted ${formatSeconds(f.mountedAtMs)}, fenced ${formatSeconds(f.fencedAtMs)})`,
+      };
+    case 'forceDetachUnhealthyNode':
+      return { subject: `volume ${f.volume}`, text: 'forceDetachUnhealthyNode' };
+    case 'nodePartitioned':
+      return { subject: `node ${f.node}`, text: `nodePartitioned until ${formatSeconds(f.untilMs)}` };
+    case 'nodePartitionHealed':
+      return { subject: `node ${f.node}`, text: 'nodePartitionHealed' };
     case 'hostDevices':
       return {
         subject: `volume ${f.volume}`,

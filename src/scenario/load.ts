@@ -724,6 +724,18 @@ function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault 
       error: a.error ?? null,
     };
   }
+  if (f.nodePartition !== undefined) {
+    const a = f.nodePartition;
+    const path = [...at, 'nodePartition'];
+    c.checkNode([...path, 'node'], a.node);
+    const ms = durationMs(a.duration);
+    if (ms === 0)
+      c.problem(
+        [...path, 'duration'],
+        'expected a duration more than 0s: a partition that lasts 0s cuts nothing off',
+      );
+    return { kind: 'nodePartition', node: a.node, durationMs: ms };
+  }
   return undefined; // the schema has checked that there is one
 }
 

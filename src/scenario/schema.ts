@@ -451,6 +451,16 @@ const PvcLookup = mapping(
   'a mapping {node, volume, times?, error?}',
 );
 
+const NodePartition = mapping(
+  {
+    node: NodeName,
+    duration: Duration(
+      "how long the node is cut off from the API server (its kubelet's requests fail, its watch and Lease stop), more than 0s",
+    ),
+  },
+  'a mapping {node, duration}',
+);
+
 /**
  * A mapping that must hold exactly one of `keys` (timeline entries, faults, claim fix sets). The check runs
  * even when other parts of the mapping are wrong, so a second action is reported with the rest. The issue
@@ -503,6 +513,10 @@ const FaultSchema = mapping(
     stopContainer: StopContainer.optional().meta({
       description:
         'CRI StopContainer fails and the container runs on (the kill fails), then behaves; with error notFound the container is removed and the call answers NotFound',
+    }),
+    nodePartition: NodePartition.optional().meta({
+      description:
+        'the node loses the API server for a while (network partition): its kubelet and pods go on, its Lease stops (not Ready after 40s), then it heals',
     }),
   },
   `a fault mapping with exactly one of ${FAULT_KINDS.join(', ')}`,

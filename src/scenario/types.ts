@@ -30,6 +30,7 @@ export const FAULT_KINDS = [
   'stopContainer',
   'setUp',
   'pvcLookup',
+  'nodePartition',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -290,6 +291,19 @@ export interface PvcLookupFault {
   readonly error: string | null;
 }
 
+/**
+ * The node is cut off from the API server for `durationMs` (a network partition): its kubelet and its pods
+ * go on, but the kubelet's requests fail, its watch delivers nothing and its Lease is not renewed, so the
+ * node lifecycle controller marks it not Ready after node-monitor-grace-period (40 s). Then the network
+ * heals: the Lease is renewed again and the kubelet's reflector relists its pods (issue #119273).
+ */
+export interface NodePartitionFault {
+  readonly kind: 'nodePartition';
+  readonly node: string;
+  /** How long the partition lasts (> 0). */
+  readonly durationMs: number;
+}
+
 export type Fault =
   | UnmountDeviceFault
   | ProcMountsFault
@@ -300,7 +314,8 @@ export type Fault =
   | WaitForAttachFault
   | StopContainerFault
   | SetUpFault
-  | PvcLookupFault;
+  | PvcLookupFault
+  | NodePartitionFault;
 
 export interface FaultAction {
   readonly kind: 'fault';

@@ -255,6 +255,8 @@ function faultToYaml(f: Fault): Record<string, unknown> {
           ...(f.error === null ? {} : { error: f.error }),
         },
       };
+    case 'nodePartition':
+      return { nodePartition: { node: f.node, duration: formatDuration(f.durationMs) } };
     case 'stopContainer':
       return {
         stopContainer: {

@@ -106,6 +106,8 @@ export class Host {
   readonly rng: Rng;
   readonly fs = new FileTree();
   readonly mounts = new MountTable();
+  /** Ground truth: when each filesystem mount of a LUN was made (by mount id), for a later fence's victims. */
+  private readonly fsMountedAtMs = new Map<number, number>();
   readonly devices = new Devices((lun) => this.devicesChanged(lun));
   /** The last hostDevices fact's counts per LUN (`paths/maps`): only a change is published. */
   private readonly deviceCounts = new Map<string, string>();
@@ -316,7 +318,8 @@ export class Host {
         device: entry.device,
       });
     }
-    this.mounts.add(entry);
+    const added = this.mounts.add(entry);
+    if (added.kind === 'fs' && added.lun !== undefined) this.fsMountedAtMs.set(added.id, this.sim.nowMs);
     if (entry.lun !== undefined) {
       this.publishHostMount(entry.lun, entry.kind, tgt, true);
       this.recomputeAccess(entry.lun);
@@ -328,6 +331,7 @@ export class Host {
   unmount(target: string): GoError | undefined {
     const removed = this.mounts.remove(target);
     if (removed === undefined) return new GoError(`umount: ${normalize(target)}: not mounted`);
+    this.fsMountedAtMs.delete(removed.id);
     if (removed.lun !== undefined) {
       this.publishHostMount(removed.lun, removed.kind, removed.path, false);
       this.recomputeAccess(removed.lun);
@@ -678,6 +682,20 @@ export class Host {
   statfsCapacity(path: string): number {
     const m = this.mounts.containing(path);
     return m.lun === undefined ? ROOT_DISK_BYTES : (this.san.lun(m.lun)?.capacityBytes ?? 0);
+  }
+
+  /**
+   * The filesystem mounted at `path`, if the node's path to its LUN was fenced (a real detach) after it was
+   * mounted: the mount sits on a device the node lost, so it stays dead even once the LUN is attached
+   * again (a new attachment is a new device, which only a new MountDevice mounts).
+   */
+  fencedUnder(path: string): { volume: string; mountedAtMs: number; fencedAtMs: number } | undefined {
+    const m = this.mounts.at(path);
+    if (m === undefined || m.kind !== 'fs' || m.lun === undefined) return undefined;
+    const mountedAtMs = this.fsMountedAtMs.get(m.id);
+    const fencedAtMs = this.san.lastFencedAtMs(m.lun, this.node);
+    if (mountedAtMs === undefined || fencedAtMs === undefined || fencedAtMs < mountedAtMs) return undefined;
+    return { volume: m.lun, mountedAtMs, fencedAtMs };
   }
 
   // ---- writes ----

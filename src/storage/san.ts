@@ -66,6 +66,8 @@ interface LunState {
   readonly access: Map<string, NodeAccess>;
   readonly writes: WriteRecord[];
   corrupted: boolean;
+  /** csi: when each node's path was last fenced (a real detach). */
+  readonly fencedAtMs: Map<string, number>;
 }
 
 export interface SanOptions {
@@ -92,7 +94,14 @@ export class San {
       wwid: `3600508b4001${serial}0000900000490`,
       filesystem: undefined,
     });
-    this.luns.set(decl.name, { lun, published: new Set(), access: new Map(), writes: [], corrupted: false });
+    this.luns.set(decl.name, {
+      lun,
+      published: new Set(),
+      access: new Map(),
+      writes: [],
+      corrupted: false,
+      fencedAtMs: new Map(),
+    });
     return lun;
   }
 
@@ -133,6 +142,12 @@ export class San {
     this.opts.publish({ kind: 'lunFenced', atMs: this.opts.now(), node, volume, fenced: false });
   }
 
+  /** When `node`'s path to the LUN was last fenced by a real detach (undefined: never). */
+  lastFencedAtMs(volume: string, node: string): number | undefined {
+    this.opts.touched?.();
+    return this.luns.get(volume)?.fencedAtMs.get(node);
+  }
+
   /** A node's host registers the question "who holds this LUN's device open here now?". */
   registerHolders(node: string, holders: (volume: string) => DeviceHolders): void {
     this.holdersOf.set(node, holders);
@@ -147,6 +162,7 @@ export class San {
     if (s.lun.plugin !== 'csi' || !s.published.has(node)) return;
     s.published.delete(node);
     const atMs = this.opts.now();
+    s.fencedAtMs.set(node, atMs);
     const h = this.holdersOf.get(node)?.(volume);
     this.opts.publish({
       kind: 'deviceReleased',

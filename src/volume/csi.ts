@@ -328,6 +328,19 @@ class CsiMountMgr implements Mounter {
         volume: this.spec.name,
       });
     }
+    // Nor does it check that the staged filesystem still has its device: one a detach took away after
+    // NodeStage stays dead, and the pod gets its I/O errors (#119273).
+    const fenced = host.fencedUnder(staging);
+    if (fenced !== undefined) {
+      host.publish({
+        kind: 'bindMountOfFencedGlobalPath',
+        uid: this.podUID,
+        pod: host.podName(this.podUID),
+        volume: this.spec.name,
+        mountedAtMs: fenced.mountedAtMs,
+        fencedAtMs: fenced.fencedAtMs,
+      });
+    }
     const err = yield* mount(host, staging, target, '', this.spec.readOnly ? ['bind', 'ro'] : ['bind']);
     return err === undefined ? undefined : new GoError(`rpc error: code = Internal desc = ${err.message}`);
   }

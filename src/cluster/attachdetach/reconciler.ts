@@ -177,6 +177,17 @@ export class Reconciler {
           forced,
           verifySafeToDetach,
         });
+        // The path upstream keeps open (#110721 force-detaches exactly here): a node that is not Ready may
+        // still run its pods on the volume (a partition cuts only its API server), and its kubelet never
+        // learns of this detach (#119273). The health is read again only for a forced detach.
+        if (forced && !this.nodeIsHealthy(attachedVolume.nodeName)) {
+          this.o.publish({
+            kind: 'forceDetachUnhealthyNode',
+            atMs: this.o.now(),
+            node: attachedVolume.nodeName,
+            volume: attachedVolume.volumeName,
+          });
+        }
       } else {
         // Add volume back to ReportAsAttached if DetachVolume call failed so that node status updater will add it back to VolumeAttached list.
         // This function is also called during executing the volume detach operation in operation_generoator.
