@@ -22,7 +22,7 @@ function scenarioOf(fault: string): string {
   const where =
     kind === 'containerStart' || kind === 'stopContainer'
       ? { pod: 'web' }
-      : kind === 'procMounts'
+      : kind === 'procMounts' || kind === 'nodePartition'
         ? { node: 'node-a' }
         : { node: 'node-a', volume: 'lun-1' };
   return stringify({

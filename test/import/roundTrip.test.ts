@@ -14,6 +14,20 @@ import { claimFixesLabel, fixesOfClaim } from '../../src/scenario/types.js';
 
 /** scenario name + claim label -> why a log cannot carry it. */
 const CANNOT: Record<string, string> = {
+  'csi-partition-force-detach-reattach kubelet: 1.20':
+    'a network partition: the kubelet log does not say when its node lost the API server',
+  'csi-partition-force-detach-reattach kubelet: 1.23':
+    'a network partition: the kubelet log does not say when its node lost the API server',
+  'csi-partition-force-detach-reattach kubelet: 1.25':
+    'a network partition: the kubelet log does not say when its node lost the API server',
+  'csi-partition-force-detach-reattach kubelet: 1.28':
+    'a network partition: the kubelet log does not say when its node lost the API server',
+  'csi-partition-force-detach-reattach kubelet: 1.31':
+    'a network partition: the kubelet log does not say when its node lost the API server',
+  'csi-partition-force-detach-reattach fixes: all':
+    'a network partition: the kubelet log does not say when its node lost the API server',
+  'csi-partition-force-detach-reattach fixes: none':
+    'a network partition: the kubelet log does not say when its node lost the API server',
   'deletion-blocked-on-container-gc off: pod-worker-lifecycle': 'restartPolicy Never and a container crash',
   'fc-kubelet-killed-inside-setup fixes: all':
     'the instant of a kill inside SetUp, after the last line logged',

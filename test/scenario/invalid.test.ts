@@ -59,7 +59,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ['empty.yaml', '1:1: the file is empty; expected a scenario mapping {name, cluster, timeline, ...}'],
   [
     'fault-no-kind.yaml',
-    '6:12: timeline[0].fault: no fault kind; expected exactly one of unmountDevice, procMounts, constructVolumeSpec, containerStart, tearDown, mountDevice, waitForAttach, stopContainer, setUp, pvcLookup',
+    '6:12: timeline[0].fault: no fault kind; expected exactly one of unmountDevice, procMounts, constructVolumeSpec, containerStart, tearDown, mountDevice, waitForAttach, stopContainer, setUp, pvcLookup, nodePartition',
   ],
   [
     'fault-two-kinds.yaml',
