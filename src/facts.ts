@@ -33,9 +33,12 @@ export type Fact =
   // The runtime began a container's preStop hook (the kill's exec of lifecycle.preStop): the kill's grace
   // counts from here (#115835), not from the SIGTERM that follows the hook.
   | (Base & PodRef & { kind: 'preStopHookStarted'; container: string })
-  // The desired state of world populator could not read a pod's volume (its PVC or PV) from the API server
-  // (getPVCExtractPV failed): the volume stays out of the desired state until a later pass reads it.
-  | (Base & PodRef & { kind: 'podVolumeLookupFailed'; volume: string; error: string })
+  // The desired state of world populator could not get a pod's volume from its PVC (getPVCExtractPV
+  // failed): the volume stays out of the desired state until a later pass reads it. `cause` is `fetch`
+  // when the API server did not give the claim (or its PV), `deleting` when the claim is being deleted
+  // ("PVC is being deleted").
+  | (Base &
+      PodRef & { kind: 'podVolumeLookupFailed'; volume: string; error: string; cause: 'fetch' | 'deleting' })
   | (Base & PodRef & { kind: 'killPodFinished' })
   /** The host destroyed the pod's cgroup (pcm.Destroy: syncTerminatedPod or cleanupOrphanedPodCgroups). */
   | (Base & PodRef & { kind: 'podCgroupDestroyed' })
@@ -106,6 +109,15 @@ export type Fact =
    * the request, published before the kubelet acts on it).
    */
   | (Base & PodRef & { kind: 'podEvictionRequested'; gracePeriodSeconds: number })
+  /**
+   * A user's DELETE of the volume's PVC was accepted: with `finalizers` left (kubernetes.io/pvc-protection)
+   * the claim stays, deletionTimestamp set, until the pvc-protection controller removes them.
+   */
+  | (Base & { kind: 'apiPvcDeletionRequested'; volume: string; finalizers: readonly string[] })
+  /** The pvc-protection controller removed its finalizer from a claim being deleted: no pod uses it. */
+  | (Base & { kind: 'apiPvcFinalizerRemoved'; volume: string })
+  /** The PVC object left the API server (deleted with no finalizer left). */
+  | (Base & { kind: 'apiPvcDeleted'; volume: string })
   /** The pod object left the API server; `by` says who finalised it. */
   | (Base & PodRef & { kind: 'apiPodDeleted'; by: 'kubelet' | 'user-force' })
   | (Base &

@@ -268,6 +268,18 @@ export const FIX_TABLE = {
       'KEP-3756 (NewVolumeManagerReconstruction): the reconciler reconstructs at start-up, adds what it finds to the actual state as uncertain (the reconciler settles and retries it), and cleans up volumes that failed reconstruction once the desired state is populated',
     presets: shippedFrom('1.28'),
   },
+  // Merged on master for 1.33.0 and picked to the three supported branches; each pick's release note is in
+  // that patch's CHANGELOG ("Fix kubelet restart unmounts volumes of running pods if the referenced PVC
+  // is being deleted by the user"): v1.32.4, v1.31.8, v1.30.12. The check it relaxes is older than every
+  // preset (StorageObjectInUseProtection, 1.9; GA and on by default from 1.11).
+  'dsw-terminating-pvc-protected': {
+    prs: [130335, 130684, 130685, 130686],
+    release: '1.33',
+    backports: ['1.32.4 (#130684)', '1.31.8 (#130685)', '1.30.12 (#130686)'],
+    summary:
+      "populator: getPVCExtractPV lets a claim being deleted through while kubernetes.io/pvc-protection still holds it (a pod uses it), so a kubelet restart does not leave a running pod's volume out of the desired state and unmount it",
+    presets: shippedFrom('1.30'),
+  },
 } as const satisfies Record<string, FixDef>;
 
 export type FixId = keyof typeof FIX_TABLE;

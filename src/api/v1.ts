@@ -156,6 +156,28 @@ export function isPodPhaseTerminal(phase: PodPhase): boolean {
 // ---- nodes ----
 
 /** v1.UniqueVolumeName; in the simulator, the cluster volume's name (see getUniqueVolumeNameFromSpec). */
+/**
+ * volumeutil.PVCProtectionFinalizer: the admission plugin puts it on every claim; the pvc-protection
+ * controller removes it from a claim being deleted once no pod uses the claim.
+ */
+export const PVCProtectionFinalizer = 'kubernetes.io/pvc-protection';
+
+/**
+ * A PersistentVolumeClaim as podrace has it: each scenario volume is a PV bound to a claim of its own name
+ * (spec.volumeName, status.phase Bound), in namespace default; only its deletion and finalizers change.
+ */
+export interface PersistentVolumeClaim {
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace: string;
+    /** Virtual ms at which the claim's DELETE was accepted; undefined while it is not being deleted. */
+    readonly deletionTimestamp?: number | undefined;
+    readonly finalizers: readonly string[];
+  };
+  readonly spec: { readonly volumeName: string };
+  readonly status: { readonly phase: 'Bound' };
+}
+
 export type UniqueVolumeName = string;
 
 /** v1.AttachedVolume: one entry of node.status.volumesAttached. */

@@ -1,7 +1,7 @@
 // The API server: pods (with graceful deletion, force deletion and the kubelet's final delete), nodes
 // (volumesInUse patched by the kubelet, volumesAttached by the attach/detach controller) and their
 // Leases (renewed by each kubelet), mirror pods (created and deleted by each kubelet for its static
-// pods), watches delivered to each node's kubelet and to the controllers after a small seeded delay, in
+// pods), the PersistentVolumeClaims (claims.ts), watches delivered to each node's kubelet and to the controllers after a small seeded delay, in
 // order, and the controllers' client.
 import { GoError, StatusError } from '../api/errors.js';
 import {
@@ -31,6 +31,7 @@ import {
   sleep,
   WRITES_ALL,
 } from '../sim/index.js';
+import { ClaimStore } from './claims.js';
 
 /** The apiPodCreated fields that describe the pod's spec (shared with the static pods' manifests). */
 export function podCreatedFields(pod: Pod): {
@@ -125,12 +126,16 @@ export class APIServer {
   private readonly nodeStatusFailures = new Map<string, number>();
   /** The nodePartition fault: each node's spans cut off from the API server, [fromMs, untilMs), in order. */
   private readonly partitions = new Map<string, { fromMs: number; untilMs: number }[]>();
+  /** The PersistentVolumeClaims: one per cluster volume, of its name. */
+  readonly claims: ClaimStore;
 
   constructor(
     private readonly sim: Sim,
     private readonly rng: Rng,
     private readonly publish: (fact: Fact) => void,
-  ) {}
+  ) {
+    this.claims = new ClaimStore(sim, publish);
+  }
 
   /** The node registers (its kubelet posts a first status and creates its Lease): Ready from now. */
   addNode(name: string): void {

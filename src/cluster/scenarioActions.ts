@@ -1,5 +1,6 @@
 // The scenario's timeline entries, carried out as a user, kubectl or the node would: create, delete,
-// force-delete and evict pods, restart a kubelet, shut a node down, crash a container, inject a fault.
+// force-delete and evict pods, restart a kubelet, shut a node down, crash a container, delete a PVC,
+// inject a fault.
 // Nothing else: races come from ordering. An entry that changes nothing says so (an actionNoop fact with
 // the reason), and so, at the end of the run, does one whose effect never came (a fault still armed, a
 // create still waiting for its name: podNameWaiters.ts).
@@ -26,6 +27,7 @@ import { type NoopSubject, publishNoop } from './actionNoop.js';
 import { type APIServer, podCreatedFields } from './apiServer.js';
 import type { NodeWorld } from './nodeWorld.js';
 import { PodNameWaiters } from './podNameWaiters.js';
+import type { PvcProtectionController } from './pvcProtection.js';
 import { ScenarioFaults } from './scenarioFaults.js';
 
 /** A kubelet restart without `downFor` stays down 2-10 s (drawn from the seeded RNG). */
@@ -36,6 +38,7 @@ export interface ActionWorld {
   readonly sim: Sim;
   readonly bus: Bus<Fact>;
   readonly api: APIServer;
+  readonly pvcProtection: Pick<PvcProtectionController, 'claimUpdated'>;
   readonly nodes: ReadonlyMap<string, NodeWorld>;
   nodeOf(name: string): NodeWorld;
   startKubelet(node: NodeWorld): void;
@@ -169,6 +172,9 @@ export class ScenarioActions {
         }
         return;
       }
+      case 'deletePvc':
+        this.deletePvc(action.volume, line);
+        return;
       case 'fault':
         this.faults.inject(action.fault, line);
         return;
@@ -331,6 +337,20 @@ export class ScenarioActions {
         `pod ${name} (uid ${uid}) is already being deleted with a grace period of ${before ?? '?'}s; only a shorter one changes it`,
         { pod: name },
       );
+  }
+
+  /**
+   * `kubectl delete pvc`: the claim stays, being deleted, while its finalizer holds it; the pvc-protection
+   * controller's PVC informer sees the update. (Not API-only for elision: the populators read claims
+   * directly, not through a watch.)
+   */
+  private deletePvc(volume: string, line: number): void {
+    const outcome = this.world.api.claims.delete(volume);
+    if (outcome === 'updated') this.world.pvcProtection.claimUpdated(volume);
+    else if (outcome === 'pending')
+      this.noop('', 'deletePvc', line, `the PVC of volume ${volume} is already being deleted`, { volume });
+    else if (outcome === 'notFound')
+      this.noop('', 'deletePvc', line, `the PVC of volume ${volume} is already gone`, { volume });
   }
 
   private evictPod(name: string, gracePeriodS: number, line: number): void {

@@ -44,11 +44,12 @@ export function newKubeletVolumeManager(world: World, node: NodeWorld, kl: Kubel
       getRunningRuntimePods: () => kl.runtimeCacheGetPods(),
     },
     host: {
-      getVolumeSpec: (name) => {
+      getPersistentVolumeClaim: (name) => {
         // A scenario pvcLookup fault: the kubelet's GET of the claim fails (the API server is unreachable).
         const err = node.storage.faults.pvcLookup(name);
-        return err === undefined ? volumeSpecOf(world, name) : new GoError(err);
+        return err === undefined ? world.api.claims.get(name) : new GoError(err);
       },
+      getVolumeSpec: (name) => volumeSpecOf(world, name),
       getVolumesAttached: () => kl.kubeClient.getVolumesAttached(node.name),
       getVolumesFromPodDir: () => node.storage.getVolumesFromPodDir(),
       isDeviceOpened: (devicePath) => node.storage.deviceOpened(devicePath),

@@ -15,6 +15,7 @@ import { San } from '../storage/san.js';
 import { APIServer } from './apiServer.js';
 import { AttachDetachController } from './attachdetach/controller.js';
 import type { NodeWorld } from './nodeWorld.js';
+import { PvcProtectionController } from './pvcProtection.js';
 import { ScenarioActions } from './scenarioActions.js';
 import { newControllerVolumePluginMgr, newKubeletVolumeManager, volumeSpecOf } from './volumeWiring.js';
 
@@ -35,6 +36,7 @@ export class World {
   readonly api: APIServer;
   readonly san: San;
   readonly adc: AttachDetachController;
+  readonly pvcProtection: PvcProtectionController;
   readonly nodes = new Map<string, NodeWorld>();
   readonly scenario: Scenario;
   readonly fixes: Fixes;
@@ -54,6 +56,7 @@ export class World {
     this.api = new APIServer(this.sim, this.sim.rng.fork('apiserver'), publish);
     this.san = new San({ now: () => this.sim.nowMs, publish, touched: () => this.sim.noteShared() });
     for (const v of o.scenario.volumes) {
+      this.api.claims.add(v.name);
       this.san.addLun({
         name: v.name,
         plugin: v.plugin,
@@ -97,6 +100,7 @@ export class World {
         kubeletGeneration: 0,
       });
     }
+    this.pvcProtection = new PvcProtectionController(this.sim, this.api);
     this.actions = new ScenarioActions(this);
     this.adc = new AttachDetachController({
       sim: this.sim,

@@ -305,6 +305,16 @@ export const HAZARDS = {
     scenario: 'csi-partition-force-detach-reattach',
     explains: ['device-released-while-open', 'mount-device-skipped-after-failure'],
   },
+  'deleting-pvc-unmounts-running': {
+    upstream: ['kubernetes/kubernetes#130335'],
+    summary:
+      "a user deletes the PVC of a running pod (kubernetes.io/pvc-protection keeps it, Terminating) and the pod's kubelet restarts: the populator's getPVCExtractPV refuses the claim (\"PVC is being deleted\") and leaves the volume out of the desired state, reconstruction puts the volume it finds on disk in the actual state, and the reconciler unmounts it under the pod's containers",
+    open: 'desired_state_of_world_populator.go refuses every claim with a deletionTimestamp up to 1.32.3, 1.31.7 and 1.30.11; #130335 (1.33.0, picked to 1.32.4, 1.31.8 and 1.30.12: fix dsw-terminating-pvc-protected) lets one the finalizer holds through. No pick reached 1.29 or earlier',
+    scenario: 'terminating-pvc-kubelet-restart',
+    shownUnder: '1.29',
+    fixedBy: 'dsw-terminating-pvc-protected',
+    explains: ['volume-torn-down-while-running'],
+  },
 } as const satisfies Record<string, HazardDef>;
 
 export type HazardId = keyof typeof HAZARDS;
@@ -503,11 +513,19 @@ export class HazardTracker {
         this.#mark('wait-for-unmount-ignores-uncertain', f.atMs, f.node, f.uid, null);
         return;
       case 'podVolumeLookupFailed':
-        // Explains a teardown of that pod's volume until the volume is set up for it again.
-        this.#mark('pvc-lookup-error-unmounts-running', f.atMs, f.node, f.uid, f.volume);
+        // Explains a teardown of that pod's volume until the volume is set up for it again. A claim being
+        // deleted is #130335's path (closed by its switch); a failed read, #120150's (open everywhere).
+        this.#mark(
+          f.cause === 'deleting' ? 'deleting-pvc-unmounts-running' : 'pvc-lookup-error-unmounts-running',
+          f.atMs,
+          f.node,
+          f.uid,
+          f.volume,
+        );
         return;
       case 'volumeSetUp':
         this.#unmark('pvc-lookup-error-unmounts-running', f.node, f.uid, f.volume);
+        this.#unmark('deleting-pvc-unmounts-running', f.node, f.uid, f.volume);
         return;
       case 'podVolumesExistMissedBlockMap':
         this.#mark('pod-volumes-exist-ignores-block-maps', f.atMs, f.node, f.uid, f.volume);

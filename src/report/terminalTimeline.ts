@@ -117,6 +117,14 @@ function describeFactRaw(f: Fact): FactLine {
       return { subject: podSubject(f), text: `apiPodDeletionRequested grace=${f.gracePeriodSeconds}s` };
     case 'podDeletionDelivered':
       return { subject: podSubject(f), text: `podDeletionDelivered grace=${f.gracePeriodSeconds}s` };
+    case 'apiPvcDeletionRequested':
+      return {
+        subject: `volume ${f.volume}`,
+        text: `apiPvcDeletionRequested finalizers=[${f.finalizers.join(',')}]`,
+      };
+    case 'apiPvcFinalizerRemoved':
+    case 'apiPvcDeleted':
+      return { subject: `volume ${f.volume}`, text: f.kind };
     case 'podEvictionRequested':
       return { subject: podSubject(f), text: `podEvictionRequested grace=${f.gracePeriodSeconds}s` };
     case 'containerStopping':

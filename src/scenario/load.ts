@@ -584,6 +584,10 @@ function normaliseAction(
     }
     return { kind: 'crashContainer', pod: a.pod, container, exitCode: a.exitCode ?? DEFAULTS.crashExitCode };
   }
+  if (entry.deletePvc !== undefined) {
+    c.checkVolume([...at, 'deletePvc', 'volume'], entry.deletePvc.volume);
+    return { kind: 'deletePvc', volume: entry.deletePvc.volume };
+  }
   if (entry.fault !== undefined) {
     const fault = normaliseFault(entry.fault, [...at, 'fault'], c);
     return fault === undefined ? undefined : { kind: 'fault', fault };

@@ -310,6 +310,7 @@ const RestartKubelet = mapping(
   'a mapping {node, downFor?}',
 );
 const ShutdownNode = mapping({ node: NodeName }, 'a mapping {node}');
+const DeletePvc = mapping({ volume: VolumeName }, 'a mapping {volume}');
 const CrashContainer = mapping(
   {
     pod: PodName,
@@ -540,6 +541,10 @@ const TimelineEntrySchema = mapping(
     }),
     shutdownNode: ShutdownNode.optional().meta({ description: 'graceful node shutdown' }),
     crashContainer: CrashContainer.optional(),
+    deletePvc: DeletePvc.optional().meta({
+      description:
+        "API deletion of the volume's PVC: it stays, being deleted, while kubernetes.io/pvc-protection holds it (a pod uses it)",
+    }),
     fault: FaultSchema.optional(),
   },
   `a timeline entry {at, and one of ${ACTION_KINDS.join(', ')}}`,

@@ -15,6 +15,7 @@ export const ACTION_KINDS = [
   'restartKubelet',
   'shutdownNode',
   'crashContainer',
+  'deletePvc',
   'fault',
 ] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
@@ -163,6 +164,16 @@ export interface CrashContainerAction {
   readonly container: string;
   /** The process's exit code (default 1: it failed; 0: it completed, as a Job's container does). */
   readonly exitCode: number;
+}
+
+/**
+ * `kubectl delete pvc`: the user deletes the volume's PersistentVolumeClaim (each cluster volume is a PV
+ * bound to a claim of its own name). While a pod object uses the claim, kubernetes.io/pvc-protection holds
+ * it: it stays, being deleted, until the pvc-protection controller sees no pod use it.
+ */
+export interface DeletePvcAction {
+  readonly kind: 'deletePvc';
+  readonly volume: string;
 }
 
 export interface UnmountDeviceFault {
@@ -330,6 +341,7 @@ export type Action =
   | RestartKubeletAction
   | ShutdownNodeAction
   | CrashContainerAction
+  | DeletePvcAction
   | FaultAction;
 
 export interface TimelineEntry {

@@ -186,6 +186,8 @@ function actionToYaml(a: Action): [string, Record<string, unknown>] {
           ? { pod: a.pod, container: a.container }
           : { pod: a.pod, container: a.container, exitCode: a.exitCode },
       ];
+    case 'deletePvc':
+      return ['deletePvc', { volume: a.volume }];
     case 'fault':
       return ['fault', faultToYaml(a.fault)];
   }

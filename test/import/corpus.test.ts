@@ -23,6 +23,8 @@ function short(a: Action): string {
     case 'restartKubelet':
     case 'shutdownNode':
       return `${a.kind} ${a.node}`;
+    case 'deletePvc':
+      return `${a.kind} ${a.volume}`;
     default:
       return `${a.kind} ${a.pod}`;
   }

@@ -40,6 +40,7 @@ const lookupFailed: Fact = {
   uid: 'db-1',
   volume: 'data',
   error: 'failed to fetch PVC from API server: timeout',
+  cause: 'fetch',
 };
 
 describe('pvcLookup and pvc-lookup-error-unmounts-running (#120150)', () => {

@@ -2,7 +2,7 @@
 // constructor arguments in release-1.23: VolumePluginMgr, pod.Manager, podStateProvider, the kube client
 // for node status, the pods directory on disk, hostutil). The kubelet wires them.
 import type { GoError } from '../../api/errors.js';
-import type { Pod, RuntimePod, UID, VolumeMode } from '../../api/v1.js';
+import type { PersistentVolumeClaim, Pod, RuntimePod, UID, VolumeMode } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { PluginKind, Result, Spec, VolumePlugin } from '../../volume/volume.js';
 
@@ -48,10 +48,15 @@ export interface PodVolumeOnDisk {
 /** The node, the API server's view of it, and the fact bus. */
 export interface VolumeHost {
   /**
-   * The cluster volume (PV) of that name, as a volume.Spec, read through the API server (the claim, then
-   * its volume); undefined if it does not exist, a GoError if the request failed.
+   * PersistentVolumeClaims(ns).Get through the kubelet's client (the populator's getPVCExtractPV): the
+   * claim as the API server has it, undefined if there is none (NotFound), a GoError if the request failed.
    */
-  getVolumeSpec(volumeName: string): Spec | GoError | undefined;
+  getPersistentVolumeClaim(claimName: string): PersistentVolumeClaim | GoError | undefined;
+  /**
+   * The cluster volume (PV) a claim is bound to, as a volume.Spec (getPVSpec); undefined if it does not
+   * exist.
+   */
+  getVolumeSpec(volumeName: string): Spec | undefined;
   /** node.status.volumesAttached from the API server (device paths, VerifyControllerAttachedVolume). */
   getVolumesAttached(): readonly AttachedVolumeStatus[];
   /** reconciler getVolumesFromPodDir: the volume directories in the kubelet's pods dir. */

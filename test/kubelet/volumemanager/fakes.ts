@@ -2,7 +2,14 @@
 // Each plugin call takes a few virtual milliseconds and is recorded; failures are injected by count.
 
 import { GoError, UncertainProgressError } from '../../../src/api/errors.js';
-import type { Pod, RuntimePod, UID, VolumeMode } from '../../../src/api/v1.js';
+import {
+  type PersistentVolumeClaim,
+  type Pod,
+  PVCProtectionFinalizer,
+  type RuntimePod,
+  type UID,
+  type VolumeMode,
+} from '../../../src/api/v1.js';
 import type { Fact } from '../../../src/facts.js';
 import { Fixes } from '../../../src/fixes.js';
 import { ActualStateOfWorld } from '../../../src/kubelet/volumemanager/cache/actualStateOfWorld.js';
@@ -235,6 +242,8 @@ export class Harness {
   readonly notMountPoints = new Set<string>();
   /** The kubelet's pod sources (the populator's hasAddedPods waits for them). */
   sourcesReady = true;
+  /** The API server's claims, by name, where a test sets one (a claim being deleted). */
+  readonly claims = new Map<string, PersistentVolumeClaim>();
 
   constructor(o: HarnessOptions = {}) {
     const specs = new Map((o.volumes ?? [makeSpec('lun-1')]).map((s) => [s.name, s]));
@@ -250,6 +259,9 @@ export class Harness {
       getRunningRuntimePods: () => this.runningRuntimePods,
     };
     const host: VolumeHost = {
+      // Every volume's claim is bound and not being deleted unless a test puts one in `claims`.
+      getPersistentVolumeClaim: (name) =>
+        this.claims.get(name) ?? (specs.has(name) ? boundClaim(name) : undefined),
       getVolumeSpec: (name) => specs.get(name),
       getVolumesAttached: () => this.volumesAttached,
       getVolumesFromPodDir: () => o.podsOnDisk ?? [],
@@ -323,5 +335,14 @@ export function podMountOpts(volumeMountState: MarkVolumeOpts['volumeMountState'
     volumeGidVolume: '',
     volumeSpec: makeSpec('lun-1'),
     volumeMountState,
+  };
+}
+
+/** A claim of the volume's name, bound to it, with the admission plugin's finalizer (src/cluster/claims.ts). */
+export function boundClaim(name: string, deletionTimestamp?: number): PersistentVolumeClaim {
+  return {
+    metadata: { name, namespace: 'default', finalizers: [PVCProtectionFinalizer], deletionTimestamp },
+    spec: { volumeName: name },
+    status: { phase: 'Bound' },
   };
 }

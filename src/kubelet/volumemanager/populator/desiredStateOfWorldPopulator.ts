@@ -3,15 +3,19 @@
 // diff): pods are judged by util.IsPodTerminated on the status manager's status, and a pod's volumes are
 // removed once the runtime cache lists no running container of it.
 import { GoError } from '../../../api/errors.js';
-import type { Pod, UID } from '../../../api/v1.js';
+import { type Pod, PVCProtectionFinalizer, type UID } from '../../../api/v1.js';
 import { WRITES_PODS, WRITES_VOLUMES } from '../../../elisionMasks.js';
 import type { Fixes } from '../../../fixes.js';
 import { type Co, roundLoop, type Sim, sleep, WRITES_ALL } from '../../../sim/index.js';
+import type { Spec } from '../../../volume/volume.js';
 import type { PodStateProvider } from '../../types.js';
 import type { ActualStateOfWorld } from '../cache/actualStateOfWorld.js';
 import type { DesiredStateOfWorld } from '../cache/desiredStateOfWorld.js';
 import type { LegacyPodStatusProvider, PodManager, VolumeHost } from '../host.js';
 import { getUniquePodName, type UniquePodName } from '../operationexecutor/operationExecutor.js';
+
+/** getPVCExtractPV's error for a claim with a deletionTimestamp. */
+const PVC_BEING_DELETED = 'PVC is being deleted';
 
 /** podStateProvider as the release-1.23 populator uses it. */
 export type PopulatorPodStateProvider = Pick<
@@ -30,7 +34,8 @@ export interface DesiredStateOfWorldPopulatorOptions {
   readonly legacyPodStatusProvider: LegacyPodStatusProvider;
   readonly desiredStateOfWorld: DesiredStateOfWorld;
   readonly actualStateOfWorld: ActualStateOfWorld;
-  readonly host: Pick<VolumeHost, 'getVolumeSpec' | 'sourcesReady'> & Partial<Pick<VolumeHost, 'publish'>>;
+  readonly host: Pick<VolumeHost, 'getPersistentVolumeClaim' | 'getVolumeSpec' | 'sourcesReady'> &
+    Partial<Pick<VolumeHost, 'publish'>>;
   /** The node, for the facts published through host.publish. */
   readonly nodeName?: string;
   readonly fixes: Fixes;
@@ -254,6 +259,42 @@ export class DesiredStateOfWorldPopulator {
     }
   }
 
+  /**
+   * createVolumeSpec for a PVC volume: getPVCExtractPV, then the bound PV (getPVSpec). Returns the error
+   * text getPVCExtractPV gives ("error processing PVC ns/name: " is the caller's prefix).
+   */
+  private createVolumeSpec(claimName: string): { volumeSpec: Spec | undefined } | string {
+    const err = this.getPVCExtractPV(claimName);
+    if (err !== undefined) return err;
+    return { volumeSpec: this.o.host.getVolumeSpec(claimName) };
+  }
+
+  /**
+   * getPVCExtractPV: fetches the claim, checks whether it is being deleted; undefined if the pod may use
+   * it. Every claim is Bound to the volume of its name, so the phase and volumeName checks never fail.
+   */
+  private getPVCExtractPV(claimName: string): string | undefined {
+    const pvc = this.o.host.getPersistentVolumeClaim(claimName);
+    if (pvc === undefined)
+      return `failed to fetch PVC from API server: persistentvolumeclaims "${claimName}" not found`;
+    if (pvc instanceof GoError) return `failed to fetch PVC from API server: ${pvc.message}`;
+    // Pods that use a PVC that is being deleted must not be started (StorageObjectInUseProtection, 1.9; GA
+    // and on by default in every modelled release). Without #130335 that holds for a running pod too: a
+    // kubelet that restarts while its claim terminates leaves the volume out of the desired state, and the
+    // reconciler unmounts it. #130335 (fix dsw-terminating-pvc-protected) lets the claim through while
+    // kubernetes.io/pvc-protection still holds it: the claim stays Terminating until the pod is deleted.
+    if (
+      pvc.metadata.deletionTimestamp !== undefined &&
+      !(
+        this.o.fixes.on('dsw-terminating-pvc-protected') &&
+        pvc.metadata.finalizers.includes(PVCProtectionFinalizer)
+      )
+    ) {
+      return PVC_BEING_DELETED;
+    }
+    return undefined;
+  }
+
   /** processPodVolumes: adds the pod's volumes to the desired state of the world. */
   private processPodVolumes(pod: Pod): void {
     const uniquePodName = getUniquePodName(pod);
@@ -263,18 +304,17 @@ export class DesiredStateOfWorldPopulator {
     let allVolumesAdded = true;
     for (const podVolume of pod.spec.volumes) {
       // createVolumeSpec: the pod's volume is a claim on the cluster volume of that name.
-      const volumeSpec = this.o.host.getVolumeSpec(podVolume);
-      if (volumeSpec === undefined || volumeSpec instanceof GoError) {
-        // getPVCExtractPV: "failed to fetch PVC from API server"; the pod's volume stays out of the desired
-        // state until a later pass reads it (#120150).
+      const got = this.createVolumeSpec(podVolume);
+      if (typeof got === 'string' || got.volumeSpec === undefined) {
         const why =
-          volumeSpec === undefined
-            ? 'not found'
-            : `failed to fetch PVC from API server: ${volumeSpec.message}`;
+          typeof got === 'string'
+            ? got
+            : `failed to fetch PV ${podVolume} from API server: persistentvolumes "${podVolume}" not found`;
         dsw.addErrorToPod(uniquePodName, `error processing PVC default/${podVolume}: ${why}`);
-        // (A claim of no cluster volume cannot be written: the loader refuses it. Only a failed read is
-        // published, which the hazard pvc-lookup-error-unmounts-running ties to.)
-        if (volumeSpec !== undefined)
+        // (A claim of no cluster volume cannot be written: the loader refuses it. A failed read, a claim
+        // deleted since, and a claim being deleted are published: the hazards pvc-lookup-error-unmounts-
+        // running and deleting-pvc-unmounts-running tie to them.)
+        if (typeof got === 'string')
           this.o.host.publish?.({
             kind: 'podVolumeLookupFailed',
             atMs: this.o.clock.nowMs,
@@ -283,10 +323,12 @@ export class DesiredStateOfWorldPopulator {
             pod: pod.metadata.name,
             volume: podVolume,
             error: why,
+            cause: why === PVC_BEING_DELETED ? 'deleting' : 'fetch',
           });
         allVolumesAdded = false;
         continue;
       }
+      const volumeSpec = got.volumeSpec;
       // Add volume to desired state of world
       const { volumeName, err } = dsw.addPodToVolume(uniquePodName, pod, volumeSpec, podVolume, '');
       if (err !== undefined) {
