@@ -64,7 +64,11 @@ describe('release presets', () => {
     expect(Fixes.of('1.27').on('prestop-counts-against-grace')).toBe(false);
     expect(Fixes.of('1.28').on('prestop-counts-against-grace')).toBe(true);
     for (const k of ['1.24', '1.25'] as const) expect(Fixes.of(k).equals(Fixes.of('1.26')), k).toBe(true);
-    for (const k of ['1.28', '1.29'] as const) expect(Fixes.of(k).equals(Fixes.of('1.30')), k).toBe(true);
+    // #130335 (1.33.0), picked to 1.30.12 and 1.31.8 (#130686, #130685); none earlier.
+    expect(Fixes.of('1.29').on('dsw-terminating-pvc-protected')).toBe(false);
+    expect(Fixes.of('1.30').on('dsw-terminating-pvc-protected')).toBe(true);
+    expect(Fixes.of('1.28').equals(Fixes.of('1.29'))).toBe(true);
+    expect(Fixes.of('1.29').equals(Fixes.of('1.30').with('dsw-terminating-pvc-protected', false))).toBe(true);
     expect(Fixes.of('1.26').equals(Fixes.all())).toBe(false);
     expect(Fixes.of('1.30').equals(Fixes.all().with('immediate-eviction-grace', false))).toBe(true);
     // NewVolumeManagerReconstruction: on by default in 1.27.0, off again from 1.27.2 (#117752), on from 1.28.
@@ -73,7 +77,8 @@ describe('release presets', () => {
         Fixes.all()
           .with('new-volume-reconstruction', false)
           .with('immediate-eviction-grace', false)
-          .with('prestop-counts-against-grace', false),
+          .with('prestop-counts-against-grace', false)
+          .with('dsw-terminating-pvc-protected', false),
       ),
     ).toBe(true);
     for (const k of ['1.24', '1.26', '1.27', '1.28', '1.29', '1.30', '1.31'] as const) {
@@ -126,7 +131,8 @@ describe('labels and replay flags', () => {
     expect(off.recording(new Map(), () => 0).label()).toBe('1.22,-static-pod-start-exclusion');
     // Fewer differences still win over the name asked for (1.22 with the three 1.24 picks is the set of
     // 1.24 to 1.26, named after the newest; with the 1.27 pod worker switches too, 1.27's set; with the
-    // new reconstruction and #115835 of 1.28 too, that of 1.28 to 1.30; with 1.31's #124063 every switch is on: all),
+    // new reconstruction and #115835 of 1.28 too, that of 1.28 and 1.29; with #130335 too, 1.30's; with
+    // 1.31's #124063 every switch is on: all),
     // and a set nobody named names the newer of two equal releases.
     const picks = [
       'no-force-detach-healthy-node=on',
@@ -141,8 +147,10 @@ describe('labels and replay flags', () => {
     ];
     expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('1.27');
     const recon = [...picks, ...rework, 'new-volume-reconstruction=on', 'prestop-counts-against-grace=on'];
-    expect(fixesOption('1.22', recon).label()).toBe('1.30');
-    expect(fixesOption('1.22', [...recon, 'immediate-eviction-grace=on']).label()).toBe('all');
+    expect(fixesOption('1.22', recon).label()).toBe('1.29');
+    const pvc = [...recon, 'dsw-terminating-pvc-protected=on'];
+    expect(fixesOption('1.22', pvc).label()).toBe('1.30');
+    expect(fixesOption('1.22', [...pvc, 'immediate-eviction-grace=on']).label()).toBe('all');
     expect(new Fixes(Fixes.of('1.22').ids()).label()).toBe('1.23');
   });
 

@@ -96,7 +96,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'misspelt-action.yaml',
-    '6:5: timeline[0]: unknown key "creatPod" (did you mean "createPod"?); expected one of at, createPod, deletePod, forceDeletePod, evictPod, restartKubelet, shutdownNode, crashContainer, fault',
+    '6:5: timeline[0]: unknown key "creatPod" (did you mean "createPod"?); expected one of at, createPod, deletePod, forceDeletePod, evictPod, restartKubelet, shutdownNode, crashContainer, deletePvc, fault',
   ],
   [
     'multiple-documents.yaml',
@@ -105,7 +105,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ['negative-duration.yaml', '5:9: timeline[0].at: durations cannot be negative, got "-1s"'],
   [
     'no-action.yaml',
-    '5:5: timeline[0]: no action; expected exactly one of createPod, deletePod, forceDeletePod, evictPod, restartKubelet, shutdownNode, crashContainer, fault',
+    '5:5: timeline[0]: no action; expected exactly one of createPod, deletePod, forceDeletePod, evictPod, restartKubelet, shutdownNode, crashContainer, deletePvc, fault',
   ],
   [
     'pod-not-created-yet.yaml',
@@ -172,6 +172,10 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   [
     'unknown-pod.yaml',
     '8:22: timeline[1].deletePod.pod: unknown pod "db"; pods created before this entry: web',
+  ],
+  [
+    'delete-pvc-unknown-volume.yaml',
+    '8:25: timeline[0].deletePvc.volume: unknown volume "dta" (did you mean "data"?); cluster.volumes are data',
   ],
   [
     'unknown-volume.yaml',

@@ -23,6 +23,7 @@ describe('docs/scenario.schema.json', () => {
       'restartKubelet',
       'shutdownNode',
       'crashContainer',
+      'deletePvc',
       'fault',
     ]);
   });

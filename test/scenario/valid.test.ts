@@ -195,10 +195,11 @@ describe('valid scenario files', () => {
         },
       ],
       [120_000, 63, { kind: 'deletePod', pod: 'web', gracePeriodS: null }],
+      [120_000, 65, { kind: 'deletePvc', volume: 'disk-3' }],
     ]);
     expect(s.claims).toStrictEqual([
       {
-        line: 66,
+        line: 68,
         fixes: { kubelet: 'legacy', off: [], on: [] },
         violations: ['kubelet-panic', 'termination-stuck'],
         findings: null,
