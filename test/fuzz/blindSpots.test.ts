@@ -1,4 +1,4 @@
-// The fixed kubelet's CI gate cannot see four switches (docs/fuzzing.md, "What the gate cannot see"):
+// The fixed kubelet's CI gate cannot see five switches (docs/fuzzing.md, "What the gate cannot see"):
 // each is guarded by a pair of bundled claims that differ in that switch and expect different violations.
 // This test keeps the documented pairs true, so removing one of them (or changing its expectation to the
 // other's) turns it red.
@@ -18,6 +18,7 @@ const GUARDS: ReadonlyArray<readonly [FixId, readonly string[]]> = [
     'mirror-pod-pending-termination',
     ['static-pod-uid-reuse', 'static-pod-replaced-before-stop', 'static-pod-rapid-updates'],
   ],
+  ['dsw-terminating-pvc-protected', ['terminating-pvc-kubelet-restart']],
 ];
 
 describe("the gate's blind spots are guarded by bundled claims", () => {
