@@ -12,6 +12,9 @@ import { bundledScenariosDir } from '../../src/scenario/bundled.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import { claimFixesLabel, fixesOfClaim } from '../../src/scenario/types.js';
 
+const PVC_DELETION =
+  'the PVC deletion: the kubelet logs only its refusal ("PVC is being deleted"), which the import does not read';
+
 /** scenario name + claim label -> why a log cannot carry it. */
 const CANNOT: Record<string, string> = {
   'csi-partition-force-detach-reattach kubelet: 1.20':
@@ -57,6 +60,10 @@ const CANNOT: Record<string, string> = {
     "the orphan's spec grace: its only kill is housekeeping's 1 s",
   'terminal-pod-first-sight-not-synced kubelet: 1.26': 'restartPolicy Never',
   'terminal-pod-first-sight-not-synced off: terminal-pod-first-sight-synced': 'restartPolicy Never',
+  'terminating-pvc-kubelet-restart kubelet: 1.20': PVC_DELETION,
+  'terminating-pvc-kubelet-restart kubelet: 1.23': PVC_DELETION,
+  'terminating-pvc-kubelet-restart kubelet: 1.29': PVC_DELETION,
+  'terminating-pvc-kubelet-restart off: dsw-terminating-pvc-protected': PVC_DELETION,
 };
 
 describe('run --klog, then import: the same violations under the same fixes', () => {
