@@ -83,6 +83,7 @@ export const HAZARDS = {
       'pod-deleted-before-volumes-reclaimed',
       'pod-cgroup-destroyed-with-volumes',
       'device-left-mounted',
+      'mount-device-skipped-after-failure',
     ],
   },
   'terminating-pod-volume-torn-down-on-restart': {
@@ -121,6 +122,7 @@ export const HAZARDS = {
       'device-released-while-open',
       'multi-node-mount',
       'device-left-mounted',
+      'mount-device-skipped-after-failure',
     ],
   },
   'orphan-pod-volume-torn-down-on-restart': {
@@ -180,6 +182,7 @@ export const HAZARDS = {
       'device-released-while-open',
       'multi-node-mount',
       'device-left-mounted',
+      'mount-device-skipped-after-failure',
     ],
   },
   'iscsi-block-session-busy': {
@@ -428,6 +431,7 @@ export class HazardTracker {
                   'multi-node-mount',
                   'device-released-while-open',
                   'device-left-mounted',
+                  'mount-device-skipped-after-failure',
                 ] as const);
           this.#mark('reconstruction-fails-other-error', f.atMs, f.node, f.uid, f.volume, only);
           this.#cleanupsPending.add(cleanupKey(f.node, f.uid, f.volume));
@@ -441,6 +445,7 @@ export class HazardTracker {
             'device-reported-unused-while-mounted',
             'multi-node-mount',
             'device-released-while-open',
+            'mount-device-skipped-after-failure',
           ]);
         }
         if (!f.ok && f.outcome === 'skippedDesired' && f.podKnown) {
@@ -639,6 +644,17 @@ export class HazardTracker {
       !releasedByFence(v)
     ) {
       return false;
+    }
+    // A forgotten volume's global mount outlives the detach that fenced its device: when the volume is
+    // attached to the node again, a SetUp bind-mounts that dead mount (CSI NodeStage is idempotent over a
+    // staged path; a volume in the actual state skips MountDevice). Only a fenced mount, fenced after the
+    // volume was forgotten, is theirs: a SetUp over an unmounted path (#100183) is excused by nothing.
+    // The SetUp is a later pod's, so the marker's pod does not have to match: its node and volume do.
+    if (FORGOTTEN_VOLUME_HAZARDS.has(id) && v.invariant === 'mount-device-skipped-after-failure') {
+      const f = v.causes[v.causes.length - 1];
+      if (f?.kind !== 'bindMountOfFencedGlobalPath' || f.fencedAtMs < m.atMs) return false;
+      if (m.only !== null && !m.only.includes(v.invariant)) return false;
+      return m.node === v.node && m.volume !== null && m.volume === v.volume;
     }
     // Only what that forced detach did: its own fence (ControllerUnpublish, within the operation's few
     // seconds), and a SetUp on the mount that fence killed. Any other release, or a skipped MountDevice

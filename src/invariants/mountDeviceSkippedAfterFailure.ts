@@ -66,7 +66,7 @@ export class MountDeviceSkippedAfterFailure implements Checker {
           message:
             `SetUp of volume ${f.volume} for pod ${f.pod} (uid ${f.uid}) on ${f.node} at ${secs(f.atMs)} ` +
             `bind-mounted a global mount made at ${secs(f.mountedAtMs)} whose device a detach took away at ` +
-            `${secs(f.fencedAtMs)} (MountDevice skipped: the volume was detached and attached again)`,
+            `${secs(f.fencedAtMs)} (the volume was detached and attached again, and no MountDevice staged the new attachment)`,
           causes: [...recent, f],
         });
         return;

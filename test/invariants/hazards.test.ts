@@ -267,6 +267,48 @@ describe('HazardTracker', () => {
     expect(leaks(Fixes.all().with('fc-unmount-retry', false))).toEqual([[16_300, undefined]]);
   });
 
+  it("a forgotten volume's fenced global mount, bind-mounted for a later pod, is the forgotten volume's hazard; a SetUp over an unmounted path is not", () => {
+    // podrace fuzz --seed 3, case 4411 (every fix on): ConstructVolumeSpec fails after a restart, so
+    // cleanupMounts leaves lun-1's global mount; the volume drops out of volumesInUse and its CSI detach
+    // fences it at 19.39 s; attached again, v2's SetUp bind-mounts that dead mount at 81.53 s.
+    const t = new HazardTracker();
+    t.onFact(constructFault);
+    t.onFact(reconstruction({ atMs: 18_570, uid: 'v0-1', pod: 'v0' }));
+    const setUp = (fencedAtMs: number): Fact => ({
+      kind: 'bindMountOfFencedGlobalPath',
+      atMs: 81_533,
+      node: 'node-a',
+      uid: 'v2-1',
+      pod: 'v2',
+      volume: 'lun-1',
+      mountedAtMs: 11_463,
+      fencedAtMs,
+    });
+    const fenced = (fencedAtMs: number) =>
+      violation({
+        invariant: 'mount-device-skipped-after-failure',
+        atMs: 81_533,
+        uid: 'v2-1',
+        pod: 'v2',
+        causes: [setUp(fencedAtMs)],
+      });
+    expect(t.explain(fenced(19_388))).toBe('reconstruction-fails-other-error');
+    // A fence before the volume was forgotten is not its consequence; another node's or volume's neither.
+    expect(t.explain(fenced(10_000))).toBeNull();
+    expect(t.explain({ ...fenced(19_388), node: 'node-b' })).toBeNull();
+    expect(t.explain({ ...fenced(19_388), volume: 'lun-2' })).toBeNull();
+    // #100183's bug (a SetUp over a global path a failed UnmountDevice left unmounted) is excused by nothing.
+    const unmounted: Fact = {
+      kind: 'bindMountOfUnmountedGlobalPath',
+      atMs: 81_533,
+      node: 'node-a',
+      uid: 'v2-1',
+      pod: 'v2',
+      volume: 'lun-1',
+    };
+    expect(t.explain({ ...fenced(19_388), causes: [unmounted] })).toBeNull();
+  });
+
   it('a leaked device is never excused by a torn-down-on-restart marker, even with a flush that fell through', () => {
     const t = new HazardTracker();
     t.onFact(reconstruction({ ok: true, error: undefined, outcome: 'addedToActualState' }));
