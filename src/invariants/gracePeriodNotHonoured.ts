@@ -56,6 +56,8 @@ export class GracePeriodNotHonoured implements Checker {
     'kubeletStarted',
     'containerStarted',
     'preStopHookStarted',
+    'killPodStarted',
+    'killPodFinished',
     'containerStopping',
     'containerExited',
   ];
@@ -69,6 +71,12 @@ export class GracePeriodNotHonoured implements Checker {
   readonly #hooks = new Map<string, Fact>();
   /** node -> when its running kubelet process started. */
   readonly #kubeletStartMs = new Map<string, number>();
+  /**
+   * uid -> the lifecycle a kill in progress was started for. A static pod put back from the same manifest
+   * while the kubelet still kills the old one (an orphan's 1 s kill) gets the UID's next apiPodCreated
+   * before that kill's SIGTERMs: they belong to the lifecycle the kill began in.
+   */
+  readonly #killLife = new Map<string, PodState>();
 
   onFact(f: Fact, report: (v: Violation) => void): void {
     switch (f.kind) {
@@ -129,8 +137,16 @@ export class GracePeriodNotHonoured implements Checker {
         if (!this.#hooks.has(key)) this.#hooks.set(key, f);
         return;
       }
-      case 'containerStopping': {
+      case 'killPodStarted': {
         const life = this.#pods.get(f.uid);
+        if (life !== undefined && !this.#killLife.has(f.uid)) this.#killLife.set(f.uid, life);
+        return;
+      }
+      case 'killPodFinished':
+        this.#killLife.delete(f.uid);
+        return;
+      case 'containerStopping': {
+        const life = this.#killLife.get(f.uid) ?? this.#pods.get(f.uid);
         if (life === undefined) return;
         let byName = this.#sigterms.get(f.uid);
         if (byName === undefined) {

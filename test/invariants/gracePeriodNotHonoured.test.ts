@@ -113,6 +113,32 @@ describe('grace-period-not-honoured from facts', () => {
     expect(run([created(30, true), removed, stopping(7000, 1), exited(8000, 137)])).toHaveLength(1);
   });
 
+  it("an orphan's kill that began before its static pod was put back is judged as the orphan's", () => {
+    // podrace fuzz --seed 4, case 8733: the manifest is removed as the kubelet stops; the next kubelet
+    // kills the orphaned runtime pod (1 s, so 2 s) and the manifest comes back, same UID, at the instant
+    // of the kill's first SIGTERM; the new lifecycle's deletion asks 30 s after that SIGTERM.
+    const removed = fact('apiPodDeletionRequested', 2950, { ...WEB, gracePeriodSeconds: 30 });
+    const restarted = fact('kubeletStarted', 4050, {});
+    const kill = fact('killPodStarted', 6050, {
+      ...WEB,
+      gracePeriodSeconds: 2,
+      source: 'syncTerminatingPod (runtime pod)',
+    });
+    const again = { ...created(30, true), atMs: 6060 };
+    const deletedAgain = fact('apiPodDeletionRequested', 7460, { ...WEB, gracePeriodSeconds: 30 });
+    const finished = fact('killPodFinished', 8113, { ...WEB });
+    const facts = [created(30, true), removed, restarted, kill, again, stopping(6060, 2), deletedAgain];
+    expect(run([...facts, exited(8060, 137), finished])).toEqual([]);
+    // A kill the new lifecycle began owes what that lifecycle asked.
+    const later = fact('killPodStarted', 7470, {
+      ...WEB,
+      gracePeriodSeconds: 2,
+      source: 'syncTerminatingPod',
+    });
+    const own = [created(30, true), removed, restarted, kill, finished, again, deletedAgain, later];
+    expect(run([...own, stopping(7480, 2), exited(9480, 137)])).toHaveLength(1);
+  });
+
   it('a container still stopping when its static pod is put back keeps its first SIGTERM', () => {
     const del = fact('apiPodDeletionRequested', 1000, { ...WEB, gracePeriodSeconds: 30 });
     const facts = [created(30, true), del, stopping(1100, 30), created(30, true), exited(31100, 137)];
