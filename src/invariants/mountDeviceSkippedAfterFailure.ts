@@ -36,47 +36,50 @@ export class MountDeviceSkippedAfterFailure implements Checker {
         return;
       }
       case 'bindMountOfUnmountedGlobalPath': {
-        const recent = this.#recent.get(f.node)?.get(f.volume) ?? [];
         let failed: Unmount | undefined;
-        for (const r of recent) if (r.kind === 'unmountDevice' && !r.ok) failed = r;
-        report({
-          invariant: this.id,
-          atMs: f.atMs,
-          node: f.node,
-          pod: f.pod,
-          uid: f.uid,
-          volume: f.volume,
-          message:
-            `SetUp of volume ${f.volume} for pod ${f.pod} (uid ${f.uid}) on ${f.node} at ${secs(f.atMs)} ` +
-            'bind-mounted a global path that is not mounted (MountDevice skipped' +
+        for (const r of this.#recent.get(f.node)?.get(f.volume) ?? []) {
+          if (r.kind === 'unmountDevice' && !r.ok) failed = r;
+        }
+        this.#setUpViolation(
+          f,
+          'bind-mounted a global path that is not mounted (MountDevice skipped' +
             (failed === undefined ? ')' : ` after UnmountDevice failed at ${secs(failed.atMs)})`),
-          causes: [...recent, f],
-        });
+          report,
+        );
         return;
       }
-      case 'bindMountOfFencedGlobalPath': {
-        const recent = this.#recent.get(f.node)?.get(f.volume) ?? [];
-        report({
-          invariant: this.id,
-          atMs: f.atMs,
-          node: f.node,
-          pod: f.pod,
-          uid: f.uid,
-          volume: f.volume,
-          message:
-            `SetUp of volume ${f.volume} for pod ${f.pod} (uid ${f.uid}) on ${f.node} at ${secs(f.atMs)} ` +
-            `bind-mounted a global mount made at ${secs(f.mountedAtMs)} whose device a detach took away at ` +
+      case 'bindMountOfFencedGlobalPath':
+        this.#setUpViolation(
+          f,
+          `bind-mounted a global mount made at ${secs(f.mountedAtMs)} whose device a detach took away at ` +
             `${secs(f.fencedAtMs)} (the volume was detached and attached again, and no MountDevice staged the new attachment)`,
-          causes: [...recent, f],
-        });
+          report,
+        );
         return;
-      }
       default:
         return;
     }
   }
 
   onEnd(): void {}
+
+  /** The SetUp's violation, with the node's and volume's recent device operations as its causes. */
+  #setUpViolation(
+    f: Extract<Fact, { kind: 'bindMountOfUnmountedGlobalPath' | 'bindMountOfFencedGlobalPath' }>,
+    what: string,
+    report: (v: Violation) => void,
+  ): void {
+    report({
+      invariant: this.id,
+      atMs: f.atMs,
+      node: f.node,
+      pod: f.pod,
+      uid: f.uid,
+      volume: f.volume,
+      message: `SetUp of volume ${f.volume} for pod ${f.pod} (uid ${f.uid}) on ${f.node} at ${secs(f.atMs)} ${what}`,
+      causes: [...(this.#recent.get(f.node)?.get(f.volume) ?? []), f],
+    });
+  }
 
   #list(node: string, volume: string): Fact[] {
     let volumes = this.#recent.get(node);

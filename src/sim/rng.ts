@@ -3,6 +3,7 @@
 // component's numbers.
 import seedrandom from 'seedrandom';
 import { AssertionError, assert } from './assert.js';
+import { mix32 } from './ties.js';
 
 /**
  * alea's state (seedrandom.State.Alea), spelled out: the package's declarations must not need
@@ -202,17 +203,6 @@ export class Rng {
 const TWO_POW_21 = 2 ** 21;
 const TWO_POW_32 = 2 ** 32;
 const TWO_POW_53 = 2 ** 53;
-
-/** murmur3's 32-bit finaliser. */
-function mix32(h: number): number {
-  let x = h;
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x85ebca6b);
-  x ^= x >>> 13;
-  x = Math.imul(x, 0xc2b2ae35);
-  x ^= x >>> 16;
-  return x >>> 0;
-}
 
 /** FNV-1a over the text's UTF-16 code units, finalised: the key of a stream's or an owner's name. */
 export function hashText(text: string): number {

@@ -5,7 +5,7 @@
 // whether or not any other event was ever scheduled.
 
 /** murmur3's 32-bit finaliser: every input bit flips about half of the output bits. */
-function mix(h: number): number {
+export function mix32(h: number): number {
   let x = h;
   x ^= x >>> 16;
   x = Math.imul(x, 0x85ebca6b);
@@ -20,7 +20,7 @@ const TWO_POW_32 = 2 ** 32;
 
 /** The part of an owner's ties that depends on the owner alone: computed once, when it is created. */
 export function tieKeyOf(seed: number, id: number): number {
-  return mix(seed ^ Math.imul(id, 0x9e3779b1));
+  return mix32(seed ^ Math.imul(id, 0x9e3779b1));
 }
 
 /**
@@ -32,7 +32,7 @@ export function tieAt(key: number, timeMs: number): number {
   // ToUint32 is the time modulo 2^32 (no float modulo on the hot path); the high word is 0 for 49 days.
   const lo = timeMs >>> 0;
   const hi = timeMs > 0xffffffff ? Math.floor(timeMs / TWO_POW_32) : 0;
-  return mix(key ^ lo ^ Math.imul(hi, 0x27d4eb2f)) * TWO_POW_21 + (key >>> 11);
+  return mix32(key ^ lo ^ Math.imul(hi, 0x27d4eb2f)) * TWO_POW_21 + (key >>> 11);
 }
 
 /** tieAt(tieKeyOf(seed, id), timeMs). */
