@@ -126,6 +126,8 @@ export class APIServer {
   private readonly nodeStatusFailures = new Map<string, number>();
   /** The nodePartition fault: each node's spans cut off from the API server, [fromMs, untilMs), in order. */
   private readonly partitions = new Map<string, { fromMs: number; untilMs: number }[]>();
+  /** Each node's stream of reflector relist back-offs (`partition/<node>`). */
+  private readonly partitionRngs = new Map<string, Rng>();
   /** The PersistentVolumeClaims: one per cluster volume, of its name. */
   readonly claims: ClaimStore;
 
@@ -329,7 +331,14 @@ export class APIServer {
     const w = this.watchers.get(nodeName);
     if (w === undefined || w.onList === undefined) return;
     const onList = w.onList;
-    const delayMs = this.rng.fork(`partition/${nodeName}`).latencyMs(0, 60_000, 'reflector relist back-off');
+    // One stream per node, forked once: a fork per heal would restart the stream, so every heal of a node
+    // would draw the same back-off.
+    let rng = this.partitionRngs.get(nodeName);
+    if (rng === undefined) {
+      rng = this.rng.fork(`partition/${nodeName}`);
+      this.partitionRngs.set(nodeName, rng);
+    }
+    const delayMs = rng.latencyMs(0, 60_000, 'reflector relist back-off');
     this.sim.after(delayMs, () => {
       // The watcher of that moment (a kubelet restarted meanwhile lists on its own start).
       if (this.watchers.get(nodeName) !== w || !w.live || this.partitionUntilMs(nodeName) !== undefined)
