@@ -6,9 +6,11 @@
 // same run as before and its hot loop pays nothing for it.
 //
 // The loop also records each event's footprint (what it read and wrote, below), from which the explorer
-// decides which reorderings can change anything (src/explore/). Elision must be off: an elided run skips
-// idle rounds where the default order would pop them, so a reordered instant could skip a round that is
-// no longer idle.
+// decides which reorderings can change anything (src/explore/). With elision on, an idle round is skipped
+// where the default order would pop it, so a reordered instant could skip a round that is no longer idle:
+// at each instant where a real event is due, every parked round of that instant is made real first
+// (ParkedLoops.wakeInstant), and the instant's events are the plain run's. Rounds alone at their instant
+// stay virtual: idle rounds only read, so any order of them is the same run.
 import { AssertionError } from './assert.js';
 import { LatencyChoices, type LatencyDeviation } from './latencyChoices.js';
 import { WRITES_TICK } from './masks.js';
@@ -159,7 +161,7 @@ export class ChoiceRun {
     return latency;
   }
 
-  /** @internal Sim.run's loop when a schedule is given (elision off). */
+  /** @internal Sim.run's loop when a schedule is given (with elision as runElided, but whole instants). */
   run(sim: Sim, queue: EventQueue, bounds: RunBounds): StopReason {
     this.started = true;
     const log = this.log;
@@ -167,9 +169,19 @@ export class ChoiceRun {
     let lastTime = -1;
     let lastSeq0 = 0;
     let instantStart = 0;
+    const parked = sim.parked;
     for (;;) {
-      const timeMs = queue.nextTimeMs();
-      if (timeMs === Number.POSITIVE_INFINITY) return this.end('idle');
+      let timeMs = queue.nextTimeMs();
+      if (parked.count > 0 && timeMs !== lastTime) {
+        // As runElided: a parked loop's round at its deadline before the next event is real.
+        while (parked.count > 0 && parked.minDueMs < timeMs) {
+          parked.materialiseDue(timeMs, Number.NEGATIVE_INFINITY);
+          timeMs = queue.nextTimeMs();
+        }
+        // Every parked round of the instant runs for real (ParkedLoops.wakeInstant says why).
+        if (timeMs <= bounds.horizonMs && timeMs !== Number.POSITIVE_INFINITY) parked.wakeInstant(timeMs);
+      }
+      if (timeMs === Number.POSITIVE_INFINITY) return this.end(parked.count > 0 ? 'horizon' : 'idle');
       if (sim.stopRequested) return 'stopped';
       if (timeMs > bounds.horizonMs) return this.end('horizon');
       if (sim.events >= bounds.maxEvents) return this.end('max-events');
@@ -216,6 +228,7 @@ export class ChoiceRun {
       sim.touchedObjects = touched;
       target.fire(arg);
       sim.touchedObjects = undefined;
+      sim.endEvent(target);
       recordTouches(log, touched);
       log.seq.push(seq);
       log.timeMs.push(timeMs);

@@ -121,8 +121,16 @@ describe('schedules of same-instant events', () => {
     expect(other.got).not.toEqual(plain.got);
   });
 
-  it('a schedule run needs elision off', () => {
-    expect(() => new Sim(1, { elide: true }).setChoices(new ChoiceRun([]))).toThrow(/elision off/);
+  it('a schedule run may skip idle rounds: the same callbacks in the same order, elided or not', () => {
+    for (const elide of [false, true]) {
+      const sim = new Sim(7, { elide });
+      const run = new ChoiceRun([{ point: 0, pick: 2 }]);
+      sim.setChoices(run);
+      const fired: string[] = [];
+      for (const name of ['a', 'b', 'c']) sim.at(5, () => fired.push(name), 1);
+      sim.run({ horizonMs: 100, maxEvents: 100 });
+      expect([fired.length, run.points, run.misfit]).toEqual([3, 2, undefined]);
+    }
   });
 
   it('a schedule must list its choice points in increasing order', () => {
