@@ -13,7 +13,7 @@
 // stay virtual: idle rounds only read, so any order of them is the same run.
 import { AssertionError } from './assert.js';
 import { LatencyChoices, type LatencyDeviation } from './latencyChoices.js';
-import { WRITES_TICK } from './masks.js';
+import { WRITES_ALL, WRITES_TICK } from './masks.js';
 import { Process, processObjectId } from './process.js';
 import type { EventQueue, InstantEntries, Target } from './queue.js';
 import type { RunBounds, Sim, StopReason } from './sim.js';
@@ -53,6 +53,8 @@ export class ChoiceLog {
   readonly domain: number[] = [];
   /** A reader's read mask; a writer's write mask (src/sim/masks.ts). */
   readonly mask: number[] = [];
+  /** A writer's read mask (its process's Process.readMask; everything for a callback); else 0. */
+  readonly reads: number[] = [];
   /** 1 if it touched an object shared between nodes (API server, SAN, facts, kernel ids, spawn order). */
   readonly shared: number[] = [];
   /** 1 if it pushed an event due at its own instant (it cannot be moved without moving that one). */
@@ -234,18 +236,26 @@ export class ChoiceRun {
       log.timeMs.push(timeMs);
       log.nowPush.push(0);
       const shared = sim.shared !== shared0 ? 1 : 0;
-      if (stale) this.record(FP_STALE, 0, 0, 0);
+      if (stale) this.record(FP_STALE, 0, 0, 0, 0);
       else if (sim.readerDomain >= 0 && sim.eventClean() && shared === 0)
-        this.record(FP_READER, sim.readerDomain, sim.readerMask, 0);
-      else this.record(FP_WRITER, target.domain ?? 0, sim.eventWritesMask, shared);
+        this.record(FP_READER, sim.readerDomain, sim.readerMask, 0, 0);
+      else
+        this.record(
+          FP_WRITER,
+          target.domain ?? 0,
+          sim.eventWritesMask,
+          shared,
+          target instanceof Process ? target.readMask : WRITES_ALL,
+        );
     }
   }
 
-  private record(kind: number, domain: number, mask: number, shared: number): void {
+  private record(kind: number, domain: number, mask: number, shared: number, reads: number): void {
     this.log.kind.push(kind);
     this.log.domain.push(domain);
     this.log.mask.push(mask);
     this.log.shared.push(shared);
+    this.log.reads.push(reads);
   }
 
   /**
@@ -390,5 +400,12 @@ export function dependent(log: ChoiceLog, a: number, b: number): boolean {
     const mw = ka === FP_READER ? (log.mask[b] as number) : (log.mask[a] as number);
     return sameDomain && (mr & mw) !== 0;
   }
-  return sameDomain || (log.shared[a] === 1 && log.shared[b] === 1);
+  if (log.shared[a] === 1 && log.shared[b] === 1) return true;
+  if (!sameDomain) return false;
+  // Two writers of one node: either order leaves the same state if neither writes a part the other
+  // reads or writes. Without a declared read set a writer reads everything (Process.readMask).
+  if (da === 0 || db === 0) return true;
+  const wa = log.mask[a] as number;
+  const wb = log.mask[b] as number;
+  return ((wa & ((log.reads[b] as number) | wb)) | (wb & (log.reads[a] as number))) !== 0;
 }
