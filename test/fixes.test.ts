@@ -52,8 +52,13 @@ describe('release presets', () => {
       expect(Fixes.of('1.23').on(id), id).toBe(false);
       expect(Fixes.of('1.24').on(id), id).toBe(true);
     }
-    // #113145 (1.27, no picks) and #117019 (1.28, picked to 1.27.2): none of 1.24 to 1.26 has them.
-    for (const id of ['orphan-pod-worker-terminates', 'terminal-pod-first-sight-synced'] as const) {
+    // #113145 (1.27, no picks; its orphan half and its pendingUpdate rework) and #117019 (1.28, picked
+    // to 1.27.2): none of 1.24 to 1.26 has them.
+    for (const id of [
+      'orphan-pod-worker-terminates',
+      'pod-worker-pending-update',
+      'terminal-pod-first-sight-synced',
+    ] as const) {
       expect(Fixes.of('1.26').on(id), id).toBe(false);
       expect(Fixes.of('1.27').on(id), id).toBe(true);
     }
@@ -144,6 +149,7 @@ describe('labels and replay flags', () => {
       'orphan-pod-worker-terminates=on',
       'terminal-pod-first-sight-synced=on',
       'terminated-pod-waits-for-volume-cleanup=on',
+      'pod-worker-pending-update=on',
     ];
     expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('1.27');
     const recon = [...picks, ...rework, 'new-volume-reconstruction=on', 'prestop-counts-against-grace=on'];

@@ -5,6 +5,7 @@ import type { Pod, PodStatus, UID } from '../api/v1.js';
 import type { Co } from '../sim/index.js';
 import type { Kubelet } from './kubelet.js';
 import { deleteOrphanedMirrorPods } from './kubeletMirrorPods.js';
+import { handlePodCleanupsReworked } from './kubeletPodsCleanup.js';
 import { notRunning } from './status/generate.js';
 
 /**
@@ -15,6 +16,11 @@ import { notRunning } from './status/generate.js';
 export function* handlePodCleanups(kl: Kubelet): Co<void> {
   if (kl.podWorkers === undefined) {
     yield* kl.legacy?.handlePodCleanups() ?? noop();
+    return;
+  }
+  // v1.27 (#113145): kubeletPodsCleanup.ts.
+  if (kl.fixes.on('pod-worker-pending-update')) {
+    yield* handlePodCleanupsReworked(kl, kl.podWorkers);
     return;
   }
   const { pods: allPods, mirrorPods } = kl.podManager.getPodsAndMirrorPods();

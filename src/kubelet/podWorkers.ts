@@ -33,11 +33,16 @@ import {
   type Rng,
   type Sim,
 } from '../sim/index.js';
+import {
+  adoptKnownPod,
+  mergeActiveUpdate,
+  setPendingUpdate,
+  takePendingUpdate,
+} from './podWorkersPending.js';
 import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
 import {
   calculateEffectiveGracePeriod,
   isPodStatusCacheTerminal,
-  mergeLastUpdate,
   PodSyncStatus,
   type PodWork,
 } from './podWorkersStatus.js';
@@ -179,6 +184,10 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     // Once a runtime pod was seen, the worker must drive the pod to completion even if it never started
     // it (v1.27's observedRuntime, read by #113145's orphan handling in SyncKnownPods).
     if (isRuntimePod) status.observedRuntime = true;
+    // v1.27 (#113145): a runtime pod kill of a UID the worker has a pod for kills that pod instead (its
+    // spec and status), through SyncTerminatingPod rather than the runtime-only kill.
+    const pending = this.fixes.on('pod-worker-pending-update');
+    if (isRuntimePod && pending && adoptKnownPod(status, opts)) pod = opts.pod as Pod;
 
     // A create for a UID already terminating means two pods with one UID close together (usually a static
     // pod): remember it so SyncKnownPods resets the UID once terminated and the pod can start again
@@ -288,8 +297,20 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       }
       const outCh = this.workerChannelFn !== undefined ? this.workerChannelFn(uid, podUpdates) : podUpdates;
       // What it changes besides its lifecycle (touched where it changes): src/elisionMasks.ts.
-      this.sim.spawn(`${this.nodeName}/podWorker/${uid}`, this.managePodLoop(outCh), this.group).writeMask =
-        WRITES_POD_WORKER;
+      this.sim.spawn(
+        `${this.nodeName}/podWorker/${uid}`,
+        this.managePodLoop(uid, outCh),
+        this.group,
+      ).writeMask = WRITES_POD_WORKER;
+    }
+
+    if (pending) {
+      // v1.27: the update is the pending one, taken (as the status's phase) when the worker is free.
+      setPendingUpdate(status, opts, podUpdates);
+      if ((becameTerminating || wasGracePeriodShortened) && status.cancelFn !== undefined) {
+        status.cancelFn();
+      }
+      return;
     }
 
     // Dispatch at once if the worker is idle; the early return means no cancellation on this path.
@@ -354,26 +375,38 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
 
   // ---- the worker goroutine ----
 
-  private *managePodLoop(podUpdates: Chan<PodWork>): Co<void> {
+  private *managePodLoop(workerUID: UID, podUpdates: Chan<PodWork>): Co<void> {
     // Go's zero time: any cache entry (stamped >= 0) is newer than it.
     let lastSyncTime = -1;
     let podStarted = false;
     for (;;) {
-      const update = yield* podUpdates.recv();
-      if (update === CLOSED) return;
+      const received = yield* podUpdates.recv();
+      if (received === CLOSED) return;
+      // v1.27's startPodSync: "pod status has disappeared, the worker should exit". Only #113145's
+      // SyncKnownPods forgets an unfinished worker (an orphan that never started) with work still queued.
+      if (!this.podSyncStatuses.has(workerUID)) return;
+      let update = received;
+      if (this.fixes.on('pod-worker-pending-update')) {
+        const started = this.startPodSync(workerUID);
+        if (started === 'exit') return;
+        if (started === 'wait') continue;
+        update = started;
+      }
       const pod = update.options.pod;
       assert(pod !== undefined, 'pod work without a pod');
       const uid = pod.metadata.uid;
-      // v1.27's startPodSync: "pod status has disappeared, the worker should exit". Only #113145's
-      // SyncKnownPods forgets an unfinished worker (an orphan that never started) with work still queued.
-      if (!this.podSyncStatuses.has(uid)) return;
 
       // A pod terminated before it was allowed to start is cleaned up here and the worker exits. Before
       // #104743 (1.22.0-1.22.4) there was no gate: a new static pod UID started while the old one with
       // the same fullname was still terminating. #107900 only changed this gate, so with #104743 off it
       // has nothing to act on.
       // (allowPodStart lets every non-static pod start: the gate is asked for static pods alone.)
-      if (!podStarted && isStaticPod(pod) && this.fixes.on('static-pod-start-exclusion')) {
+      if (
+        !podStarted &&
+        received === update &&
+        isStaticPod(pod) &&
+        this.fixes.on('static-pod-start-exclusion')
+      ) {
         const { canStart, canEverStart } = this.allowPodStart(pod);
         if (!canEverStart) {
           this.completeUnstartedTerminated(pod);
@@ -385,9 +418,9 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       // v1.27's startPodSync: a pod past the start gate is started (a runtime-only kill does not start
       // it), and the update it takes becomes the one SyncKnownPods replays for an orphan (#113145).
       const taken = this.podSyncStatuses.get(uid);
-      if (taken !== undefined) {
+      if (taken !== undefined && received === update) {
         if (update.options.runningPod === undefined) taken.startedAtMs ??= this.sim.nowMs;
-        taken.activeUpdate = mergeLastUpdate(taken.activeUpdate, update.options);
+        mergeActiveUpdate(taken, update.options);
       }
 
       let isTerminal = false;
@@ -456,6 +489,44 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       }
       this.completeWork(pod, phaseTransition, err);
     }
+  }
+
+  /**
+   * startPodSync (v1.27): take the pending update as the status's phase and decide whether the pod is
+   * started or may start: 'wait' when there is nothing to take or the start gate holds it back (the
+   * update stays pending, #116995), 'exit' when it can never start (cleaned up here).
+   */
+  private startPodSync(uid: UID): PodWork | 'wait' | 'exit' {
+    const status = this.podSyncStatuses.get(uid);
+    if (status === undefined) return 'exit';
+    const update = takePendingUpdate(status, this.podUpdates.get(uid));
+    if (update === undefined) return 'wait';
+    const pod = update.options.pod;
+    if (update.workType === 'TerminatingPodWork' && pod !== undefined && update.replayed !== true) {
+      this.publishPod(pod, { kind: 'podKillDispatched' });
+    }
+    // Started already, or a runtime pod being killed: no start gate.
+    if (status.isStarted() || update.options.runningPod !== undefined || pod === undefined) {
+      mergeActiveUpdate(status, update.options);
+      return update;
+    }
+    // The gate is asked for static pods alone (allowPodStart lets every other pod start).
+    if (isStaticPod(pod) && this.fixes.on('static-pod-start-exclusion')) {
+      const { canStart, canEverStart } = this.allowPodStart(pod);
+      if (!canEverStart) {
+        this.completeUnstartedTerminated(pod);
+        return 'exit';
+      }
+      if (!canStart) {
+        // The only path that does not start the pod: the update goes back to pending (#116995).
+        status.pendingUpdate ??= update.options;
+        status.working = false;
+        return 'wait';
+      }
+    }
+    status.startedAtMs = this.sim.nowMs;
+    mergeActiveUpdate(status, update.options);
+    return update;
   }
 
   /** completeWork: requeue (phase change at once, resync, or back-off on error), then run pending work. */
