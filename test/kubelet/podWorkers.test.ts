@@ -542,27 +542,33 @@ describe('Test_allowPodStart', () => {
       allowedEver: false,
     },
   ];
-  for (const tc of cases) {
-    it(tc.desc, () => {
-      const h = createPodWorkers({ fixes: QUEUE_1_23 });
-      const w = h.podWorkers;
-      for (const [uid, init] of Object.entries(tc.statuses))
-        w.podSyncStatuses.set(uid, new PodSyncStatus(init));
-      for (const [k, v] of Object.entries(tc.started ?? {})) w.startedStaticPodsByFullname.set(k, v);
-      for (const [k, v] of Object.entries(tc.waiting ?? {}))
-        w.waitingToStartStaticPodsByFullname.set(k, [...v]);
-      const { canStart, canEverStart } = w.allowPodStart(tc.pod);
-      expect(canStart).toBe(tc.allowed);
-      expect(canEverStart).toBe(tc.allowedEver);
-      // As upstream: a nil and an empty expected map are the same.
-      expect(Object.fromEntries(w.startedStaticPodsByFullname)).toEqual(tc.expectedStarted ?? {});
-      expect(Object.fromEntries(w.waitingToStartStaticPodsByFullname)).toEqual(
-        tc.expectedWaiting ?? tc.waiting ?? {},
-      );
-      // A denied start that may happen later is requeued with back-off and leaves the worker idle.
-      expect(h.queue.items.length).toBe(tc.allowedEver && !tc.allowed ? 1 : 0);
-    });
-  }
+  // v1.28's Test_allowPodStart has the same cases (it only builds the non-static pod with a namespace):
+  // run against release-1.23's queue and against the 1.28 preset.
+  for (const [queue, fixes] of [
+    ['', QUEUE_1_23],
+    [' (1.28)', Fixes.of('1.28')],
+  ] as const)
+    for (const tc of cases) {
+      it(`${tc.desc}${queue}`, () => {
+        const h = createPodWorkers({ fixes });
+        const w = h.podWorkers;
+        for (const [uid, init] of Object.entries(tc.statuses))
+          w.podSyncStatuses.set(uid, new PodSyncStatus(init));
+        for (const [k, v] of Object.entries(tc.started ?? {})) w.startedStaticPodsByFullname.set(k, v);
+        for (const [k, v] of Object.entries(tc.waiting ?? {}))
+          w.waitingToStartStaticPodsByFullname.set(k, [...v]);
+        const { canStart, canEverStart } = w.allowPodStart(tc.pod);
+        expect(canStart).toBe(tc.allowed);
+        expect(canEverStart).toBe(tc.allowedEver);
+        // As upstream: a nil and an empty expected map are the same.
+        expect(Object.fromEntries(w.startedStaticPodsByFullname)).toEqual(tc.expectedStarted ?? {});
+        expect(Object.fromEntries(w.waitingToStartStaticPodsByFullname)).toEqual(
+          tc.expectedWaiting ?? tc.waiting ?? {},
+        );
+        // A denied start that may happen later is requeued with back-off and leaves the worker idle.
+        expect(h.queue.items.length).toBe(tc.allowedEver && !tc.allowed ? 1 : 0);
+      });
+    }
 });
 
 describe('housekeeping', () => {
@@ -678,34 +684,39 @@ describe('housekeeping', () => {
 });
 
 describe('killPodNow', () => {
-  it('TestKillPodNowFunc: kills without ever running syncPod, passing the status function', () => {
-    const h = createPodWorkers({ fixes: QUEUE_1_23 });
-    const seen: MutablePodStatus[] = [];
-    h.hooks.syncTerminatingPod = (_ctx, _pod, _gp, podStatusFn) => {
-      const status: MutablePodStatus = { phase: 'Running' };
-      podStatusFn?.(status);
-      seen.push(status);
-      return immediately(undefined);
-    };
-    const pod = newPod('test', 'test');
-    const result = spawnKill(h, pod, false, 0, (status) => {
-      status.phase = 'Failed';
-      status.reason = 'reason';
-      status.message = 'message';
+  // v1.28's TestKillPodNowFunc is release-1.23's: run against both queues.
+  for (const [queue, fixes] of [
+    ['', QUEUE_1_23],
+    [' (1.28)', Fixes.of('1.28')],
+  ] as const)
+    it(`TestKillPodNowFunc: kills without ever running syncPod, passing the status function${queue}`, () => {
+      const h = createPodWorkers({ fixes });
+      const seen: MutablePodStatus[] = [];
+      h.hooks.syncTerminatingPod = (_ctx, _pod, _gp, podStatusFn) => {
+        const status: MutablePodStatus = { phase: 'Running' };
+        podStatusFn?.(status);
+        seen.push(status);
+        return immediately(undefined);
+      };
+      const pod = newPod('test', 'test');
+      const result = spawnKill(h, pod, false, 0, (status) => {
+        status.phase = 'Failed';
+        status.reason = 'reason';
+        status.message = 'message';
+      });
+      h.drain();
+      expect(result.done).toBe(true);
+      expect(result.err).toBeUndefined();
+      expect(result.atMs).toBe(0);
+      expect(h.processed.size).toBe(1);
+      const recs = records(h, 'test');
+      expect(recs).toHaveLength(2);
+      expect(recs[0]?.updateType).toBe('SyncPodKill');
+      expect(recs[0]?.gracePeriod).toBe(1); // override 0, no spec value: at least 1
+      expect(recs[1]?.terminated).toBe(true);
+      expect(seen).toEqual([{ phase: 'Failed', reason: 'reason', message: 'message' }]);
+      expect(h.podWorkers.podSyncStatuses.get('test')?.isEvicted()).toBe(false);
     });
-    h.drain();
-    expect(result.done).toBe(true);
-    expect(result.err).toBeUndefined();
-    expect(result.atMs).toBe(0);
-    expect(h.processed.size).toBe(1);
-    const recs = records(h, 'test');
-    expect(recs).toHaveLength(2);
-    expect(recs[0]?.updateType).toBe('SyncPodKill');
-    expect(recs[0]?.gracePeriod).toBe(1); // override 0, no spec value: at least 1
-    expect(recs[1]?.terminated).toBe(true);
-    expect(seen).toEqual([{ phase: 'Failed', reason: 'reason', message: 'message' }]);
-    expect(h.podWorkers.podSyncStatuses.get('test')?.isEvicted()).toBe(false);
-  });
 
   it('every kill completedCh is closed on termination and the newest kill status function is used', () => {
     const h = createPodWorkers({ fixes: QUEUE_1_23 });
