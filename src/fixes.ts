@@ -228,6 +228,19 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.27'),
     needsPodWorkerLifecycle: true,
   },
+  // A follow-up of #113145 in HandlePodCleanups. Its thread: "Not for 1.28" (written while 1.27 was
+  // frozen: "a latency issue only"); v1.28.0 has the filter after SyncKnownPods; no cherry-pick found.
+  // With `pod-worker-pending-update` off, housekeeping restarts only TerminatedAndRecreatedPod, and this
+  // switch has nothing to act on (the presets never combine the two that way).
+  'housekeeping-restart-same-round': {
+    prs: [116690],
+    release: '1.28',
+    backports: [],
+    summary:
+      'HandlePodCleanups picks the admitted pods to restart (filterOutInactivePods) after SyncKnownPods, so a UID reused while it terminated restarts in the round that forgets its worker, not 2 s later',
+    presets: shippedFrom('1.28'),
+    needsPodWorkerLifecycle: true,
+  },
   // It changes #105527's first-sight branch: with `terminal-pod-on-first-sight` off there is no such
   // branch and this switch has nothing to act on (the presets never combine the two that way).
   'terminal-pod-first-sight-synced': {

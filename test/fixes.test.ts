@@ -65,9 +65,12 @@ describe('release presets', () => {
     // #124063 (1.31, no picks): the eviction manager's immediate grace.
     expect(Fixes.of('1.30').on('immediate-eviction-grace')).toBe(false);
     expect(Fixes.of('1.31').on('immediate-eviction-grace')).toBe(true);
-    // #115835 (1.28, no picks): the preStop hook within the override.
-    expect(Fixes.of('1.27').on('prestop-counts-against-grace')).toBe(false);
-    expect(Fixes.of('1.28').on('prestop-counts-against-grace')).toBe(true);
+    // #115835 and #116690 (1.28, no picks): the preStop hook within the override; housekeeping picking
+    // the pods to restart after SyncKnownPods.
+    for (const id of ['prestop-counts-against-grace', 'housekeeping-restart-same-round'] as const) {
+      expect(Fixes.of('1.27').on(id), id).toBe(false);
+      expect(Fixes.of('1.28').on(id), id).toBe(true);
+    }
     for (const k of ['1.24', '1.25'] as const) expect(Fixes.of(k).equals(Fixes.of('1.26')), k).toBe(true);
     // #130335 (1.33.0), picked to 1.30.12 and 1.31.8 (#130686, #130685); none earlier.
     expect(Fixes.of('1.29').on('dsw-terminating-pvc-protected')).toBe(false);
@@ -83,6 +86,7 @@ describe('release presets', () => {
           .with('new-volume-reconstruction', false)
           .with('immediate-eviction-grace', false)
           .with('prestop-counts-against-grace', false)
+          .with('housekeeping-restart-same-round', false)
           .with('dsw-terminating-pvc-protected', false),
       ),
     ).toBe(true);
@@ -152,7 +156,13 @@ describe('labels and replay flags', () => {
       'pod-worker-pending-update=on',
     ];
     expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('1.27');
-    const recon = [...picks, ...rework, 'new-volume-reconstruction=on', 'prestop-counts-against-grace=on'];
+    const recon = [
+      ...picks,
+      ...rework,
+      'new-volume-reconstruction=on',
+      'prestop-counts-against-grace=on',
+      'housekeeping-restart-same-round=on',
+    ];
     expect(fixesOption('1.22', recon).label()).toBe('1.29');
     const pvc = [...recon, 'dsw-terminating-pvc-protected=on'];
     expect(fixesOption('1.22', pvc).label()).toBe('1.30');

@@ -1,5 +1,5 @@
 // Ported from kubernetes pkg/kubelet/kubelet_pods.go, v1.28.0: HandlePodCleanups after #113145
-// (`pod-worker-pending-update` on). What it changes against release-1.23's (kubeletPods.ts): the runtime
+// (`pod-worker-pending-update` on) and #116690 (`housekeeping-restart-same-round`). What it changes against release-1.23's (kubeletPods.ts): the runtime
 // cache is refreshed before housekeeping reads it (ForceUpdateIfOlder), every admitted pod the pod worker
 // does not know is restarted (1.23 restarted only a UID that SyncKnownPods reported recreated), and a
 // runtime pod is killed when the pod worker does not know its UID (1.23: when it was not running or
@@ -26,6 +26,11 @@ function isActivePod(kl: Kubelet, podWorkers: PodWorkers, pod: Pod): boolean {
 
 export function* handlePodCleanupsReworked(kl: Kubelet, podWorkers: PodWorkers): Co<void> {
   const { pods: allPods, mirrorPods } = kl.podManager.getPodsAndMirrorPods();
+  // Before #116690 (1.27) the admitted pods were picked before SyncKnownPods: a reused UID, terminated
+  // and still known then, was left out, and restarted only by the next round (2 s later).
+  const activeBeforeSync = kl.fixes.on('housekeeping-restart-same-round')
+    ? undefined
+    : new Set(allPods.filter((p) => isActivePod(kl, podWorkers, p)).map((p) => p.metadata.uid));
   // SyncKnownPods leaves out the workers it removed: a pod the worker does not know is to be restarted.
   const workingPods = podWorkers.syncKnownPods(allPods);
   // possiblyRunningPods, before this round adds any: the cgroup cleanup below reads it.
@@ -49,7 +54,8 @@ export function* handlePodCleanupsReworked(kl: Kubelet, podWorkers: PodWorkers):
   // completeTerminatingRuntimePod). Containers left from a previous execution are the sync's to reconcile.
   for (const pod of allPods) {
     const uid = pod.metadata.uid;
-    if (workingPods.has(uid) || !isActivePod(kl, podWorkers, pod)) continue;
+    if (workingPods.has(uid)) continue;
+    if (!(activeBeforeSync?.has(uid) ?? isActivePod(kl, podWorkers, pod))) continue;
     podWorkers.updatePod({
       updateType: 'SyncPodCreate',
       pod,

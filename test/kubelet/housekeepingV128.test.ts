@@ -77,6 +77,23 @@ function history(h: Harness, uid: UID): string[] {
 }
 
 describe('HandlePodCleanups (v1.28) against release-1.23', () => {
+  it('housekeeping-restart-same-round (#116690): 1.27 restarts a reused UID one round later', () => {
+    const hk = housekeeping(Fixes.of('1.27'));
+    const a = pod('a');
+    hk.config = [a];
+    hk.h.podWorkers.updatePod({ pod: a, updateType: 'SyncPodCreate' });
+    hk.h.drain();
+    hk.h.podWorkers.updatePod({ pod: a, updateType: 'SyncPodKill' });
+    hk.h.podWorkers.updatePod({ pod: a, updateType: 'SyncPodCreate' });
+    hk.h.drain();
+    // Picked before SyncKnownPods forgot it, the terminated UID is not active: no restart this round.
+    hk.run();
+    expect(history(hk.h, 'a')).toEqual(['SyncPodCreate', 'SyncPodKill', 'terminated']);
+    expect(hk.h.podWorkers.podSyncStatuses.has('a')).toBe(false);
+    hk.run();
+    expect(history(hk.h, 'a')).toEqual(['SyncPodCreate', 'SyncPodKill', 'terminated', 'SyncPodCreate']);
+  });
+
   it('a UID reused while it terminated is restarted either way; v1.28 through the pods the worker does not know', () => {
     for (const fixes of [Fixes.of('1.28'), Fixes.of('1.26')]) {
       const hk = housekeeping(fixes);
