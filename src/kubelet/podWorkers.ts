@@ -4,7 +4,9 @@
 // whether containers may run. Go's podLock is implicit: kernel code runs atomically between two yields,
 // and none of the methods yields except managePodLoop around the cache read and the sync calls, which is
 // where Go releases the lock too. This file is the goroutine side (UpdatePod, managePodLoop, completeWork);
-// the state the lock guards, and its transitions, are in podWorkersState.ts; killPodNow in killPodNow.ts.
+// the state the lock guards, and its transitions, are in podWorkersState.ts; the start gate (allowPodStart,
+// and v1.27's startPodSync) in podWorkersStart.ts; v1.27's pendingUpdate queue (switch
+// `pod-worker-pending-update`) in podWorkersPending.ts; killPodNow in killPodNow.ts.
 // Four follow-ups of #102344 are switches; with one off, the code before that change runs. No 1.22.0
 // tree is on disk: the before-code is release-1.23's with the PR's additions removed, checked against
 // a 1.22.0-era pod_workers.go (terminatingStaticPodFullnames, no restartRequested, no first-sight
@@ -33,12 +35,8 @@ import {
   type Rng,
   type Sim,
 } from '../sim/index.js';
-import {
-  adoptKnownPod,
-  mergeActiveUpdate,
-  setPendingUpdate,
-  takePendingUpdate,
-} from './podWorkersPending.js';
+import { adoptKnownPod, mergeActiveUpdate, setPendingUpdate } from './podWorkersPending.js';
+import { PodWorkerStartGate, workerBackOffPeriodJitterFactor } from './podWorkersStart.js';
 import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
 import {
   calculateEffectiveGracePeriod,
@@ -60,8 +58,7 @@ export {
 
 /** Jitter factor for resyncInterval. */
 export const workerResyncIntervalJitterFactor = 0.5;
-/** Jitter factor for backOffPeriod and backOffOnTransientErrorPeriod. */
-export const workerBackOffPeriodJitterFactor = 0.5;
+export type { workerBackOffPeriodJitterFactor };
 /** Back-off when the network is not ready: it may be ready soon, so retry sooner than backOffPeriod. */
 export const backOffOnTransientErrorPeriodMs = 1000;
 /** kubelet.go NetworkNotReadyErrorMsg: a sync error containing it gets the short back-off. */
@@ -91,28 +88,22 @@ const phaseOfWork: Record<PodWorkType, WorkerPhase> = {
 };
 
 /** podWorkers: one goroutine per pod UID, fed by UpdatePod; the state it guards is in PodWorkerStates. */
-export class PodWorkers extends PodWorkerStates implements PodStateProvider {
+export class PodWorkers extends PodWorkerStartGate implements PodStateProvider {
   /** Test hook: interposes on a worker's channel when its goroutine starts (to delay or hold work). */
   workerChannelFn: ((uid: UID, inCh: Chan<PodWork>) => Chan<PodWork>) | undefined = undefined;
 
-  private readonly rng: Rng;
   private readonly group: ProcessGroup;
   private readonly syncer: PodSyncer;
-  private readonly workQueue: WorkQueue;
   private readonly podCache: PodCache;
   private readonly resyncIntervalMs: number;
-  private readonly backOffPeriodMs: number;
 
   constructor(o: PodWorkersOptions) {
-    super(o.sim, o.nodeName, o.publish, o.fixes ?? Fixes.all());
+    super(o.sim, o.nodeName, o.publish, o.fixes ?? Fixes.all(), o.rng, o.workQueue, o.backOffPeriodMs);
     assert(o.resyncIntervalMs >= 0 && o.backOffPeriodMs >= 0, 'negative pod worker periods');
-    this.rng = o.rng;
     this.group = o.group;
     this.syncer = o.syncer;
-    this.workQueue = o.workQueue;
     this.podCache = o.podCache;
     this.resyncIntervalMs = o.resyncIntervalMs;
-    this.backOffPeriodMs = o.backOffPeriodMs;
   }
 
   // ---- UpdatePod ----
@@ -335,44 +326,6 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     }
   }
 
-  // ---- static pod admission (#104743, #107900) ----
-
-  /**
-   * allowPodStart: whether the pod may start now (otherwise it is requeued with back-off), and whether it
-   * ever can (not when its status is gone or it was terminated before it started).
-   */
-  allowPodStart(pod: Pod): { canStart: boolean; canEverStart: boolean } {
-    if (!isStaticPod(pod)) return { canStart: true, canEverStart: true };
-    const uid = pod.metadata.uid;
-    const status = this.podSyncStatuses.get(uid);
-    if (!this.fixes.on('unstarted-static-pod-terminated')) {
-      // 1.22.5-1.22.7 / 1.23.0-1.23.4 (before #107900): only canStart. A UID killed before it started
-      // keeps asking allowStaticPodStart, as a retry that nothing re-dispatches once it left the config.
-      // Upstream dereferenced the missing status here (a nil pointer); the worker only runs while its
-      // status exists, so that branch is never taken and is kept as a plain requeue.
-      if (status === undefined || !this.allowStaticPodStart(status.fullname, uid)) {
-        this.workQueue.enqueue(
-          uid,
-          this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor, 'podWorkers back-off'),
-        );
-        if (status !== undefined) status.working = false;
-        return { canStart: false, canEverStart: true };
-      }
-      return { canStart: true, canEverStart: true };
-    }
-    if (status === undefined) return { canStart: false, canEverStart: false };
-    if (status.isTerminationRequested()) return { canStart: false, canEverStart: false };
-    if (!this.allowStaticPodStart(status.fullname, uid)) {
-      this.workQueue.enqueue(
-        uid,
-        this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor, 'podWorkers back-off'),
-      );
-      status.working = false;
-      return { canStart: false, canEverStart: true };
-    }
-    return { canStart: true, canEverStart: true };
-  }
-
   // ---- the worker goroutine ----
 
   private *managePodLoop(workerUID: UID, podUpdates: Chan<PodWork>): Co<void> {
@@ -489,44 +442,6 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       }
       this.completeWork(pod, phaseTransition, err);
     }
-  }
-
-  /**
-   * startPodSync (v1.27): take the pending update as the status's phase and decide whether the pod is
-   * started or may start: 'wait' when there is nothing to take or the start gate holds it back (the
-   * update stays pending, #116995), 'exit' when it can never start (cleaned up here).
-   */
-  private startPodSync(uid: UID): PodWork | 'wait' | 'exit' {
-    const status = this.podSyncStatuses.get(uid);
-    if (status === undefined) return 'exit';
-    const update = takePendingUpdate(status, this.podUpdates.get(uid));
-    if (update === undefined) return 'wait';
-    const pod = update.options.pod;
-    if (update.workType === 'TerminatingPodWork' && pod !== undefined && update.replayed !== true) {
-      this.publishPod(pod, { kind: 'podKillDispatched' });
-    }
-    // Started already, or a runtime pod being killed: no start gate.
-    if (status.isStarted() || update.options.runningPod !== undefined || pod === undefined) {
-      mergeActiveUpdate(status, update.options);
-      return update;
-    }
-    // The gate is asked for static pods alone (allowPodStart lets every other pod start).
-    if (isStaticPod(pod) && this.fixes.on('static-pod-start-exclusion')) {
-      const { canStart, canEverStart } = this.allowPodStart(pod);
-      if (!canEverStart) {
-        this.completeUnstartedTerminated(pod);
-        return 'exit';
-      }
-      if (!canStart) {
-        // The only path that does not start the pod: the update goes back to pending (#116995).
-        status.pendingUpdate ??= update.options;
-        status.working = false;
-        return 'wait';
-      }
-    }
-    status.startedAtMs = this.sim.nowMs;
-    mergeActiveUpdate(status, update.options);
-    return update;
   }
 
   /** completeWork: requeue (phase change at once, resync, or back-off on error), then run pending work. */

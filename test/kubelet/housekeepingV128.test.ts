@@ -34,7 +34,6 @@ function housekeeping(fixes: Fixes): Housekeeping {
       h.drain();
     },
   };
-  // biome-ignore lint/correctness/useYield: the stand-in mirror client deletes nothing
   function* noMirrorPods(): Co<void> {}
   const kl = {
     fixes,
