@@ -24,6 +24,8 @@ import type { Checker, Violation } from './types.js';
 const SIGKILL_EXIT_CODE = 137;
 /** HandlePodCleanups' override for orphaned runtime pods (kubelet_pods.go, `one := int64(1)`). */
 const ORPHAN_KILL_GRACE_SECONDS = 1;
+/** killPodStarted's source for a kill of a runtime pod (syncTerminatingPod with a RunningPod). */
+const RUNTIME_POD_KILL_SOURCE = 'syncTerminatingPod (runtime pod)';
 
 interface PodState {
   readonly node: string;
@@ -77,11 +79,15 @@ export class GracePeriodNotHonoured implements Checker {
    * before that kill's SIGTERMs: they belong to the lifecycle the kill began in.
    */
   readonly #killLife = new Map<string, PodState>();
+  /** uid -> the lifecycle before the current one (a static pod put back from the same manifest). */
+  readonly #previous = new Map<string, PodState>();
 
   onFact(f: Fact, report: (v: Violation) => void): void {
     switch (f.kind) {
-      case 'apiPodCreated':
+      case 'apiPodCreated': {
         // A new lifecycle (a static pod put back from the same manifest reuses its UID) asks afresh.
+        const before = this.#pods.get(f.uid);
+        if (before !== undefined) this.#previous.set(f.uid, before);
         this.#pods.set(f.uid, {
           node: f.node,
           specGraceSeconds: f.gracePeriodSeconds,
@@ -91,6 +97,7 @@ export class GracePeriodNotHonoured implements Checker {
           created: f,
         });
         return;
+      }
       case 'apiPodDeletionRequested': {
         const p = this.#pods.get(f.uid);
         if (p === undefined) return;
@@ -138,8 +145,22 @@ export class GracePeriodNotHonoured implements Checker {
         return;
       }
       case 'killPodStarted': {
-        const life = this.#pods.get(f.uid);
-        if (life !== undefined && !this.#killLife.has(f.uid)) this.#killLife.set(f.uid, life);
+        if (this.#killLife.has(f.uid)) return;
+        let life = this.#pods.get(f.uid);
+        // A runtime pod's kill is HandlePodCleanups' of a pod its pod manager did not have: if the UID's
+        // current lifecycle was put back (the API or the manifest) after the previous one was orphaned,
+        // the containers it stops are the orphan's (with #113145's queue the kill starts only after the
+        // put-back pod was admitted, behind it at the same instant).
+        const previous = this.#previous.get(f.uid);
+        if (
+          f.source === RUNTIME_POD_KILL_SOURCE &&
+          life !== undefined &&
+          previous !== undefined &&
+          !this.#orphaned(life, f.node) &&
+          this.#orphaned(previous, f.node)
+        )
+          life = previous;
+        if (life !== undefined) this.#killLife.set(f.uid, life);
         return;
       }
       case 'killPodFinished':
@@ -173,6 +194,15 @@ export class GracePeriodNotHonoured implements Checker {
 
   onEnd(): void {}
 
+  /** It left its source before the node's running kubelet process started, or that process dropped its REMOVE. */
+  #orphaned(p: PodState, node: string): boolean {
+    const startedMs = this.#kubeletStartMs.get(node);
+    return (
+      p.leftSourceAtMs !== undefined &&
+      (p.removeDropped || (startedMs !== undefined && startedMs >= p.leftSourceAtMs))
+    );
+  }
+
   #request(p: PodState, seconds: number, what: string, fact: Fact): void {
     if (p.requested === undefined || seconds < p.requested.seconds) p.requested = { seconds, what, fact };
   }
@@ -187,11 +217,7 @@ export class GracePeriodNotHonoured implements Checker {
     let owedSeconds = p.requested?.seconds ?? p.specGraceSeconds;
     let why = p.requested?.what ?? "the spec's terminationGracePeriodSeconds";
     // The kubelet process running now sent the stop that ran out (or a later one than the SIGTERM's).
-    const startedMs = this.#kubeletStartMs.get(kill.node);
-    const orphan =
-      p.leftSourceAtMs !== undefined &&
-      (p.removeDropped || (startedMs !== undefined && startedMs >= p.leftSourceAtMs));
-    if (orphan && ORPHAN_KILL_GRACE_SECONDS < owedSeconds) {
+    if (this.#orphaned(p, kill.node) && ORPHAN_KILL_GRACE_SECONDS < owedSeconds) {
       owedSeconds = ORPHAN_KILL_GRACE_SECONDS;
       why = 'HandlePodCleanups for an orphaned pod';
     }

@@ -139,6 +139,26 @@ describe('grace-period-not-honoured from facts', () => {
     expect(run([...own, stopping(7480, 2), exited(9480, 137)])).toHaveLength(1);
   });
 
+  it("a runtime pod's kill that starts after its static pod was put back is judged as the orphan's", () => {
+    // podrace fuzz --seed 4, case 8733 under #113145's queue: the manifest comes back (same UID) before
+    // housekeeping's kill of the orphaned runtime pod starts; the worker takes the kill only after the
+    // put-back pod was admitted, so killPodStarted comes after the new apiPodCreated.
+    const removed = fact('apiPodDeletionRequested', 2950, { ...WEB, gracePeriodSeconds: 30 });
+    const restarted = fact('kubeletStarted', 4050, {});
+    const again = { ...created(30, true), atMs: 6060 };
+    const kill = (source: string) => fact('killPodStarted', 6066, { ...WEB, gracePeriodSeconds: 2, source });
+    const deletedAgain = fact('apiPodDeletionRequested', 7460, { ...WEB, gracePeriodSeconds: 30 });
+    const end = [stopping(6076, 2), deletedAgain, exited(8076, 137)];
+    const orphaned = [created(30, true), removed, restarted, again];
+    expect(run([...orphaned, kill('syncTerminatingPod (runtime pod)'), ...end])).toEqual([]);
+    // The put-back pod's own kill owes what its lifecycle asked.
+    expect(run([...orphaned, kill('syncTerminatingPod'), ...end])).toHaveLength(1);
+    // A runtime pod's kill when the previous lifecycle was no orphan (the kubelet saw it leave) is judged.
+    const removedLater = fact('apiPodDeletionRequested', 5000, { ...WEB, gracePeriodSeconds: 30 });
+    const seen = [created(30, true), restarted, removedLater, again];
+    expect(run([...seen, kill('syncTerminatingPod (runtime pod)'), ...end])).toHaveLength(1);
+  });
+
   it('a container still stopping when its static pod is put back keeps its first SIGTERM', () => {
     const del = fact('apiPodDeletionRequested', 1000, { ...WEB, gracePeriodSeconds: 30 });
     const facts = [created(30, true), del, stopping(1100, 30), created(30, true), exited(31100, 137)];
