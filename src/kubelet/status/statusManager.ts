@@ -207,8 +207,27 @@ export class StatusManager {
   private *syncBatch(): Co<void> {
     for (const uid of [...this.podStatuses.keys()].sort()) {
       const status = this.podStatuses.get(uid);
-      if (status !== undefined && this.needsUpdate(uid, status)) yield* this.syncPod(uid, status);
+      if (status === undefined) continue;
+      if (this.needsUpdate(uid, status)) yield* this.syncPod(uid, status);
+      else if (this.needsReconcile(uid, status.status)) {
+        // "Delete the apiStatusVersions here to force an update on the pod status".
+        this.apiStatusVersions.delete(uid);
+        yield* this.syncPod(uid, status);
+      }
     }
+  }
+
+  /**
+   * needsReconcile (release-1.23 and v1.28.0): the API's status as the pod manager last saw it differs
+   * from the cached one, so the kubelet, the source of truth, sends it again. It is what finally writes a
+   * terminal phase that mergePodStatus held back while the pod could still run containers (a pod rejected
+   * right after a restart, before the pod workers synced: #118497's "we wait 10s until syncBatch"). A
+   * static pod's status is its mirror pod's, which is not modelled: never reconciled here.
+   */
+  private needsReconcile(uid: UID, status: PodStatus): boolean {
+    const pod = this.podManager.getPodByUID(uid);
+    if (pod === undefined || isStaticPod(pod)) return false;
+    return !sameStatus(pod.status, status);
   }
 
   private needsUpdate(uid: UID, status: VersionedPodStatus): boolean {
