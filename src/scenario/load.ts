@@ -318,7 +318,8 @@ function normalise(
   const nodeLabels: Record<string, Record<string, string>> = {};
   raw.cluster.nodes.forEach((n, i) => {
     if (typeof n === 'string') return;
-    if (n.labels !== undefined && Object.keys(n.labels).length > 0) nodeLabels[n.name] = sortedLabels(n.labels);
+    if (n.labels !== undefined && Object.keys(n.labels).length > 0)
+      nodeLabels[n.name] = sortedLabels(n.labels);
     const period = n.shutdownGracePeriod === undefined ? 0 : durationMs(n.shutdownGracePeriod) / 1000;
     const critical =
       n.shutdownGracePeriodCriticalPods === undefined

@@ -133,10 +133,12 @@ function labelsSchema(description: string) {
         error: (i) =>
           `expected a label key (an optional DNS-1123 prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit), got ${show(i.input)}`,
       }),
-      z.string({ error: expected('a label value (a string; quote numbers and booleans)') }).regex(LABEL_VALUE, {
-        error: (i) =>
-          `expected a label value (at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty), got ${show(i.input)}`,
-      }),
+      z
+        .string({ error: expected('a label value (a string; quote numbers and booleans)') })
+        .regex(LABEL_VALUE, {
+          error: (i) =>
+            `expected a label value (at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty), got ${show(i.input)}`,
+        }),
       { error: expected(LABELS_PHRASE) },
     )
     .check(
