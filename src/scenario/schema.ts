@@ -126,20 +126,22 @@ const LABEL_KEY =
 const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
 const LABELS_PHRASE = 'a mapping of label keys to values, like {pool: blue}';
 
+const labelKeyError = (input: unknown) =>
+  `expected a label key (an optional DNS-1123 prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit), got ${show(input)}`;
+const labelsError = expected(LABELS_PHRASE);
+
 function labelsSchema(description: string) {
   return z
     .record(
-      z.string().regex(LABEL_KEY, {
-        error: (i) =>
-          `expected a label key (an optional DNS-1123 prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit), got ${show(i.input)}`,
-      }),
+      z.string().regex(LABEL_KEY, { error: (i) => labelKeyError(i.input) }),
       z
         .string({ error: expected('a label value (a string; quote numbers and booleans)') })
         .regex(LABEL_VALUE, {
           error: (i) =>
             `expected a label value (at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty), got ${show(i.input)}`,
         }),
-      { error: expected(LABELS_PHRASE) },
+      // A bad key reaches the record's own error function (zod's invalid_key): said as the key's.
+      { error: (issue) => (issue.code === 'invalid_key' ? labelKeyError(issue.input) : labelsError(issue)) },
     )
     .check(
       z.superRefine((labels: Record<string, string>, ctx) => {
