@@ -215,6 +215,32 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.27'),
     needsPodWorkerLifecycle: true,
   },
+  // The rest of the v1.27 pod worker rework (#113145, no upstream cherry-picks; its orphan half is the
+  // switch above): pendingUpdate / activeUpdate as the worker's only queue, and HandlePodCleanups
+  // restarting every admitted pod the worker does not know. Its follow-up #116995 (1.28.0, picked to
+  // 1.27 as #117369) keeps pendingUpdate for a pod that cannot start yet; podrace ports the 1.28 code.
+  'pod-worker-pending-update': {
+    prs: [113145, 116995, 117369],
+    release: '1.27',
+    backports: [],
+    summary:
+      "pod worker: one pendingUpdate per pod, taken when the worker is free and run as the status's phase (a sync queued before a kill is not run), kept across the worker's own phase changes; a runtime pod's worker is forgotten once killed; housekeeping refreshes the runtime cache first and restarts every admitted pod the worker does not know",
+    presets: shippedFrom('1.27'),
+    needsPodWorkerLifecycle: true,
+  },
+  // A follow-up of #113145 in HandlePodCleanups. Its thread: "Not for 1.28" (written while 1.27 was
+  // frozen: "a latency issue only"); v1.28.0 has the filter after SyncKnownPods; no cherry-pick found.
+  // With `pod-worker-pending-update` off, housekeeping restarts only TerminatedAndRecreatedPod, and this
+  // switch has nothing to act on (the presets never combine the two that way).
+  'housekeeping-restart-same-round': {
+    prs: [116690],
+    release: '1.28',
+    backports: [],
+    summary:
+      'HandlePodCleanups picks the admitted pods to restart (filterOutInactivePods) after SyncKnownPods, so a UID reused while it terminated restarts in the round that forgets its worker, not 2 s later',
+    presets: shippedFrom('1.28'),
+    needsPodWorkerLifecycle: true,
+  },
   // It changes #105527's first-sight branch: with `terminal-pod-on-first-sight` off there is no such
   // branch and this switch has nothing to act on (the presets never combine the two that way).
   'terminal-pod-first-sight-synced': {

@@ -52,10 +52,12 @@ describe('release presets', () => {
       expect(Fixes.of('1.23').on(id), id).toBe(false);
       expect(Fixes.of('1.24').on(id), id).toBe(true);
     }
-    // #113145 (1.27, no picks), #117019 (1.28, picked to 1.27.2), #115331's status manager (1.27, no
-    // picks) and #118497 (1.28, picked to 1.27.4): none of 1.24 to 1.26 has them.
+    // #113145 (1.27, no picks; its orphan half and its pendingUpdate rework), #117019 (1.28, picked to
+    // 1.27.2), #115331's status manager (1.27, no picks) and #118497 (1.28, picked to 1.27.4): none of
+    // 1.24 to 1.26 has them.
     for (const id of [
       'orphan-pod-worker-terminates',
+      'pod-worker-pending-update',
       'terminal-pod-first-sight-synced',
       'status-deletes-finished-pods',
       'rejected-pod-deletion-after-restart',
@@ -69,9 +71,12 @@ describe('release presets', () => {
     // #124063 (1.31, no picks): the eviction manager's immediate grace.
     expect(Fixes.of('1.30').on('immediate-eviction-grace')).toBe(false);
     expect(Fixes.of('1.31').on('immediate-eviction-grace')).toBe(true);
-    // #115835 (1.28, no picks): the preStop hook within the override.
-    expect(Fixes.of('1.27').on('prestop-counts-against-grace')).toBe(false);
-    expect(Fixes.of('1.28').on('prestop-counts-against-grace')).toBe(true);
+    // #115835 and #116690 (1.28, no picks): the preStop hook within the override; housekeeping picking
+    // the pods to restart after SyncKnownPods.
+    for (const id of ['prestop-counts-against-grace', 'housekeeping-restart-same-round'] as const) {
+      expect(Fixes.of('1.27').on(id), id).toBe(false);
+      expect(Fixes.of('1.28').on(id), id).toBe(true);
+    }
     for (const k of ['1.24', '1.25'] as const) expect(Fixes.of(k).equals(Fixes.of('1.26')), k).toBe(true);
     // #130335 (1.33.0), picked to 1.30.12 and 1.31.8 (#130686, #130685); none earlier.
     expect(Fixes.of('1.29').on('dsw-terminating-pvc-protected')).toBe(false);
@@ -87,6 +92,7 @@ describe('release presets', () => {
           .with('new-volume-reconstruction', false)
           .with('immediate-eviction-grace', false)
           .with('prestop-counts-against-grace', false)
+          .with('housekeeping-restart-same-round', false)
           .with('dsw-terminating-pvc-protected', false)
           .with('terminal-pod-not-readmitted', false),
       ),
@@ -156,6 +162,7 @@ describe('labels and replay flags', () => {
       'terminated-pod-waits-for-volume-cleanup=on',
       'status-deletes-finished-pods=on',
       'rejected-pod-deletion-after-restart=on',
+      'pod-worker-pending-update=on',
     ];
     expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('1.27');
     const recon = [
@@ -164,6 +171,7 @@ describe('labels and replay flags', () => {
       'new-volume-reconstruction=on',
       'prestop-counts-against-grace=on',
       'terminal-pod-not-readmitted=on',
+      'housekeeping-restart-same-round=on',
     ];
     expect(fixesOption('1.22', recon).label()).toBe('1.29');
     const pvc = [...recon, 'dsw-terminating-pvc-protected=on'];

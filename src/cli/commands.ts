@@ -58,7 +58,7 @@ export function runBuilder(y: Argv) {
       type: 'string',
       requiresArg: true,
       describe:
-        'follow this order of same-instant events (as `podrace explore` prints it: POINT:PICK,..., or `default`); runs every loop round (no elision); a schedule that does not fit is exit 2',
+        'follow this order of same-instant events (as `podrace explore` prints it: POINT:PICK,..., or `default`); idle rounds alone at their instant are skipped, so not with --no-elide; a schedule that does not fit is exit 2',
     })
     .example('$0 run pod-deleted-before-start --kubelet legacy', 'a bundled race without its fix: exit 1');
 }

@@ -53,6 +53,10 @@ export async function runCommand(argv: ArgvOf<typeof runBuilder>): Promise<numbe
   }
   const seed = argv.seed === undefined ? scenario.seed : seedOption(argv.seed);
   const schedule = argv.schedule === undefined ? undefined : scheduleOption(argv.schedule);
+  if (schedule !== undefined && argv.elide === false)
+    throw new InputError(
+      "--schedule and --no-elide cannot be combined (a schedule's choice points are those of the run that skips idle rounds)",
+    );
   if (schedule !== undefined && argv.bisect)
     throw new InputError(
       '--schedule and --bisect cannot be combined (a flipped switch changes the choice points)',

@@ -12,7 +12,7 @@ import { formatSchedule, parseSchedule } from './scheduleText.js';
  * Bumped whenever which children a schedule has, or their order, changes (the commutation rule, the
  * children's order): a checkpoint's indices mean nothing to another version of the search.
  */
-export const CHECKPOINT_FORMAT = 'podrace-explore-checkpoint/2';
+export const CHECKPOINT_FORMAT = 'podrace-explore-checkpoint/4';
 
 /** What the exploration was of: a checkpoint continues only the same one. */
 export interface CheckpointKey {

@@ -20,7 +20,7 @@
 import type { Fixes } from '../fixes.js';
 
 import { type RunResult, runScenario } from '../run/run.js';
-import { runDigest } from '../run/runDigest.js';
+import { outcomeDigest } from '../run/runDigest.js';
 import type { Scenario } from '../scenario/types.js';
 import { isLatencyDeviation, type Schedule } from '../sim/index.js';
 import { childrenOf } from './children.js';
@@ -78,7 +78,7 @@ export interface ExploreState {
   readonly skippedCommuting: number;
   readonly withLatency: number;
   readonly incompleteRuns: number;
-  /** The digests of the distinct outcomes so far (src/fuzz/determinism.ts runDigest), sorted. */
+  /** The digests of the distinct outcomes so far (src/run/runDigest.ts outcomeDigest), sorted. */
   readonly outcomes: readonly string[];
   /** The violating schedule found, if the exploration ended so. */
   readonly violation: Schedule | undefined;
@@ -172,7 +172,7 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
   /** Runs one schedule to explore; its result if it violates. */
   const explore1 = (schedule: Schedule): RunResult => {
     const result = run(schedule);
-    outcomes.add(runDigest(result));
+    outcomes.add(outcomeDigest(result));
     explored++;
     if (schedule.some(isLatencyDeviation)) withLatency++;
     perDepth[depth] = (perDepth[depth] ?? 0) + 1;

@@ -29,6 +29,10 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
     'only a pod rejected at admission needs it, and the generator draws no node labels or nodeSelector, so admission admits every fuzzed pod and filterTerminalPodsToDelete finds none (the switch is read only then): the bundled scenario rejected-pod-deleted-during-restart guards it',
   'terminal-pod-not-readmitted':
     'read only where admission would reject a terminal pod, and the generator draws no node labels or nodeSelector, so admission admits every fuzzed pod: the bundled scenario completed-pod-readmitted-after-restart guards it',
+  'pod-worker-pending-update':
+    'it changes when the pod worker runs an update (a create and a kill queued together run as the kill; the update a held-back static pod got stays pending), not whether a bug happens: with every other switch on, turning it off closed nothing in the first 400 cases of seeds 1 and 2. What it changes that an invariant sees is where a timing window falls, in both directions: restart-between-teardown-and-unmount-device fires with it off and not on, restart-before-unmount-device-coalesced-syncs with it on and not off; their claims guard it',
+  'housekeeping-restart-same-round':
+    "a latency change (#116690's own words: 'a latency issue only not a correctness issue'): with it off, a UID reused while it terminated restarts one housekeeping round (2 s) later; no invariant bounds how soon a recreated pod restarts, so its absence fires none (test/kubelet/housekeepingV128.test.ts shows the extra round)",
   'dsw-terminating-pvc-protected':
     'the fuzzer deletes no PVC (its generator draws no deletePvc, so the action changed no draw), and the populator reads the switch only for a claim being deleted: the bundled scenario terminating-pvc-kubelet-restart guards it',
 };

@@ -139,3 +139,25 @@ export function filterTerminalPodsToDelete(
     a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
   );
 }
+
+/**
+ * #118497 (1.28; 1.27.4): "Complete termination of deleted pods that are not runtime pods (don't have
+ * running containers), are terminal, and are not known to pod workers", such as a pod rejected at
+ * admission that never started: a SyncPodKill gives it a worker, whose SyncTerminatedPod lets the status
+ * manager delete it (since #115331 nothing else does, `status-deletes-finished-pods`), and the worker it
+ * now has keeps the next housekeeping from sending it again. Before it, a rejected pod deleted while its
+ * kubelet was down got no UPDATE that would reach a worker: Terminating for good (#118472).
+ */
+export function killTerminalPodsToDelete(
+  kl: Kubelet,
+  allPods: readonly Pod[],
+  runningRuntimePods: readonly RuntimePod[],
+  workingPods: ReadonlyMap<UID, PodWorkerState>,
+): void {
+  const podWorkers = kl.podWorkers;
+  if (podWorkers === undefined) return;
+  const pods = filterTerminalPodsToDelete(allPods, runningRuntimePods, workingPods);
+  // Asked only when there is such a pod (src/fuzz/oracle.ts: a switch never read cannot matter).
+  if (pods.length === 0 || !kl.fixes.on('rejected-pod-deletion-after-restart')) return;
+  for (const pod of pods) podWorkers.updatePod({ updateType: 'SyncPodKill', pod });
+}

@@ -265,8 +265,11 @@ export class Kubelet {
     const nodeStatus = new NodeStatusReporter(this.sim, this.nodeName, this.kubeClient, this.volumeManager);
     this.sim.spawn(`${this.nodeName}/nodeStatus`, nodeStatus.syncNodeStatusLoop(), this.group).writeMask =
       WRITES_NONE;
-    this.sim.spawn(`${this.nodeName}/nodeLease`, nodeStatus.leaseControllerLoop(), this.group).writeMask =
-      WRITES_NONE;
+    // The Lease renewal reads nothing of the node either: it commutes with every writer of the node's
+    // state (src/sim/choices.ts), and with none that talks to the API server.
+    const lease = this.sim.spawn(`${this.nodeName}/nodeLease`, nodeStatus.leaseControllerLoop(), this.group);
+    lease.writeMask = WRITES_NONE;
+    lease.readMask = WRITES_NONE;
     this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group).writeMask =
       WRITES_RUNTIME;
     // The file source lists the manifest directory at start (file name order) as one SET; the API source

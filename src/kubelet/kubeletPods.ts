@@ -1,13 +1,13 @@
 // Ported from kubernetes pkg/kubelet/kubelet_pods.go, release-1.23 (HandlePodCleanups,
 // PodResourcesAreReclaimed) and pkg/kubelet/kuberuntime/kuberuntime_gc.go (container GC), with the
 // release-1.20 bodies where PR #102344 changed them (fix `pod-worker-lifecycle` off).
-import type { Pod, PodStatus, RuntimePod, UID } from '../api/v1.js';
+import type { Pod, PodStatus, UID } from '../api/v1.js';
 import type { Co } from '../sim/index.js';
-import { filterTerminalPodsToDelete } from './admission.js';
+import { killTerminalPodsToDelete } from './admission.js';
 import type { Kubelet } from './kubelet.js';
 import { deleteOrphanedMirrorPods } from './kubeletMirrorPods.js';
+import { handlePodCleanupsReworked } from './kubeletPodsCleanup.js';
 import { notRunning } from './status/generate.js';
-import type { PodWorkerState } from './types.js';
 
 /**
  * HandlePodCleanups (housekeeping, every 2 s once all sources are ready). Release-1.23: the pod worker
@@ -17,6 +17,11 @@ import type { PodWorkerState } from './types.js';
 export function* handlePodCleanups(kl: Kubelet): Co<void> {
   if (kl.podWorkers === undefined) {
     yield* kl.legacy?.handlePodCleanups() ?? noop();
+    return;
+  }
+  // v1.27 (#113145): kubeletPodsCleanup.ts.
+  if (kl.fixes.on('pod-worker-pending-update')) {
+    yield* handlePodCleanupsReworked(kl, kl.podWorkers);
     return;
   }
   const { pods: allPods, mirrorPods } = kl.podManager.getPodsAndMirrorPods();
@@ -70,28 +75,6 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
 }
 
 function* noop(): Co<void> {}
-
-/**
- * #118497 (1.28; 1.27.4): "Complete termination of deleted pods that are not runtime pods (don't have
- * running containers), are terminal, and are not known to pod workers", such as a pod rejected at
- * admission that never started: a SyncPodKill gives it a worker, whose SyncTerminatedPod lets the status
- * manager delete it (since #115331 nothing else does, `status-deletes-finished-pods`), and the worker it
- * now has keeps the next housekeeping from sending it again. Before it, a rejected pod deleted while its
- * kubelet was down got no UPDATE that would reach a worker: Terminating for good (#118472).
- */
-function killTerminalPodsToDelete(
-  kl: Kubelet,
-  allPods: readonly Pod[],
-  runningRuntimePods: readonly RuntimePod[],
-  workingPods: ReadonlyMap<UID, PodWorkerState>,
-): void {
-  const podWorkers = kl.podWorkers;
-  if (podWorkers === undefined) return;
-  const pods = filterTerminalPodsToDelete(allPods, runningRuntimePods, workingPods);
-  // Asked only when there is such a pod (src/fuzz/oracle.ts: a switch never read cannot matter).
-  if (pods.length === 0 || !kl.fixes.on('rejected-pod-deletion-after-restart')) return;
-  for (const pod of pods) podWorkers.updatePod({ updateType: 'SyncPodKill', pod });
-}
 
 /**
  * PodResourcesAreReclaimed gates the status manager's final API delete. Release-1.23 asks the pod worker

@@ -4,7 +4,9 @@
 // whether containers may run. Go's podLock is implicit: kernel code runs atomically between two yields,
 // and none of the methods yields except managePodLoop around the cache read and the sync calls, which is
 // where Go releases the lock too. This file is the goroutine side (UpdatePod, managePodLoop, completeWork);
-// the state the lock guards, and its transitions, are in podWorkersState.ts; killPodNow in killPodNow.ts.
+// the state the lock guards, and its transitions, are in podWorkersState.ts; the start gate (allowPodStart,
+// and v1.27's startPodSync) in podWorkersStart.ts; v1.27's pendingUpdate queue (switch
+// `pod-worker-pending-update`) in podWorkersPending.ts; killPodNow in killPodNow.ts.
 // Four follow-ups of #102344 are switches; with one off, the code before that change runs. No 1.22.0
 // tree is on disk: the before-code is release-1.23's with the PR's additions removed, checked against
 // a 1.22.0-era pod_workers.go (terminatingStaticPodFullnames, no restartRequested, no first-sight
@@ -33,11 +35,12 @@ import {
   type Rng,
   type Sim,
 } from '../sim/index.js';
+import { adoptKnownPod, mergeActiveUpdate, setPendingUpdate } from './podWorkersPending.js';
+import { PodWorkerStartGate, workerBackOffPeriodJitterFactor } from './podWorkersStart.js';
 import { PodWorkerStates, type WorkerPhase } from './podWorkersState.js';
 import {
   calculateEffectiveGracePeriod,
   isPodStatusCacheTerminal,
-  mergeLastUpdate,
   PodSyncStatus,
   type PodWork,
 } from './podWorkersStatus.js';
@@ -55,8 +58,7 @@ export {
 
 /** Jitter factor for resyncInterval. */
 export const workerResyncIntervalJitterFactor = 0.5;
-/** Jitter factor for backOffPeriod and backOffOnTransientErrorPeriod. */
-export const workerBackOffPeriodJitterFactor = 0.5;
+export type { workerBackOffPeriodJitterFactor };
 /** Back-off when the network is not ready: it may be ready soon, so retry sooner than backOffPeriod. */
 export const backOffOnTransientErrorPeriodMs = 1000;
 /** kubelet.go NetworkNotReadyErrorMsg: a sync error containing it gets the short back-off. */
@@ -86,28 +88,22 @@ const phaseOfWork: Record<PodWorkType, WorkerPhase> = {
 };
 
 /** podWorkers: one goroutine per pod UID, fed by UpdatePod; the state it guards is in PodWorkerStates. */
-export class PodWorkers extends PodWorkerStates implements PodStateProvider {
+export class PodWorkers extends PodWorkerStartGate implements PodStateProvider {
   /** Test hook: interposes on a worker's channel when its goroutine starts (to delay or hold work). */
   workerChannelFn: ((uid: UID, inCh: Chan<PodWork>) => Chan<PodWork>) | undefined = undefined;
 
-  private readonly rng: Rng;
   private readonly group: ProcessGroup;
   private readonly syncer: PodSyncer;
-  private readonly workQueue: WorkQueue;
   private readonly podCache: PodCache;
   private readonly resyncIntervalMs: number;
-  private readonly backOffPeriodMs: number;
 
   constructor(o: PodWorkersOptions) {
-    super(o.sim, o.nodeName, o.publish, o.fixes ?? Fixes.all());
+    super(o.sim, o.nodeName, o.publish, o.fixes ?? Fixes.all(), o.rng, o.workQueue, o.backOffPeriodMs);
     assert(o.resyncIntervalMs >= 0 && o.backOffPeriodMs >= 0, 'negative pod worker periods');
-    this.rng = o.rng;
     this.group = o.group;
     this.syncer = o.syncer;
-    this.workQueue = o.workQueue;
     this.podCache = o.podCache;
     this.resyncIntervalMs = o.resyncIntervalMs;
-    this.backOffPeriodMs = o.backOffPeriodMs;
   }
 
   // ---- UpdatePod ----
@@ -179,6 +175,10 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     // Once a runtime pod was seen, the worker must drive the pod to completion even if it never started
     // it (v1.27's observedRuntime, read by #113145's orphan handling in SyncKnownPods).
     if (isRuntimePod) status.observedRuntime = true;
+    // v1.27 (#113145): a runtime pod kill of a UID the worker has a pod for kills that pod instead (its
+    // spec and status), through SyncTerminatingPod rather than the runtime-only kill.
+    const pending = this.fixes.on('pod-worker-pending-update');
+    if (isRuntimePod && pending && adoptKnownPod(status, opts)) pod = opts.pod as Pod;
 
     // A create for a UID already terminating means two pods with one UID close together (usually a static
     // pod): remember it so SyncKnownPods resets the UID once terminated and the pod can start again
@@ -288,8 +288,20 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       }
       const outCh = this.workerChannelFn !== undefined ? this.workerChannelFn(uid, podUpdates) : podUpdates;
       // What it changes besides its lifecycle (touched where it changes): src/elisionMasks.ts.
-      this.sim.spawn(`${this.nodeName}/podWorker/${uid}`, this.managePodLoop(outCh), this.group).writeMask =
-        WRITES_POD_WORKER;
+      this.sim.spawn(
+        `${this.nodeName}/podWorker/${uid}`,
+        this.managePodLoop(uid, outCh),
+        this.group,
+      ).writeMask = WRITES_POD_WORKER;
+    }
+
+    if (pending) {
+      // v1.27: the update is the pending one, taken (as the status's phase) when the worker is free.
+      setPendingUpdate(status, opts, podUpdates);
+      if ((becameTerminating || wasGracePeriodShortened) && status.cancelFn !== undefined) {
+        status.cancelFn();
+      }
+      return;
     }
 
     // Dispatch at once if the worker is idle; the early return means no cancellation on this path.
@@ -314,66 +326,40 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
     }
   }
 
-  // ---- static pod admission (#104743, #107900) ----
-
-  /**
-   * allowPodStart: whether the pod may start now (otherwise it is requeued with back-off), and whether it
-   * ever can (not when its status is gone or it was terminated before it started).
-   */
-  allowPodStart(pod: Pod): { canStart: boolean; canEverStart: boolean } {
-    if (!isStaticPod(pod)) return { canStart: true, canEverStart: true };
-    const uid = pod.metadata.uid;
-    const status = this.podSyncStatuses.get(uid);
-    if (!this.fixes.on('unstarted-static-pod-terminated')) {
-      // 1.22.5-1.22.7 / 1.23.0-1.23.4 (before #107900): only canStart. A UID killed before it started
-      // keeps asking allowStaticPodStart, as a retry that nothing re-dispatches once it left the config.
-      // Upstream dereferenced the missing status here (a nil pointer); the worker only runs while its
-      // status exists, so that branch is never taken and is kept as a plain requeue.
-      if (status === undefined || !this.allowStaticPodStart(status.fullname, uid)) {
-        this.workQueue.enqueue(
-          uid,
-          this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor, 'podWorkers back-off'),
-        );
-        if (status !== undefined) status.working = false;
-        return { canStart: false, canEverStart: true };
-      }
-      return { canStart: true, canEverStart: true };
-    }
-    if (status === undefined) return { canStart: false, canEverStart: false };
-    if (status.isTerminationRequested()) return { canStart: false, canEverStart: false };
-    if (!this.allowStaticPodStart(status.fullname, uid)) {
-      this.workQueue.enqueue(
-        uid,
-        this.rng.jitterMs(this.backOffPeriodMs, workerBackOffPeriodJitterFactor, 'podWorkers back-off'),
-      );
-      status.working = false;
-      return { canStart: false, canEverStart: true };
-    }
-    return { canStart: true, canEverStart: true };
-  }
-
   // ---- the worker goroutine ----
 
-  private *managePodLoop(podUpdates: Chan<PodWork>): Co<void> {
+  private *managePodLoop(workerUID: UID, podUpdates: Chan<PodWork>): Co<void> {
     // Go's zero time: any cache entry (stamped >= 0) is newer than it.
     let lastSyncTime = -1;
     let podStarted = false;
     for (;;) {
-      const update = yield* podUpdates.recv();
-      if (update === CLOSED) return;
+      const received = yield* podUpdates.recv();
+      if (received === CLOSED) return;
+      // v1.27's startPodSync: "pod status has disappeared, the worker should exit". Only #113145's
+      // SyncKnownPods forgets an unfinished worker (an orphan that never started) with work still queued.
+      if (!this.podSyncStatuses.has(workerUID)) return;
+      let update = received;
+      if (this.fixes.on('pod-worker-pending-update')) {
+        const started = this.startPodSync(workerUID);
+        if (started === 'exit') return;
+        if (started === 'wait') continue;
+        update = started;
+      }
       const pod = update.options.pod;
       assert(pod !== undefined, 'pod work without a pod');
       const uid = pod.metadata.uid;
-      // v1.27's startPodSync: "pod status has disappeared, the worker should exit". Only #113145's
-      // SyncKnownPods forgets an unfinished worker (an orphan that never started) with work still queued.
-      if (!this.podSyncStatuses.has(uid)) return;
 
       // A pod terminated before it was allowed to start is cleaned up here and the worker exits. Before
       // #104743 (1.22.0-1.22.4) there was no gate: a new static pod UID started while the old one with
       // the same fullname was still terminating. #107900 only changed this gate, so with #104743 off it
       // has nothing to act on.
       // (allowPodStart lets every non-static pod start: the gate is asked for static pods alone.)
-      if (!podStarted && isStaticPod(pod) && this.fixes.on('static-pod-start-exclusion')) {
+      if (
+        !podStarted &&
+        received === update &&
+        isStaticPod(pod) &&
+        this.fixes.on('static-pod-start-exclusion')
+      ) {
         const { canStart, canEverStart } = this.allowPodStart(pod);
         if (!canEverStart) {
           this.completeUnstartedTerminated(pod);
@@ -385,9 +371,9 @@ export class PodWorkers extends PodWorkerStates implements PodStateProvider {
       // v1.27's startPodSync: a pod past the start gate is started (a runtime-only kill does not start
       // it), and the update it takes becomes the one SyncKnownPods replays for an orphan (#113145).
       const taken = this.podSyncStatuses.get(uid);
-      if (taken !== undefined) {
+      if (taken !== undefined && received === update) {
         if (update.options.runningPod === undefined) taken.startedAtMs ??= this.sim.nowMs;
-        taken.activeUpdate = mergeLastUpdate(taken.activeUpdate, update.options);
+        mergeActiveUpdate(taken, update.options);
       }
 
       let isTerminal = false;

@@ -11,6 +11,7 @@ import { WRITES_PODS } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
 import { Fixes } from '../fixes.js';
 import { AssertionError, type Chan, type Context, type Sim, VersionedMap } from '../sim/index.js';
+import { requeueLastPodUpdate as requeuePending, signal } from './podWorkersPending.js';
 import { calculateEffectiveGracePeriod, type PodSyncStatus, type PodWork } from './podWorkersStatus.js';
 import type { PodStateProvider, PodStatusFunc, PodWorkerState } from './types.js';
 
@@ -183,6 +184,12 @@ export class PodWorkerStates implements PodStateProvider {
         });
       }
       status.startedTerminating = true;
+      // v1.27: a pending update is run as the terminating phase (its pod and kill options kept); else
+      // the sync's own update is replayed. 1.23 replaced any pending update with a bare kill.
+      if (this.fixes.on('pod-worker-pending-update')) {
+        this.requeueLastPodUpdate(uid, status);
+        return;
+      }
     }
     // No KillPodOptions: syncTerminatingPod gets no grace period and uses the pod's own.
     this.lastUndeliveredWorkUpdate.set(uid, {
@@ -209,6 +216,12 @@ export class PodWorkerStates implements PodStateProvider {
       for (const ch of status.notifyPostTerminating) ch.close();
       status.notifyPostTerminating = [];
       status.statusPostTerminating = [];
+      // v1.27: SyncTerminatedPod gets the pending update's pod (the newest) if one came meanwhile, else
+      // the terminating update's; 1.23 always the pod it terminated.
+      if (this.fixes.on('pod-worker-pending-update')) {
+        this.requeueLastPodUpdate(uid, status);
+        return;
+      }
     }
     this.lastUndeliveredWorkUpdate.set(uid, {
       workType: 'TerminatedPodWork',
@@ -231,6 +244,10 @@ export class PodWorkerStates implements PodStateProvider {
       if (this.startedStaticPodsByFullname.get(status.fullname) === uid) {
         this.startedStaticPodsByFullname.delete(status.fullname);
       }
+      // v1.27: a runtime pod is not part of the desired state; once terminated it is forgotten at once,
+      // so a later update of the UID starts afresh. 1.23 kept it finished (every update but a create
+      // ignored) until SyncKnownPods purged it, and only once it had left the config.
+      if (this.fixes.on('pod-worker-pending-update')) this.podSyncStatuses.delete(uid);
     }
     this.cleanupPodUpdates(uid);
   }
@@ -274,6 +291,14 @@ export class PodWorkerStates implements PodStateProvider {
 
   /** completeWorkQueueNext: hand the pending work to the worker, or mark it idle. */
   protected completeWorkQueueNext(uid: UID): void {
+    if (this.fixes.on('pod-worker-pending-update')) {
+      // v1.27 completeWork: signal the worker if an update is pending, else it is idle.
+      const status = this.podSyncStatuses.get(uid);
+      if (status === undefined) return;
+      if (status.pendingUpdate !== undefined) signal(status, this.podUpdates.get(uid));
+      else status.working = false;
+      return;
+    }
     const workUpdate = this.lastUndeliveredWorkUpdate.get(uid);
     if (workUpdate !== undefined) {
       const ch = this.podUpdates.get(uid);
@@ -333,6 +358,9 @@ export class PodWorkerStates implements PodStateProvider {
         if (this.terminateOrphan(uid, status)) continue; // removed, never started: no worker to report
       } else if (orphan || restart) {
         this.removeTerminatedWorker(uid);
+        // v1.27 (#113145) leaves a removed worker out of the map, so housekeeping restarts a desired pod
+        // it no longer knows; 1.23 reported it (TerminatedAndRecreatedPod for a reused UID).
+        if (!this.podSyncStatuses.has(uid) && this.fixes.on('pod-worker-pending-update')) continue;
       }
       if (status.terminatedAt !== undefined) {
         workers.set(uid, restart ? 'TerminatedAndRecreatedPod' : 'TerminatedPod');
@@ -388,7 +416,11 @@ export class PodWorkerStates implements PodStateProvider {
    * already pending or it never took one. v1.27 derives the work from the status when the worker takes
    * it; here a pending podWork carries its type, so it is brought up to the status's phase instead.
    */
-  private requeueLastPodUpdate(uid: UID, status: PodSyncStatus): void {
+  protected requeueLastPodUpdate(uid: UID, status: PodSyncStatus): void {
+    if (this.fixes.on('pod-worker-pending-update')) {
+      if (requeuePending(status, this.podUpdates.get(uid))) this.sim.noteEffect();
+      return;
+    }
     const pending = this.lastUndeliveredWorkUpdate.get(uid);
     if (pending !== undefined) {
       if (pending.workType !== status.workType()) {

@@ -33,6 +33,9 @@ export interface PodSyncStatusInit {
   terminatedAt?: number;
   finished?: boolean;
   restartRequested?: boolean;
+  pendingUpdate?: UpdatePodOptions;
+  activeUpdate?: UpdatePodOptions;
+  startedAtMs?: number;
 }
 
 /**
@@ -81,6 +84,19 @@ export class PodSyncStatus {
    * replays for an orphan (#113145). Set for every pod; read only with `orphan-pod-worker-terminates`.
    */
   activeUpdate: UpdatePodOptions | undefined = undefined;
+  /** Some update merged into activeUpdate carried an API pod (v1.27's activeUpdate.Pod != nil). */
+  activeHasConfig = false;
+  /**
+   * The update UpdatePod left for the worker to take (v1.27's pendingUpdate, `pod-worker-pending-update`
+   * on): the worker's only queue, its channel a mere signal. Unused with the switch off (1.23's podWork
+   * channel and lastUndeliveredWorkUpdate).
+   */
+  pendingUpdate: UpdatePodOptions | undefined = undefined;
+  /**
+   * pendingUpdate is a replay of activeUpdate (requeueLastPodUpdate), not a caller's update: taken as a
+   * kill, it publishes no podKillDispatched (see PodWork.replayed).
+   */
+  pendingReplayed = false;
   /** completedCh of each kill, closed when the pod reaches terminated. */
   notifyPostTerminating: Chan<never>[] = [];
   /** The status functions of each kill; the last one is passed to syncTerminatingPod. */

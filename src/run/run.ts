@@ -139,7 +139,8 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
     scenario,
     seed,
     fixes,
-    elide: o.schedule === undefined ? (o.elide ?? elisionDefault()) : false,
+    // A schedule's choice points are those of the elided run (src/sim/choices.ts), whatever the default.
+    elide: o.schedule === undefined ? (o.elide ?? elisionDefault()) : true,
   });
   clock = world.sim;
   const choices =

@@ -1,6 +1,6 @@
 // A run's digest: a hash of everything it published (every fact, in order) and of its verdict. The
 // determinism guard (src/fuzz/determinism.ts) compares two runs' digests; explore counts its distinct runs
-// by it (src/explore/explore.ts).
+// by what a user can see of one, without its event count (src/explore/explore.ts).
 import type { Fact } from '../facts.js';
 import type { RunResult } from './run.js';
 
@@ -23,4 +23,17 @@ export function runDigest(r: RunResult): string {
   for (const f of facts) h = fnv1a(JSON.stringify(f), h);
   h = fnv1a(`${r.events}|${r.virtualTimeMs}|${r.outcome}|${JSON.stringify(r.violations)}`, h);
   return `${h.toString(16).padStart(8, '0')}/${facts.length}f/${r.events}e`;
+}
+
+/**
+ * What a user can see of a run: its facts in order, virtual end time, outcome and violations. Not its event
+ * count: two schedules that give the same run may run an idle round for real in one and skip it in the
+ * other (src/sim/choices.ts).
+ */
+export function outcomeDigest(r: RunResult): string {
+  const facts: readonly Fact[] = r.facts ?? [];
+  let h = FNV_OFFSET;
+  for (const f of facts) h = fnv1a(JSON.stringify(f), h);
+  h = fnv1a(`${r.virtualTimeMs}|${r.outcome}|${JSON.stringify(r.violations)}`, h);
+  return `${h.toString(16).padStart(8, '0')}/${facts.length}f`;
 }

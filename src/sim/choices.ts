@@ -6,12 +6,14 @@
 // same run as before and its hot loop pays nothing for it.
 //
 // The loop also records each event's footprint (what it read and wrote, below), from which the explorer
-// decides which reorderings can change anything (src/explore/). Elision must be off: an elided run skips
-// idle rounds where the default order would pop them, so a reordered instant could skip a round that is
-// no longer idle.
+// decides which reorderings can change anything (src/explore/). With elision on, an idle round is skipped
+// where the default order would pop it, so a reordered instant could skip a round that is no longer idle:
+// at each instant where a real event is due, every parked round of that instant is made real first
+// (ParkedLoops.wakeInstant), and the instant's events are the plain run's. Rounds alone at their instant
+// stay virtual: idle rounds only read, so any order of them is the same run.
 import { AssertionError } from './assert.js';
 import { LatencyChoices, type LatencyDeviation } from './latencyChoices.js';
-import { WRITES_TICK } from './masks.js';
+import { WRITES_ALL, WRITES_TICK } from './masks.js';
 import { Process, processObjectId } from './process.js';
 import type { EventQueue, InstantEntries, Target } from './queue.js';
 import type { RunBounds, Sim, StopReason } from './sim.js';
@@ -51,6 +53,8 @@ export class ChoiceLog {
   readonly domain: number[] = [];
   /** A reader's read mask; a writer's write mask (src/sim/masks.ts). */
   readonly mask: number[] = [];
+  /** A writer's read mask (its process's Process.readMask; everything for a callback); else 0. */
+  readonly reads: number[] = [];
   /** 1 if it touched an object shared between nodes (API server, SAN, facts, kernel ids, spawn order). */
   readonly shared: number[] = [];
   /** 1 if it pushed an event due at its own instant (it cannot be moved without moving that one). */
@@ -159,7 +163,7 @@ export class ChoiceRun {
     return latency;
   }
 
-  /** @internal Sim.run's loop when a schedule is given (elision off). */
+  /** @internal Sim.run's loop when a schedule is given (with elision as runElided, but whole instants). */
   run(sim: Sim, queue: EventQueue, bounds: RunBounds): StopReason {
     this.started = true;
     const log = this.log;
@@ -167,9 +171,19 @@ export class ChoiceRun {
     let lastTime = -1;
     let lastSeq0 = 0;
     let instantStart = 0;
+    const parked = sim.parked;
     for (;;) {
-      const timeMs = queue.nextTimeMs();
-      if (timeMs === Number.POSITIVE_INFINITY) return this.end('idle');
+      let timeMs = queue.nextTimeMs();
+      if (parked.count > 0 && timeMs !== lastTime) {
+        // As runElided: a parked loop's round at its deadline before the next event is real.
+        while (parked.count > 0 && parked.minDueMs < timeMs) {
+          parked.materialiseDue(timeMs, Number.NEGATIVE_INFINITY);
+          timeMs = queue.nextTimeMs();
+        }
+        // Every parked round of the instant runs for real (ParkedLoops.wakeInstant says why).
+        if (timeMs <= bounds.horizonMs && timeMs !== Number.POSITIVE_INFINITY) parked.wakeInstant(timeMs);
+      }
+      if (timeMs === Number.POSITIVE_INFINITY) return this.end(parked.count > 0 ? 'horizon' : 'idle');
       if (sim.stopRequested) return 'stopped';
       if (timeMs > bounds.horizonMs) return this.end('horizon');
       if (sim.events >= bounds.maxEvents) return this.end('max-events');
@@ -216,23 +230,32 @@ export class ChoiceRun {
       sim.touchedObjects = touched;
       target.fire(arg);
       sim.touchedObjects = undefined;
+      sim.endEvent(target);
       recordTouches(log, touched);
       log.seq.push(seq);
       log.timeMs.push(timeMs);
       log.nowPush.push(0);
       const shared = sim.shared !== shared0 ? 1 : 0;
-      if (stale) this.record(FP_STALE, 0, 0, 0);
+      if (stale) this.record(FP_STALE, 0, 0, 0, 0);
       else if (sim.readerDomain >= 0 && sim.eventClean() && shared === 0)
-        this.record(FP_READER, sim.readerDomain, sim.readerMask, 0);
-      else this.record(FP_WRITER, target.domain ?? 0, sim.eventWritesMask, shared);
+        this.record(FP_READER, sim.readerDomain, sim.readerMask, 0, 0);
+      else
+        this.record(
+          FP_WRITER,
+          target.domain ?? 0,
+          sim.eventWritesMask,
+          shared,
+          target instanceof Process ? target.readMask : WRITES_ALL,
+        );
     }
   }
 
-  private record(kind: number, domain: number, mask: number, shared: number): void {
+  private record(kind: number, domain: number, mask: number, shared: number, reads: number): void {
     this.log.kind.push(kind);
     this.log.domain.push(domain);
     this.log.mask.push(mask);
     this.log.shared.push(shared);
+    this.log.reads.push(reads);
   }
 
   /**
@@ -377,5 +400,12 @@ export function dependent(log: ChoiceLog, a: number, b: number): boolean {
     const mw = ka === FP_READER ? (log.mask[b] as number) : (log.mask[a] as number);
     return sameDomain && (mr & mw) !== 0;
   }
-  return sameDomain || (log.shared[a] === 1 && log.shared[b] === 1);
+  if (log.shared[a] === 1 && log.shared[b] === 1) return true;
+  if (!sameDomain) return false;
+  // Two writers of one node: either order leaves the same state if neither writes a part the other
+  // reads or writes. Without a declared read set a writer reads everything (Process.readMask).
+  if (da === 0 || db === 0) return true;
+  const wa = log.mask[a] as number;
+  const wb = log.mask[b] as number;
+  return ((wa & ((log.reads[b] as number) | wb)) | (wb & (log.reads[a] as number))) !== 0;
 }

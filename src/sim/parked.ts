@@ -146,6 +146,23 @@ export class ParkedLoops {
     }
   }
 
+  /**
+   * @internal A schedule run reaches instant `timeMs`, at which a real event is due: every parked round of
+   * that instant runs for real, whatever its tie (src/sim/choices.ts). The instant's events are then the
+   * plain run's, so a reordered instant runs a round after a writer it came before by default, as the
+   * plain run would; the rounds before the instant stay virtual (idle rounds alone at their instant only
+   * read: any order of them is the same run).
+   */
+  wakeInstant(timeMs: number): void {
+    this.advance(timeMs, Number.NEGATIVE_INFINITY);
+    this.visits += this.count;
+    for (let i = this.count - 1; i >= 0; i--) {
+      const e = this.entries[i] as Parked;
+      if (isLazy(e)) this.advanceLoop(e, timeMs, Number.NEGATIVE_INFINITY);
+      if (e.nextMs === timeMs) this.wake(e);
+    }
+  }
+
   /** Whether a due round may come before the event with key (timeMs, tie): materialiseDue has work. */
   mayBeDue(timeMs: number, tie: number): boolean {
     const due = this.minDueMs;

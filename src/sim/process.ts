@@ -31,6 +31,12 @@ export class Process implements Target {
    */
   writeMask = WRITES_ALL;
   /**
+   * Which parts of its node's state its events may read, whatever they find (src/sim/choices.ts): all
+   * unless the code that spawns it says less. Two writers of one node commute when neither writes what
+   * the other reads or writes; only a goroutine that reads none of its node's state says 0.
+   */
+  readMask = WRITES_ALL;
+  /**
    * Its seeded draws' key (src/sim/rng.ts): a hash of its name and how many processes of that name were
    * spawned before it, so it does not depend on the order of unrelated spawns.
    */

@@ -157,11 +157,11 @@ export class Sim {
   }
 
   /**
-   * Runs follow `choices`'s schedule and record their choice points. Elision must be off: an elided run
-   * places its skipped rounds by the default order (src/sim/choices.ts).
+   * Runs follow `choices`'s schedule and record their choice points. With elision, every round of an
+   * instant where a real event is due runs for real, so any order of that instant can be picked
+   * (src/sim/choices.ts).
    */
   setChoices(choices: ChoiceRun): void {
-    assert(!this.elide, 'a schedule run needs elision off');
     this.choices = choices;
     this.fx.chooser = choices.attach(this, this.queue);
   }
@@ -173,6 +173,16 @@ export class Sim {
     this.eventPure = false;
     this.eventWrites = target.writeMask ?? WRITES_ALL;
     this.readerDomain = -1;
+  }
+
+  /**
+   * @internal A schedule run's loop ends an event as runElided does: if it changed something, the parked
+   * loops that can see it poll again at their next round.
+   */
+  endEvent(target: { readonly domain?: number | undefined }): void {
+    const parked = this.parked;
+    if (parked.count > 0 && this.cleanFx !== this.fx.n && this.eventWrites !== 0)
+      parked.unpark(target.domain ?? 0, this.eventWrites);
   }
 
   /** @internal The current event has had no effect since it was declared clean. */

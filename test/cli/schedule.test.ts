@@ -52,5 +52,9 @@ describe('run --schedule', () => {
     }
     const both = podrace(['run', 'pod-deleted-before-start', '--schedule', '1:1', '--seeds', '1..2']);
     expect(both.code).toBe(2);
+    // A schedule's choice points are the elided run's: a plain run would number them otherwise.
+    const plain = podrace(['run', 'pod-deleted-before-start', '--schedule', '1:1', '--no-elide']);
+    expect([plain.code, plain.stdout]).toEqual([2, '']);
+    expect(plain.stderr).toMatch(/--schedule and --no-elide cannot be combined/);
   });
 });

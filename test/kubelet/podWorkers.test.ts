@@ -25,6 +25,13 @@ import {
 
 const numPods = 20;
 
+/**
+ * These are release-1.23's tests, so they run release-1.23's queue (a podWork channel with
+ * lastUndeliveredWorkUpdate), whose internals several read; the v1.28 tests of the pendingUpdate queue
+ * are in podWorkersV128.test.ts.
+ */
+const QUEUE_1_23 = Fixes.all().with('pod-worker-pending-update', false);
+
 function records(h: Harness, uid: UID) {
   return h.processed.get(uid) ?? [];
 }
@@ -51,7 +58,7 @@ function spawnKill(
 
 describe('UpdatePod', () => {
   it('TestUpdatePod: coalesces updates, processing the first and the last', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     for (let i = 0; i < numPods; i++) {
       for (let j = i; j < numPods; j++) {
         h.podWorkers.updatePod({ pod: newPod(String(j), String(i)), updateType: 'SyncPodCreate' });
@@ -95,7 +102,7 @@ describe('UpdatePod', () => {
   });
 
   it('a terminal pod whose runtime still has a running container is not terminated on first sight', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     const uid = 'succeeded-but-running';
     h.cache.statuses.set(uid, {
       id: uid,
@@ -114,7 +121,7 @@ describe('UpdatePod', () => {
   });
 
   it('TestUpdatePodForRuntimePod: runtime pods can only be killed, and skip the terminated phase', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     h.podWorkers.updatePod({ updateType: 'SyncPodCreate', runningPod: runtimePod('1', '1') });
     h.drain();
     expect(h.processed.size).toBe(0);
@@ -135,7 +142,7 @@ describe('UpdatePod', () => {
   });
 
   it('TestUpdatePodForTerminatedRuntimePod: a stale runtime kill of a terminated pod is ignored', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     h.podWorkers.podSyncStatuses.set(
       '1',
       new PodSyncStatus({
@@ -153,7 +160,7 @@ describe('UpdatePod', () => {
   });
 
   it('TestUpdatePodDoesNotForgetSyncPodKill: create, kill, update -> syncPod then syncTerminatingPod', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     for (let i = 0; i < numPods; i++) {
       const pod = newPod(String(i), String(i));
       h.podWorkers.updatePod({ pod, updateType: 'SyncPodCreate' });
@@ -173,7 +180,7 @@ describe('UpdatePod', () => {
   });
 
   it('TestTerminalPhaseTransition: syncPod reporting a terminal phase moves the pod to terminated', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     const channels = new WorkChannel(h.sim);
     h.podWorkers.workerChannelFn = channels.intercept;
     const update = () =>
@@ -195,7 +202,7 @@ describe('UpdatePod', () => {
   });
 
   it('UID reuse (#104847): a create while terminating is remembered and replayed after SyncKnownPods', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     const pod = newPod('reused', 'p');
     h.hooks.syncTerminatingPod = function* (ctx) {
       yield* sleepCtx(1000, ctx);
@@ -226,7 +233,7 @@ describe('UpdatePod', () => {
 
 describe('static pods', () => {
   it('TestStaticPodExclusion: one static pod per fullname, started in arrival order', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     const w = h.podWorkers;
     const channels = new WorkChannel(h.sim);
     w.workerChannelFn = channels.intercept;
@@ -368,7 +375,7 @@ describe('static pods', () => {
   });
 
   it('IsPodForMirrorPodTerminatingByFullName: true only while the started static pod is terminating', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     h.hooks.syncTerminatingPod = function* (ctx) {
       yield* sleepCtx(2000, ctx);
       return undefined;
@@ -535,32 +542,38 @@ describe('Test_allowPodStart', () => {
       allowedEver: false,
     },
   ];
-  for (const tc of cases) {
-    it(tc.desc, () => {
-      const h = createPodWorkers();
-      const w = h.podWorkers;
-      for (const [uid, init] of Object.entries(tc.statuses))
-        w.podSyncStatuses.set(uid, new PodSyncStatus(init));
-      for (const [k, v] of Object.entries(tc.started ?? {})) w.startedStaticPodsByFullname.set(k, v);
-      for (const [k, v] of Object.entries(tc.waiting ?? {}))
-        w.waitingToStartStaticPodsByFullname.set(k, [...v]);
-      const { canStart, canEverStart } = w.allowPodStart(tc.pod);
-      expect(canStart).toBe(tc.allowed);
-      expect(canEverStart).toBe(tc.allowedEver);
-      // As upstream: a nil and an empty expected map are the same.
-      expect(Object.fromEntries(w.startedStaticPodsByFullname)).toEqual(tc.expectedStarted ?? {});
-      expect(Object.fromEntries(w.waitingToStartStaticPodsByFullname)).toEqual(
-        tc.expectedWaiting ?? tc.waiting ?? {},
-      );
-      // A denied start that may happen later is requeued with back-off and leaves the worker idle.
-      expect(h.queue.items.length).toBe(tc.allowedEver && !tc.allowed ? 1 : 0);
-    });
-  }
+  // v1.28's Test_allowPodStart has the same cases (it only builds the non-static pod with a namespace):
+  // run against release-1.23's queue and against the 1.28 preset.
+  for (const [queue, fixes] of [
+    ['', QUEUE_1_23],
+    [' (1.28)', Fixes.of('1.28')],
+  ] as const)
+    for (const tc of cases) {
+      it(`${tc.desc}${queue}`, () => {
+        const h = createPodWorkers({ fixes });
+        const w = h.podWorkers;
+        for (const [uid, init] of Object.entries(tc.statuses))
+          w.podSyncStatuses.set(uid, new PodSyncStatus(init));
+        for (const [k, v] of Object.entries(tc.started ?? {})) w.startedStaticPodsByFullname.set(k, v);
+        for (const [k, v] of Object.entries(tc.waiting ?? {}))
+          w.waitingToStartStaticPodsByFullname.set(k, [...v]);
+        const { canStart, canEverStart } = w.allowPodStart(tc.pod);
+        expect(canStart).toBe(tc.allowed);
+        expect(canEverStart).toBe(tc.allowedEver);
+        // As upstream: a nil and an empty expected map are the same.
+        expect(Object.fromEntries(w.startedStaticPodsByFullname)).toEqual(tc.expectedStarted ?? {});
+        expect(Object.fromEntries(w.waitingToStartStaticPodsByFullname)).toEqual(
+          tc.expectedWaiting ?? tc.waiting ?? {},
+        );
+        // A denied start that may happen later is requeued with back-off and leaves the worker idle.
+        expect(h.queue.items.length).toBe(tc.allowedEver && !tc.allowed ? 1 : 0);
+      });
+    }
 });
 
 describe('housekeeping', () => {
   it('TestSyncKnownPods: the predicates before and after the first sync, and purging', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     const w: PodWorkers = h.podWorkers;
     for (let i = 0; i < numPods; i++)
       w.updatePod({ pod: newPod(String(i), 'name'), updateType: 'SyncPodUpdate' });
@@ -643,7 +656,7 @@ describe('housekeeping', () => {
       },
     ];
     for (const tc of cases) {
-      const w = createPodWorkers().podWorkers;
+      const w = createPodWorkers({ fixes: QUEUE_1_23 }).podWorkers;
       w.podSyncStatuses.set(podUID, new PodSyncStatus(tc.init));
       for (const [k, v] of Object.entries(tc.started ?? {})) w.startedStaticPodsByFullname.set(k, v);
       for (const [k, v] of Object.entries(tc.waiting ?? {})) w.waitingToStartStaticPodsByFullname.set(k, v);
@@ -653,7 +666,7 @@ describe('housekeeping', () => {
   });
 
   it('a kubelet restart (its process group killed) stops the workers mid-sync', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     let finished = false;
     h.hooks.syncPod = function* (ctx) {
       yield* sleepCtx(5000, ctx);
@@ -671,37 +684,42 @@ describe('housekeeping', () => {
 });
 
 describe('killPodNow', () => {
-  it('TestKillPodNowFunc: kills without ever running syncPod, passing the status function', () => {
-    const h = createPodWorkers();
-    const seen: MutablePodStatus[] = [];
-    h.hooks.syncTerminatingPod = (_ctx, _pod, _gp, podStatusFn) => {
-      const status: MutablePodStatus = { phase: 'Running' };
-      podStatusFn?.(status);
-      seen.push(status);
-      return immediately(undefined);
-    };
-    const pod = newPod('test', 'test');
-    const result = spawnKill(h, pod, false, 0, (status) => {
-      status.phase = 'Failed';
-      status.reason = 'reason';
-      status.message = 'message';
+  // v1.28's TestKillPodNowFunc is release-1.23's: run against both queues.
+  for (const [queue, fixes] of [
+    ['', QUEUE_1_23],
+    [' (1.28)', Fixes.of('1.28')],
+  ] as const)
+    it(`TestKillPodNowFunc: kills without ever running syncPod, passing the status function${queue}`, () => {
+      const h = createPodWorkers({ fixes });
+      const seen: MutablePodStatus[] = [];
+      h.hooks.syncTerminatingPod = (_ctx, _pod, _gp, podStatusFn) => {
+        const status: MutablePodStatus = { phase: 'Running' };
+        podStatusFn?.(status);
+        seen.push(status);
+        return immediately(undefined);
+      };
+      const pod = newPod('test', 'test');
+      const result = spawnKill(h, pod, false, 0, (status) => {
+        status.phase = 'Failed';
+        status.reason = 'reason';
+        status.message = 'message';
+      });
+      h.drain();
+      expect(result.done).toBe(true);
+      expect(result.err).toBeUndefined();
+      expect(result.atMs).toBe(0);
+      expect(h.processed.size).toBe(1);
+      const recs = records(h, 'test');
+      expect(recs).toHaveLength(2);
+      expect(recs[0]?.updateType).toBe('SyncPodKill');
+      expect(recs[0]?.gracePeriod).toBe(1); // override 0, no spec value: at least 1
+      expect(recs[1]?.terminated).toBe(true);
+      expect(seen).toEqual([{ phase: 'Failed', reason: 'reason', message: 'message' }]);
+      expect(h.podWorkers.podSyncStatuses.get('test')?.isEvicted()).toBe(false);
     });
-    h.drain();
-    expect(result.done).toBe(true);
-    expect(result.err).toBeUndefined();
-    expect(result.atMs).toBe(0);
-    expect(h.processed.size).toBe(1);
-    const recs = records(h, 'test');
-    expect(recs).toHaveLength(2);
-    expect(recs[0]?.updateType).toBe('SyncPodKill');
-    expect(recs[0]?.gracePeriod).toBe(1); // override 0, no spec value: at least 1
-    expect(recs[1]?.terminated).toBe(true);
-    expect(seen).toEqual([{ phase: 'Failed', reason: 'reason', message: 'message' }]);
-    expect(h.podWorkers.podSyncStatuses.get('test')?.isEvicted()).toBe(false);
-  });
 
   it('every kill completedCh is closed on termination and the newest kill status function is used', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     h.hooks.syncPod = function* (ctx) {
       const done = yield* sleepCtx(10_000, ctx);
       return { isTerminal: false, err: done ? undefined : errContextCanceled };
@@ -740,7 +758,7 @@ describe('killPodNow', () => {
   });
 
   it('an eviction marks the pod evicted, so its content may be removed before it is deleted', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     const pod = newPod('ev', 'ev');
     h.podWorkers.updatePod({ pod, updateType: 'SyncPodCreate' });
     h.drain();
@@ -811,7 +829,7 @@ describe('grace period', () => {
   });
 
   it('a shorter grace period cancels the running syncTerminatingPod; a longer one does not', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     const starts: { gp: number | undefined; atMs: number }[] = [];
     h.hooks.syncTerminatingPod = function* (ctx, _pod, gp) {
       starts.push({ gp, atMs: h.sim.nowMs });
@@ -844,7 +862,7 @@ describe('grace period', () => {
   });
 
   it('killPodNow with an override of 0 kills with the spec value (#115819 quirk)', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     const pod = newPod('q', 'q', { terminationGracePeriodSeconds: 30 });
     const result = spawnKill(h, pod, true, 0, undefined);
     h.drain();
@@ -855,7 +873,7 @@ describe('grace period', () => {
 
 describe('worker loop', () => {
   it('a kill cancels the sync in flight through its context; a plain update does not', () => {
-    const h = createPodWorkers({ backOffPeriodMs: 10_000 });
+    const h = createPodWorkers({ backOffPeriodMs: 10_000, fixes: QUEUE_1_23 });
     const log: string[] = [];
     h.hooks.syncPod = function* (ctx) {
       const done = yield* sleepCtx(10_000, ctx);
@@ -891,7 +909,7 @@ describe('worker loop', () => {
   });
 
   it('completeWork requeues: resync on success, back-off on error, 1s when the network is not ready', () => {
-    const h = createPodWorkers({ resyncIntervalMs: 60_000, backOffPeriodMs: 10_000 });
+    const h = createPodWorkers({ resyncIntervalMs: 60_000, backOffPeriodMs: 10_000, fixes: QUEUE_1_23 });
     const results: { isTerminal: boolean; err: GoError | undefined }[] = [
       { isTerminal: false, err: undefined },
       { isTerminal: false, err: new GoError('boom') },
@@ -918,7 +936,7 @@ describe('worker loop', () => {
   });
 
   it('publishes the phases, the termination request and the termination as facts', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     const pod = newNamedPod('f', 'ns', 'web', false);
     h.podWorkers.updatePod({ pod, updateType: 'SyncPodCreate' });
     h.drain();
@@ -952,7 +970,7 @@ describe('worker loop', () => {
   });
 
   it('publishes podTerminated for a static pod terminated before it started', () => {
-    const h = createPodWorkers();
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
     const a = newNamedPod('a', 'test1', 'pod1', true);
     const b = newNamedPod('b', 'test1', 'pod1', true);
     h.podWorkers.updatePod({ pod: a, updateType: 'SyncPodCreate' });

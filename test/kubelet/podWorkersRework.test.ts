@@ -1,7 +1,8 @@
 // The two v1.27 pod worker changes podrace ports as switches on the release-1.23 pod worker: #113145's
 // orphan handling in SyncKnownPods (orphan-pod-worker-terminates) and #117019's unfinished first-sight
 // status (terminal-pod-first-sight-synced). Each runs the same sequence with the switch off (1.26) and on
-// (1.27), from the 1.26 preset.
+// (1.27), from the 1.26 preset. The queue half of #113145 (pod-worker-pending-update) is tested by
+// podWorkersV128.test.ts and housekeepingV128.test.ts.
 import { describe, expect, it } from 'vitest';
 import { GoError } from '../../src/api/errors.js';
 import type { UID } from '../../src/api/v1.js';

@@ -59,7 +59,9 @@ describe('runtime-request-timeout', () => {
           '    createPod: {pod: web, node: node-a, containers: [{name: slow}, {name: app}]}',
           '  - at: 0s',
           '    fault: {containerStart: {pod: web, delay: 24m}}',
-          ...(deleted ? ['  - at: 0s', '    deletePod: {pod: web}'] : []),
+          // At 5 s, once the start is under way: a delete in the same instant as the create reaches the
+          // pod worker before it ran, and v1.27's pendingUpdate runs the two as the kill alone.
+          ...(deleted ? ['  - at: 5s', '    deletePod: {pod: web}'] : []),
         ].join('\n'),
         'slow.yaml',
       );

@@ -3,7 +3,7 @@
 // the ones of pods that are gone.
 
 import type { UID } from '../../api/v1.js';
-import { WRITES_NONE } from '../../elisionMasks.js';
+import { WRITES_NONE, WRITES_PODS } from '../../elisionMasks.js';
 import type { Fact } from '../../facts.js';
 import type { Fixes } from '../../fixes.js';
 import { type Co, type ProcessGroup, type Rng, type Sim, sleep } from '../../sim/index.js';
@@ -31,8 +31,11 @@ export class FsResourceAnalyzer {
   constructor(private readonly o: FsResourceAnalyzerOptions) {}
 
   start(): void {
-    // It starts and stops calculators; what they compute is read by no loop (src/elisionMasks.ts).
-    this.o.sim.spawn(`${this.o.node}/fsResourceAnalyzer`, this.run(), this.o.group).writeMask = WRITES_NONE;
+    // It starts and stops calculators; what they compute is read by no loop (src/elisionMasks.ts). It reads
+    // the pod set only (GetPods), so it commutes with writers of the rest (src/sim/choices.ts).
+    const p = this.o.sim.spawn(`${this.o.node}/fsResourceAnalyzer`, this.run(), this.o.group);
+    p.writeMask = WRITES_NONE;
+    p.readMask = WRITES_PODS;
   }
 
   private *run(): Co<void> {
