@@ -76,10 +76,16 @@ export type Fact =
         cause: 'deletion' | 'override';
       })
   /**
-   * HandlePodAdditions handed a pod new to this kubelet process to the pod workers (admission proper,
-   * canAdmitPod, is not modelled: every pod is admitted).
+   * HandlePodAdditions handed a pod new to this kubelet process to the pod workers: canAdmitPod admitted
+   * it, or it skipped admission (its termination already requested; a terminal pod under #126343 or
+   * release-1.20's podIsTerminated).
    */
   | (Base & PodRef & { kind: 'podAdmitted' })
+  /**
+   * rejectPod: canAdmitPod refused a pod (reason: the failed predicate, e.g. NodeAffinity); the status
+   * manager is told phase Failed, and no pod worker hears of the pod.
+   */
+  | (Base & PodRef & { kind: 'podRejected'; reason: string; message: string })
   | (Base & { kind: 'kubeletStarted' })
   | (Base & { kind: 'kubeletStopped' })
   | (Base & { kind: 'kubeletPanic'; component: string; message: string })

@@ -252,12 +252,38 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.27'),
     needsPodWorkerLifecycle: true,
   },
+  // The status manager half of #115331 (its SyncTerminatedPod half is the switch after this one). Read in
+  // v1.28.0's status_manager.go against v1.23.13's; which PR of the 1.27 cycle added podIsFinished was
+  // taken from #115331's review (the status manager "just checks" that the pod worker finished) and from
+  // #118841's release note ("Fix 1.27 regression"), not from a diff. Not a fix: the change that made a pod
+  // no pod worker drives (rejected at admission) undeletable, which #118497 repaired.
+  'status-deletes-finished-pods': {
+    prs: [115331],
+    release: '1.27',
+    backports: [],
+    summary:
+      "status manager: canBeDeleted waits for SyncTerminatedPod's TerminatePod (podIsFinished) and a terminal API phase instead of PodResourcesAreReclaimed; TerminatePod marks a non-static pod still Pending or Running Failed",
+    presets: shippedFrom('1.27'),
+    needsPodWorkerLifecycle: true,
+  },
   'terminated-pod-waits-for-volume-cleanup': {
     prs: [115331],
     release: '1.27',
     backports: [],
     summary:
       "SyncTerminatedPod waits after WaitForUnmount until podVolumesExist is false (uncertain mounts and the pod's volume dirs on disk too) before it destroys the pod's cgroup",
+    presets: shippedFrom('1.27'),
+    needsPodWorkerLifecycle: true,
+  },
+  // Merged on master for 1.28.0 (CHANGELOG-1.28: "Fixed deletion of non-admissible pods that are deleted
+  // during Kubelet restart"); its pick #118841 is in v1.27.4 (CHANGELOG-1.27), release note "Fix 1.27
+  // regression". None to 1.26 or earlier: they delete such a pod through PodResourcesAreReclaimed.
+  'rejected-pod-deletion-after-restart': {
+    prs: [118497, 118841],
+    release: '1.28',
+    backports: ['1.27.4 (#118841)'],
+    summary:
+      'HandlePodCleanups hands every deleted terminal pod the pod workers do not know and the runtime does not run (filterTerminalPodsToDelete: one rejected at admission) to the pod worker as SyncPodKill, so SyncTerminatedPod runs and the status manager deletes it (#118472)',
     presets: shippedFrom('1.27'),
     needsPodWorkerLifecycle: true,
   },
@@ -268,6 +294,19 @@ export const FIX_TABLE = {
     summary:
       "a hard eviction passes immediateEvictionGracePeriodSeconds (1 s) as the override, not 0, which the pod worker took as 'none' and replaced with the spec's grace (#115819)",
     presets: shippedFrom('1.31'),
+    needsPodWorkerLifecycle: true,
+  },
+  // Merged on master for 1.32.0 (CHANGELOG-1.32, v1.32.0-alpha.1) and picked to four branches, each pick's
+  // release note in its patch's CHANGELOG: v1.31.1, v1.30.5, v1.29.9, v1.28.14. Release-1.20's
+  // HandlePodAdditions skipped admission for a terminal pod (podIsTerminated); #102344 (1.22) asked only
+  // IsPodTerminationRequested, so 1.22 to 1.27 re-admit one after a restart.
+  'terminal-pod-not-readmitted': {
+    prs: [126343, 127207, 127208, 127209, 127210],
+    release: '1.32',
+    backports: ['1.31.1 (#127207)', '1.30.5 (#127208)', '1.29.9 (#127209)', '1.28.14 (#127210)'],
+    summary:
+      'HandlePodAdditions runs no admission for a pod whose API phase is terminal (IsPodPhaseTerminal), so a kubelet restart no longer rejects a completed pod and turns it Failed (#126341)',
+    presets: shippedFrom('1.28'),
     needsPodWorkerLifecycle: true,
   },
   // Merged for 1.28.0 (CHANGELOG-1.28: "Fixed the preStop hook. This will now block the pod termination

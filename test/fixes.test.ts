@@ -52,16 +52,22 @@ describe('release presets', () => {
       expect(Fixes.of('1.23').on(id), id).toBe(false);
       expect(Fixes.of('1.24').on(id), id).toBe(true);
     }
-    // #113145 (1.27, no picks; its orphan half and its pendingUpdate rework) and #117019 (1.28, picked
-    // to 1.27.2): none of 1.24 to 1.26 has them.
+    // #113145 (1.27, no picks; its orphan half and its pendingUpdate rework), #117019 (1.28, picked to
+    // 1.27.2), #115331's status manager (1.27, no picks) and #118497 (1.28, picked to 1.27.4): none of
+    // 1.24 to 1.26 has them.
     for (const id of [
       'orphan-pod-worker-terminates',
       'pod-worker-pending-update',
       'terminal-pod-first-sight-synced',
+      'status-deletes-finished-pods',
+      'rejected-pod-deletion-after-restart',
     ] as const) {
       expect(Fixes.of('1.26').on(id), id).toBe(false);
       expect(Fixes.of('1.27').on(id), id).toBe(true);
     }
+    // #126343 (1.32), picked to 1.31.1, 1.30.5, 1.29.9 and 1.28.14; none to 1.27.
+    expect(Fixes.of('1.27').on('terminal-pod-not-readmitted')).toBe(false);
+    expect(Fixes.of('1.28').on('terminal-pod-not-readmitted')).toBe(true);
     // #124063 (1.31, no picks): the eviction manager's immediate grace.
     expect(Fixes.of('1.30').on('immediate-eviction-grace')).toBe(false);
     expect(Fixes.of('1.31').on('immediate-eviction-grace')).toBe(true);
@@ -87,7 +93,8 @@ describe('release presets', () => {
           .with('immediate-eviction-grace', false)
           .with('prestop-counts-against-grace', false)
           .with('housekeeping-restart-same-round', false)
-          .with('dsw-terminating-pvc-protected', false),
+          .with('dsw-terminating-pvc-protected', false)
+          .with('terminal-pod-not-readmitted', false),
       ),
     ).toBe(true);
     for (const k of ['1.24', '1.26', '1.27', '1.28', '1.29', '1.30', '1.31'] as const) {
@@ -153,6 +160,8 @@ describe('labels and replay flags', () => {
       'orphan-pod-worker-terminates=on',
       'terminal-pod-first-sight-synced=on',
       'terminated-pod-waits-for-volume-cleanup=on',
+      'status-deletes-finished-pods=on',
+      'rejected-pod-deletion-after-restart=on',
       'pod-worker-pending-update=on',
     ];
     expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('1.27');
@@ -161,6 +170,7 @@ describe('labels and replay flags', () => {
       ...rework,
       'new-volume-reconstruction=on',
       'prestop-counts-against-grace=on',
+      'terminal-pod-not-readmitted=on',
       'housekeeping-restart-same-round=on',
     ];
     expect(fixesOption('1.22', recon).label()).toBe('1.29');

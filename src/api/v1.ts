@@ -50,6 +50,11 @@ export interface PodSpec {
   readonly volumes: readonly string[];
   readonly terminationGracePeriodSeconds?: number | undefined;
   readonly restartPolicy: RestartPolicy;
+  /**
+   * spec.nodeSelector: labels the node must carry. The kubelet's predicate admit handler checks it
+   * (GetRequiredNodeAffinity); absent: none (no required node affinity is modelled besides it).
+   */
+  readonly nodeSelector?: Readonly<Record<string, string>> | undefined;
 }
 
 export type ContainerStateName = 'waiting' | 'running' | 'terminated';
@@ -113,6 +118,7 @@ export function newPodSpec(s: PodSpec): PodSpec {
     volumes: s.volumes,
     terminationGracePeriodSeconds: s.terminationGracePeriodSeconds,
     restartPolicy: s.restartPolicy,
+    nodeSelector: s.nodeSelector,
   };
 }
 

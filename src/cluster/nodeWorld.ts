@@ -12,4 +12,9 @@ export interface NodeWorld {
   kubelet: Kubelet | undefined;
   /** How many kubelet processes this node has started (names their RNG streams). */
   kubeletGeneration: number;
+  /**
+   * The node object's labels, as its kubelet registered them (cluster.nodes' `labels`, replaced by a
+   * restartKubelet's): what admission matches a pod's nodeSelector against.
+   */
+  labels: Readonly<Record<string, string>>;
 }

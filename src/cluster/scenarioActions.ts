@@ -128,7 +128,10 @@ export class ScenarioActions {
         node.host.runtime.kubeletGone();
         const downMs =
           action.downForMs ?? this.rng.latencyMs(RESTART_DOWN_MS[0], RESTART_DOWN_MS[1], 'kubelet down');
+        const labels = action.labels;
         this.world.sim.after(downMs, () => {
+          // The kubelet comes back with other --node-labels: the node object carries them from its start.
+          if (labels !== undefined) node.labels = labels;
           if (node.kubelet === undefined) this.world.startKubelet(node);
         });
         return;
@@ -259,6 +262,7 @@ export class ScenarioActions {
         volumes: a.volumes,
         terminationGracePeriodSeconds: a.gracePeriodS,
         restartPolicy: a.restartPolicy,
+        nodeSelector: a.nodeSelector,
       }),
       newPodStatus({ phase: 'Pending', containerStatuses: [] }),
     );

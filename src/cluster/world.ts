@@ -98,6 +98,7 @@ export class World {
         },
         kubelet: undefined,
         kubeletGeneration: 0,
+        labels: o.scenario.nodeLabels?.[name] ?? {},
       });
     }
     this.pvcProtection = new PvcProtectionController(this.sim, this.api);
@@ -171,6 +172,7 @@ export class World {
       domain: this.domainOf(node.name),
       fixes: this.fixes,
       shutdown: this.scenario.nodeShutdown?.[node.name],
+      nodeLabels: () => node.labels,
       kubeClient: this.api.client(node.name),
       // A delivery feeds the pod config, which only syncLoop reads (woken by its channel, an event of
       // its own): it changes nothing a parked loop reads (src/elisionMasks.ts).

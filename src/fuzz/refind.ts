@@ -14,7 +14,7 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
   'block-volume-stats':
     'turning it off removes calls (the stats collector skips Block volumes): it is the change that exposed the nil MetricsProvider, whose fix is block-metrics',
   'terminal-pod-on-first-sight':
-    "its absence shows only in admission (upstream's OutOfCpu after a restart), which is not modelled; turning it off closes a violation instead: the known-open hazard terminal-on-first-sight-not-synced (#116954) that it introduced",
+    "its absence shows only in admission's count of the pods still active after a restart (upstream's OutOfCpu, filterOutInactivePods), and the one modelled admit handler, NodeAffinity, counts no other pods; turning it off closes a violation instead: the known-open hazard terminal-on-first-sight-not-synced (#116954) that it introduced",
   'graceful-node-shutdown-beta':
     'turning it off removes the shutdown manager (the 1.20 default): a node shutdown then kills nothing, so its absence closes violations rather than firing them',
   'node-shutdown-failed-phase':
@@ -23,6 +23,12 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
     "with it off a StopContainer answering NotFound fails the kill, and the pod's next sync reads a status without the removed container and kills it: no invariant states that a kill must not fail, so its absence fires none (scenarios/stop-container-not-found.yaml); the generator draws no notFound fault either",
   'new-volume-reconstruction':
     "a feature gate's default (KEP-3756), not a fix: with every other switch on, turning it on closes only a failed TearDown of a pod volume dir whose mount was already gone at the restart (release-1.23's mount point check fails it into cleanupMounts; test/kubelet/volumemanager/reconstructNew.test.ts), while its first pass marks the states synced before the populator has added pods, so a failed reconstruction leaves volumesInUse early (#101791's path): in campaigns it fires more than it closes",
+  'status-deletes-finished-pods':
+    "not a fix: #115331's status-manager half, the change #118497 repaired. Turning it off brings back PodResourcesAreReclaimed, which deletes a pod no worker drives as well; its absence fires no invariant",
+  'rejected-pod-deletion-after-restart':
+    'only a pod rejected at admission needs it, and the generator draws no node labels or nodeSelector, so admission admits every fuzzed pod and filterTerminalPodsToDelete finds none (the switch is read only then): the bundled scenario rejected-pod-deleted-during-restart guards it',
+  'terminal-pod-not-readmitted':
+    'read only where admission would reject a terminal pod, and the generator draws no node labels or nodeSelector, so admission admits every fuzzed pod: the bundled scenario completed-pod-readmitted-after-restart guards it',
   'pod-worker-pending-update':
     'it changes when the pod worker runs an update (a create and a kill queued together run as the kill; the update a held-back static pod got stays pending), not whether a bug happens: with every other switch on, turning it off closed nothing in the first 400 cases of seeds 1 and 2. What it changes that an invariant sees is where a timing window falls, in both directions: restart-between-teardown-and-unmount-device fires with it off and not on, restart-before-unmount-device-coalesced-syncs with it on and not off; their claims guard it',
   'housekeeping-restart-same-round':

@@ -35,6 +35,7 @@ import {
   WRITES_ALL,
 } from '../sim/index.js';
 import type { BlockVolumeMapper, MetricsProvider } from '../volume/volume.js';
+import { admitPod } from './admission.js';
 import { PodConfig, type PodSource, type PodUpdate, podUpdatesChannelCapacity } from './config/podConfig.js';
 import { Cache } from './container/cache.js';
 import type { KubeClient } from './kubeClient.js';
@@ -43,6 +44,7 @@ import { NodeStatusReporter } from './kubeletNodeStatus.js';
 import { handlePodCleanups, podResourcesAreReclaimed, runContainerGC } from './kubeletPods.js';
 import { convertPodStatusToRunningPod, KubeGenericRuntimeManager } from './kuberuntime/kuberuntimeManager.js';
 import { LegacyKubelet } from './legacy/kubeletLegacy.js';
+import { type PodAdmitHandler, PredicateAdmitHandler } from './lifecycle/predicate.js';
 import {
   NO_SHUTDOWN_GRACE,
   processShutdownEvent,
@@ -123,6 +125,8 @@ export interface KubeletOptions {
   onCrash(): void;
   /** Graceful node shutdown configuration; default upstream's (0 s: none). */
   shutdown?: ShutdownConfig | undefined;
+  /** The node object's labels, as admission reads them now (default: none). */
+  nodeLabels?: (() => Readonly<Record<string, string>>) | undefined;
 }
 
 export class Kubelet {
@@ -145,6 +149,8 @@ export class Kubelet {
   readonly podWorkers: PodWorkers | undefined;
   readonly legacy: LegacyKubelet | undefined;
   readonly volumeManager: KubeletVolumeManager;
+  /** kl.admitHandlers: canAdmitPod asks each in turn (only the predicate handler is modelled). */
+  readonly admitHandlers: readonly PodAdmitHandler[];
   private readonly resourceAnalyzer: FsResourceAnalyzer;
   readonly rng: Rng;
   private readonly podConfig: PodConfig;
@@ -192,6 +198,9 @@ export class Kubelet {
       podCouldHaveRunningContainers: o.fixes.on('pod-worker-lifecycle')
         ? (pod) => this.podWorkers?.couldHaveRunningContainers(pod.metadata.uid) ?? true
         : undefined,
+      deletesFinishedPodsOnly: o.fixes.on('pod-worker-lifecycle')
+        ? () => o.fixes.on('status-deletes-finished-pods')
+        : undefined,
     });
     if (o.fixes.on('pod-worker-lifecycle')) {
       this.podWorkers = new PodWorkers({
@@ -213,6 +222,8 @@ export class Kubelet {
       this.legacy = new LegacyKubelet(this);
     }
     this.volumeManager = o.newVolumeManager(this);
+    const nodeLabels = o.nodeLabels ?? (() => ({}));
+    this.admitHandlers = [new PredicateAdmitHandler(nodeLabels)];
     const volumeManager = this.volumeManager;
     this.resourceAnalyzer = new FsResourceAnalyzer({
       sim: o.sim,
@@ -405,11 +416,14 @@ export class Kubelet {
   /** HandlePodAdditions: oldest first (sort.Sort(sliceutils.PodsByCreationTime(pods))), then admit each. */
   handlePodAdditions(pods: readonly Pod[]): void {
     for (const pod of sortPodsByCreationTime(pods)) {
+      // Always add the pod to the pod manager, rejected or not: it is the source of truth for the desired
+      // state (a rejected pod's deletion is housekeeping's to finish, #118497).
       this.podManager.addPod(pod);
       if (isMirrorPod(pod)) {
         this.handleMirrorPod(pod);
         continue;
       }
+      if (!admitPod(this, pod)) continue;
       this.publish({
         kind: 'podAdmitted',
         atMs: this.sim.nowMs,

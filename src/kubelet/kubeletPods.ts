@@ -3,6 +3,7 @@
 // release-1.20 bodies where PR #102344 changed them (fix `pod-worker-lifecycle` off).
 import type { Pod, PodStatus, UID } from '../api/v1.js';
 import type { Co } from '../sim/index.js';
+import { killTerminalPodsToDelete } from './admission.js';
 import type { Kubelet } from './kubelet.js';
 import { deleteOrphanedMirrorPods } from './kubeletMirrorPods.js';
 import { handlePodCleanupsReworked } from './kubeletPodsCleanup.js';
@@ -29,6 +30,7 @@ export function* handlePodCleanups(kl: Kubelet): Co<void> {
   const allPodsByUID = new Map<UID, Pod>();
   for (const p of allPods) allPodsByUID.set(p.metadata.uid, p);
   const runningRuntimePods = kl.runtimeCacheGetPods();
+  killTerminalPodsToDelete(kl, allPods, runningRuntimePods, workingPods);
   for (const runningPod of runningRuntimePods) {
     const state = workingPods.get(runningPod.id);
     if (state === 'SyncPod' || state === 'TerminatingPod') continue;

@@ -6,6 +6,7 @@
 // terminating in the worker and not in the config).
 import { isPodPhaseTerminal, type Pod, type UID } from '../api/v1.js';
 import type { Co } from '../sim/index.js';
+import { killTerminalPodsToDelete } from './admission.js';
 import type { Kubelet } from './kubelet.js';
 import { deleteOrphanedMirrorPods } from './kubeletMirrorPods.js';
 import type { PodWorkers } from './podWorkers.js';
@@ -63,6 +64,8 @@ export function* handlePodCleanupsReworked(kl: Kubelet, podWorkers: PodWorkers):
     });
     workingPods.set(uid, 'SyncPod');
   }
+  // #118497: deleted terminal pods no worker knows and the runtime does not run (a rejected pod).
+  killTerminalPodsToDelete(kl, allPods, runningRuntimePods, workingPods);
   // A runtime pod the pod worker does not know is killed through it (SyncTerminatingRuntimePod, 1 s).
   for (const runningPod of runningRuntimePods) {
     if (workingPods.has(runningPod.id)) continue;

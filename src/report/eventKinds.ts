@@ -27,6 +27,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   podRemoveDropped: true,
   gracePeriodFellBack: true,
   podAdmitted: true,
+  podRejected: true,
   kubeletStarted: true,
   kubeletStopped: true,
   kubeletPanic: true,

@@ -206,6 +206,13 @@ export function onFact(b: Builder, f: Fact): void {
     case 'podAdmitted':
       b.instant(tracks.podWorker(node, f.pod, f.uid), 'admitted', 'event', at, { uid: f.uid, pod: f.pod });
       return;
+    case 'podRejected':
+      b.instant(tracks.podWorker(node, f.pod, f.uid), `rejected: ${f.message}`, 'error', at, {
+        uid: f.uid,
+        pod: f.pod,
+        reason: f.reason,
+      });
+      return;
     case 'podTerminationRequested':
       b.instant(tracks.podWorker(node, f.pod, f.uid), 'termination requested', 'event', at, {
         uid: f.uid,

@@ -189,6 +189,15 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
         );
         break;
       }
+      case 'podRejected':
+        // predicateAdmitHandler.Admit's line (v1.27.2's kubelet, as #118497's thread shows it).
+        kubelet(
+          f,
+          'I',
+          'predicate.go:129',
+          `"Predicate failed on Pod" pod="default/${f.pod}" err=${q(f.message)}`,
+        );
+        break;
       case 'apiPodDeletionRequested': {
         const isStatic = staticPods.has(f.uid);
         // A deletion with grace 0 removes the object at once: the kubelet's watch only sees it gone.

@@ -102,6 +102,8 @@ function describeFactRaw(f: Fact): FactLine {
       return { subject: podSubject(f), text: `podTerminationRequested (${f.reason})` };
     case 'podAdmitted':
       return { subject: podSubject(f), text: 'podAdmitted' };
+    case 'podRejected':
+      return { subject: podSubject(f), text: `podRejected ${f.reason}: ${f.message}` };
     case 'kubeletStarted':
     case 'kubeletStopped':
     case 'nodeShutdownStarted':

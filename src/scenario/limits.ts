@@ -51,6 +51,8 @@ export const LIMITS = {
   objectNameChars: 253,
   /** Container names (DNS-1123 labels). */
   containerNameChars: 63,
+  /** Entries of one `labels` or `nodeSelector` mapping. */
+  labels: 64,
 } as const;
 
 /** `2 MiB`, `24h`: how a limit reads in messages and in the docs. */
@@ -94,6 +96,7 @@ export const LIMIT_ROWS: readonly LimitRow[] = [
   },
   { what: 'pod, node and volume names (characters)', max: String(LIMITS.objectNameChars) },
   { what: 'container names (characters)', max: String(LIMITS.containerNameChars) },
+  { what: 'entries of one `labels` or `nodeSelector` mapping', max: String(LIMITS.labels) },
 ];
 
 /** `too many nodes: 1001 (at most 1000)`. */

@@ -40,6 +40,7 @@ import {
   type Fault,
   type NodeShutdownConfig,
   type Scenario,
+  sortedLabels,
   type TimelineEntry,
   type VolumeDecl,
 } from './types.js';
@@ -314,8 +315,11 @@ function normalise(
     problem(['cluster', 'nodes', i], `duplicate node ${JSON.stringify(nodes[i])}`);
   }
   const nodeShutdown: Record<string, NodeShutdownConfig> = {};
+  const nodeLabels: Record<string, Record<string, string>> = {};
   raw.cluster.nodes.forEach((n, i) => {
     if (typeof n === 'string') return;
+    if (n.labels !== undefined && Object.keys(n.labels).length > 0)
+      nodeLabels[n.name] = sortedLabels(n.labels);
     const period = n.shutdownGracePeriod === undefined ? 0 : durationMs(n.shutdownGracePeriod) / 1000;
     const critical =
       n.shutdownGracePeriodCriticalPods === undefined
@@ -443,6 +447,7 @@ function normalise(
     horizonMs,
     nodes,
     ...(Object.keys(nodeShutdown).length > 0 ? { nodeShutdown } : {}),
+    ...(Object.keys(nodeLabels).length > 0 ? { nodeLabels } : {}),
     volumes,
     timeline,
     claims,
@@ -529,6 +534,9 @@ function normaliseAction(
       static: a.static ?? false,
       gracePeriodS: a.gracePeriod === undefined ? DEFAULTS.podGracePeriodS : durationMs(a.gracePeriod) / 1000,
       restartPolicy: a.restartPolicy ?? DEFAULTS.restartPolicy,
+      ...(a.nodeSelector !== undefined && Object.keys(a.nodeSelector).length > 0
+        ? { nodeSelector: sortedLabels(a.nodeSelector) }
+        : {}),
     };
   }
   if (entry.deletePod !== undefined) {
@@ -564,6 +572,7 @@ function normaliseAction(
       kind: 'restartKubelet',
       node: a.node,
       downForMs: a.downFor === undefined ? null : durationMs(a.downFor),
+      ...(a.labels !== undefined ? { labels: sortedLabels(a.labels) } : {}),
     };
   }
   if (entry.shutdownNode !== undefined) {

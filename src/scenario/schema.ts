@@ -114,6 +114,44 @@ const NodeName = k8sName('node', SUBDOMAIN, LIMITS.objectNameChars);
 const VolumeName = k8sName('volume', SUBDOMAIN, LIMITS.objectNameChars);
 const ContainerName = k8sName('container', LABEL, LIMITS.containerNameChars);
 
+// ---- labels ---------------------------------------------------------------------------------------------
+
+/**
+ * A label key (validation.IsQualifiedName): an optional DNS-1123 subdomain prefix and '/', then a name of
+ * at most 63 characters, alphanumerics with '-', '_' or '.' inside.
+ */
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+/** A label value (validation.IsValidLabelValue): empty, or as a key's name part. */
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+const LABELS_PHRASE = 'a mapping of label keys to values, like {pool: blue}';
+
+const labelKeyError = (input: unknown) =>
+  `expected a label key (an optional DNS-1123 prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit), got ${show(input)}`;
+const labelsError = expected(LABELS_PHRASE);
+
+function labelsSchema(description: string) {
+  return z
+    .record(
+      z.string().regex(LABEL_KEY, { error: (i) => labelKeyError(i.input) }),
+      z
+        .string({ error: expected('a label value (a string; quote numbers and booleans)') })
+        .regex(LABEL_VALUE, {
+          error: (i) =>
+            `expected a label value (at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit, or empty), got ${show(i.input)}`,
+        }),
+      // A bad key reaches the record's own error function (zod's invalid_key): said as the key's.
+      { error: (issue) => (issue.code === 'invalid_key' ? labelKeyError(issue.input) : labelsError(issue)) },
+    )
+    .check(
+      z.superRefine((labels: Record<string, string>, ctx) => {
+        const n = Object.keys(labels).length;
+        if (n > LIMITS.labels) ctx.addIssue({ code: 'custom', message: tooMany('labels', n, LIMITS.labels) });
+      }),
+    )
+    .meta({ description });
+}
+
 // ---- durations, sizes, counts ---------------------------------------------------------------------------
 
 const DURATION_PATTERN = /^\d+(\.\d+)?(ms|s|m|h)$/;
@@ -199,7 +237,8 @@ const VolumeSchema = mapping(
   'a volume {name, plugin, capacity, mode?, accessMode?}',
 );
 
-const NODE_PHRASE = 'a node name or a mapping {name, shutdownGracePeriod?, shutdownGracePeriodCriticalPods?}';
+const NODE_PHRASE =
+  'a node name or a mapping {name, shutdownGracePeriod?, shutdownGracePeriodCriticalPods?, labels?}';
 const NodeSchema = z.union(
   [
     NodeName,
@@ -214,8 +253,11 @@ const NodeSchema = z.union(
           description:
             "the part of shutdownGracePeriod kept for critical pods (the rest is the other pods' grace period cap); default 0s, at most shutdownGracePeriod",
         }),
+        labels: labelsSchema(
+          "the node object's labels, which the kubelet's admission matches a pod's nodeSelector against; default none",
+        ).optional(),
       },
-      'a node {name, shutdownGracePeriod?, shutdownGracePeriodCriticalPods?}',
+      'a node {name, shutdownGracePeriod?, shutdownGracePeriodCriticalPods?, labels?}',
     ),
   ],
   { error: expected(NODE_PHRASE) },
@@ -283,8 +325,11 @@ const CreatePod = mapping(
       }),
     gracePeriod: GracePeriod.optional().meta({ description: 'terminationGracePeriodSeconds, default 30s' }),
     restartPolicy: enumOf(RESTART_POLICIES).optional().meta({ description: 'default Always' }),
+    nodeSelector: labelsSchema(
+      "spec.nodeSelector: labels the node must carry, or the kubelet's admission rejects the pod (NodeAffinity); default none",
+    ).optional(),
   },
-  'a mapping {pod, node, containers, volumes?, static?, gracePeriod?, restartPolicy?}',
+  'a mapping {pod, node, containers, volumes?, static?, gracePeriod?, restartPolicy?, nodeSelector?}',
 );
 
 const DeletePod = mapping(
@@ -306,8 +351,11 @@ const RestartKubelet = mapping(
   {
     node: NodeName,
     downFor: Duration('how long the kubelet stays down; default: drawn from the seed').optional(),
+    labels: labelsSchema(
+      "the node's labels from this restart on (the kubelet comes back with other --node-labels); default: unchanged",
+    ).optional(),
   },
-  'a mapping {node, downFor?}',
+  'a mapping {node, downFor?, labels?}',
 );
 const ShutdownNode = mapping({ node: NodeName }, 'a mapping {node}');
 const DeletePvc = mapping({ volume: VolumeName }, 'a mapping {volume}');

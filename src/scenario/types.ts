@@ -124,6 +124,8 @@ export interface CreatePodAction {
   /** terminationGracePeriodSeconds (default 30). */
   readonly gracePeriodS: number;
   readonly restartPolicy: RestartPolicy;
+  /** spec.nodeSelector, keys sorted; absent when the file gives none (or an empty one). */
+  readonly nodeSelector?: Readonly<Record<string, string>>;
 }
 
 export interface DeletePodAction {
@@ -150,6 +152,11 @@ export interface RestartKubeletAction {
   readonly node: string;
   /** How long the kubelet stays down; null: drawn from the seeded RNG. */
   readonly downForMs: number | null;
+  /**
+   * The node's labels from this restart on, keys sorted (the kubelet comes back with other
+   * --node-labels, which is how #104817 and #118472 make a running pod inadmissible); absent: unchanged.
+   */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export interface ShutdownNodeAction {
@@ -395,6 +402,8 @@ export interface Scenario {
    * upstream's default (0 s: the kubelet does nothing on a shutdown).
    */
   readonly nodeShutdown?: Readonly<Record<string, NodeShutdownConfig>>;
+  /** The nodes whose entry in cluster.nodes gives labels (non-empty, keys sorted); a node not here has none. */
+  readonly nodeLabels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly volumes: readonly VolumeDecl[];
   /** Sorted by atMs; entries at the same time keep their file order. */
   readonly timeline: readonly TimelineEntry[];
@@ -403,6 +412,13 @@ export interface Scenario {
 }
 
 /** The scenario without where it came from (file and lines): what a round trip through YAML preserves. */
+/** A labels mapping with its keys sorted (what the loader keeps and the writer writes). */
+export function sortedLabels(labels: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(labels).sort()) out[key] = labels[key] ?? '';
+  return out;
+}
+
 export function stripSourcePositions(s: Scenario): Scenario {
   return {
     ...s,

@@ -59,12 +59,14 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
   top['horizon'] = formatDuration(s.horizonMs);
   const nodes = s.nodes.map((name) => {
     const c = s.nodeShutdown?.[name];
-    if (c === undefined) return name;
+    const labels = s.nodeLabels?.[name];
+    if (c === undefined && labels === undefined) return name;
     const out: Record<string, unknown> = { name };
-    if (c.shutdownGracePeriodS !== 0)
+    if (c !== undefined && c.shutdownGracePeriodS !== 0)
       out['shutdownGracePeriod'] = formatDuration(c.shutdownGracePeriodS * 1000);
-    if (c.shutdownGracePeriodCriticalPodsS !== 0)
+    if (c !== undefined && c.shutdownGracePeriodCriticalPodsS !== 0)
       out['shutdownGracePeriodCriticalPods'] = formatDuration(c.shutdownGracePeriodCriticalPodsS * 1000);
+    if (labels !== undefined) out['labels'] = { ...labels };
     return out;
   });
   // A list of names stays on one line; one node with its configuration makes it a block list of entries.
@@ -156,6 +158,7 @@ function actionToYaml(a: Action): [string, Record<string, unknown>] {
       if (a.static) body['static'] = true;
       if (a.gracePeriodS !== DEFAULTS.podGracePeriodS) body['gracePeriod'] = grace(a.gracePeriodS);
       if (a.restartPolicy !== DEFAULTS.restartPolicy) body['restartPolicy'] = a.restartPolicy;
+      if (a.nodeSelector !== undefined) body['nodeSelector'] = { ...a.nodeSelector };
       return ['createPod', body];
     }
     case 'deletePod':
@@ -175,7 +178,11 @@ function actionToYaml(a: Action): [string, Record<string, unknown>] {
     case 'restartKubelet':
       return [
         'restartKubelet',
-        a.downForMs === null ? { node: a.node } : { node: a.node, downFor: formatDuration(a.downForMs) },
+        {
+          node: a.node,
+          ...(a.downForMs === null ? {} : { downFor: formatDuration(a.downForMs) }),
+          ...(a.labels === undefined ? {} : { labels: { ...a.labels } }),
+        },
       ];
     case 'shutdownNode':
       return ['shutdownNode', { node: a.node }];

@@ -1,4 +1,4 @@
-// The fixed kubelet's CI gate cannot see five switches (docs/fuzzing.md, "What the gate cannot see"):
+// The fixed kubelet's CI gate cannot see eight switches (docs/fuzzing.md, "What the gate cannot see"):
 // each is guarded by a pair of bundled claims that differ in that switch and expect different violations.
 // This test keeps the documented pairs true, so removing one of them (or changing its expectation to the
 // other's) turns it red.
@@ -19,6 +19,9 @@ const GUARDS: ReadonlyArray<readonly [FixId, readonly string[]]> = [
     ['static-pod-uid-reuse', 'static-pod-replaced-before-stop', 'static-pod-rapid-updates'],
   ],
   ['dsw-terminating-pvc-protected', ['terminating-pvc-kubelet-restart']],
+  ['status-deletes-finished-pods', ['rejected-pod-deleted-during-restart']],
+  ['rejected-pod-deletion-after-restart', ['rejected-pod-deleted-during-restart']],
+  ['terminal-pod-not-readmitted', ['completed-pod-readmitted-after-restart']],
 ];
 
 describe("the gate's blind spots are guarded by bundled claims", () => {

@@ -16,6 +16,8 @@ const PVC_DELETION =
   'the PVC deletion: the kubelet logs only its refusal ("PVC is being deleted"), which the import does not read';
 
 /** scenario name + claim label -> why a log cannot carry it. */
+const LABELS =
+  "node labels and a pod's nodeSelector: a kubelet logs the rejection (Predicate failed on Pod) but neither the labels nor the selector, which the import does not read";
 const CANNOT: Record<string, string> = {
   'csi-partition-force-detach-reattach kubelet: 1.20':
     'a network partition: the kubelet log does not say when its node lost the API server',
@@ -64,6 +66,12 @@ const CANNOT: Record<string, string> = {
   'terminating-pvc-kubelet-restart kubelet: 1.23': PVC_DELETION,
   'terminating-pvc-kubelet-restart kubelet: 1.29': PVC_DELETION,
   'terminating-pvc-kubelet-restart off: dsw-terminating-pvc-protected': PVC_DELETION,
+  'completed-pod-readmitted-after-restart kubelet: 1.23': LABELS,
+  'completed-pod-readmitted-after-restart kubelet: 1.27': LABELS,
+  'completed-pod-readmitted-after-restart off: terminal-pod-not-readmitted': LABELS,
+  'rejected-pod-deleted-during-restart kubelet: 1.20': LABELS,
+  'rejected-pod-deleted-during-restart kubelet: 1.27, off: rejected-pod-deletion-after-restart': LABELS,
+  'rejected-pod-deleted-during-restart off: rejected-pod-deletion-after-restart': LABELS,
 };
 
 describe('run --klog, then import: the same violations under the same fixes', () => {

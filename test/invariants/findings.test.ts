@@ -25,8 +25,15 @@ describe('findings', () => {
     expect(on.findings.map((f) => f.invariant)).toEqual(['node-shutdown-marked-failed']);
     expect(resultToJson(on, 0).findings.map((f) => f.invariant)).toEqual(['node-shutdown-marked-failed']);
     expect(resultToJson(on, 0).violations).toEqual([]);
-    const off = runScenario(s, { fixes: Fixes.all().with('node-shutdown-failed-phase', false) });
+    // From 1.27 TerminatePod marks the finished pod Failed anyway (#115331): off with it for the 1.22.0 shape.
+    const off = runScenario(s, {
+      fixes: Fixes.all()
+        .with('node-shutdown-failed-phase', false)
+        .with('status-deletes-finished-pods', false),
+    });
     expect(off.findings).toEqual([]);
+    const only = runScenario(s, { fixes: Fixes.all().with('node-shutdown-failed-phase', false) });
+    expect(only.findings.map((f) => f.invariant)).toEqual(['node-shutdown-marked-failed']);
     // The 1.22.0 regression (#104531) shows as the finding's absence in the 1.23.0 shape of the kubelet;
     // 1.20 marks the pods Failed once its alpha GracefulNodeShutdown gate is on (off by default there).
     expect(runScenario(s, { fixes: Fixes.of('1.20') }).findings.length).toBe(0);
@@ -36,7 +43,7 @@ describe('findings', () => {
 
   it('a claim checks findings only when it lists them', () => {
     const s = parseScenarioText(
-      `${shutdown}claims:\n  - fixes: all\n    violations: []\n  - fixes: {off: [node-shutdown-failed-phase]}\n    violations: []\n    findings: [node-shutdown-marked-failed]\n`,
+      `${shutdown}claims:\n  - fixes: all\n    violations: []\n  - fixes: {off: [node-shutdown-failed-phase, status-deletes-finished-pods]}\n    violations: []\n    findings: [node-shutdown-marked-failed]\n`,
       's.yaml',
     );
     const [unchecked, wrong] = s.claims.map((c) => checkClaim(s, c));

@@ -199,7 +199,7 @@ describe('planted bugs', () => {
     '    crashContainer: {pod: job, exitCode: 0}',
   ];
 
-  type CanBeDeleted = (this: StatusManager, pod: Pod, status: PodStatus) => boolean;
+  type CanBeDeleted = (this: StatusManager, pod: Pod, status: { readonly status: PodStatus }) => boolean;
   type SyncPod = KubeGenericRuntimeManager['syncPod'];
   const smProto = StatusManager.prototype as unknown as { canBeDeleted: CanBeDeleted };
   const rtProto = KubeGenericRuntimeManager.prototype as unknown as { syncPod: SyncPod };
@@ -217,7 +217,7 @@ describe('planted bugs', () => {
       if (pod.metadata.annotations['kubernetes.io/config.mirror'] !== undefined) return false;
       return (
         this as unknown as { podDeletionSafety: { podResourcesAreReclaimed(p: Pod, s: PodStatus): boolean } }
-      ).podDeletionSafety.podResourcesAreReclaimed(pod, status);
+      ).podDeletionSafety.podResourcesAreReclaimed(pod, status.status);
     };
     expect(fired(job('Never'), 'pod-deleted-without-request')).toHaveLength(1);
   });

@@ -87,8 +87,13 @@ describe('pod-deleted-before-volumes-reclaimed with the bug planted', () => {
     'planted.yaml',
   );
   const fired = () =>
-    // Before #115331 (1.27): its SyncTerminatedPod waits for podVolumesExist, so the final delete waits too.
-    runScenario(scenario, { fixes: Fixes.all().with('terminated-pod-waits-for-volume-cleanup', false) })
+    // Before #115331 (1.27): its SyncTerminatedPod waits for podVolumesExist, so the final delete waits too,
+    // and its status manager no longer asks PodResourcesAreReclaimed at all: both halves off.
+    runScenario(scenario, {
+      fixes: Fixes.all()
+        .with('terminated-pod-waits-for-volume-cleanup', false)
+        .with('status-deletes-finished-pods', false),
+    })
       .violations.map((v) => v.invariant)
       .filter((id) => id === 'pod-deleted-before-volumes-reclaimed');
 

@@ -17,11 +17,13 @@ const text = readFileSync(
 );
 
 function run(source: string) {
-  // Before #115331 (1.27), whose SyncTerminatedPod waits for podVolumesExist, and with the old
+  // Before #115331 (1.27: both halves, its SyncTerminatedPod's wait for podVolumesExist and its status
+  // manager's podIsFinished gate, which asks PodResourcesAreReclaimed no more), and with the old
   // reconstruction (KEP-3756's reconstructs the Block volume as the reconciler starts: no window).
   return runScenario(parseScenarioText(source, 'f.yaml'), {
     fixes: Fixes.all()
       .with('terminated-pod-waits-for-volume-cleanup', false)
+      .with('status-deletes-finished-pods', false)
       .with('new-volume-reconstruction', false),
     recordFacts: true,
   });

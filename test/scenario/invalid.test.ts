@@ -42,7 +42,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ['duplicate-node.yaml', '3:27: cluster.nodes[2]: duplicate node "node-a"'],
   [
     'node-entry-unknown-key.yaml',
-    '4:23: cluster.nodes[0]: unknown key "shutdownGracePeriods" (did you mean "shutdownGracePeriod"?); expected one of name, shutdownGracePeriod, shutdownGracePeriodCriticalPods',
+    '4:23: cluster.nodes[0]: unknown key "shutdownGracePeriods" (did you mean "shutdownGracePeriod"?); expected one of name, shutdownGracePeriod, shutdownGracePeriodCriticalPods, labels',
   ],
   [
     'shutdown-critical-over-period.yaml',

@@ -30,10 +30,13 @@ timeline:
   'slow-teardown.yaml',
 );
 
-// Before #115331 (1.27), whose SyncTerminatedPod waits for podVolumesExist (uncertain mounts included).
+// Before #115331 (1.27), whose SyncTerminatedPod waits for podVolumesExist (uncertain mounts included) and
+// whose status manager deletes only once SyncTerminatedPod is done: both halves off.
 const run = () =>
   runScenario(scenario, {
-    fixes: Fixes.all().with('terminated-pod-waits-for-volume-cleanup', false),
+    fixes: Fixes.all()
+      .with('terminated-pod-waits-for-volume-cleanup', false)
+      .with('status-deletes-finished-pods', false),
     recordFacts: true,
   });
 

@@ -1,10 +1,17 @@
 // Ported from kubernetes pkg/kubelet/status/status_manager.go, release-1.23: the kubelet's cache of pod
 // statuses, synced to the API server on change and every 10 s, and the final delete of a pod once its
 // resources are reclaimed (canBeDeleted). The reclaim check itself is the kubelet's
-// PodResourcesAreReclaimed (kubelet_pods.go), where PR #102344's change sits.
+// PodResourcesAreReclaimed (kubelet_pods.go), where PR #102344's change sits; from 1.27 (#115331, fix
+// `status-deletes-finished-pods`) canBeDeleted waits for TerminatePod's podIsFinished instead (v1.28.0).
 import { GoError } from '../../api/errors.js';
 import type { ContainerStatus, Pod, PodStatus, RestartPolicy, UID } from '../../api/v1.js';
-import { isMirrorPod, isPodPhaseTerminal, newContainerStatus, newPodStatus } from '../../api/v1.js';
+import {
+  isMirrorPod,
+  isPodPhaseTerminal,
+  isStaticPod,
+  newContainerStatus,
+  newPodStatus,
+} from '../../api/v1.js';
 import { WRITES_STATUS } from '../../elisionMasks.js';
 import {
   type Chan,
@@ -29,6 +36,12 @@ export interface PodDeletionSafetyProvider {
    * undefined where the kubelet has no such hold (release-1.20).
    */
   podCouldHaveRunningContainers?: ((pod: Pod) => boolean) | undefined;
+  /**
+   * #115331 (1.27): the final delete waits for SyncTerminatedPod (TerminatePod's podIsFinished) and a
+   * terminal API phase, no longer for PodResourcesAreReclaimed. Asked where it decides (the switch
+   * `status-deletes-finished-pods`); undefined: never (release-1.20).
+   */
+  deletesFinishedPodsOnly?: (() => boolean) | undefined;
 }
 
 export interface PodManagerView {
@@ -40,6 +53,8 @@ interface VersionedPodStatus {
   version: number;
   podName: string;
   podNamespace: string;
+  /** TerminatePod wrote it (#115331): SyncTerminatedPod is done, the pod may be deleted. */
+  podIsFinished: boolean;
 }
 
 export class StatusManager {
@@ -132,11 +147,21 @@ export class StatusManager {
           }),
         );
     }
+    // #115331: "Make sure all pods are transitioned to a terminal phase" (static pods excepted,
+    // TODO(#116484)): a pod still Pending or Running is marked Failed, or canBeDeleted would wait for
+    // ever for a terminal phase.
+    let phase = old.phase;
+    if (!isStaticPod(pod) && !isPodPhaseTerminal(phase) && this.deletesFinishedPodsOnly()) phase = 'Failed';
     this.updateStatusInternal(
       pod,
-      newPodStatus({ phase: old.phase, reason: old.reason, message: old.message, containerStatuses }),
+      newPodStatus({ phase, reason: old.reason, message: old.message, containerStatuses }),
+      true,
       true,
     );
+  }
+
+  private deletesFinishedPodsOnly(): boolean {
+    return this.podDeletionSafety.deletesFinishedPodsOnly?.() ?? false;
   }
 
   removeOrphanedStatuses(podUIDs: ReadonlySet<UID>): void {
@@ -146,9 +171,16 @@ export class StatusManager {
   }
 
   /** Returns whether an update was triggered (false also when the state transition check aborts it). */
-  private updateStatusInternal(pod: Pod, status: PodStatus, forceUpdate: boolean): boolean {
+  private updateStatusInternal(
+    pod: Pod,
+    status: PodStatus,
+    forceUpdate: boolean,
+    podIsFinished = false,
+  ): boolean {
     const uid = pod.metadata.uid;
     const cached = this.podStatuses.get(uid);
+    // "Got unexpected podIsFinished=false, while podIsFinished=true in status cache": it stays true.
+    const finished = podIsFinished || (cached?.podIsFinished === true && !isStaticPod(pod));
     // No mirror pods are modelled: the old status is the cached one, else the API's.
     const oldStatus = cached?.status ?? pod.status;
     // Check for illegal state transition in containers ("Status update on pod aborted").
@@ -164,6 +196,7 @@ export class StatusManager {
       version: (cached?.version ?? 0) + 1,
       podName: pod.metadata.name,
       podNamespace: pod.metadata.namespace,
+      podIsFinished: finished,
     };
     this.podStatuses.set(uid, next);
     // A full channel is fine: syncBatch picks the newest version up within 10 s.
@@ -174,8 +207,27 @@ export class StatusManager {
   private *syncBatch(): Co<void> {
     for (const uid of [...this.podStatuses.keys()].sort()) {
       const status = this.podStatuses.get(uid);
-      if (status !== undefined && this.needsUpdate(uid, status)) yield* this.syncPod(uid, status);
+      if (status === undefined) continue;
+      if (this.needsUpdate(uid, status)) yield* this.syncPod(uid, status);
+      else if (this.needsReconcile(uid, status.status)) {
+        // "Delete the apiStatusVersions here to force an update on the pod status".
+        this.apiStatusVersions.delete(uid);
+        yield* this.syncPod(uid, status);
+      }
     }
+  }
+
+  /**
+   * needsReconcile (release-1.23 and v1.28.0): the API's status as the pod manager last saw it differs
+   * from the cached one, so the kubelet, the source of truth, sends it again. It is what finally writes a
+   * terminal phase that mergePodStatus held back while the pod could still run containers (a pod rejected
+   * right after a restart, before the pod workers synced: #118497's "we wait 10s until syncBatch"). A
+   * static pod's status is its mirror pod's, which is not modelled: never reconciled here.
+   */
+  private needsReconcile(uid: UID, status: PodStatus): boolean {
+    const pod = this.podManager.getPodByUID(uid);
+    if (pod === undefined || isStaticPod(pod)) return false;
+    return !sameStatus(pod.status, status);
   }
 
   private needsUpdate(uid: UID, status: VersionedPodStatus): boolean {
@@ -183,7 +235,7 @@ export class StatusManager {
     if (latest === undefined || latest < status.version) return true;
     const pod = this.podManager.getPodByUID(uid);
     if (pod === undefined) return false;
-    return this.canBeDeleted(pod, status.status);
+    return this.canBeDeleted(pod, status);
   }
 
   private *syncPod(uid: UID, status: VersionedPodStatus): Co<void> {
@@ -200,8 +252,9 @@ export class StatusManager {
     const err = yield* this.kubeClient.patchPodStatus(pod.metadata.uid, merged);
     if (err !== undefined) return;
     this.apiStatusVersions.set(pod.metadata.uid, status.version);
-    // canBeDeleted judges the version just patched (upstream: m.canBeDeleted(pod, status.status)).
-    if (this.canBeDeleted(pod, status.status)) {
+    // canBeDeleted judges the version just patched (upstream: m.canBeDeleted(pod, status.status, ...)),
+    // with the API object as the patch left it (upstream: pod = newPod).
+    if (this.canBeDeleted(pod, status, merged.phase)) {
       const delErr = yield* this.kubeClient.deletePod(
         pod.metadata.namespace,
         pod.metadata.name,
@@ -230,9 +283,16 @@ export class StatusManager {
     return next;
   }
 
-  private canBeDeleted(pod: Pod, status: PodStatus): boolean {
+  private canBeDeleted(pod: Pod, status: VersionedPodStatus, apiPhase = pod.status.phase): boolean {
     if (pod.metadata.deletionTimestamp === undefined || isMirrorPod(pod)) return false;
-    return this.podDeletionSafety.podResourcesAreReclaimed(pod, status);
+    if (this.deletesFinishedPodsOnly()) {
+      // Delay deletion of pods until the phase is terminal, based on the API's pod.Status; then only
+      // an update completing pod termination (TerminatePod) lets it go. A pod no worker drives never
+      // gets one (#118472).
+      if (!isPodPhaseTerminal(apiPhase)) return false;
+      return status.podIsFinished;
+    }
+    return this.podDeletionSafety.podResourcesAreReclaimed(pod, status.status);
   }
 
   private deletePodStatus(uid: UID): void {

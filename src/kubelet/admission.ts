@@ -1,0 +1,163 @@
+// Ported from kubernetes pkg/kubelet/kubelet.go (HandlePodAdditions' admission: canAdmitPod, rejectPod)
+// and pkg/kubelet/kubelet_pods.go (filterOutInactivePods, isAdmittedPodTerminal,
+// filterTerminalPodsToDelete), read at v1.23.13 and v1.28.0; release-1.20's podIsTerminated gate where
+// fix `pod-worker-lifecycle` is off.
+import { isPodPhaseTerminal, newPodStatus, type Pod, type RuntimePod, type UID } from '../api/v1.js';
+import type { Kubelet } from './kubelet.js';
+import type { PodAdmitAttributes, PodAdmitResult } from './lifecycle/predicate.js';
+import type { PodWorkerState } from './types.js';
+
+/**
+ * HandlePodAdditions' admission of one pod new to this kubelet process: true if it goes on to the pod
+ * workers, false if it was rejected (failed through the status manager, never handed to a worker).
+ */
+export function admitPod(kl: Kubelet, pod: Pod): boolean {
+  const legacy = kl.legacy;
+  // existingPods: the pod manager's pods before this one was added (the live list less this pod, as
+  // later releases filter it: "Filter out the pod being evaluated"). Read only if a handler asks.
+  const uid = pod.metadata.uid;
+  const existingPods = () => kl.podManager.getPods().filter((p) => p.metadata.uid !== uid);
+  if (kl.podWorkers === undefined) {
+    // Release-1.20: "Only go through the admission process if the pod is not terminated" (podIsTerminated:
+    // a terminal phase, the status manager's or the API's, or deleted with nothing running).
+    if (legacy === undefined || legacy.podIsTerminated(pod)) return true;
+    // filterOutTerminatedPods: we failed pods that we rejected, so these are the admitted pods alive.
+    const activePods = () => existingPods().filter((p) => !legacy.podIsTerminated(p));
+    return admitOrReject(kl, activePods, pod);
+  }
+  // Only go through the admission process if the pod is not requested for termination by another part
+  // of the kubelet (#102344; before it, release-1.20's podIsTerminated above). A pod first seen after a
+  // restart is not known to the pod worker, so a terminal one is admitted again: a completed pod kept by
+  // a finalizer may be rejected and turned Failed (#126341).
+  if (kl.podWorkers.isPodTerminationRequested(uid)) return true;
+  // We failed pods that we rejected, so activePods include all admitted pods that are alive.
+  const result = canAdmitPod(kl, () => filterOutInactivePods(kl, existingPods()), pod);
+  if (result.admit) return true;
+  // #126343 (1.32; 1.31.1, 1.30.5, 1.29.9, 1.28.14) also skips admission for a pod whose API phase is
+  // terminal. Asked only where admission would reject it (an admitted pod goes on either way), so a run
+  // that never reads the switch is the same run with it flipped (src/fuzz/oracle.ts).
+  if (isPodPhaseTerminal(pod.status.phase) && kl.fixes.on('terminal-pod-not-readmitted')) return true;
+  rejectPod(kl, pod, result.reason, result.message);
+  return false;
+}
+
+function admitOrReject(kl: Kubelet, activePods: () => readonly Pod[], pod: Pod): boolean {
+  const result = canAdmitPod(kl, activePods, pod);
+  if (result.admit) return true;
+  rejectPod(kl, pod, result.reason, result.message);
+  return false;
+}
+
+/**
+ * canAdmitPod: each pod admit handler in turn; the first that rejects decides. `pods` gives the admitted
+ * pods that are alive (the handlers' OtherPods), computed once, when a handler first reads them.
+ */
+export function canAdmitPod(kl: Kubelet, pods: () => readonly Pod[], pod: Pod): PodAdmitResult {
+  let otherPods: readonly Pod[] | undefined;
+  const attrs: PodAdmitAttributes = {
+    pod,
+    get otherPods() {
+      otherPods ??= pods();
+      return otherPods;
+    },
+  };
+  for (const handler of kl.admitHandlers) {
+    const result = handler.admit(attrs);
+    if (!result.admit) return result;
+  }
+  return { admit: true, reason: '', message: '' };
+}
+
+/**
+ * rejectPod: an event, and phase Failed in the status manager, which patches it into the API object
+ * (v1.28.0's message; v1.23.13 wrote "Pod " + message). The pod is never handed to a pod worker.
+ */
+export function rejectPod(kl: Kubelet, pod: Pod, reason: string, message: string): void {
+  kl.publish({
+    kind: 'podRejected',
+    atMs: kl.sim.nowMs,
+    node: kl.nodeName,
+    uid: pod.metadata.uid,
+    pod: pod.metadata.name,
+    reason,
+    message,
+  });
+  kl.statusManager.setPodStatus(
+    pod,
+    newPodStatus({ phase: 'Failed', reason, message: `Pod was rejected: ${message}`, containerStatuses: [] }),
+  );
+}
+
+/**
+ * filterOutInactivePods: the pods that are not fully terminated by UID and not terminal, unless they are
+ * actively terminating (a terminal pod still terminating holds its resources).
+ */
+export function filterOutInactivePods(kl: Kubelet, pods: readonly Pod[]): Pod[] {
+  const podWorkers = kl.podWorkers;
+  if (podWorkers === undefined) return [...pods];
+  const out: Pod[] = [];
+  for (const p of pods) {
+    if (podWorkers.isPodKnownTerminated(p.metadata.uid)) continue;
+    if (isAdmittedPodTerminal(kl, p) && !podWorkers.isPodTerminationRequested(p.metadata.uid)) continue;
+    out.push(p);
+  }
+  return out;
+}
+
+/**
+ * isAdmittedPodTerminal: the config source's phase is terminal, or the kubelet already set a terminal
+ * phase the config source has not seen yet (a pod rejected by admission).
+ */
+export function isAdmittedPodTerminal(kl: Kubelet, pod: Pod): boolean {
+  if (isPodPhaseTerminal(pod.status.phase)) return true;
+  const status = kl.statusManager.getPodStatus(pod.metadata.uid);
+  return status !== undefined && isPodPhaseTerminal(status.phase);
+}
+
+/**
+ * filterTerminalPodsToDelete (#118497): pods with a deletionTimestamp whose API phase is terminal that
+ * the pod workers do not know, less those the runtime still runs (the orphan loop kills those). In UID
+ * order: upstream returns a Go map, ranged in no fixed order.
+ */
+export function filterTerminalPodsToDelete(
+  allPods: readonly Pod[],
+  runningRuntimePods: readonly RuntimePod[],
+  workingPods: ReadonlyMap<UID, PodWorkerState>,
+): Pod[] {
+  const toDelete = new Map<UID, Pod>();
+  for (const pod of allPods) {
+    // skip pods which don't have a deletion timestamp
+    if (pod.metadata.deletionTimestamp === undefined) continue;
+    // skip the non-terminal pods: they may be Pending pods not yet added to the pod workers
+    if (!isPodPhaseTerminal(pod.status.phase)) continue;
+    // skip pods known to pod workers: their lifecycle is the workers'
+    if (workingPods.has(pod.metadata.uid)) continue;
+    toDelete.set(pod.metadata.uid, pod);
+  }
+  for (const runningPod of runningRuntimePods) toDelete.delete(runningPod.id);
+  return [...toDelete.values()].sort((a, b) =>
+    a.metadata.uid < b.metadata.uid ? -1 : a.metadata.uid > b.metadata.uid ? 1 : 0,
+  );
+}
+
+/**
+ * #118497 (1.28; 1.27.4): "Complete termination of deleted pods that are not runtime pods (don't have
+ * running containers), are terminal, and are not known to pod workers", such as a pod rejected at
+ * admission that never started: a SyncPodKill gives it a worker, whose SyncTerminatedPod lets the status
+ * manager delete it (since #115331 nothing else does, `status-deletes-finished-pods`), and the worker it
+ * now has keeps the next housekeeping from sending it again. Before it, a rejected pod deleted while its
+ * kubelet was down got no UPDATE that would reach a worker: Terminating for good (#118472).
+ */
+export function killTerminalPodsToDelete(
+  kl: Kubelet,
+  allPods: readonly Pod[],
+  runningRuntimePods: readonly RuntimePod[],
+  workingPods: ReadonlyMap<UID, PodWorkerState>,
+): void {
+  const podWorkers = kl.podWorkers;
+  if (podWorkers === undefined) return;
+  const pods = filterTerminalPodsToDelete(allPods, runningRuntimePods, workingPods);
+  // Asked only when there is such a pod (src/fuzz/oracle.ts: a switch never read cannot matter).
+  if (pods.length === 0 || !kl.fixes.on('rejected-pod-deletion-after-restart')) return;
+  for (const pod of pods) podWorkers.updatePod({ updateType: 'SyncPodKill', pod });
+}
