@@ -57,9 +57,6 @@ const CANNOT: Record<string, string> = {
   'static-pod-uid-reuse-evicted off: pod-uid-reuse-restart': 'the static pod UID (manifest content)',
   'iscsi-kubelet-restart-reconstruct-procmounts fixes: all':
     'a device the kubelet found still open (its isDeviceOpened line) is read as a host process holding it',
-  'static-pod-orphan-uid-returns fixes: all': "the orphan's spec grace: its only kill is housekeeping's 1 s",
-  'static-pod-orphan-uid-returns kubelet: 1.26':
-    "the orphan's spec grace: its only kill is housekeeping's 1 s",
   'terminal-pod-first-sight-not-synced kubelet: 1.26': 'restartPolicy Never',
   'terminal-pod-first-sight-not-synced off: terminal-pod-first-sight-synced': 'restartPolicy Never',
   'terminating-pvc-kubelet-restart kubelet: 1.20': PVC_DELETION,
