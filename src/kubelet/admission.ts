@@ -4,7 +4,7 @@
 // fix `pod-worker-lifecycle` is off.
 import { isPodPhaseTerminal, newPodStatus, type Pod, type RuntimePod, type UID } from '../api/v1.js';
 import type { Kubelet } from './kubelet.js';
-import type { PodAdmitAttributes, PodAdmitResult } from './lifecycle/predicate.js';
+import type { PodAdmitResult } from './lifecycle/predicate.js';
 import type { PodWorkerState } from './types.js';
 
 /**
@@ -14,15 +14,15 @@ import type { PodWorkerState } from './types.js';
 export function admitPod(kl: Kubelet, pod: Pod): boolean {
   const legacy = kl.legacy;
   // existingPods: the pod manager's pods before this one was added (the live list less this pod, as
-  // later releases filter it: "Filter out the pod being evaluated"). Read only if a handler asks.
+  // later releases filter it: "Filter out the pod being evaluated").
   const uid = pod.metadata.uid;
-  const existingPods = () => kl.podManager.getPods().filter((p) => p.metadata.uid !== uid);
+  const existingPods = kl.podManager.getPods().filter((p) => p.metadata.uid !== uid);
   if (kl.podWorkers === undefined) {
     // Release-1.20: "Only go through the admission process if the pod is not terminated" (podIsTerminated:
     // a terminal phase, the status manager's or the API's, or deleted with nothing running).
     if (legacy === undefined || legacy.podIsTerminated(pod)) return true;
     // filterOutTerminatedPods: we failed pods that we rejected, so these are the admitted pods alive.
-    const activePods = () => existingPods().filter((p) => !legacy.podIsTerminated(p));
+    const activePods = existingPods.filter((p) => !legacy.podIsTerminated(p));
     return admitOrReject(kl, activePods, pod);
   }
   // Only go through the admission process if the pod is not requested for termination by another part
@@ -30,8 +30,8 @@ export function admitPod(kl: Kubelet, pod: Pod): boolean {
   // restart is not known to the pod worker, so a terminal one is admitted again: a completed pod kept by
   // a finalizer may be rejected and turned Failed (#126341).
   if (kl.podWorkers.isPodTerminationRequested(uid)) return true;
-  // We failed pods that we rejected, so activePods include all admitted pods that are alive.
-  const result = canAdmitPod(kl, () => filterOutInactivePods(kl, existingPods()), pod);
+  const activePods = filterOutInactivePods(kl, existingPods);
+  const result = canAdmitPod(kl, activePods, pod);
   if (result.admit) return true;
   // #126343 (1.32; 1.31.1, 1.30.5, 1.29.9, 1.28.14) also skips admission for a pod whose API phase is
   // terminal. Asked only where admission would reject it (an admitted pod goes on either way), so a run
@@ -41,7 +41,7 @@ export function admitPod(kl: Kubelet, pod: Pod): boolean {
   return false;
 }
 
-function admitOrReject(kl: Kubelet, activePods: () => readonly Pod[], pod: Pod): boolean {
+function admitOrReject(kl: Kubelet, activePods: readonly Pod[], pod: Pod): boolean {
   const result = canAdmitPod(kl, activePods, pod);
   if (result.admit) return true;
   rejectPod(kl, pod, result.reason, result.message);
@@ -49,20 +49,12 @@ function admitOrReject(kl: Kubelet, activePods: () => readonly Pod[], pod: Pod):
 }
 
 /**
- * canAdmitPod: each pod admit handler in turn; the first that rejects decides. `pods` gives the admitted
- * pods that are alive (the handlers' OtherPods), computed once, when a handler first reads them.
+ * canAdmitPod: each pod admit handler in turn; the first that rejects decides. `pods` are the admitted
+ * pods that are alive (the handlers' OtherPods).
  */
-export function canAdmitPod(kl: Kubelet, pods: () => readonly Pod[], pod: Pod): PodAdmitResult {
-  let otherPods: readonly Pod[] | undefined;
-  const attrs: PodAdmitAttributes = {
-    pod,
-    get otherPods() {
-      otherPods ??= pods();
-      return otherPods;
-    },
-  };
+export function canAdmitPod(kl: Kubelet, pods: readonly Pod[], pod: Pod): PodAdmitResult {
   for (const handler of kl.admitHandlers) {
-    const result = handler.admit(attrs);
+    const result = handler.admit({ pod, otherPods: pods });
     if (!result.admit) return result;
   }
   return { admit: true, reason: '', message: '' };

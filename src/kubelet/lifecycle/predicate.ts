@@ -14,11 +14,7 @@ export interface PodAdmitResult {
 
 export const ADMIT: PodAdmitResult = { admit: true, reason: '', message: '' };
 
-/**
- * lifecycle.PodAdmitAttributes: the pod, and the admitted pods that are alive (filterOutInactivePods).
- * `otherPods` is computed when a handler first reads it: the modelled handler never does, and building it
- * for each pod of an ADD costs the size of the node's pod list (a restart lists every pod in one ADD).
- */
+/** lifecycle.PodAdmitAttributes: the pod, and the admitted pods that are alive (filterOutInactivePods). */
 export interface PodAdmitAttributes {
   readonly pod: Pod;
   readonly otherPods: readonly Pod[];
