@@ -103,6 +103,11 @@ export type Fact =
         volumes: readonly string[];
         /** The spec's terminationGracePeriodSeconds. */
         gracePeriodSeconds: number;
+        /**
+         * What the pod requests of its node (the sum of its containers' requests, as the kubelet's fit check
+         * counts it); absent when no container gives resources.
+         */
+        requests?: { cpuMilli: number; memoryBytes: number } | undefined;
       })
   | (Base & PodRef & { kind: 'apiPodDeletionRequested'; gracePeriodSeconds: number })
   /**

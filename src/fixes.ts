@@ -147,6 +147,19 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.22'),
     needsPodWorkerLifecycle: true,
   },
+  // #104817 merged for 1.23.0 (CHANGELOG-1.23, v1.23.0); its manual pick #104918 is in v1.22.5
+  // (CHANGELOG-1.22). Before it, 1.22.0-1.22.4 ran #104577's filter: known terminated, or a terminal phase in
+  // the API (read from #104817's diff in its review thread). Release-1.20's podIsTerminated read the
+  // status manager's phase first, so a rejected pod was never counted there.
+  'admission-rejected-pod-inactive': {
+    prs: [104817, 104918],
+    release: '1.23',
+    backports: ['1.22.5 (#104918)'],
+    summary:
+      'filterOutInactivePods leaves out a pod the kubelet already marked terminal (isAdmittedPodTerminal: one it rejected, whose Failed has not come back from the API yet) and keeps one with a terminal API phase that is still terminating',
+    presets: shippedFrom('1.22'),
+    needsPodWorkerLifecycle: true,
+  },
   // It changes the start gate #104743 added: with `static-pod-start-exclusion` off there is no gate and
   // this switch has nothing to act on (the presets never combine the two that way).
   'unstarted-static-pod-terminated': {
@@ -318,6 +331,16 @@ export const FIX_TABLE = {
     backports: [],
     summary:
       "the container kill (killContainer) applies the override before the preStop hook, which runs within it and is taken from it, and the 2 s minimum last; before, the hook ran within the deletion's or the spec's grace and the override (every pod worker kill has one since #102344) replaced what it left, so a pod with a hook lived the hook's time past its grace (#115817)",
+    presets: shippedFrom('1.28'),
+  },
+  // Merged for 1.28.0 (CHANGELOG-1.28: "Kubelet will now skip pod resource checks when the request is
+  // zero"); no cherry-pick found in CHANGELOG-1.25 to 1.27. v1.20.4 and v1.23.13 compare every resource.
+  'zero-request-fits': {
+    prs: [116408],
+    release: '1.28',
+    backports: [],
+    summary:
+      'fitsRequest checks cpu and memory only when the pod requests some (`podRequest.MilliCPU > 0 &&`): a pod that asks for no cpu is no longer OutOfcpu on a node whose admitted pods already request more cpu than it has',
     presets: shippedFrom('1.28'),
   },
   // A feature gate's default rather than a fix, like graceful-node-shutdown-beta. #113262 (1.26) wrote

@@ -25,6 +25,22 @@ export interface ContainerSpec {
    * no hook.
    */
   readonly preStopMs?: number | undefined;
+  /** resources: what the container requests of its node (no limits are modelled); undefined: none. */
+  readonly resources?: ResourceRequirements | undefined;
+}
+
+/** v1.ResourceRequirements, its requests only: what the scheduler and the kubelet's admission count. */
+export interface ResourceRequirements {
+  readonly requests: ResourceList;
+}
+
+/**
+ * v1.ResourceList of cpu and memory, each as the kubelet reads the Quantity: cpu as MilliValue(),
+ * memory as Value() (bytes); a resource not listed is undefined. Also a node's status.allocatable.
+ */
+export interface ResourceList {
+  readonly cpuMilli?: number | undefined;
+  readonly memoryBytes?: number | undefined;
 }
 
 export interface ObjectMeta {

@@ -21,6 +21,7 @@ import {
 } from '../api/v1.js';
 import type { Fact } from '../facts.js';
 import type { KubeClient } from '../kubelet/kubeClient.js';
+import { podRequestMemoryBytes, podRequestMilliCPU } from '../kubelet/lifecycle/fit.js';
 import {
   AssertionError,
   type Co,
@@ -41,7 +42,11 @@ export function podCreatedFields(pod: Pod): {
   startDelayMs: number;
   volumes: string[];
   gracePeriodSeconds: number;
+  requests?: { cpuMilli: number; memoryBytes: number };
 } {
+  const cpuMilli = podRequestMilliCPU(pod);
+  const memoryBytes = podRequestMemoryBytes(pod);
+  const requested = pod.spec.containers.some((c) => c.resources !== undefined);
   return {
     static: isStaticPod(pod),
     restartPolicy: pod.spec.restartPolicy,
@@ -50,6 +55,8 @@ export function podCreatedFields(pod: Pod): {
     volumes: [...pod.spec.volumes],
     // The API server defaults an unset terminationGracePeriodSeconds to 30 (DefaultTerminationGracePeriodSeconds).
     gracePeriodSeconds: pod.spec.terminationGracePeriodSeconds ?? 30,
+    // Only a pod that requests something says so: the facts of every other pod stay as they were.
+    ...(requested ? { requests: { cpuMilli, memoryBytes } } : {}),
   };
 }
 

@@ -231,6 +231,11 @@ export class ScenarioActions {
           name: c.name,
           startDelayMs: c.startDelayMs ?? undefined,
           preStopMs: c.preStopMs,
+          // Both resources present, one undefined if not given: one hidden class for what admission reads.
+          resources:
+            c.requests === undefined
+              ? undefined
+              : { requests: { cpuMilli: c.requests.cpuMilli, memoryBytes: c.requests.memoryBytes } },
         }),
       ),
       volumes: a.volumes,

@@ -173,6 +173,7 @@ export class World {
       fixes: this.fixes,
       shutdown: this.scenario.nodeShutdown?.[node.name],
       nodeLabels: () => node.labels,
+      allocatable: this.scenario.nodeAllocatable?.[node.name],
       kubeClient: this.api.client(node.name),
       // A delivery feeds the pod config, which only syncLoop reads (woken by its channel, an event of
       // its own): it changes nothing a parked loop reads (src/elisionMasks.ts).

@@ -68,6 +68,8 @@ export const INVARIANT_DESCRIPTIONS: Readonly<Record<InvariantId, string>> = {
     "the kubelet marks a device unmounted while a host process or a mount on the node still holds the LUN's device open",
   'device-left-mounted':
     "a LUN's global mount stays on a node long after no pod there mounted or wanted the volume (the reconciler's UnmountDevice)",
+  'pod-rejected-with-room':
+    'the kubelet rejects a pod OutOfcpu / OutOfmemory although the pods that hold the node (running, or admitted and not over) leave room for it',
 };
 
 export function describeInvariant(id: InvariantId): string {

@@ -1,6 +1,6 @@
 // The invariant checkers (docs/invariants.md) and the monitor that feeds them facts and keeps the first
 // violation per (invariant, uid or volume, node). Checkers observe; they never steer.
-import type { AccessMode } from '../api/v1.js';
+import type { AccessMode, ResourceList } from '../api/v1.js';
 import type { Fact, FactKind } from '../facts.js';
 import { ConcurrentKill } from './concurrentKill.js';
 import { ContainerRestartedAgainstPolicy } from './containerRestartedAgainstPolicy.js';
@@ -31,6 +31,7 @@ import { PodDeletedWhileRunning } from './podDeletedWhileRunning.js';
 import { PodDeletedWithoutRequest } from './podDeletedWithoutRequest.js';
 import { PodNeverStarted } from './podNeverStarted.js';
 import { PodPhaseNotTerminal } from './podPhaseNotTerminal.js';
+import { PodRejectedWithRoom } from './podRejectedWithRoom.js';
 import { PodStatusRegressed } from './podStatusRegressed.js';
 import { SandboxOutlivedPod } from './sandboxOutlivedPod.js';
 import { StaticPodOverlap } from './staticPodOverlap.js';
@@ -79,6 +80,7 @@ export {
   PodDeletedWithoutRequest,
   PodNeverStarted,
   PodPhaseNotTerminal,
+  PodRejectedWithRoom,
   PodStatusRegressed,
   SandboxOutlivedPod,
   StaticPodOverlap,
@@ -104,6 +106,8 @@ export interface CheckerConfig {
    * references). Without it pod-deleted-before-volumes-reclaimed judges nothing.
    */
   readonly podVolumeMounts?: PodVolumeMounts | undefined;
+  /** The nodes' status.allocatable (the scenario's); a node not listed rejects nothing for resources. */
+  readonly nodeAllocatable?: Readonly<Record<string, ResourceList>> | undefined;
 }
 
 /** One checker per invariant ID, in INVARIANT_IDS order. */
@@ -146,6 +150,7 @@ export function createCheckers(config: CheckerConfig): Checker[] {
     new SandboxOutlivedPod(),
     new DeviceUnmountedWhileOpen(),
     new DeviceLeftMounted({ faultsActiveAtEnd: config.faultsActiveAtEnd }),
+    new PodRejectedWithRoom(config.nodeAllocatable),
   ];
 }
 

@@ -36,6 +36,7 @@ export const INVARIANT_IDS = [
   'sandbox-outlived-pod',
   'device-unmounted-while-open',
   'device-left-mounted',
+  'pod-rejected-with-room',
 ] as const;
 
 export type InvariantId = (typeof INVARIANT_IDS)[number];

@@ -82,15 +82,30 @@ export function rejectPod(kl: Kubelet, pod: Pod, reason: string, message: string
 
 /**
  * filterOutInactivePods: the pods that are not fully terminated by UID and not terminal, unless they are
- * actively terminating (a terminal pod still terminating holds its resources).
+ * actively terminating (a terminal pod still terminating holds its resources). Built eagerly, one array
+ * per admission, as upstream's: it is the predicate handler's OtherPods.
+ *
+ * Fix `admission-rejected-pod-inactive` (#104817) sits here. Before it (1.22.0-1.22.4, #104577's
+ * filterOutTerminatedPods) a pod was inactive when known terminated or when its API phase was terminal:
+ * a pod this kubelet had just rejected, whose Failed the status manager had not yet written and the
+ * watch not yet brought back, still counted, so the next pods could be rejected for its requests; and a
+ * pod whose API phase was terminal counted for nothing even while its containers were still being
+ * killed. The two rules disagree only on such pods, and the switch is asked only for them.
  */
 export function filterOutInactivePods(kl: Kubelet, pods: readonly Pod[]): Pod[] {
   const podWorkers = kl.podWorkers;
   if (podWorkers === undefined) return [...pods];
   const out: Pod[] = [];
   for (const p of pods) {
-    if (podWorkers.isPodKnownTerminated(p.metadata.uid)) continue;
-    if (isAdmittedPodTerminal(kl, p) && !podWorkers.isPodTerminationRequested(p.metadata.uid)) continue;
+    const uid = p.metadata.uid;
+    // if a pod is fully terminated by UID, it should be excluded from the list of pods
+    if (podWorkers.isPodKnownTerminated(uid)) continue;
+    // terminal pods are considered inactive UNLESS they are actively terminating (#104817)
+    const inactive = isAdmittedPodTerminal(kl, p) && !podWorkers.isPodTerminationRequested(uid);
+    const apiTerminal = isPodPhaseTerminal(p.status.phase);
+    if (inactive !== apiTerminal && !kl.fixes.on('admission-rejected-pod-inactive')) {
+      if (apiTerminal) continue;
+    } else if (inactive) continue;
     out.push(p);
   }
   return out;

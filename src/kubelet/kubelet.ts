@@ -10,6 +10,7 @@ import {
   newPodStatus,
   type Pod,
   type PodStatus,
+  type ResourceList,
   type RuntimePod,
   type RuntimePodStatus,
   sortPodsByCreationTime,
@@ -127,6 +128,8 @@ export interface KubeletOptions {
   shutdown?: ShutdownConfig | undefined;
   /** The node object's labels, as admission reads them now (default: none). */
   nodeLabels?: (() => Readonly<Record<string, string>>) | undefined;
+  /** The node's status.allocatable, as admission reads it; undefined: every pod fits (default). */
+  allocatable?: ResourceList | undefined;
 }
 
 export class Kubelet {
@@ -223,7 +226,10 @@ export class Kubelet {
     }
     this.volumeManager = o.newVolumeManager(this);
     const nodeLabels = o.nodeLabels ?? (() => ({}));
-    this.admitHandlers = [new PredicateAdmitHandler(nodeLabels)];
+    const fixes = o.fixes;
+    this.admitHandlers = [
+      new PredicateAdmitHandler(nodeLabels, o.allocatable, () => fixes.on('zero-request-fits')),
+    ];
     const volumeManager = this.volumeManager;
     this.resourceAnalyzer = new FsResourceAnalyzer({
       sim: o.sim,

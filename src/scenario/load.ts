@@ -11,6 +11,7 @@
 // before anything proportional to it is built, and every check here is linear in the size of the file.
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { parseQuantity } from '../api/quantity.js';
 import { FIX_IDS, type KubeletName } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { MAX_START_DELAY_MS } from '../runtime/runtimeRequestTimeout.js';
@@ -24,6 +25,7 @@ import {
   didYouMean,
   expected,
   type FaultFile,
+  quantityText,
   type ScenarioFile,
   ScenarioFileSchema,
   type TimelineEntryFile,
@@ -39,6 +41,7 @@ import {
   defaultContainerName,
   type Fault,
   type NodeShutdownConfig,
+  type ResourceAmounts,
   type Scenario,
   sortedLabels,
   type TimelineEntry,
@@ -288,6 +291,21 @@ function durationMs(text: string): number {
   return parsed.ok ? parsed.value : 0; // the schema has checked it
 }
 
+/** A checked cpu / memory list as amounts (the schema has reported a bad quantity already). */
+function resourceAmounts(list: {
+  cpu?: string | number | undefined;
+  memory?: string | number | undefined;
+}): ResourceAmounts {
+  const amount = (q: string | number) => {
+    const parsed = parseQuantity(quantityText(q));
+    return parsed.ok ? parsed.value : { milli: 0, value: 0 };
+  };
+  return {
+    ...(list.cpu === undefined ? {} : { cpuMilli: amount(list.cpu).milli }),
+    ...(list.memory === undefined ? {} : { memoryBytes: amount(list.memory).value }),
+  };
+}
+
 function sizeBytes(text: string): number {
   const parsed = parseSizeBytes(text);
   return parsed.ok ? parsed.value : 0;
@@ -316,10 +334,12 @@ function normalise(
   }
   const nodeShutdown: Record<string, NodeShutdownConfig> = {};
   const nodeLabels: Record<string, Record<string, string>> = {};
+  const nodeAllocatable: Record<string, ResourceAmounts> = {};
   raw.cluster.nodes.forEach((n, i) => {
     if (typeof n === 'string') return;
     if (n.labels !== undefined && Object.keys(n.labels).length > 0)
       nodeLabels[n.name] = sortedLabels(n.labels);
+    if (n.allocatable !== undefined) nodeAllocatable[n.name] = resourceAmounts(n.allocatable);
     const period = n.shutdownGracePeriod === undefined ? 0 : durationMs(n.shutdownGracePeriod) / 1000;
     const critical =
       n.shutdownGracePeriodCriticalPods === undefined
@@ -448,6 +468,7 @@ function normalise(
     nodes,
     ...(Object.keys(nodeShutdown).length > 0 ? { nodeShutdown } : {}),
     ...(Object.keys(nodeLabels).length > 0 ? { nodeLabels } : {}),
+    ...(Object.keys(nodeAllocatable).length > 0 ? { nodeAllocatable } : {}),
     volumes,
     timeline,
     claims,
@@ -485,6 +506,7 @@ function normaliseAction(
             name: k.name,
             startDelayMs: k.startDelay === undefined ? null : durationMs(k.startDelay),
             ...(k.preStop === undefined ? {} : { preStopMs: durationMs(k.preStop) }),
+            ...(k.resources === undefined ? {} : { requests: resourceAmounts(k.resources.requests) }),
           }));
     containers.forEach((k, i) => {
       if (k.startDelayMs === null || k.startDelayMs <= MAX_START_DELAY_MS) return;
@@ -516,6 +538,18 @@ function normaliseAction(
         [...path, 'volumes'],
         "a static pod cannot use cluster volumes: they are PersistentVolumes claimed through the API, which a static pod's spec cannot refer to (NodeRestriction refuses its mirror pod); drop `static` or the volumes",
       );
+    }
+    if (a.static === true) {
+      // kubetypes.IsCriticalPod: every static pod is critical, and a critical pod that does not fit is
+      // admitted by preempting other pods (CriticalPodAdmissionHandler, preemption.go), never rejected
+      // OutOfcpu. That is not modelled; said here rather than simulated as a rejection upstream never makes.
+      containers.forEach((k, i) => {
+        if (k.requests === undefined) return;
+        c.problem(
+          [...path, 'containers', i, 'resources'],
+          'a static pod cannot carry resource requests here: the kubelet counts every static pod as critical and admits one that does not fit by preempting other pods (preemption.go), which podrace does not model; drop `static` or the resources',
+        );
+      });
     }
     const previous = c.pods.get(a.pod);
     if (previous?.alive === true) {

@@ -3,6 +3,7 @@
 // so that the loader can print one line per mistake. Cross-references (unknown nodes, volumes, pods) and
 // defaults are the loader's job (load.ts). The JSON Schema for editors is generated from this file.
 import * as z from 'zod';
+import { parseQuantity } from '../api/quantity.js';
 import {
   FIX_IDS,
   KUBELET_NAMES,
@@ -222,6 +223,46 @@ function count(phrase: string, description: string, what: string, max: number) {
     .meta({ description });
 }
 
+// ---- resource quantities --------------------------------------------------------------------------------
+
+const QUANTITY_PHRASE = 'a quantity like 500m, 1, 2.5, 128Mi or 1Gi';
+
+/** The text a quantity is parsed from: a YAML number as its decimal text, as JSON gives it to Quantity. */
+export function quantityText(value: string | number): string {
+  return typeof value === 'number' ? String(value) : value;
+}
+
+/** A resource.Quantity (cpu or memory), checked by parseQuantity (src/api/quantity.ts). */
+function quantity(description: string) {
+  return z
+    .union([z.string(), z.number()], { error: expected(QUANTITY_PHRASE) })
+    .check(
+      z.superRefine((value: string | number, ctx) => {
+        const parsed = parseQuantity(quantityText(value));
+        if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error, input: value });
+      }),
+    )
+    .meta({ description: `${description}: ${QUANTITY_PHRASE} (Kubernetes quantity syntax)` });
+}
+
+/** cpu and memory, as a container's requests or a node's allocatable list them. */
+function resourceList(what: string, atLeastOne: boolean) {
+  const schema = mapping(
+    {
+      cpu: quantity(`${what} cpu, in cores (500m is half a core)`).optional(),
+      memory: quantity(`${what} memory, in bytes (128Mi, 1Gi, 1G)`).optional(),
+    },
+    'a mapping {cpu?, memory?}',
+  );
+  if (!atLeastOne) return schema;
+  return schema.check(
+    z.superRefine((list: { cpu?: unknown; memory?: unknown }, ctx) => {
+      if (list.cpu === undefined && list.memory === undefined)
+        ctx.addIssue({ code: 'custom', message: 'expected cpu, memory or both' });
+    }),
+  );
+}
+
 // ---- cluster --------------------------------------------------------------------------------------------
 
 const VolumeSchema = mapping(
@@ -238,7 +279,7 @@ const VolumeSchema = mapping(
 );
 
 const NODE_PHRASE =
-  'a node name or a mapping {name, shutdownGracePeriod?, shutdownGracePeriodCriticalPods?, labels?}';
+  'a node name or a mapping {name, shutdownGracePeriod?, shutdownGracePeriodCriticalPods?, labels?, allocatable?}';
 const NodeSchema = z.union(
   [
     NodeName,
@@ -256,8 +297,12 @@ const NodeSchema = z.union(
         labels: labelsSchema(
           "the node object's labels, which the kubelet's admission matches a pod's nodeSelector against; default none",
         ).optional(),
+        allocatable: resourceList('allocatable', true).optional().meta({
+          description:
+            "the node's status.allocatable: the kubelet's admission rejects a pod whose requests do not fit beside the admitted pods' (OutOfcpu, OutOfmemory); a resource not given is not checked; default none: every pod fits",
+        }),
       },
-      'a node {name, shutdownGracePeriod?, shutdownGracePeriodCriticalPods?, labels?}',
+      'a node {name, shutdownGracePeriod?, shutdownGracePeriodCriticalPods?, labels?, allocatable?}',
     ),
   ],
   { error: expected(NODE_PHRASE) },
@@ -286,11 +331,18 @@ const ContainerSchema = mapping(
     preStop: Duration(
       'its lifecycle.preStop hook, an exec that runs this long before the kill signals it (its exit cuts the hook short); default: no hook',
     ).optional(),
+    resources: mapping({ requests: resourceList('requested', false) }, 'a mapping {requests}')
+      .optional()
+      .meta({
+        description:
+          "resources.requests (cpu, memory): what the kubelet's admission counts against the node's allocatable; no limits are modelled; default none",
+      }),
   },
-  'a container {name, startDelay?, preStop?}',
+  'a container {name, startDelay?, preStop?, resources?}',
 );
 
-const CONTAINERS_PHRASE = 'a number of containers (1 or more) or a list of {name, startDelay?, preStop?}';
+const CONTAINERS_PHRASE =
+  'a number of containers (1 or more) or a list of {name, startDelay?, preStop?, resources?}';
 const Containers = z.union(
   [
     count(

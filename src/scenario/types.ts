@@ -109,6 +109,17 @@ export interface ContainerDecl {
    * none.
    */
   readonly preStopMs?: number | undefined;
+  /**
+   * resources.requests, as the kubelet reads them (cpu MilliValue(), memory Value() in bytes); absent: the
+   * file gives none. A resource the file leaves out is absent from the list.
+   */
+  readonly requests?: ResourceAmounts | undefined;
+}
+
+/** cpu and memory amounts: a container's requests or a node's allocatable (absent: not given). */
+export interface ResourceAmounts {
+  readonly cpuMilli?: number;
+  readonly memoryBytes?: number;
 }
 
 export interface CreatePodAction {
@@ -404,6 +415,11 @@ export interface Scenario {
   readonly nodeShutdown?: Readonly<Record<string, NodeShutdownConfig>>;
   /** The nodes whose entry in cluster.nodes gives labels (non-empty, keys sorted); a node not here has none. */
   readonly nodeLabels?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /**
+   * The nodes whose entry in cluster.nodes gives allocatable (cpu, memory or both); a node not here, or a
+   * resource a node does not list, is not checked: every pod fits.
+   */
+  readonly nodeAllocatable?: Readonly<Record<string, ResourceAmounts>>;
   readonly volumes: readonly VolumeDecl[];
   /** Sorted by atMs; entries at the same time keep their file order. */
   readonly timeline: readonly TimelineEntry[];

@@ -1,8 +1,16 @@
 // Writes a Scenario back as a scenario file (docs/scenario-format.md) that load.ts reads to the same
 // Scenario: defaults left out, durations and sizes in the largest exact unit, flow style for short lists.
 import { Document } from 'yaml';
+import { formatMemoryBytes, formatMilliCPU } from '../api/quantity.js';
 import { formatDurationMs } from '../sim/units.js';
-import { type Action, DEFAULTS, defaultContainerName, type Fault, type Scenario } from './types.js';
+import {
+  type Action,
+  DEFAULTS,
+  defaultContainerName,
+  type Fault,
+  type ResourceAmounts,
+  type Scenario,
+} from './types.js';
 
 /** A duration in the largest unit that keeps it exact (`0s`, `250ms`, `30s`, `5m`). */
 export function formatDuration(ms: number): string {
@@ -60,13 +68,15 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
   const nodes = s.nodes.map((name) => {
     const c = s.nodeShutdown?.[name];
     const labels = s.nodeLabels?.[name];
-    if (c === undefined && labels === undefined) return name;
+    const allocatable = s.nodeAllocatable?.[name];
+    if (c === undefined && labels === undefined && allocatable === undefined) return name;
     const out: Record<string, unknown> = { name };
     if (c !== undefined && c.shutdownGracePeriodS !== 0)
       out['shutdownGracePeriod'] = formatDuration(c.shutdownGracePeriodS * 1000);
     if (c !== undefined && c.shutdownGracePeriodCriticalPodsS !== 0)
       out['shutdownGracePeriodCriticalPods'] = formatDuration(c.shutdownGracePeriodCriticalPodsS * 1000);
     if (labels !== undefined) out['labels'] = { ...labels };
+    if (allocatable !== undefined) out['allocatable'] = resourcesToYaml(allocatable);
     return out;
   });
   // A list of names stays on one line; one node with its configuration makes it a block list of entries.
@@ -133,6 +143,14 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
+/** cpu and memory as Kubernetes writes them (500m, 2; 128Mi, 1Gi): what the loader reads back the same. */
+function resourcesToYaml(r: ResourceAmounts): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (r.cpuMilli !== undefined) out['cpu'] = formatMilliCPU(r.cpuMilli);
+  if (r.memoryBytes !== undefined) out['memory'] = formatMemoryBytes(r.memoryBytes);
+  return out;
+}
+
 function grace(seconds: number): string {
   return formatDuration(seconds * 1000);
 }
@@ -141,7 +159,11 @@ function actionToYaml(a: Action): [string, Record<string, unknown>] {
   switch (a.kind) {
     case 'createPod': {
       const plain = a.containers.every(
-        (k, i) => k.name === defaultContainerName(i) && k.startDelayMs === null && k.preStopMs === undefined,
+        (k, i) =>
+          k.name === defaultContainerName(i) &&
+          k.startDelayMs === null &&
+          k.preStopMs === undefined &&
+          k.requests === undefined,
       );
       const body: Record<string, unknown> = {
         pod: a.pod,
@@ -152,6 +174,7 @@ function actionToYaml(a: Action): [string, Record<string, unknown>] {
               name: k.name,
               ...(k.startDelayMs === null ? {} : { startDelay: formatDuration(k.startDelayMs) }),
               ...(k.preStopMs === undefined ? {} : { preStop: formatDuration(k.preStopMs) }),
+              ...(k.requests === undefined ? {} : { resources: { requests: resourcesToYaml(k.requests) } }),
             })),
       };
       if (a.volumes.length > 0) body['volumes'] = [...a.volumes];

@@ -41,7 +41,11 @@ describe('the predicate admit handler (NodeAffinity on spec.nodeSelector)', () =
 
   it("rejects with upstream's reason and PredicateFailureError text", () => {
     let labels: Record<string, string> = { pool: 'blue' };
-    const h = new PredicateAdmitHandler(() => labels);
+    const h = new PredicateAdmitHandler(
+      () => labels,
+      undefined,
+      () => true,
+    );
     const p = pod('a', { nodeSelector: { pool: 'blue' } });
     expect(h.admit({ pod: p, otherPods: [] }).admit).toBe(true);
     // The labels are read at admission time: a kubelet restarted with other --node-labels.

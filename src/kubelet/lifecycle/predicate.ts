@@ -1,7 +1,14 @@
-// Ported from kubernetes pkg/kubelet/lifecycle/predicate.go (v1.23.13 and v1.28.0): the predicate admit
-// handler's node affinity check, the one general predicate a scenario can fail (#118472's reproduction:
-// a pod whose nodeSelector the node's labels no longer match, after a kubelet restart changed them).
-import type { Pod } from '../../api/v1.js';
+// Ported from kubernetes pkg/kubelet/lifecycle/predicate.go (v1.20.4, v1.23.13 and v1.28.0): the
+// predicate admit handler's general checks a scenario can fail, in upstream's order: the node's resources
+// (noderesources.Fits: OutOfcpu, OutOfmemory) and its labels (node affinity on spec.nodeSelector,
+// #118472's reproduction: a pod whose nodeSelector the node's labels no longer match after a restart).
+import type { Pod, ResourceList } from '../../api/v1.js';
+import {
+  fitsRequest,
+  insufficientResourceMessage,
+  podRequestMemoryBytes,
+  podRequestMilliCPU,
+} from './fit.js';
 
 /** lifecycle.PodAdmitResult. */
 export interface PodAdmitResult {
@@ -43,16 +50,51 @@ export function podMatchesNodeSelector(pod: Pod, nodeLabels: Readonly<Record<str
 }
 
 /**
- * predicateAdmitHandler.Admit, reduced to generalFilter's node affinity failure: resources, node name and
- * ports always fit here (no requests, allocatable or host ports are modelled). The first failed predicate
- * is the result: reason its name, message PredicateFailureError.Error(), "Predicate NodeAffinity failed".
- * The node's labels are read when the pod is admitted (getNodeAnyWay: the node object as this kubelet
- * knows it, with the labels it registered).
+ * predicateAdmitHandler.Admit, reduced to what generalFilter (v1.28.0; GeneralPredicates at v1.23.13) can
+ * fail here: the node's resources first (noderesources.Fits), then node affinity; node name and host
+ * ports always fit (not modelled). The first failed predicate is the result (`reasons[0]`): an
+ * InsufficientResourceError gives reason `OutOf` + the resource and its Error() as the message; a
+ * PredicateFailureError its name and "Predicate NodeAffinity failed". A critical pod (every static pod)
+ * that fails on resources alone would go to the CriticalPodAdmissionHandler, which preempts other pods
+ * (preemption.go); that is not modelled, and the scenario loader gives a static pod no requests, so it
+ * never fails on resources. The node's labels and allocatable are read when the pod is admitted
+ * (getNodeAnyWay: the node object as this kubelet knows it); without allocatable every pod fits.
  */
 export class PredicateAdmitHandler implements PodAdmitHandler {
-  constructor(private readonly nodeLabels: () => Readonly<Record<string, string>>) {}
+  constructor(
+    private readonly nodeLabels: () => Readonly<Record<string, string>>,
+    private readonly allocatable: ResourceList | undefined,
+    private readonly zeroRequestSkips: () => boolean,
+  ) {}
 
   admit(attrs: PodAdmitAttributes): PodAdmitResult {
+    const allocatable = this.allocatable;
+    if (allocatable !== undefined) {
+      // nodeInfo := schedulerframework.NewNodeInfo(pods...): the requests of the admitted pods alive.
+      let usedMilliCPU = 0;
+      let usedMemoryBytes = 0;
+      const others = attrs.otherPods;
+      for (let i = 0; i < others.length; i++) {
+        const p = others[i] as Pod;
+        usedMilliCPU += podRequestMilliCPU(p);
+        usedMemoryBytes += podRequestMemoryBytes(p);
+      }
+      const insufficient = fitsRequest(
+        podRequestMilliCPU(attrs.pod),
+        podRequestMemoryBytes(attrs.pod),
+        usedMilliCPU,
+        usedMemoryBytes,
+        allocatable,
+        this.zeroRequestSkips,
+      );
+      if (insufficient !== undefined) {
+        return {
+          admit: false,
+          reason: `OutOf${insufficient.resourceName}`,
+          message: insufficientResourceMessage(insufficient),
+        };
+      }
+    }
     if (!podMatchesNodeSelector(attrs.pod, this.nodeLabels())) {
       return {
         admit: false,
