@@ -73,6 +73,12 @@ describe('release presets', () => {
     expect(Fixes.of('1.31').on('immediate-eviction-grace')).toBe(true);
     // #115835 and #116690 (1.28, no picks): the preStop hook within the override; housekeeping picking
     // the pods to restart after SyncKnownPods.
+    // #116408 (1.28.0, no picks): fitsRequest skips a resource the pod requests none of.
+    expect(Fixes.of('1.27').on('zero-request-fits')).toBe(false);
+    expect(Fixes.of('1.28').on('zero-request-fits')).toBe(true);
+    // #104817 (1.23.0), picked to 1.22.5: every preset with the #102344 pod worker has it.
+    expect(Fixes.of('1.22').on('admission-rejected-pod-inactive')).toBe(true);
+    expect(Fixes.of('1.21').on('admission-rejected-pod-inactive')).toBe(false);
     for (const id of ['prestop-counts-against-grace', 'housekeeping-restart-same-round'] as const) {
       expect(Fixes.of('1.27').on(id), id).toBe(false);
       expect(Fixes.of('1.28').on(id), id).toBe(true);
@@ -94,7 +100,8 @@ describe('release presets', () => {
           .with('prestop-counts-against-grace', false)
           .with('housekeeping-restart-same-round', false)
           .with('dsw-terminating-pvc-protected', false)
-          .with('terminal-pod-not-readmitted', false),
+          .with('terminal-pod-not-readmitted', false)
+          .with('zero-request-fits', false),
       ),
     ).toBe(true);
     for (const k of ['1.24', '1.26', '1.27', '1.28', '1.29', '1.30', '1.31'] as const) {
@@ -172,6 +179,7 @@ describe('labels and replay flags', () => {
       'prestop-counts-against-grace=on',
       'terminal-pod-not-readmitted=on',
       'housekeeping-restart-same-round=on',
+      'zero-request-fits=on',
     ];
     expect(fixesOption('1.22', recon).label()).toBe('1.29');
     const pvc = [...recon, 'dsw-terminating-pvc-protected=on'];

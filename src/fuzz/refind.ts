@@ -14,7 +14,11 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
   'block-volume-stats':
     'turning it off removes calls (the stats collector skips Block volumes): it is the change that exposed the nil MetricsProvider, whose fix is block-metrics',
   'terminal-pod-on-first-sight':
-    "its absence shows only in admission's count of the pods still active after a restart (upstream's OutOfCpu, filterOutInactivePods), and the one modelled admit handler, NodeAffinity, counts no other pods; turning it off closes a violation instead: the known-open hazard terminal-on-first-sight-not-synced (#116954) that it introduced",
+    "its absence shows only in admission's count of the pods still active after a restart (upstream's OutOfCpu, filterOutInactivePods), and the generator draws no node allocatable or requests, so the resource fit admits every fuzzed pod; turning it off closes a violation instead: the known-open hazard terminal-on-first-sight-not-synced (#116954) that it introduced. The bundled scenario completed-pod-counted-after-restart guards it",
+  'admission-rejected-pod-inactive':
+    'it changes which pods admission counts, and the generator draws no node allocatable or requests (and no nodeSelector), so admission admits every fuzzed pod whatever it counts: the bundled scenario rejected-pod-counted-by-admission guards it',
+  'zero-request-fits':
+    'read only for a zero request on a node whose counted pods already ask for more than it has, and the generator draws no node allocatable or requests: the bundled scenario zero-cpu-request-overcommitted guards it',
   'graceful-node-shutdown-beta':
     'turning it off removes the shutdown manager (the 1.20 default): a node shutdown then kills nothing, so its absence closes violations rather than firing them',
   'node-shutdown-failed-phase':

@@ -97,6 +97,10 @@ export const LIMIT_ROWS: readonly LimitRow[] = [
   { what: 'pod, node and volume names (characters)', max: String(LIMITS.objectNameChars) },
   { what: 'container names (characters)', max: String(LIMITS.containerNameChars) },
   { what: 'entries of one `labels` or `nodeSelector` mapping', max: String(LIMITS.labels) },
+  {
+    what: 'a quantity (`allocatable`, `requests`): its value in milli-units, so that podrace holds it exactly',
+    max: `${Number.MAX_SAFE_INTEGER}m`,
+  },
 ];
 
 /** `too many nodes: 1001 (at most 1000)`. */

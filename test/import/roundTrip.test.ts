@@ -18,6 +18,8 @@ const PVC_DELETION =
 /** scenario name + claim label -> why a log cannot carry it. */
 const LABELS =
   "node labels and a pod's nodeSelector: a kubelet logs the rejection (Predicate failed on Pod) but neither the labels nor the selector, which the import does not read";
+const RESOURCES =
+  "a node's allocatable and the pods' requests: a kubelet logs them only in a rejection's message (Node didn't have enough resource: cpu, requested, used, capacity), which the import does not read";
 const CANNOT: Record<string, string> = {
   'csi-partition-force-detach-reattach kubelet: 1.20':
     'a network partition: the kubelet log does not say when its node lost the API server',
@@ -69,6 +71,10 @@ const CANNOT: Record<string, string> = {
   'rejected-pod-deleted-during-restart kubelet: 1.20': LABELS,
   'rejected-pod-deleted-during-restart kubelet: 1.27, off: rejected-pod-deletion-after-restart': LABELS,
   'rejected-pod-deleted-during-restart off: rejected-pod-deletion-after-restart': LABELS,
+  'rejected-pod-counted-by-admission off: admission-rejected-pod-inactive': RESOURCES,
+  'zero-cpu-request-overcommitted off: admission-rejected-pod-inactive, zero-request-fits': RESOURCES,
+  'zero-cpu-request-overcommitted kubelet: 1.22, off: admission-rejected-pod-inactive': RESOURCES,
+  'completed-pod-counted-after-restart off: terminal-pod-on-first-sight': RESOURCES,
 };
 
 describe('run --klog, then import: the same violations under the same fixes', () => {

@@ -42,7 +42,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ['duplicate-node.yaml', '3:27: cluster.nodes[2]: duplicate node "node-a"'],
   [
     'node-entry-unknown-key.yaml',
-    '4:23: cluster.nodes[0]: unknown key "shutdownGracePeriods" (did you mean "shutdownGracePeriod"?); expected one of name, shutdownGracePeriod, shutdownGracePeriodCriticalPods, labels',
+    '4:23: cluster.nodes[0]: unknown key "shutdownGracePeriods" (did you mean "shutdownGracePeriod"?); expected one of name, shutdownGracePeriod, shutdownGracePeriodCriticalPods, labels, allocatable',
   ],
   [
     'shutdown-critical-over-period.yaml',
@@ -183,9 +183,30 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'wrong-type-containers.yaml',
-    '6:53: timeline[0].createPod.containers: expected a number of containers (1 or more) or a list of {name, startDelay?, preStop?}, got "two"',
+    '6:53: timeline[0].createPod.containers: expected a number of containers (1 or more) or a list of {name, startDelay?, preStop?, resources?}, got "two"',
   ],
   ['wrong-type-nodes.yaml', '3:10: cluster.nodes: expected a list of nodes, got "node-a"'],
+  [
+    'bad-quantity.yaml',
+    '6:94: timeline[0].createPod.containers[0].resources.requests.cpu: expected a quantity like 500m, 1, 2.5, 128Mi or 1Gi, got "1.5cores"',
+  ],
+  [
+    'negative-allocatable.yaml',
+    '4:52: cluster.nodes[0].allocatable.memory: a quantity must be greater than or equal to 0, got "-1Gi"',
+  ],
+  [
+    'unknown-quantity-suffix.yaml',
+    '10:54: timeline[0].createPod.containers[0].resources.requests.memory: unknown quantity suffix "mi" in "128mi"',
+  ],
+  ['allocatable-empty.yaml', '4:35: cluster.nodes[0].allocatable: expected cpu, memory or both'],
+  [
+    'resources-limits.yaml',
+    '6:98: timeline[0].createPod.containers[0].resources: unknown key "limits"; expected one of requests',
+  ],
+  [
+    'static-pod-requests.yaml',
+    '7:93: timeline[0].createPod.containers[0].resources: a static pod cannot carry resource requests here: the kubelet counts every static pod as critical and admits one that does not fit by preempting other pods (preemption.go), which podrace does not model; drop `static` or the resources',
+  ],
 ];
 
 function errorOf(load: () => unknown): InputError {
