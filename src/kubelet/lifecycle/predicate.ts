@@ -74,10 +74,15 @@ export class PredicateAdmitHandler implements PodAdmitHandler {
       let usedMilliCPU = 0;
       let usedMemoryBytes = 0;
       const others = attrs.otherPods;
+      // One pass over each pod's containers for both resources (what calculateResource adds up).
       for (let i = 0; i < others.length; i++) {
-        const p = others[i] as Pod;
-        usedMilliCPU += podRequestMilliCPU(p);
-        usedMemoryBytes += podRequestMemoryBytes(p);
+        const containers = (others[i] as Pod).spec.containers;
+        for (let j = 0; j < containers.length; j++) {
+          const requests = containers[j]?.resources?.requests;
+          if (requests === undefined) continue;
+          usedMilliCPU += requests.cpuMilli ?? 0;
+          usedMemoryBytes += requests.memoryBytes ?? 0;
+        }
       }
       const insufficient = fitsRequest(
         podRequestMilliCPU(attrs.pod),
