@@ -86,6 +86,12 @@ export type Fact =
    * manager is told phase Failed, and no pod worker hears of the pod.
    */
   | (Base & PodRef & { kind: 'podRejected'; reason: string; message: string })
+  /**
+   * Simulator observation, the known-open hazard `rejected-pod-counted-while-terminating` (#135296): while
+   * admitting this pod, filterOutInactivePods counted `countedPod`, a pod this kubelet rejected, as actively
+   * terminating (a pod worker took it after the rejection and was asked to terminate it).
+   */
+  | (Base & PodRef & { kind: 'rejectedPodCountedActive'; countedUid: UID; countedPod: string })
   | (Base & { kind: 'kubeletStarted' })
   | (Base & { kind: 'kubeletStopped' })
   | (Base & { kind: 'kubeletPanic'; component: string; message: string })

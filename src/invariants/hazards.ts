@@ -236,6 +236,16 @@ export const HAZARDS = {
     shownUnder: '1.26',
     explains: ['termination-stuck'],
   },
+  'rejected-pod-counted-while-terminating': {
+    upstream: ['kubernetes/kubernetes#135296', 'kubernetes/kubernetes#136508'],
+    summary:
+      "admission counts a pod the kubelet rejected as actively terminating: after the rejection a pod worker takes the pod (an UPDATE or a sync of it, which the pod manager still holds; from 1.27 the PLEG event of its orphaned containers' kill is enough) and is asked to terminate it, so filterOutInactivePods keeps it (#104817: terminal pods are inactive unless actively terminating) until the worker has terminated it, and its requests count against every pod admitted meanwhile although it runs nothing",
+    open: 'issue #135296 is open (seen on 1.34.1); PR #136508, which would leave rejected pods out, is open, and PR #135298 (drop rejected pods from the pod manager) was closed unmerged',
+    scenario: 'rejected-pod-counted-while-terminating',
+    // #104817's clause: before it (and in release-1.20) the rule counts no pod with a terminal status.
+    since: '1.22',
+    explains: ['pod-rejected-with-room'],
+  },
   'remove-before-sources-ready': {
     upstream: ['kubernetes/kubernetes#116880', 'kubernetes/kubernetes#113145'],
     summary:
@@ -557,6 +567,9 @@ export class HazardTracker {
         return;
       case 'podFinishedOnFirstSight':
         this.#mark('terminal-on-first-sight-not-synced', f.atMs, f.node, f.uid, null);
+        return;
+      case 'rejectedPodCountedActive':
+        this.#mark('rejected-pod-counted-while-terminating', f.atMs, f.node, f.uid, null);
         return;
       case 'podRemoveDropped':
         this.#mark('remove-before-sources-ready', f.atMs, f.node, f.uid, null);

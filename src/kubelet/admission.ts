@@ -30,7 +30,7 @@ export function admitPod(kl: Kubelet, pod: Pod): boolean {
   // restart is not known to the pod worker, so a terminal one is admitted again: a completed pod kept by
   // a finalizer may be rejected and turned Failed (#126341).
   if (kl.podWorkers.isPodTerminationRequested(uid)) return true;
-  const activePods = filterOutInactivePods(kl, existingPods);
+  const activePods = filterOutInactivePods(kl, existingPods, pod);
   const result = canAdmitPod(kl, activePods, pod);
   if (result.admit) return true;
   // #126343 (1.32; 1.31.1, 1.30.5, 1.29.9, 1.28.14) also skips admission for a pod whose API phase is
@@ -76,7 +76,12 @@ export function rejectPod(kl: Kubelet, pod: Pod, reason: string, message: string
   });
   kl.statusManager.setPodStatus(
     pod,
-    newPodStatus({ phase: 'Failed', reason, message: `Pod was rejected: ${message}`, containerStatuses: [] }),
+    newPodStatus({
+      phase: 'Failed',
+      reason,
+      message: `${REJECTED_MESSAGE_PREFIX}${message}`,
+      containerStatuses: [],
+    }),
   );
 }
 
@@ -92,7 +97,7 @@ export function rejectPod(kl: Kubelet, pod: Pod, reason: string, message: string
  * pod whose API phase was terminal counted for nothing even while its containers were still being
  * killed. The two rules disagree only on such pods, and the switch is asked only for them.
  */
-export function filterOutInactivePods(kl: Kubelet, pods: readonly Pod[]): Pod[] {
+export function filterOutInactivePods(kl: Kubelet, pods: readonly Pod[], admitting: Pod): Pod[] {
   const podWorkers = kl.podWorkers;
   if (podWorkers === undefined) return [...pods];
   const out: Pod[] = [];
@@ -101,14 +106,41 @@ export function filterOutInactivePods(kl: Kubelet, pods: readonly Pod[]): Pod[] 
     // if a pod is fully terminated by UID, it should be excluded from the list of pods
     if (podWorkers.isPodKnownTerminated(uid)) continue;
     // terminal pods are considered inactive UNLESS they are actively terminating (#104817)
-    const inactive = isAdmittedPodTerminal(kl, p) && !podWorkers.isPodTerminationRequested(uid);
+    const admittedTerminal = isAdmittedPodTerminal(kl, p);
+    const terminating = podWorkers.isPodTerminationRequested(uid);
+    const inactive = admittedTerminal && !terminating;
     const apiTerminal = isPodPhaseTerminal(p.status.phase);
     if (inactive !== apiTerminal && !kl.fixes.on('admission-rejected-pod-inactive')) {
       if (apiTerminal) continue;
     } else if (inactive) continue;
+    if (admittedTerminal && terminating) noteRejectedPodCounted(kl, p, admitting);
     out.push(p);
   }
   return out;
+}
+
+/** The message prefix rejectPod gives the status it sets (v1.28.0; v1.23.13 wrote "Pod " + message). */
+const REJECTED_MESSAGE_PREFIX = 'Pod was rejected: ';
+
+/**
+ * Simulator observation, the known-open hazard `rejected-pod-counted-while-terminating` (#135296): the pod
+ * counted as actively terminating is one this kubelet rejected (the status manager holds rejectPod's
+ * Failed), which runs nothing. A pod worker took it after the rejection (an UPDATE or a sync of the pod,
+ * which the pod manager still has) and was asked to terminate it; until the worker has terminated it,
+ * #104817's "actively terminating" clause counts its requests against the pod being admitted.
+ */
+function noteRejectedPodCounted(kl: Kubelet, counted: Pod, admitting: Pod): void {
+  const message = kl.statusManager.getPodStatus(counted.metadata.uid)?.message;
+  if (message === undefined || !message.startsWith(REJECTED_MESSAGE_PREFIX)) return;
+  kl.publish({
+    kind: 'rejectedPodCountedActive',
+    atMs: kl.sim.nowMs,
+    node: kl.nodeName,
+    uid: admitting.metadata.uid,
+    pod: admitting.metadata.name,
+    countedUid: counted.metadata.uid,
+    countedPod: counted.metadata.name,
+  });
 }
 
 /**

@@ -28,6 +28,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   gracePeriodFellBack: true,
   podAdmitted: true,
   podRejected: true,
+  rejectedPodCountedActive: true,
   kubeletStarted: true,
   kubeletStopped: true,
   kubeletPanic: true,

@@ -213,6 +213,15 @@ export function onFact(b: Builder, f: Fact): void {
         reason: f.reason,
       });
       return;
+    case 'rejectedPodCountedActive':
+      b.instant(
+        tracks.podWorker(node, f.pod, f.uid),
+        `admission counted rejected pod ${f.countedPod} as terminating`,
+        'error',
+        at,
+        { uid: f.uid, pod: f.pod, countedUid: f.countedUid },
+      );
+      return;
     case 'podTerminationRequested':
       b.instant(tracks.podWorker(node, f.pod, f.uid), 'termination requested', 'event', at, {
         uid: f.uid,

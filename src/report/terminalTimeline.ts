@@ -104,6 +104,11 @@ function describeFactRaw(f: Fact): FactLine {
       return { subject: podSubject(f), text: 'podAdmitted' };
     case 'podRejected':
       return { subject: podSubject(f), text: `podRejected ${f.reason}: ${f.message}` };
+    case 'rejectedPodCountedActive':
+      return {
+        subject: podSubject(f),
+        text: `rejectedPodCountedActive ${f.countedPod} (rejected, yet counted as terminating)`,
+      };
     case 'kubeletStarted':
     case 'kubeletStopped':
     case 'nodeShutdownStarted':

@@ -75,6 +75,8 @@ const CANNOT: Record<string, string> = {
   'zero-cpu-request-overcommitted off: admission-rejected-pod-inactive, zero-request-fits': RESOURCES,
   'zero-cpu-request-overcommitted kubelet: 1.22, off: admission-rejected-pod-inactive': RESOURCES,
   'completed-pod-counted-after-restart off: terminal-pod-on-first-sight': RESOURCES,
+  'rejected-pod-counted-while-terminating fixes: all': RESOURCES,
+  'rejected-pod-counted-while-terminating kubelet: 1.27': RESOURCES,
 };
 
 describe('run --klog, then import: the same violations under the same fixes', () => {
