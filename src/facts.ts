@@ -87,7 +87,7 @@ export type Fact =
    */
   | (Base & PodRef & { kind: 'podRejected'; reason: string; message: string })
   /**
-   * Simulator observation, the known-open hazard `rejected-pod-counted-while-terminating` (#135296): while
+   * Simulator observation, the known-open hazard `rejected-pod-counted-as-terminating` (#135296): while
    * admitting this pod, filterOutInactivePods counted `countedPod`, a pod this kubelet rejected, as actively
    * terminating (a pod worker took it after the rejection and was asked to terminate it).
    */

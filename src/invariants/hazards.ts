@@ -236,7 +236,7 @@ export const HAZARDS = {
     shownUnder: '1.26',
     explains: ['termination-stuck'],
   },
-  'rejected-pod-counted-while-terminating': {
+  'rejected-pod-counted-as-terminating': {
     upstream: ['kubernetes/kubernetes#135296', 'kubernetes/kubernetes#136508'],
     summary:
       "admission counts a pod the kubelet rejected as actively terminating: after the rejection a pod worker takes the pod (an UPDATE or a sync of it, which the pod manager still holds; from 1.27 the PLEG event of its orphaned containers' kill is enough) and is asked to terminate it, so filterOutInactivePods keeps it (#104817: terminal pods are inactive unless actively terminating) until the worker has terminated it, and its requests count against every pod admitted meanwhile although it runs nothing",
@@ -569,7 +569,7 @@ export class HazardTracker {
         this.#mark('terminal-on-first-sight-not-synced', f.atMs, f.node, f.uid, null);
         return;
       case 'rejectedPodCountedActive':
-        this.#mark('rejected-pod-counted-while-terminating', f.atMs, f.node, f.uid, null);
+        this.#mark('rejected-pod-counted-as-terminating', f.atMs, f.node, f.uid, null);
         return;
       case 'podRemoveDropped':
         this.#mark('remove-before-sources-ready', f.atMs, f.node, f.uid, null);

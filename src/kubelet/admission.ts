@@ -123,7 +123,7 @@ export function filterOutInactivePods(kl: Kubelet, pods: readonly Pod[], admitti
 const REJECTED_MESSAGE_PREFIX = 'Pod was rejected: ';
 
 /**
- * Simulator observation, the known-open hazard `rejected-pod-counted-while-terminating` (#135296): the pod
+ * Simulator observation, the known-open hazard `rejected-pod-counted-as-terminating` (#135296): the pod
  * counted as actively terminating is one this kubelet rejected (the status manager holds rejectPod's
  * Failed), which runs nothing. A pod worker took it after the rejection (an UPDATE or a sync of the pod,
  * which the pod manager still has) and was asked to terminate it; until the worker has terminated it,
