@@ -190,11 +190,13 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
         break;
       }
       case 'podRejected':
-        // predicateAdmitHandler.Admit's line (v1.27.2's kubelet, as #118497's thread shows it).
+        // predicateAdmitHandler.Admit's line (v1.27.2's kubelet, as #118497's thread shows it): a
+        // PredicateFailureError's branch, or 4 lines on the InsufficientResourceError's (OutOfcpu, as at
+        // v1.23.13 and v1.28.0).
         kubelet(
           f,
           'I',
-          'predicate.go:129',
+          f.reason.startsWith('OutOf') ? 'predicate.go:133' : 'predicate.go:129',
           `"Predicate failed on Pod" pod="default/${f.pod}" err=${q(f.message)}`,
         );
         break;
