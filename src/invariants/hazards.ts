@@ -255,7 +255,7 @@ export const HAZARDS = {
       "a static pod whose manifest changed while the kubelet was down starts at once: allowStaticPodStart knows only the new pod worker's UIDs, so the old UID's containers (an orphan until housekeeping kills it) run beside it. The orphan's UID is unknown to the restarted pod workers even when its manifest comes back (the same content, the same UID): that worker waits behind the other UID, a removal then finishes it as never started, and housekeeping kills the running containers as an orphaned runtime pod (a 1 s grace override, not the deletion's) and deletes its mirror pod while they run",
     open: 'release-1.23 allowStaticPodStart does not consult the runtime; issue #112814 was closed without a fix found for 1.23. HandlePodCleanups kills runtime pods no config has with PodTerminationGracePeriodSecondsOverride 1 ("pods that were orphaned due to kubelet restart or bugs"), and deleteOrphanedMirrorPods asks only the pod workers (IsPodForMirrorPodTerminatingByFullName); both unchanged in later releases',
     scenario: 'static-pod-orphan-after-restart',
-    explains: ['static-pod-overlap', 'mirror-pod-deleted-while-running', 'grace-period-not-honoured'],
+    explains: ['static-pod-overlap', 'mirror-pod-deleted-while-running'],
   },
   'device-open-check-skips-reconstructed-path': {
     upstream: ['kubernetes/kubernetes#36092'],
@@ -570,7 +570,6 @@ export class HazardTracker {
         // (1 s override) and deletes its mirror pod, whatever worker its UID gets later.
         this.#mark('static-pod-orphan-after-restart', f.atMs, f.node, f.orphanUid, null, [
           'mirror-pod-deleted-while-running',
-          'grace-period-not-honoured',
         ]);
         return;
       default:
