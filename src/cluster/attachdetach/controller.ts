@@ -73,6 +73,11 @@ export interface AttachDetachControllerOptions {
   readonly volumePluginMgr: AttachDetachVolumePluginMgr;
   readonly volumeSpecLister: VolumeSpecLister;
   readonly fixes: Fixes;
+  /**
+   * kube-controller-manager --disable-force-detach-on-timeout (AttachDetachControllerConfiguration's
+   * DisableForceDetachOnTimeout, passed to NewReconciler; #120344, from 1.30): default false.
+   */
+  readonly disableForceDetachOnTimeout?: boolean | undefined;
   readonly publish: (fact: Fact) => void;
   readonly timerConfig?: TimerConfig | undefined;
   readonly recorder?: EventRecorder | undefined;
@@ -120,6 +125,7 @@ export class AttachDetachController {
     this.reconciler = new Reconciler({
       loopPeriodMs: timers.reconcilerLoopPeriodMs,
       maxWaitForUnmountDurationMs: timers.reconcilerMaxWaitForUnmountDurationMs,
+      disableForceDetachOnTimeout: o.disableForceDetachOnTimeout === true,
       desiredStateOfWorld: this.desiredStateOfWorld,
       actualStateOfWorld: this.actualStateOfWorld,
       attacherDetacher: this.attacherDetacher,
