@@ -26,8 +26,9 @@ export type ControllerManagerFlag = keyof typeof CONTROLLER_MANAGER_FLAGS;
 
 /**
  * Whether the kube-controller-manager of a kubelet name has the flag: a release from the flag's on,
- * `fixed` (every change modelled, the newest), not `legacy` (every change off, older than 1.20). A fix set
- * not named after a kubelet (a fuzz campaign's, read back from JSON) counts as the newest.
+ * `fixed` (every change modelled, the newest), not `legacy` (every change off, older than 1.20). A switch set
+ * not named after a kubelet (`Fixes.all()`, `Fixes.none()`, a fuzz campaign's read back from JSON) names
+ * no release and is not held to one: it counts as the newest.
  */
 export function controllerManagerHasFlag(
   flag: ControllerManagerFlag,

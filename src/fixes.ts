@@ -399,11 +399,11 @@ export class Fixes {
   private readonly reads: Map<FixId, number> | undefined;
   private readonly nowMs: () => number;
   /**
-   * The kubelet the set was made from (`Fixes.of`, `all`, `none`), kept through `with`: two releases may
-   * ship the same switches (the last patch of 1.22 has every modelled backport of 1.23), and then
-   * `--kubelet 1.22` must still print as `1.22`, not as the other name of the same set. It names the set;
-   * it never changes which switches are on. It also names the kube-controller-manager's release, which
-   * decides the flags a scenario may give it (src/controllerManagerFlags.ts).
+   * The kubelet the set was made from (`Fixes.of`), kept through `with`: two releases may ship the same
+   * switches (the last patch of 1.22 has every modelled backport of 1.23), and then `--kubelet 1.22` must
+   * still print as `1.22`, not as the other name of the same set. It names the set; it never changes
+   * which switches are on. It also names the kube-controller-manager's release, which decides the flags
+   * a scenario may give it (src/controllerManagerFlags.ts).
    */
   readonly base: KubeletName | undefined;
 
@@ -428,11 +428,11 @@ export class Fixes {
   }
 
   static all(): Fixes {
-    return new Fixes(FIX_IDS, undefined, undefined, 'fixed');
+    return new Fixes(FIX_IDS);
   }
 
   static none(): Fixes {
-    return new Fixes([], undefined, undefined, 'legacy');
+    return new Fixes([]);
   }
 
   /** `fixed`, `legacy` or a release preset: every switch as that release's last patch shipped it. */
