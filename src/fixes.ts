@@ -402,7 +402,8 @@ export class Fixes {
    * The kubelet the set was made from (`Fixes.of`), kept through `with`: two releases may ship the same
    * switches (the last patch of 1.22 has every modelled backport of 1.23), and then `--kubelet 1.22` must
    * still print as `1.22`, not as the other name of the same set. It names the set; it never changes
-   * which switches are on.
+   * which switches are on. It also names the kube-controller-manager's release, which decides the flags
+   * a scenario may give it (src/controllerManagerFlags.ts).
    */
   readonly base: KubeletName | undefined;
 

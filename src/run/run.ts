@@ -151,6 +151,7 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
       volumes: scenario.volumes.map((v) => ({ name: v.name, accessMode: v.accessMode })),
       faultsActiveAtEnd: () => world.faultsActive(),
       podVolumeMounts: (node, uid) => world.podVolumeMounts(node, uid),
+      disableForceDetachOnTimeout: scenario.controllerManager?.disableForceDetachOnTimeout === true,
     }),
   );
   const facts: Fact[] | undefined = o.recordFacts === true ? [] : undefined;

@@ -536,7 +536,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'adc-force-detach-unhealthy-at-once',
     file: 'src/cluster/attachdetach/reconciler.ts',
-    find: 'const forceDetach = !isHealthy && timeout;',
+    find: 'const forceDetach = !isHealthy && forceDetachTimeoutExpired;',
     replace: 'const forceDetach = !isHealthy;',
     why: 'the controller force-detaches a mounted volume from an unhealthy node at once instead of after maxWaitForUnmountDuration (a kubelet restart makes a node NotReady for a while)',
     upstream: 'kubernetes/kubernetes#110721',
