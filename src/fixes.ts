@@ -287,12 +287,15 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.27'),
     needsPodWorkerLifecycle: true,
   },
+  // Both halves of #124063 as merged (CHANGELOG-1.31, v1.31.0: "hard evictions ... This bug also affected
+  // force deleted pods. Both cases now receive a termination grace period of 1 second"): the eviction
+  // manager's constant and pod_workers.go's `overridden` flag. Read at v1.31.12 against v1.30.7.
   'immediate-eviction-grace': {
     prs: [124063],
     release: '1.31',
     backports: [],
     summary:
-      "a hard eviction passes immediateEvictionGracePeriodSeconds (1 s) as the override, not 0, which the pod worker took as 'none' and replaced with the spec's grace (#115819)",
+      "a hard eviction passes immediateEvictionGracePeriodSeconds (1 s) as the override, not 0, and calculateEffectiveGracePeriod lets a 0 the deletion or an override set (force delete) become 1 s; before, the pod worker took such a 0 as 'none' and replaced it with the spec's grace (#115819)",
     presets: shippedFrom('1.31'),
     needsPodWorkerLifecycle: true,
   },
