@@ -269,18 +269,20 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#115819', 'kubernetes/kubernetes#124063'],
     summary:
       'a hard eviction\'s override of 0, meant as "at once", becomes the spec\'s terminationGracePeriodSeconds: calculateEffectiveGracePeriod takes the resulting 0 for "none settled" and falls back to the spec, so the evicted pod keeps running for its full grace',
-    open: "pod_workers.go (1.22-1.30) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0, and eviction_manager.go passes 0 for a hard eviction; #124063 (1.31, no cherry-picks) passes immediateEvictionGracePeriodSeconds = 1 instead (switch immediate-eviction-grace). A force delete's 0 still falls back",
+    open: 'pod_workers.go (1.22-1.30) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0, and eviction_manager.go passes 0 for a hard eviction; #124063 (1.31, no cherry-picks) passes immediateEvictionGracePeriodSeconds = 1 instead and lets a 0 the deletion or an override set become 1 s (switch immediate-eviction-grace)',
     fixedBy: 'immediate-eviction-grace',
     scenario: 'hard-eviction-full-grace',
     shownUnder: '1.30',
     explains: ['grace-period-exceeded'],
   },
   'force-delete-full-grace': {
-    upstream: ['kubernetes/kubernetes#115819', 'kubernetes/kubernetes#120451'],
+    upstream: ['kubernetes/kubernetes#115819', 'kubernetes/kubernetes#124063'],
     summary:
       'a force deletion (deletionGracePeriodSeconds 0) of a pod whose worker had already settled on a shorter grace makes calculateEffectiveGracePeriod settle on 0, which it takes for "none settled" and replaces with the spec\'s terminationGracePeriodSeconds: a kill that runs after it (the first kill failed, or the worker had not started one) gets the longer grace',
-    open: "pod_workers.go calculateEffectiveGracePeriod (1.22 to master) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0; #124063 (1.31) changed only the eviction manager's 0, and #120451, which would have let the deletion's 0 win, was closed unmerged",
+    open: 'pod_workers.go calculateEffectiveGracePeriod (1.22 to 1.30) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0; #124063 (1.31, no cherry-picks; its release note: "This bug also affected force deleted pods") adds the `overridden` flag, so a 0 the deletion set becomes 1 s (switch immediate-eviction-grace, read at v1.31.12). #120451, an earlier attempt, was closed unmerged',
+    fixedBy: 'immediate-eviction-grace',
     scenario: 'force-deleted-pod-kill-error-grace',
+    shownUnder: '1.30',
     since: '1.22',
     explains: ['grace-period-increased'],
   },
@@ -552,7 +554,7 @@ export class HazardTracker {
         return;
       case 'gracePeriodFellBack':
         // The eviction manager's 0 has its own hazard (hard-eviction-full-grace); a force delete's 0 is
-        // #115819's other half, open in every release with the #102344 pod worker.
+        // #115819's other half, open with the #102344 pod worker until #124063 (1.31).
         if (f.cause === 'deletion') this.#mark('force-delete-full-grace', f.atMs, f.node, f.uid, null);
         return;
       case 'podFinishedOnFirstSight':

@@ -118,6 +118,7 @@ export class AttachDetachController {
       new NestedPendingOperations(o.sim, undefined),
       new OperationGenerator({
         volumePluginMgr: o.volumePluginMgr,
+        fixes: o.fixes,
         getNode: (name) => client.getNode(name),
         now,
         publish: o.publish,

@@ -233,6 +233,7 @@ export class Harness {
       new NestedPendingOperations(this.sim, undefined),
       new OperationGenerator({
         volumePluginMgr: this.volumePluginMgr,
+        fixes: o.fixes ?? Fixes.of('1.23'),
         getNode: (name) => client.getNode(name),
         now,
         publish,

@@ -5,9 +5,10 @@
 // 1.31 presets run the same reconciler code; the other changes are in the tests and their helpers. Not
 // ported, for what they need is not modelled: the node.kubernetes.io/out-of-service taint (KEP-2268:
 // Test_Run_OneVolumeDetachOnOutOfServiceTaintedNode, and the last step of
-// ...WithForceDetachOnUnmountDisabled) and the detach failure that leaves the attachment uncertain (PR
-// #120595, release-1.29: the later form of Test_Run_OneVolumeDetachFailNodeWithReadWriteOnce). The tests
-// whose body is the same as at v1.23.13 are in reconciler.test.ts.
+// ...WithForceDetachOnUnmountDisabled). The detach failure that leaves the attachment uncertain (PR
+// #120595, release-1.29, picked to 1.28.3) is the switch detach-error-uncertain:
+// Test_Run_OneVolumeDetachFailNodeWithReadWriteOnce below is v1.28.0's form, run with it off; its later
+// form is in reconciler.test.ts. The tests whose body is the same as at v1.23.13 are in reconciler.test.ts.
 import { describe, expect, it } from 'vitest';
 import {
   AttachStateAttached,
@@ -176,7 +177,8 @@ describe('reconciler_test.go (release-1.25, release-1.28 and release-1.31)', () 
   });
 
   it('Test_Run_OneVolumeDetachFailNodeWithReadWriteOnce', () => {
-    const h = new Harness({ fixes: Fixes.of('1.28') });
+    // v1.28.0 (before #120595's pick in 1.28.3).
+    const h = new Harness({ fixes: Fixes.of('1.28').with('detach-error-uncertain', false) });
     const podName1 = 'pod-uid1';
     const podName2 = 'pod-uid2';
     const podName3 = 'pod-uid3';
