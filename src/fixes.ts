@@ -300,12 +300,15 @@ export const FIX_TABLE = {
     presets: shippedFrom('1.27'),
     needsPodWorkerLifecycle: true,
   },
+  // Both halves of #124063 as merged (CHANGELOG-1.31, v1.31.0: "hard evictions ... This bug also affected
+  // force deleted pods. Both cases now receive a termination grace period of 1 second"): the eviction
+  // manager's constant and pod_workers.go's `overridden` flag. Read at v1.31.12 against v1.30.7.
   'immediate-eviction-grace': {
     prs: [124063],
     release: '1.31',
     backports: [],
     summary:
-      "a hard eviction passes immediateEvictionGracePeriodSeconds (1 s) as the override, not 0, which the pod worker took as 'none' and replaced with the spec's grace (#115819)",
+      "a hard eviction passes immediateEvictionGracePeriodSeconds (1 s) as the override, not 0, and calculateEffectiveGracePeriod lets a 0 the deletion or an override set (force delete) become 1 s; before, the pod worker took such a 0 as 'none' and replaced it with the spec's grace (#115819)",
     presets: shippedFrom('1.31'),
     needsPodWorkerLifecycle: true,
   },
@@ -368,6 +371,41 @@ export const FIX_TABLE = {
       "populator: getPVCExtractPV lets a claim being deleted through while kubernetes.io/pvc-protection still holds it (a pod uses it), so a kubelet restart does not leave a running pod's volume out of the desired state and unmount it",
     presets: shippedFrom('1.30'),
   },
+  // Merged on master for 1.30.0 and picked to four branches (#122345 to 1.29, #122396 to 1.28, #122397
+  // to 1.27, #122398 to 1.26, all merged in January 2024). Release note "Allow deletion of pods that use
+  // raw block volumes on node reboot" in CHANGELOG-1.29.md, v1.29.1; the picks to 1.26-1.28 carry no note,
+  // so only their minor versions are given (the v1.28.6 tree has the code, v1.28.0 does not). Read in
+  // operation_generator.go markDeviceErrorState at v1.31.12 against v1.28.0.
+  'reconstructed-device-stays-uncertain': {
+    prs: [122211, 122345, 122396, 122397, 122398],
+    release: '1.30',
+    backports: ['1.29.1 (#122345)', '1.28 (#122396)', '1.27 (#122397)', '1.26 (#122398)'],
+    summary:
+      'markDeviceErrorState leaves a device that reconstruction found uncertain when MountDevice / SetUpDevice fails with a final error after a restart (IsVolumeDeviceReconstructed), instead of marking it unmounted, so it is still unmounted / unmapped once no pod wants it',
+    presets: shippedFrom('1.26'),
+  },
+  // Merged on master in May 2024 (1.31.0: the v1.31.12 tree lacks volumesNeedReportedInUse, the v1.30.7
+  // tree has it); release note NONE, so in no CHANGELOG; kind/feature, not cherry-picked.
+  'no-reconstructed-reported-in-use': {
+    prs: [125014],
+    release: '1.31',
+    backports: [],
+    summary:
+      "the reconciler no longer marks the reconstructed volumes reported in use once the desired state is populated (volumesNeedReportedInUse); before, that MarkVolumesReportedInUse also cleared the flag of every other volume the node status had reported, so a new pod's attachable volume waited for the next node status update to verify its attachment",
+    presets: shippedFrom('1.31'),
+  },
+  // The attach/detach controller's half of operation_generator.go. Merged on master for 1.29.0 and picked
+  // to three branches (#121079 to 1.28, #121087 to 1.26, #121080 to 1.27, all merged in October 2023); its
+  // release note "Fixed attaching volumes after detach errors" is in v1.28.3's notes; the 1.27 and 1.26
+  // picks' patches were not read from a CHANGELOG (the v1.27.7 tree has the code). Read at v1.31.12.
+  'detach-error-uncertain': {
+    prs: [120595, 121079, 121080, 121087],
+    release: '1.29',
+    backports: ['1.28.3 (#121079)', '1.27 (#121080)', '1.26 (#121087)'],
+    summary:
+      'attach/detach controller: a failed Detach (or a failed verifyVolumeIsSafeToDetach) marks the volume uncertain on the node instead of reporting it attached again, so it is attached again before a pod may use it',
+    presets: shippedFrom('1.26'),
+  },
 } as const satisfies Record<string, FixDef>;
 
 export type FixId = keyof typeof FIX_TABLE;
@@ -425,7 +463,8 @@ export class Fixes {
    * The kubelet the set was made from (`Fixes.of`), kept through `with`: two releases may ship the same
    * switches (the last patch of 1.22 has every modelled backport of 1.23), and then `--kubelet 1.22` must
    * still print as `1.22`, not as the other name of the same set. It names the set; it never changes
-   * which switches are on.
+   * which switches are on. It also names the kube-controller-manager's release, which decides the flags
+   * a scenario may give it (src/controllerManagerFlags.ts).
    */
   readonly base: KubeletName | undefined;
 

@@ -83,14 +83,34 @@ describe('release presets', () => {
       expect(Fixes.of('1.27').on(id), id).toBe(false);
       expect(Fixes.of('1.28').on(id), id).toBe(true);
     }
-    for (const k of ['1.24', '1.25'] as const) expect(Fixes.of(k).equals(Fixes.of('1.26')), k).toBe(true);
+    // #122211 (1.30), picked to 1.29.1, 1.28, 1.27 and 1.26; none to 1.25 or earlier.
+    expect(Fixes.of('1.25').on('reconstructed-device-stays-uncertain')).toBe(false);
+    expect(Fixes.of('1.26').on('reconstructed-device-stays-uncertain')).toBe(true);
+    expect(Fixes.of('1.24').equals(Fixes.of('1.25'))).toBe(true);
+    // #120595 (1.29), picked to 1.28.3, 1.27 and 1.26; none to 1.25 or earlier.
+    expect(Fixes.of('1.25').on('detach-error-uncertain')).toBe(false);
+    expect(Fixes.of('1.26').on('detach-error-uncertain')).toBe(true);
+    expect(
+      Fixes.of('1.25').equals(
+        Fixes.of('1.26')
+          .with('reconstructed-device-stays-uncertain', false)
+          .with('detach-error-uncertain', false),
+      ),
+    ).toBe(true);
+    // #125014 (1.31, no picks): volumesNeedReportedInUse removed.
+    expect(Fixes.of('1.30').on('no-reconstructed-reported-in-use')).toBe(false);
+    expect(Fixes.of('1.31').on('no-reconstructed-reported-in-use')).toBe(true);
     // #130335 (1.33.0), picked to 1.30.12 and 1.31.8 (#130686, #130685); none earlier.
     expect(Fixes.of('1.29').on('dsw-terminating-pvc-protected')).toBe(false);
     expect(Fixes.of('1.30').on('dsw-terminating-pvc-protected')).toBe(true);
     expect(Fixes.of('1.28').equals(Fixes.of('1.29'))).toBe(true);
     expect(Fixes.of('1.29').equals(Fixes.of('1.30').with('dsw-terminating-pvc-protected', false))).toBe(true);
     expect(Fixes.of('1.26').equals(Fixes.all())).toBe(false);
-    expect(Fixes.of('1.30').equals(Fixes.all().with('immediate-eviction-grace', false))).toBe(true);
+    expect(
+      Fixes.of('1.30').equals(
+        Fixes.all().with('immediate-eviction-grace', false).with('no-reconstructed-reported-in-use', false),
+      ),
+    ).toBe(true);
     // NewVolumeManagerReconstruction: on by default in 1.27.0, off again from 1.27.2 (#117752), on from 1.28.
     expect(
       Fixes.of('1.27').equals(
@@ -101,6 +121,7 @@ describe('release presets', () => {
           .with('housekeeping-restart-same-round', false)
           .with('dsw-terminating-pvc-protected', false)
           .with('terminal-pod-not-readmitted', false)
+          .with('no-reconstructed-reported-in-use', false)
           .with('zero-request-fits', false),
       ),
     ).toBe(true);
@@ -153,16 +174,18 @@ describe('labels and replay flags', () => {
     // The name survives a recording copy (a run's) and further toggles.
     expect(off.recording(new Map(), () => 0).label()).toBe('1.22,-static-pod-start-exclusion');
     // Fewer differences still win over the name asked for (1.22 with the three 1.24 picks is the set of
-    // 1.24 to 1.26, named after the newest; with the 1.27 pod worker switches too, 1.27's set; with the
-    // new reconstruction and #115835 of 1.28 too, that of 1.28 and 1.29; with #130335 too, 1.30's; with
-    // 1.31's #124063 every switch is on: all),
+    // 1.24 and 1.25, named after the newer; with the picks of #122211 and #120595 too, 1.26's; with the 1.27 pod worker
+    // switches too, 1.27's set; with the new reconstruction and #115835 of 1.28 too, that of 1.28 and
+    // 1.29; with #130335 too, 1.30's; with 1.31's #124063 and #125014 every switch is on: all),
     // and a set nobody named names the newer of two equal releases.
     const picks = [
       'no-force-detach-healthy-node=on',
       'reconstruct-every-pod-of-volume=on',
       'dsw-terminating-pod-on-restart=on',
     ];
-    expect(fixesOption('1.22', picks).label()).toBe('1.26');
+    expect(fixesOption('1.22', picks).label()).toBe('1.25');
+    const picks26 = [...picks, 'reconstructed-device-stays-uncertain=on', 'detach-error-uncertain=on'];
+    expect(fixesOption('1.22', picks26).label()).toBe('1.26');
     const rework = [
       'orphan-pod-worker-terminates=on',
       'terminal-pod-first-sight-synced=on',
@@ -171,9 +194,9 @@ describe('labels and replay flags', () => {
       'rejected-pod-deletion-after-restart=on',
       'pod-worker-pending-update=on',
     ];
-    expect(fixesOption('1.22', [...picks, ...rework]).label()).toBe('1.27');
+    expect(fixesOption('1.22', [...picks26, ...rework]).label()).toBe('1.27');
     const recon = [
-      ...picks,
+      ...picks26,
       ...rework,
       'new-volume-reconstruction=on',
       'prestop-counts-against-grace=on',
@@ -184,7 +207,9 @@ describe('labels and replay flags', () => {
     expect(fixesOption('1.22', recon).label()).toBe('1.29');
     const pvc = [...recon, 'dsw-terminating-pvc-protected=on'];
     expect(fixesOption('1.22', pvc).label()).toBe('1.30');
-    expect(fixesOption('1.22', [...pvc, 'immediate-eviction-grace=on']).label()).toBe('all');
+    const grace = [...pvc, 'immediate-eviction-grace=on'];
+    expect(fixesOption('1.22', grace).label()).toBe('-no-reconstructed-reported-in-use');
+    expect(fixesOption('1.22', [...grace, 'no-reconstructed-reported-in-use=on']).label()).toBe('all');
     expect(new Fixes(Fixes.of('1.22').ids()).label()).toBe('1.23');
   });
 

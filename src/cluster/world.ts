@@ -2,12 +2,14 @@
 // the host (runtime, storage, cgroups, static manifests) and its kubelet process. The scenario's timeline
 // is carried out by scenarioActions.ts.
 import type { UID } from '../api/v1.js';
+import { controllerManagerHasFlag, missingFlagMessage } from '../controllerManagerFlags.js';
 import { WRITES_NONE } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
 import { Kubelet } from '../kubelet/kubelet.js';
 import { FakeRuntime } from '../runtime/fakeRuntime.js';
 import { PodCgroups } from '../runtime/podCgroups.js';
+import { InputError } from '../scenario/errors.js';
 import type { Scenario } from '../scenario/types.js';
 import { AssertionError, Bus, Sim } from '../sim/index.js';
 import { Host } from '../storage/host.js';
@@ -18,6 +20,21 @@ import type { NodeWorld } from './nodeWorld.js';
 import { PvcProtectionController } from './pvcProtection.js';
 import { ScenarioActions } from './scenarioActions.js';
 import { newControllerVolumePluginMgr, newKubeletVolumeManager, volumeSpecOf } from './volumeWiring.js';
+
+/**
+ * The kube-controller-manager of the run's release must have every flag the scenario gives it: an older
+ * one exits at start ("unknown flag"), so such a run is refused, located at the flag (exit 2).
+ */
+function checkControllerManagerFlags(scenario: Scenario, fixes: Fixes): void {
+  const cm = scenario.controllerManager;
+  const kubelet = fixes.base;
+  if (cm === undefined || kubelet === undefined) return;
+  if (controllerManagerHasFlag('disableForceDetachOnTimeout', kubelet)) return;
+  const field = 'cluster.controllerManager.disableForceDetachOnTimeout';
+  const message = `${missingFlagMessage('disableForceDetachOnTimeout', kubelet)}: run with --kubelet 1.30 or later, or fixed`;
+  if (scenario.file === '') throw new InputError(`scenario ${scenario.name}: ${field}: ${message}`);
+  throw new InputError(`${scenario.file}:${cm.line}:${cm.col}: ${field}: ${message}`, { located: true });
+}
 
 /** systemd's RestartSec for the kubelet unit: a crashed kubelet comes back after 10 s. */
 const KUBELET_RESTART_SEC_MS = 10_000;
@@ -43,6 +60,7 @@ export class World {
   private readonly actions: ScenarioActions;
 
   constructor(o: WorldOptions) {
+    checkControllerManagerFlags(o.scenario, o.fixes);
     this.scenario = o.scenario;
     this.fixes = o.fixes;
     this.sim = new Sim(o.seed, { elide: o.elide });
@@ -109,6 +127,7 @@ export class World {
       volumePluginMgr: newControllerVolumePluginMgr(this),
       volumeSpecLister: (name) => volumeSpecOf(this, name),
       fixes: o.fixes,
+      disableForceDetachOnTimeout: o.scenario.controllerManager?.disableForceDetachOnTimeout === true,
       domain: o.scenario.nodes.length + 1,
       publish,
     });

@@ -21,7 +21,8 @@
 // the non-critical share of ShutdownGracePeriod)) and, for an orphan (the pod left its source before the
 // running kubelet process started), HandlePodCleanups' 1 s. killPodStarted only marks when a kill's grace
 // was computed: requests that reach the kubelet later bind the next kill, not this one. A force delete's
-// 0 makes upstream fall back to the spec's grace (#115819), so it bounds nothing; a hard eviction's 0 means
+// 0 makes upstream fall back to the spec's grace (#115819, 1.22 to 1.30; #124063 makes it 1 s from 1.31,
+// which this release-independent bound does not require), so it bounds nothing; a hard eviction's 0 means
 // at once (1 s, eviction_manager.go's constant since #124063), its fallback before that fix being the
 // known-open hazard hard-eviction-full-grace. Requests that never reached the API (evictions, shutdown) die with the kubelet process.
 import type { Fact, FactKind } from '../facts.js';

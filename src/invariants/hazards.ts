@@ -265,7 +265,7 @@ export const HAZARDS = {
       "a static pod whose manifest changed while the kubelet was down starts at once: allowStaticPodStart knows only the new pod worker's UIDs, so the old UID's containers (an orphan until housekeeping kills it) run beside it. The orphan's UID is unknown to the restarted pod workers even when its manifest comes back (the same content, the same UID): that worker waits behind the other UID, a removal then finishes it as never started, and housekeeping kills the running containers as an orphaned runtime pod (a 1 s grace override, not the deletion's) and deletes its mirror pod while they run",
     open: 'release-1.23 allowStaticPodStart does not consult the runtime; issue #112814 was closed without a fix found for 1.23. HandlePodCleanups kills runtime pods no config has with PodTerminationGracePeriodSecondsOverride 1 ("pods that were orphaned due to kubelet restart or bugs"), and deleteOrphanedMirrorPods asks only the pod workers (IsPodForMirrorPodTerminatingByFullName); both unchanged in later releases',
     scenario: 'static-pod-orphan-after-restart',
-    explains: ['static-pod-overlap', 'mirror-pod-deleted-while-running', 'grace-period-not-honoured'],
+    explains: ['static-pod-overlap', 'mirror-pod-deleted-while-running'],
   },
   'device-open-check-skips-reconstructed-path': {
     upstream: ['kubernetes/kubernetes#36092'],
@@ -279,18 +279,20 @@ export const HAZARDS = {
     upstream: ['kubernetes/kubernetes#115819', 'kubernetes/kubernetes#124063'],
     summary:
       'a hard eviction\'s override of 0, meant as "at once", becomes the spec\'s terminationGracePeriodSeconds: calculateEffectiveGracePeriod takes the resulting 0 for "none settled" and falls back to the spec, so the evicted pod keeps running for its full grace',
-    open: "pod_workers.go (1.22-1.30) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0, and eviction_manager.go passes 0 for a hard eviction; #124063 (1.31, no cherry-picks) passes immediateEvictionGracePeriodSeconds = 1 instead (switch immediate-eviction-grace). A force delete's 0 still falls back",
+    open: 'pod_workers.go (1.22-1.30) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0, and eviction_manager.go passes 0 for a hard eviction; #124063 (1.31, no cherry-picks) passes immediateEvictionGracePeriodSeconds = 1 instead and lets a 0 the deletion or an override set become 1 s (switch immediate-eviction-grace)',
     fixedBy: 'immediate-eviction-grace',
     scenario: 'hard-eviction-full-grace',
     shownUnder: '1.30',
     explains: ['grace-period-exceeded'],
   },
   'force-delete-full-grace': {
-    upstream: ['kubernetes/kubernetes#115819', 'kubernetes/kubernetes#120451'],
+    upstream: ['kubernetes/kubernetes#115819', 'kubernetes/kubernetes#124063'],
     summary:
       'a force deletion (deletionGracePeriodSeconds 0) of a pod whose worker had already settled on a shorter grace makes calculateEffectiveGracePeriod settle on 0, which it takes for "none settled" and replaces with the spec\'s terminationGracePeriodSeconds: a kill that runs after it (the first kill failed, or the worker had not started one) gets the longer grace',
-    open: "pod_workers.go calculateEffectiveGracePeriod (1.22 to master) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0; #124063 (1.31) changed only the eviction manager's 0, and #120451, which would have let the deletion's 0 win, was closed unmerged",
+    open: 'pod_workers.go calculateEffectiveGracePeriod (1.22 to 1.30) falls back to pod.Spec.TerminationGracePeriodSeconds whenever the grace it settles on is 0; #124063 (1.31, no cherry-picks; its release note: "This bug also affected force deleted pods") adds the `overridden` flag, so a 0 the deletion set becomes 1 s (switch immediate-eviction-grace, read at v1.31.12). #120451, an earlier attempt, was closed unmerged',
+    fixedBy: 'immediate-eviction-grace',
     scenario: 'force-deleted-pod-kill-error-grace',
+    shownUnder: '1.30',
     since: '1.22',
     explains: ['grace-period-increased'],
   },
@@ -318,7 +320,7 @@ export const HAZARDS = {
     ],
     summary:
       'maxWaitForUnmountDuration (6 min) after its last pod was deleted, the attach/detach controller force-detaches a volume the node still reports mounted because the node is not Ready; a node that lost only its API server (a network partition) still runs its pods and keeps the global mount, so a CSI detach (ControllerUnpublish) takes the device from under them; its kubelet never learns of the detach, and when the volume is attached to the same node again (a new pod of the name once the partition heals) its actual state still has the device GloballyMounted: MountDevice is skipped and the new pod\'s SetUp bind-mounts the dead global mount ("globalmount io error")',
-    open: "issue #119273 (reported on 1.22) was closed unfixed (labels needs-triage, triage/needs-information); reconciler.go force-detaches from an unhealthy node by design (#110721 kept exactly that: forceDetach := !isHealthy && timeout), and the kubelet's reconciler never compares its actual state with node.status.volumesAttached for a volume it already has mounted. PR #120344 (1.30) adds kube-controller-manager --disable-force-detach-on-timeout, default false, not modelled",
+    open: "issue #119273 (reported on 1.22) was closed unfixed (labels needs-triage, triage/needs-information); reconciler.go force-detaches from an unhealthy node by design (#110721 kept exactly that: forceDetach := !isHealthy && timeout), and the kubelet's reconciler never compares its actual state with node.status.volumesAttached for a volume it already has mounted. PR #120344 (1.30) adds kube-controller-manager --disable-force-detach-on-timeout, default false: with it (cluster.controllerManager.disableForceDetachOnTimeout, scenario csi-partition-disable-force-detach) the volume stays attached and nothing fires",
     scenario: 'csi-partition-force-detach-reattach',
     explains: ['device-released-while-open', 'mount-device-skipped-after-failure'],
   },
@@ -562,7 +564,7 @@ export class HazardTracker {
         return;
       case 'gracePeriodFellBack':
         // The eviction manager's 0 has its own hazard (hard-eviction-full-grace); a force delete's 0 is
-        // #115819's other half, open in every release with the #102344 pod worker.
+        // #115819's other half, open with the #102344 pod worker until #124063 (1.31).
         if (f.cause === 'deletion') this.#mark('force-delete-full-grace', f.atMs, f.node, f.uid, null);
         return;
       case 'podFinishedOnFirstSight':
@@ -583,7 +585,6 @@ export class HazardTracker {
         // (1 s override) and deletes its mirror pod, whatever worker its UID gets later.
         this.#mark('static-pod-orphan-after-restart', f.atMs, f.node, f.orphanUid, null, [
           'mirror-pod-deleted-while-running',
-          'grace-period-not-honoured',
         ]);
         return;
       default:

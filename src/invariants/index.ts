@@ -108,6 +108,11 @@ export interface CheckerConfig {
   readonly podVolumeMounts?: PodVolumeMounts | undefined;
   /** The nodes' status.allocatable (the scenario's); a node not listed rejects nothing for resources. */
   readonly nodeAllocatable?: Readonly<Record<string, ResourceList>> | undefined;
+  /**
+   * The kube-controller-manager runs with --disable-force-detach-on-timeout (#120344): the 6 min timeout
+   * lets no volume its node lists in use go (volume-detached-while-in-use, pod-never-started).
+   */
+  readonly disableForceDetachOnTimeout?: boolean | undefined;
 }
 
 /** One checker per invariant ID, in INVARIANT_IDS order. */
@@ -129,11 +134,17 @@ export function createCheckers(config: CheckerConfig): Checker[] {
       faultsActiveAtEnd: config.faultsActiveAtEnd,
       terminationBudgetMs: config.terminationBudgetMs ?? DEFAULT_TERMINATION_BUDGET_MS,
     }),
-    new PodNeverStarted({ faultsActiveAtEnd: config.faultsActiveAtEnd, volumes: config.volumes }),
+    new PodNeverStarted({
+      faultsActiveAtEnd: config.faultsActiveAtEnd,
+      volumes: config.volumes,
+      disableForceDetachOnTimeout: config.disableForceDetachOnTimeout,
+    }),
     new GracePeriodNotHonoured(),
     new PodDeletedBeforeVolumesReclaimed(config.podVolumeMounts),
     new DeviceReleasedWhileOpen(),
-    new VolumeDetachedWhileInUse(),
+    new VolumeDetachedWhileInUse({
+      disableForceDetachOnTimeout: config.disableForceDetachOnTimeout === true,
+    }),
     new PodStatusRegressed(),
     new MirrorPodDeletedWhileRunning(),
     new PodCgroupDestroyedWithVolumes(config.podVolumeMounts),

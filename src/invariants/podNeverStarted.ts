@@ -123,6 +123,11 @@ export interface PodNeverStartedConfig {
   readonly faultsActiveAtEnd: () => boolean;
   /** The scenario's volumes; one not listed is ReadWriteOnce (the scenario format's default). */
   readonly volumes?: readonly { readonly name: string; readonly accessMode: AccessMode }[] | undefined;
+  /**
+   * kube-controller-manager --disable-force-detach-on-timeout (#120344): no force detach, so a node that
+   * lists a volume in use keeps it for as long as it lists it, Ready or not.
+   */
+  readonly disableForceDetachOnTimeout?: boolean | undefined;
 }
 
 type Attached = Extract<Fact, { kind: 'volumeAttached' }>;
@@ -440,7 +445,8 @@ export class PodNeverStarted implements Checker {
    * whose kubelet is gone it stays Terminating for ever and the volume with it, as upstream), and while
    * its node status lists the volume in volumesInUse unless the node is not Ready (then the controller
    * force-detaches maxWaitForUnmountDuration after the last pod there stopped wanting it; a Ready node
-   * keeps a volume it still has mounted for ever, #110721). A Multi-Attach wait behind a pod that still
+   * keeps a volume it still has mounted for ever, #110721; with --disable-force-detach-on-timeout every
+   * node does, #120344). A Multi-Attach wait behind a pod that still
    * uses the volume is upstream behaviour and is never judged.
    */
   #volumeWait(
@@ -494,7 +500,9 @@ export class PodNeverStarted implements Checker {
         let releasedMs: number;
         let why: string;
         if (listed !== undefined) {
-          // A node that may be Ready keeps a volume it lists in use (the safe-to-detach check, #110721).
+          // A node that may be Ready keeps a volume it lists in use (the safe-to-detach check, #110721);
+          // with --disable-force-detach-on-timeout any node does (#120344).
+          if (this.#config.disableForceDetachOnTimeout === true) return undefined;
           if (!this.#liveness.surelyNotReady(node, endMs)) return undefined;
           const down = this.#liveness.last(node);
           const notReadyMs = (down?.atMs ?? 0) + nodeMonitorGracePeriodMs;

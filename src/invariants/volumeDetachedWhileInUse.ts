@@ -10,7 +10,9 @@
 // volume MountedByNode unless timed out, the operation's verifyVolumeIsSafeToDetach
 // (operation_generator.go) fails with "volume is still in use by node, according to Node status"; after
 // the timeout, PR #110721 (reconciler.go: forceDetach := !isHealthy && timeout) force-detaches only from
-// a node that is not Ready. Everything is judged from ground truth: the node object as the API server
+// a node that is not Ready, and with kube-controller-manager --disable-force-detach-on-timeout (#120344,
+// 1.30: forceDetachTimeoutExpired := maxWaitForUnmountDurationExpired && !rc.disableForceDetachOnTimeout)
+// from no node at all: the timeout then never passes for this check. Everything is judged from ground truth: the node object as the API server
 // stored and served it (nodeVolumesInUse, nodeVolumesAttached, nodeStatusRead), the API pods (the
 // controller's desired state follows them), and the node's Lease (its kubelet's lifecycle); never from
 // the controller's `forced` / `verifySafeToDetach` flags. Catches #106710 (release-1.23's force detach
@@ -58,8 +60,19 @@ export const INFORMER_SLACK_MS = 100;
 
 const byTime = (a: Fact, b: Fact): number => a.atMs - b.atMs;
 
+export interface VolumeDetachedWhileInUseOptions {
+  /** --disable-force-detach-on-timeout: maxWaitForUnmountDuration never lets a listed volume go. */
+  readonly disableForceDetachOnTimeout?: boolean;
+}
+
 export class VolumeDetachedWhileInUse implements Checker {
   readonly id = 'volume-detached-while-in-use';
+  readonly #noForceDetach: boolean;
+
+  constructor(o: VolumeDetachedWhileInUseOptions = {}) {
+    this.#noForceDetach = o.disableForceDetachOnTimeout === true;
+  }
+
   readonly kinds: readonly FactKind[] = [
     'apiPodCreated',
     'apiPodDeleted',
@@ -165,9 +178,14 @@ export class VolumeDetachedWhileInUse implements Checker {
   }
 
   #timer(unwantedMs: number, early: boolean, when: string): string {
-    return unwantedMs === 0
-      ? `a pod still wants it there`
-      : `no pod wanted it there for ${secs(unwantedMs)} at most when ${when} (maxWaitForUnmountDuration ${secs(MAX_WAIT_FOR_UNMOUNT_MS)}${early ? ' not passed' : ' passed'})`;
+    if (unwantedMs === 0) return `a pod still wants it there`;
+    const timer =
+      this.#noForceDetach && unwantedMs > MAX_WAIT_FOR_UNMOUNT_MS
+        ? `passed, but --disable-force-detach-on-timeout is set (#120344)`
+        : early
+          ? 'not passed'
+          : 'passed';
+    return `no pod wanted it there for ${secs(unwantedMs)} at most when ${when} (maxWaitForUnmountDuration ${secs(MAX_WAIT_FOR_UNMOUNT_MS)} ${timer})`;
   }
 
   #judge(f: Extract<Fact, { kind: 'volumeDetached' | 'lunFenced' }>, report: (v: Violation) => void): void {
@@ -176,7 +194,7 @@ export class VolumeDetachedWhileInUse implements Checker {
     const startMs = started?.atMs ?? f.atMs;
     const fromMs = startMs - IN_USE_SLACK_MS;
     const unwantedMs = this.#wants.earlyUnwantedForMs(f.volume, f.node, startMs);
-    const early = unwantedMs <= MAX_WAIT_FOR_UNMOUNT_MS;
+    const early = this.#noForceDetach || unwantedMs <= MAX_WAIT_FOR_UNMOUNT_MS;
     const what = f.kind === 'lunFenced' ? 'fenced' : 'detached';
     const claim =
       started === undefined
@@ -256,7 +274,7 @@ export class VolumeDetachedWhileInUse implements Checker {
     if (!sinceAttach && listed.atMs > fromMs) return;
     const ready = this.#liveness.surelyReady(f.node, Math.min(fromMs, listed.atMs), f.atMs);
     const unwantedMs = this.#wants.earlyUnwantedForMs(volume, f.node, f.atMs);
-    const early = unwantedMs <= MAX_WAIT_FOR_UNMOUNT_MS;
+    const early = this.#noForceDetach || unwantedMs <= MAX_WAIT_FOR_UNMOUNT_MS;
     if (!ready && !early) return;
     const rule = early
       ? 'before maxWaitForUnmountDuration the reconciler starts a detach only once the node no longer reports the volume mounted (MountedByNode)'

@@ -244,7 +244,7 @@ export class PodWorkers extends PodWorkerStartGate implements PodStateProvider {
       opts.killPodOptions = kill;
       if (kill.completedCh !== undefined) status.notifyPostTerminating.push(kill.completedCh);
       if (kill.podStatusFunc !== undefined) status.statusPostTerminating.push(kill.podStatusFunc);
-      const { gracePeriod, shortened } = calculateEffectiveGracePeriod(status, pod, kill);
+      const { gracePeriod, shortened } = calculateEffectiveGracePeriod(status, pod, kill, this.fixes);
       wasGracePeriodShortened = shortened;
       // Only the fallback to the spec (a settled 0) makes the grace longer: upstream's #115819.
       if (status.gracePeriod !== 0 && gracePeriod > status.gracePeriod) {

@@ -399,7 +399,7 @@ export class PodWorkerStates implements PodStateProvider {
       status.terminatingAt = this.sim.nowMs;
       this.sim.touch(WRITES_PODS);
       status.gracePeriod =
-        pod !== undefined ? calculateEffectiveGracePeriod(status, pod, undefined).gracePeriod : 1;
+        pod !== undefined ? calculateEffectiveGracePeriod(status, pod, undefined, this.fixes).gracePeriod : 1;
       if (pod !== undefined) {
         this.publishPod(pod, {
           kind: 'podTerminationRequested',

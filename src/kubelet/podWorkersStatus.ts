@@ -1,9 +1,10 @@
-// Ported from kubernetes pkg/kubelet/pod_workers.go, release-1.23.
-// The per-UID state of the pod worker (podSyncStatus), the unit of work on a worker's channel (podWork),
+// Ported from kubernetes pkg/kubelet/pod_workers.go, release-1.23; calculateEffectiveGracePeriod also read
+// at v1.31.12 (its `overridden` flag, #124063). The per-UID state of the pod worker (podSyncStatus), the unit of work on a worker's channel (podWork),
 // and the two pure rules UpdatePod applies to them: the effective grace period and the first-sight
 // terminal check. Kept apart from podWorkers.ts because they hold no goroutines and no locks.
 
 import type { Pod, RuntimePodStatus } from '../api/v1.js';
+import type { Fixes } from '../fixes.js';
 import type { Chan, Context } from '../sim/index.js';
 import { AssertionError } from '../sim/index.js';
 import type { KillPodOptions, PodStatusFunc, PodWorkType, UpdatePodOptions } from './types.js';
@@ -61,7 +62,7 @@ export class PodSyncStatus {
   deleted = false;
   /**
    * The effective grace period in seconds once terminating. It only decreases, except through the
-   * #115819 quirk (a later 0 falls back to the spec value), see calculateEffectiveGracePeriod.
+   * #115819 quirk before 1.31 (a later 0 falls back to the spec value), see calculateEffectiveGracePeriod.
    */
   gracePeriod = 0;
   /** The first kill was an eviction: content may be reaped aggressively. */
@@ -175,27 +176,40 @@ export function isPodStatusCacheTerminal(status: RuntimePodStatus): boolean {
 /**
  * calculateEffectiveGracePeriod: the grace period can only decrease. The API server's
  * deletionGracePeriodSeconds is bedrock truth, a kill override (eviction) may shorten it further, and a
- * result of 0 falls back to the spec's terminationGracePeriodSeconds. That fallback is upstream's
- * #115819 quirk, kept on purpose: an override of 0 (hard eviction, force delete) becomes the spec value,
- * even when an earlier kill had already settled on a shorter one.
+ * result of 0 that neither of them set falls back to the spec's terminationGracePeriodSeconds.
+ * Before #124063 (1.31, switch `immediate-eviction-grace`) any result of 0 fell back: upstream's #115819,
+ * so an override of 0 (hard eviction, force delete) became the spec value, even when an earlier kill had
+ * already settled on a shorter one. #124063 tracks whether the deletion or an override set the value
+ * (`overridden`) and lets such a 0 become the 1 s floor; the switch is read only where that decides.
  * Returns the grace period (always >= 1) and whether it shortened an earlier one.
  */
 export function calculateEffectiveGracePeriod(
   status: PodSyncStatus,
   pod: Pod,
   options: KillPodOptions | undefined,
+  fixes: Fixes,
 ): { gracePeriod: number; shortened: boolean } {
   let gracePeriod = status.gracePeriod;
+  let overridden = false;
+  // this value is bedrock truth - the apiserver owns telling us this value calculated by apiserver
   const deletionGrace = pod.metadata.deletionGracePeriodSeconds;
   if (deletionGrace !== undefined && (gracePeriod === 0 || deletionGrace < gracePeriod)) {
     gracePeriod = deletionGrace;
+    overridden = true;
   }
+  // we allow other parts of the kubelet (namely eviction) to request this pod be terminated faster
   const override = options?.podTerminationGracePeriodSecondsOverride;
   if (override !== undefined && (gracePeriod === 0 || override < gracePeriod)) {
     gracePeriod = override;
+    overridden = true;
   }
+  // make a best effort to default this value to the pod's desired intent, in the event the kubelet
+  // provided no requested value (graceful termination?)
   const specGrace = pod.spec.terminationGracePeriodSeconds;
-  if (gracePeriod === 0 && specGrace !== undefined) gracePeriod = specGrace;
+  if (gracePeriod === 0 && specGrace !== undefined && !(overridden && fixes.on('immediate-eviction-grace'))) {
+    gracePeriod = specGrace;
+  }
+  // no matter what, we always supply a grace period of 1
   if (gracePeriod < 1) gracePeriod = 1;
   if (!(Number.isFinite(gracePeriod) && gracePeriod >= 1))
     throw new AssertionError(`effective grace period ${gracePeriod} < 1`);

@@ -152,6 +152,7 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
       faultsActiveAtEnd: () => world.faultsActive(),
       podVolumeMounts: (node, uid) => world.podVolumeMounts(node, uid),
       nodeAllocatable: scenario.nodeAllocatable,
+      disableForceDetachOnTimeout: scenario.controllerManager?.disableForceDetachOnTimeout === true,
     }),
   );
   const facts: Fact[] | undefined = o.recordFacts === true ? [] : undefined;

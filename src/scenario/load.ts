@@ -12,6 +12,7 @@
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { parseQuantity } from '../api/quantity.js';
+import { controllerManagerHasFlag, missingFlagMessage } from '../controllerManagerFlags.js';
 import { FIX_IDS, type KubeletName } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { MAX_START_DELAY_MS } from '../runtime/runtimeRequestTimeout.js';
@@ -36,6 +37,7 @@ import {
   type Action,
   type Claim,
   type ContainerDecl,
+  type ControllerManagerConfig,
   claimFixesLabel,
   DEFAULTS,
   defaultContainerName,
@@ -164,8 +166,8 @@ export function parseScenarioText(text: string, fileName: string): Scenario {
   else if (duplicates.length > 0) report(duplicates);
   const raw = parsed.data as ScenarioFile;
 
-  const lineOf = (path: readonly PathSeg[]) => lineCounter.linePos(tree.offsetOf(path, false)).line;
-  const { scenario, problems } = normalise(raw, fileName, lineOf);
+  const posOf = (path: readonly PathSeg[]) => lineCounter.linePos(tree.offsetOf(path, false));
+  const { scenario, problems } = normalise(raw, fileName, posOf);
   if (problems.length > 0) report(problems);
   return scenario;
 }
@@ -320,8 +322,9 @@ interface PodRecord {
 function normalise(
   raw: ScenarioFile,
   file: string,
-  lineOf: (path: readonly PathSeg[]) => number,
+  posOf: (path: readonly PathSeg[]) => { line: number; col: number },
 ): { scenario: Scenario; problems: Problem[] } {
+  const lineOf = (path: readonly PathSeg[]) => posOf(path).line;
   const problems: Problem[] = [];
   const problem = (path: readonly PathSeg[], message: string) => problems.push({ path, message });
   /** A did-you-mean and a list of names, while they are cheap enough (HINTED_PROBLEMS). */
@@ -446,6 +449,19 @@ function normalise(
   }
 
   const claims = (raw.claims ?? []).map((c, i) => normaliseClaim(c, ['claims', i], problem, lineOf));
+  const controllerManager = normaliseControllerManager(raw, posOf);
+  // A claim runs the kube-controller-manager of its kubelet name: one older than a flag the scenario sets
+  // does not start with it (src/controllerManagerFlags.ts).
+  if (controllerManager !== undefined) {
+    (raw.claims ?? []).forEach((c, i) => {
+      const kubelet = claims[i]?.fixes.kubelet;
+      if (kubelet === undefined || controllerManagerHasFlag('disableForceDetachOnTimeout', kubelet)) return;
+      problem(
+        ['claims', i, c.kubelet === undefined ? 'fixes' : 'kubelet'],
+        `cluster.controllerManager sets disableForceDetachOnTimeout (line ${controllerManager.line}), but ${missingFlagMessage('disableForceDetachOnTimeout', kubelet)}: claim kubelet 1.30 or later, or fixes: all`,
+      );
+    });
+  }
   const seen = new Map<string, number>();
   claims.forEach((claim, i) => {
     const label = claimFixesLabel(claim.fixes);
@@ -470,10 +486,21 @@ function normalise(
     ...(Object.keys(nodeLabels).length > 0 ? { nodeLabels } : {}),
     ...(Object.keys(nodeAllocatable).length > 0 ? { nodeAllocatable } : {}),
     volumes,
+    ...(controllerManager === undefined ? {} : { controllerManager }),
     timeline,
     claims,
   };
   return { scenario, problems };
+}
+
+/** cluster.controllerManager, kept only for a flag set to true (false is the default, as no key). */
+function normaliseControllerManager(
+  raw: ScenarioFile,
+  posOf: (path: readonly PathSeg[]) => { line: number; col: number },
+): ControllerManagerConfig | undefined {
+  if (raw.cluster.controllerManager?.disableForceDetachOnTimeout !== true) return undefined;
+  const { line, col } = posOf(['cluster', 'controllerManager', 'disableForceDetachOnTimeout']);
+  return { disableForceDetachOnTimeout: true, line, col };
 }
 
 interface Checks {

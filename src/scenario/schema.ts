@@ -308,6 +308,19 @@ const NodeSchema = z.union(
   { error: expected(NODE_PHRASE) },
 );
 
+const ControllerManagerSchema = mapping(
+  {
+    disableForceDetachOnTimeout: z
+      .boolean({ error: expected('true or false') })
+      .optional()
+      .meta({
+        description:
+          'kube-controller-manager --disable-force-detach-on-timeout (#120344, from 1.30): the attach/detach controller never force-detaches a volume its node still reports in use once maxWaitForUnmountDuration (6 min) passed; default false. True needs a kubelet preset of 1.30 or later (or fixed): an older kube-controller-manager has no such flag',
+      }),
+  },
+  'a mapping {disableForceDetachOnTimeout?}',
+);
+
 const ClusterSchema = mapping(
   {
     nodes: z
@@ -318,8 +331,11 @@ const ClusterSchema = mapping(
       .array(VolumeSchema, { error: expected('a list of volumes') })
       .max(LIMITS.volumes, atMost('volumes', LIMITS.volumes))
       .optional(),
+    controllerManager: ControllerManagerSchema.optional().meta({
+      description: 'flags of the kube-controller-manager (its attach/detach controller); default: none set',
+    }),
   },
-  'a mapping {nodes, volumes?}',
+  'a mapping {nodes, volumes?, controllerManager?}',
 );
 
 // ---- actions --------------------------------------------------------------------------------------------

@@ -395,6 +395,18 @@ export interface Claim {
   readonly exhaustive?: true;
 }
 
+/** cluster.controllerManager: flags of the kube-controller-manager (src/controllerManagerFlags.ts). */
+export interface ControllerManagerConfig {
+  /**
+   * --disable-force-detach-on-timeout (#120344, 1.30): the attach/detach controller never force-detaches on
+   * maxWaitForUnmountDuration. Only `true` is kept (false is the default, the same as no key).
+   */
+  readonly disableForceDetachOnTimeout: true;
+  /** Where the flag is set: 1-based line and column of its key (0 for a scenario not read from a file). */
+  readonly line: number;
+  readonly col: number;
+}
+
 export interface Scenario {
   /** The file name as given to the loader ('' for a scenario that was not read from a file). */
   readonly file: string;
@@ -421,6 +433,8 @@ export interface Scenario {
    */
   readonly nodeAllocatable?: Readonly<Record<string, ResourceAmounts>>;
   readonly volumes: readonly VolumeDecl[];
+  /** The kube-controller-manager flags cluster.controllerManager sets; absent: none (upstream's defaults). */
+  readonly controllerManager?: ControllerManagerConfig;
   /** Sorted by atMs; entries at the same time keep their file order. */
   readonly timeline: readonly TimelineEntry[];
   /** Empty when the file has no claims. */
@@ -438,6 +452,9 @@ export function sortedLabels(labels: Readonly<Record<string, string>>): Record<s
 export function stripSourcePositions(s: Scenario): Scenario {
   return {
     ...s,
+    ...(s.controllerManager === undefined
+      ? {}
+      : { controllerManager: { ...s.controllerManager, line: 0, col: 0 } }),
     file: '',
     timeline: s.timeline.map((e) => ({ ...e, line: 0 })),
     claims: s.claims.map((c) => ({ ...c, line: 0 })),

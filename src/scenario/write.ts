@@ -95,6 +95,8 @@ export function scenarioToYaml(s: Scenario, options: ScenarioToYamlOptions = {})
       return node;
     });
   }
+  if (s.controllerManager !== undefined)
+    cluster['controllerManager'] = flow({ disableForceDetachOnTimeout: true });
   top['cluster'] = cluster;
   top['timeline'] = s.timeline.map((e, i) => {
     const [key, body] = actionToYaml(e.action);

@@ -214,6 +214,12 @@ describe('error lines', () => {
       podrace(['run', scenario, '--seed', 'x']),
       'podrace: --seed: expected a 32-bit integer seed (decimal or 0x-hex), got "x"',
     );
+    // A flag the kube-controller-manager of the chosen release does not have (#120344 is from 1.30).
+    const option = join(root, 'scenarios', 'csi-partition-disable-force-detach.yaml');
+    refused(
+      podrace(['run', option, '--kubelet', '1.29']),
+      `${option}:24:53: cluster.controllerManager.disableForceDetachOnTimeout: the kube-controller-manager of 1.29 has no --disable-force-detach-on-timeout (#120344, from 1.30) and does not start with it ("unknown flag"): run with --kubelet 1.30 or later, or fixed`,
+    );
     const shard = join(dir, 'shard.jsonl');
     writeFileSync(shard, '{"type":"x"}\n');
     refused(

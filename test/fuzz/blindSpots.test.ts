@@ -1,4 +1,4 @@
-// The fixed kubelet's CI gate cannot see ten switches (docs/fuzzing.md, "What the gate cannot see"):
+// The fixed kubelet's CI gate cannot see eleven switches (docs/fuzzing.md, "What the gate cannot see"):
 // each is guarded by a pair of bundled claims that differ in that switch and expect different violations.
 // This test keeps the documented pairs true, so removing one of them (or changing its expectation to the
 // other's) turns it red.
@@ -25,6 +25,7 @@ const GUARDS: ReadonlyArray<readonly [FixId, readonly string[]]> = [
   ['status-deletes-finished-pods', ['rejected-pod-deleted-during-restart']],
   ['rejected-pod-deletion-after-restart', ['rejected-pod-deleted-during-restart']],
   ['terminal-pod-not-readmitted', ['completed-pod-readmitted-after-restart']],
+  ['reconstructed-device-stays-uncertain', ['reconstructed-device-mount-fails']],
   [
     'admission-rejected-pod-inactive',
     ['rejected-pod-counted-by-admission', 'completed-pod-counted-after-restart'],

@@ -46,6 +46,8 @@ const CANNOT: Record<string, string> = {
     'where the run stopped: the import runs 10 m, long enough for a later SetUp to go through',
   'reconstructed-volume-setup-fails off: reconstruct-every-pod-of-volume':
     'where the run stopped: the import runs 10 m, long enough for a later SetUp to go through',
+  'reconstructed-volume-wait-for-attach-fails off: reconstruct-every-pod-of-volume, new-volume-reconstruction':
+    'a fault armed and never used up: the log shows the 8 failures that happened, so the imported fault runs out and termination-stuck judges',
   'hard-eviction-full-grace off: immediate-eviction-grace':
     'the release: a fix set no release shipped writes no version line, so the kill after the eviction reads as its override',
   'housekeeping-kill-ignores-deletion-grace fixes: none': 'a deletion grace other than the pod grace',

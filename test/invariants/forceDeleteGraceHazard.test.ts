@@ -1,7 +1,8 @@
-// The known-open hazard force-delete-full-grace (#115819's force-deletion half): a force deletion's
-// deletionGracePeriodSeconds of 0 reaches a pod worker that had settled on a shorter grace, and
-// calculateEffectiveGracePeriod falls back to the spec's. The pod worker publishes gracePeriodFellBack
-// only there, so a kill made longer any other way (a bug of the port) stays unexplained.
+// The known-open hazard force-delete-full-grace (#115819's force-deletion half, 1.22 to 1.30): a force
+// deletion's deletionGracePeriodSeconds of 0 reaches a pod worker that had settled on a shorter grace,
+// and calculateEffectiveGracePeriod falls back to the spec's. The pod worker publishes gracePeriodFellBack
+// only there, so a kill made longer any other way (a bug of the port) stays unexplained. #124063 (1.31,
+// switch immediate-eviction-grace) closes it: the deletion's 0 counts as overridden and becomes 1 s.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,8 +47,8 @@ const increased: Violation = {
 };
 
 describe('force-delete-full-grace', () => {
-  it('every fix on: the 60 s kill after the failed 5 s ones is tied to the fallback of that pod', () => {
-    const r = run(text, Fixes.all());
+  it('1.30: the 60 s kill after the failed 5 s ones is tied to the fallback of that pod', () => {
+    const r = run(text, Fixes.of('1.30'));
     expect(fellBack(r.facts).map((f) => [f.uid, f.fromSeconds, f.toSeconds, f.cause])).toEqual([
       ['web-1', 5, 60, 'deletion'],
     ]);
@@ -56,28 +57,40 @@ describe('force-delete-full-grace', () => {
     ]);
   });
 
+  it("every fix on (#124063, v1.31.12): the deletion's 0 becomes 1 s, nothing falls back, the last kill is shorter", () => {
+    const r = run(text, Fixes.all());
+    expect(fellBack(r.facts)).toEqual([]);
+    const grants = (r.facts ?? []).flatMap((f) =>
+      f.kind === 'killPodStarted' && f.uid === 'web-1' ? [f.gracePeriodSeconds] : [],
+    );
+    expect(grants[0]).toBe(5);
+    // The pod worker's 1 s, raised to killContainer's 2 s minimum (applied last since #115835).
+    expect(grants.at(-1)).toBe(2);
+    expect(r.violations).toEqual([]);
+  });
+
   it('without the runtime outage the 5 s kill is under way when the status falls back: no longer kill runs', () => {
-    const r = run(text.replace(/ {2}- at: 12s\n {4}fault:[^\n]*\n/, ''), Fixes.all());
+    const r = run(text.replace(/ {2}- at: 12s\n {4}fault:[^\n]*\n/, ''), Fixes.of('1.30'));
     expect(text).toContain('stopContainer');
     expect(fellBack(r.facts).map((f) => [f.fromSeconds, f.toSeconds])).toEqual([[5, 60]]);
     expect(r.violations).toEqual([]);
   });
 
-  it('is open from 1.22 (the #102344 pod worker) to today: release-1.20 has no such fallback', () => {
+  it('is open from 1.22 (the #102344 pod worker) to 1.30: release-1.20 has no such fallback, 1.31 has #124063', () => {
     expect(hazardOpenIn('force-delete-full-grace')).toEqual(
-      RELEASE_PRESETS.slice(RELEASE_PRESETS.indexOf('1.22')),
+      RELEASE_PRESETS.slice(RELEASE_PRESETS.indexOf('1.22'), RELEASE_PRESETS.indexOf('1.31')),
     );
   });
 
   it('explains only the fallen-back UID, only grace-period-increased, and nothing without the fact', () => {
-    const t = new HazardTracker(Fixes.all());
+    const t = new HazardTracker(Fixes.of('1.30'));
     expect(t.explain(increased)).toBeNull();
     t.onFact(fellBackFact('deletion'));
     expect(t.explain(increased)).toBe('force-delete-full-grace');
     expect(t.explain({ ...increased, uid: 'web-2' })).toBeNull();
     expect(t.explain({ ...increased, invariant: 'grace-period-exceeded' })).toBeNull();
     // An eviction's 0 is the other hazard's (hard-eviction-full-grace), not this one.
-    const t2 = new HazardTracker(Fixes.all());
+    const t2 = new HazardTracker(Fixes.of('1.30'));
     t2.onFact(fellBackFact('override'));
     expect(t2.explain(increased)).toBeNull();
   });

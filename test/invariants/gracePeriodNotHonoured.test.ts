@@ -16,11 +16,11 @@ vi.mock('../../src/kubelet/podWorkersStatus.js', async (importOriginal) => {
   return {
     ...m,
     calculateEffectiveGracePeriod: (...args: Parameters<typeof m.calculateEffectiveGracePeriod>) => {
-      const [status, pod, options] = args;
-      if (!planted.on) return m.calculateEffectiveGracePeriod(status, pod, options);
+      const [status, pod, options, fixes] = args;
+      if (!planted.on) return m.calculateEffectiveGracePeriod(status, pod, options, fixes);
       // The planted bug: the spec's grace is forgotten, so "no request" falls through to the 1 s floor.
       const forgetful = { ...pod, spec: { ...pod.spec, terminationGracePeriodSeconds: undefined } };
-      return m.calculateEffectiveGracePeriod(status, forgetful, options);
+      return m.calculateEffectiveGracePeriod(status, forgetful, options, fixes);
     },
   };
 });

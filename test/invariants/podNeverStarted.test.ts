@@ -10,6 +10,7 @@ import {
   START_ERROR_ALLOWANCE_MS,
 } from '../../src/invariants/podNeverStarted.js';
 import type { Checker, Violation } from '../../src/invariants/types.js';
+import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText } from '../../src/scenario/load.js';
 import { park } from '../../src/sim/index.js';
 
@@ -328,5 +329,53 @@ describe('pod-never-started on whole runs', () => {
     const deleted = world(`${timeline}  - at: 60s\n    deletePod: {pod: web}\n`, Fixes.all());
     hang(deleted);
     expect(violations(deleted)).toEqual([]);
+  });
+});
+
+describe('pod-never-started with --disable-force-detach-on-timeout (#120344)', () => {
+  /** p1 keeps vol-1 on node-a, whose kubelet dies at 30 s for good; p1 is force-deleted, p2 on node-b wants vol-1. */
+  const stuck = (option: boolean): string => `name: stuck-on-dead-node
+seed: 3
+horizon: 20m
+cluster:
+  nodes: [node-a, node-b]
+${option ? '  controllerManager: { disableForceDetachOnTimeout: true }\n' : ''}  volumes:
+    - { name: vol-1, plugin: csi, capacity: 10Gi }
+timeline:
+  - at: 0s
+    createPod: { pod: p1, node: node-a, containers: 1, volumes: [vol-1] }
+  - at: 30s
+    restartKubelet: { node: node-a, downFor: 30m }
+  - at: 1m
+    forceDeletePod: { pod: p1 }
+  - at: 1m
+    createPod: { pod: p2, node: node-b, containers: 1, volumes: [vol-1] }
+`;
+  const p2Started = (r: ReturnType<typeof runScenario>): boolean =>
+    (r.facts ?? []).some((f) => f.kind === 'containerStarted' && f.pod === 'p2');
+
+  it('without it, the controller force-detaches vol-1 from the dead node after 6 min and p2 starts', () => {
+    const r = runScenario(parseScenarioText(stuck(false), 'stuck.yaml'), {
+      fixes: Fixes.all(),
+      recordFacts: true,
+    });
+    expect(p2Started(r)).toBe(true);
+    expect(r.violations.filter((v) => v.invariant === 'pod-never-started')).toEqual([]);
+  });
+
+  it('with it, vol-1 stays on the node that lists it in use and p2 waits for ever, as upstream: not judged', () => {
+    const r = runScenario(parseScenarioText(stuck(true), 'stuck.yaml'), {
+      fixes: Fixes.of('1.31'),
+      recordFacts: true,
+    });
+    expect(p2Started(r)).toBe(false);
+    expect(r.violations.map((v) => v.invariant)).toEqual([]);
+    // Without the option the checker would expect the force detach and blame the wait on the controller.
+    const checker: Checker = new PodNeverStarted({ faultsActiveAtEnd: () => false });
+    const out: Violation[] = [];
+    for (const f of r.facts ?? []) checker.onFact(f, (v) => out.push(v));
+    checker.onEnd(r.virtualTimeMs, (v) => out.push(v));
+    expect(out.map((v) => [v.invariant, v.pod])).toEqual([['pod-never-started', 'p2']]);
+    expect(out[0]?.message).toContain('so a force detach was due at');
   });
 });

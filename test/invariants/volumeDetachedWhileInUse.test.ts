@@ -183,6 +183,25 @@ describe('volume-detached-while-in-use', () => {
     ).toHaveLength(1);
   });
 
+  it('with --disable-force-detach-on-timeout (#120344), fires on that same force detach from a node not Ready', () => {
+    const facts = [
+      ...base(),
+      fact('kubeletStopped', 100_000, {}),
+      attachedList(380_150, []),
+      detachStarted(380_200, true),
+      detached(380_300, true),
+    ];
+    const checker = new VolumeDetachedWhileInUse({ disableForceDetachOnTimeout: true });
+    const out: Violation[] = [];
+    for (const f of facts) checker.onFact(f, (v) => out.push(v));
+    expect(out.length).toBeGreaterThan(0);
+    expect(out[0]?.atMs).toBe(380_150);
+    expect(out[0]?.message).toContain('node-a not Ready (its kubelet down since 100.00s)');
+    expect(out[0]?.message).toContain(
+      'maxWaitForUnmountDuration 360.00s passed, but --disable-force-detach-on-timeout is set (#120344)',
+    );
+  });
+
   it('near-miss: a detach after the node dropped the volume from volumesInUse, verified by a read', () => {
     const facts = [
       ...base(),
@@ -341,6 +360,7 @@ describe('volume-detached-while-in-use', () => {
 // ---- planted bugs in the controller's port, on whole runs ----
 
 const FORCE_DETACH_HEALTHY = 'scenarios/fc-force-detach-healthy-node.yaml';
+const DISABLE_FORCE_DETACH = 'scenarios/csi-partition-disable-force-detach.yaml';
 
 /** p1 keeps lun-1 mounted on node-a (UnmountDevice fails); p1b wants it there 40-100 s; node-a then goes down. */
 const TIMER_ACROSS_REUSE = `name: detach-timer-across-reuse
@@ -405,6 +425,24 @@ describe('volume-detached-while-in-use catches planted controller bugs', () => {
     expect(v[0]?.node).toBe(A);
     expect(v[0]?.atMs).toBeLessThan(400_000);
     expect(v[0]?.message).toContain('maxWaitForUnmountDuration 360.00s not passed');
+  });
+
+  it('a reconciler that drops --disable-force-detach-on-timeout (#120344)', () => {
+    // Unpatched: the #119273 partition with the option set keeps vol-1 attached to node-a: nothing fires.
+    expect(fired(undefined, DISABLE_FORCE_DETACH)).toEqual([]);
+    // Planted: the reconciler reads the option as unset, so the 6 min timeout force-detaches vol-1 from
+    // node-a (not Ready, cut off from the API server) as release-1.29 would.
+    const original = (Reconciler.prototype as unknown as { reconcile: () => unknown }).reconcile;
+    vi.spyOn(Reconciler.prototype as unknown as { reconcile: () => unknown }, 'reconcile').mockImplementation(
+      function (this: { o: object }) {
+        this.o = { ...this.o, disableForceDetachOnTimeout: false };
+        return original.call(this);
+      },
+    );
+    const v = fired(undefined, DISABLE_FORCE_DETACH);
+    expect(v).toHaveLength(1);
+    expect(v[0]?.node).toBe(A);
+    expect(v[0]?.message).toContain('--disable-force-detach-on-timeout is set (#120344)');
   });
 
   it("#110721's health check reading every node as not Ready", () => {

@@ -790,13 +790,16 @@ describe('killPodNow', () => {
 
 describe('grace period', () => {
   it('calculateEffectiveGracePeriod: only decreases; 0 falls back to the spec value (#115819)', () => {
+    const before131 = Fixes.all().with('immediate-eviction-grace', false);
     const pod = newPod('g', 'g', { terminationGracePeriodSeconds: 30 });
     const status = new PodSyncStatus();
     const calc = (override: number | undefined, p = pod) => {
-      const r = calculateEffectiveGracePeriod(status, p, {
-        evict: false,
-        podTerminationGracePeriodSecondsOverride: override,
-      });
+      const r = calculateEffectiveGracePeriod(
+        status,
+        p,
+        { evict: false, podTerminationGracePeriodSecondsOverride: override },
+        before131,
+      );
       status.gracePeriod = r.gracePeriod;
       return r;
     };
@@ -810,22 +813,73 @@ describe('grace period', () => {
     // #115819: an override of 0 reaches 0 and is then replaced by the spec's value.
     const fresh = new PodSyncStatus();
     expect(
-      calculateEffectiveGracePeriod(fresh, pod, { evict: true, podTerminationGracePeriodSecondsOverride: 0 }),
+      calculateEffectiveGracePeriod(
+        fresh,
+        pod,
+        { evict: true, podTerminationGracePeriodSecondsOverride: 0 },
+        before131,
+      ),
     ).toEqual({ gracePeriod: 30, shortened: false });
     // ... which upstream applies even after a shorter grace period was already chosen.
     const shortened = new PodSyncStatus({ gracePeriod: 5 });
     expect(
-      calculateEffectiveGracePeriod(shortened, pod, {
-        evict: true,
-        podTerminationGracePeriodSecondsOverride: 0,
-      }),
+      calculateEffectiveGracePeriod(
+        shortened,
+        pod,
+        { evict: true, podTerminationGracePeriodSecondsOverride: 0 },
+        before131,
+      ),
     ).toEqual({ gracePeriod: 30, shortened: true });
     // No spec value: at least 1 second.
     const noSpec = newPod('n', 'n', { deletionGracePeriodSeconds: 0 });
-    expect(calculateEffectiveGracePeriod(new PodSyncStatus(), noSpec, undefined)).toEqual({
+    expect(calculateEffectiveGracePeriod(new PodSyncStatus(), noSpec, undefined, before131)).toEqual({
       gracePeriod: 1,
       shortened: false,
     });
+  });
+
+  it('calculateEffectiveGracePeriod (v1.31.12, #124063): a 0 the deletion or an override set is the 1 s floor', () => {
+    const fixed = Fixes.all();
+    const pod = newPod('g', 'g', { terminationGracePeriodSeconds: 30 });
+    // A force delete (deletionGracePeriodSeconds 0) after the worker settled on 5 s: 1 s, not the spec's 30 s.
+    const forceDeleted = newPod('g', 'g', {
+      terminationGracePeriodSeconds: 30,
+      deletionGracePeriodSeconds: 0,
+    });
+    expect(
+      calculateEffectiveGracePeriod(new PodSyncStatus({ gracePeriod: 5 }), forceDeleted, undefined, fixed),
+    ).toEqual({ gracePeriod: 1, shortened: true });
+    // The same deletion seen first: 1 s.
+    expect(calculateEffectiveGracePeriod(new PodSyncStatus(), forceDeleted, undefined, fixed)).toEqual({
+      gracePeriod: 1,
+      shortened: false,
+    });
+    // An override of 0 (a hard eviction before #124063's eviction-manager half passed 1): 1 s.
+    expect(
+      calculateEffectiveGracePeriod(
+        new PodSyncStatus(),
+        pod,
+        { evict: true, podTerminationGracePeriodSecondsOverride: 0 },
+        fixed,
+      ),
+    ).toEqual({ gracePeriod: 1, shortened: false });
+    // Nothing requested: still the spec's value.
+    expect(calculateEffectiveGracePeriod(new PodSyncStatus(), pod, undefined, fixed)).toEqual({
+      gracePeriod: 30,
+      shortened: false,
+    });
+    // The switch is read only where it decides (a run that never reads it is the same run flipped).
+    const reads = new Map();
+    const recording = fixed.recording(reads, () => 0);
+    calculateEffectiveGracePeriod(
+      new PodSyncStatus(),
+      pod,
+      { evict: false, podTerminationGracePeriodSecondsOverride: 10 },
+      recording,
+    );
+    expect(reads.has('immediate-eviction-grace')).toBe(false);
+    calculateEffectiveGracePeriod(new PodSyncStatus(), forceDeleted, undefined, recording);
+    expect(reads.has('immediate-eviction-grace')).toBe(true);
   });
 
   it('a shorter grace period cancels the running syncTerminatingPod; a longer one does not', () => {
@@ -861,13 +915,22 @@ describe('grace period', () => {
     expect(h.podWorkers.podSyncStatuses.get('g')?.terminatedAt).toBe(6000);
   });
 
-  it('killPodNow with an override of 0 kills with the spec value (#115819 quirk)', () => {
-    const h = createPodWorkers({ fixes: QUEUE_1_23 });
+  it('killPodNow with an override of 0 kills with the spec value (#115819 quirk, before 1.31)', () => {
+    const h = createPodWorkers({ fixes: QUEUE_1_23.with('immediate-eviction-grace', false) });
     const pod = newPod('q', 'q', { terminationGracePeriodSeconds: 30 });
     const result = spawnKill(h, pod, true, 0, undefined);
     h.drain();
     expect(result.err).toBeUndefined();
     expect(records(h, 'q')[0]?.gracePeriod).toBe(30);
+  });
+
+  it('killPodNow with an override of 0 kills with 1 s from 1.31 (#124063, overridden)', () => {
+    const h = createPodWorkers({ fixes: QUEUE_1_23 });
+    const pod = newPod('q', 'q', { terminationGracePeriodSeconds: 30 });
+    const result = spawnKill(h, pod, true, 0, undefined);
+    h.drain();
+    expect(result.err).toBeUndefined();
+    expect(records(h, 'q')[0]?.gracePeriod).toBe(1);
   });
 });
 

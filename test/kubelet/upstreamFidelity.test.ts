@@ -239,8 +239,8 @@ describe('kubectl delete --force --grace-period=0 as the kubelets see it (MODIFI
     expect(p.facts.find((f) => f.kind === 'apiPodDeleted')).toMatchObject({ by: 'user-force', atMs: 5000 });
   });
 
-  it('release-1.23 marks the pod deleted ("marked for graceful deletion") and keeps the spec grace period (#115819)', () => {
-    const p = probe(timeline, Fixes.all());
+  it('release-1.23 to 1.30 mark the pod deleted ("marked for graceful deletion") and keep the spec grace period (#115819)', () => {
+    const p = probe(timeline, Fixes.of('1.30'));
     p.world.start();
     p.run();
     // (Later, housekeeping kills what is left in the runtime as an orphaned runtime pod.)
@@ -249,6 +249,15 @@ describe('kubectl delete --force --grace-period=0 as the kubelets see it (MODIFI
     expect(requested?.atMs).toBeLessThan(5100);
     const kill = p.facts.find((f) => f.kind === 'killPodStarted');
     expect(kill).toMatchObject({ gracePeriodSeconds: 30, source: 'syncTerminatingPod' });
+  });
+
+  it("1.31 (#124063, pod_workers.go at v1.31.12): the deletion's 0 counts as overridden and becomes 1 s", () => {
+    const p = probe(timeline, Fixes.of('1.31'));
+    p.world.start();
+    p.run();
+    const kill = p.facts.find((f) => f.kind === 'killPodStarted');
+    // The pod worker's 1 s, raised to killContainer's 2 s minimum (applied last since #115835).
+    expect(kill).toMatchObject({ gracePeriodSeconds: 2, source: 'syncTerminatingPod' });
   });
 });
 

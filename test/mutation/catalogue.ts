@@ -278,6 +278,16 @@ export const MUTANTS: readonly Mutant[] = [
     find: "return fixes.on('immediate-eviction-grace') ? immediateEvictionGracePeriodSeconds : 0;",
     replace: "return fixes.on('immediate-eviction-grace') ? 0 : 0;",
     why: 'the eviction manager passes 0 for a hard eviction again, which the pod worker replaces with the spec grace: an evicted pod keeps running for its full grace',
+    equivalent:
+      "#124063's other half, the pod worker's `overridden` flag (read at v1.31.12), makes an override of 0 the 1 s floor wherever the switch is on, so the eviction manager's 0 and its 1 give the same kill",
+    upstream: 'kubernetes/kubernetes#115819',
+  },
+  {
+    id: 'pw-zero-grace-falls-back',
+    file: 'src/kubelet/podWorkersStatus.ts',
+    find: "specGrace !== undefined && !(overridden && fixes.on('immediate-eviction-grace'))",
+    replace: 'specGrace !== undefined',
+    why: "calculateEffectiveGracePeriod falls back to the spec's grace for any 0 again, also one the deletion set: a force-deleted pod whose worker had settled on a shorter grace is killed with the longer one (#115819's force-deletion half)",
     upstream: 'kubernetes/kubernetes#115819',
   },
   {
@@ -536,7 +546,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'adc-force-detach-unhealthy-at-once',
     file: 'src/cluster/attachdetach/reconciler.ts',
-    find: 'const forceDetach = !isHealthy && timeout;',
+    find: 'const forceDetach = !isHealthy && forceDetachTimeoutExpired;',
     replace: 'const forceDetach = !isHealthy;',
     why: 'the controller force-detaches a mounted volume from an unhealthy node at once instead of after maxWaitForUnmountDuration (a kubelet restart makes a node NotReady for a while)',
     upstream: 'kubernetes/kubernetes#110721',

@@ -79,8 +79,11 @@ describe('toKlogLines', () => {
 
   it('a failed WaitForAttach: one line per firing, at the failure, recognised as a failed waitForAttach', () => {
     const s = load('reconstructed-volume-wait-for-attach-fails');
-    // The old reconstruction's timing (the new one reconstructs as the reconciler starts).
-    const fixes = Fixes.of('fixed').with('new-volume-reconstruction', false);
+    // The old reconstruction's timing (the new one reconstructs as the reconciler starts), and the force
+    // delete's spec grace before #124063 (with its 1 s the pod goes before the ninth failure).
+    const fixes = Fixes.of('fixed')
+      .with('new-volume-reconstruction', false)
+      .with('immediate-eviction-grace', false);
     const lines = toKlogLines(runScenario(s, { fixes, recordFacts: true }), s);
     const failed = lines.filter((l) => l.includes('MountVolume.WaitForAttach failed'));
     expect(failed).toHaveLength(9);

@@ -4,6 +4,7 @@
 // access mode in any combination, names a YAML writer must quote.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { controllerManagerHasFlag } from '../../src/controllerManagerFlags.js';
 import { Fixes, KUBELET_NAMES } from '../../src/fixes.js';
 import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
@@ -16,6 +17,16 @@ describe('every valid scenario', () => {
         // Through the writer and the loader, as a user's file would come.
         const scenario = parseScenarioText(scenarioToYaml(generated), 'generated.yaml');
         const run = () => runScenario(scenario, { fixes: Fixes.of(kubelet) });
+        // A kube-controller-manager without a flag the scenario sets does not start: refused, located.
+        if (
+          scenario.controllerManager !== undefined &&
+          !controllerManagerHasFlag('disableForceDetachOnTimeout', kubelet)
+        ) {
+          expect(run).toThrow(
+            /^generated\.yaml:\d+:\d+: cluster\.controllerManager\.disableForceDetachOnTimeout: /,
+          );
+          return;
+        }
         const first = run();
         expect(first.outcome).toBe('horizon');
         expect(first.virtualTimeMs).toBe(scenario.horizonMs);

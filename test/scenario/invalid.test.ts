@@ -41,6 +41,18 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ['duplicate-key.yaml', '6:56: timeline[0].createPod: duplicate key "node" (first set at 6:27)'],
   ['duplicate-node.yaml', '3:27: cluster.nodes[2]: duplicate node "node-a"'],
   [
+    'controller-manager-bad-value.yaml',
+    '4:53: cluster.controllerManager.disableForceDetachOnTimeout: expected true or false, got "yes"',
+  ],
+  [
+    'controller-manager-flag-too-new.yaml',
+    '9:14: claims[1].kubelet: cluster.controllerManager sets disableForceDetachOnTimeout (line 4), but the kube-controller-manager of 1.29 has no --disable-force-detach-on-timeout (#120344, from 1.30) and does not start with it ("unknown flag"): claim kubelet 1.30 or later, or fixes: all',
+  ],
+  [
+    'controller-manager-unknown-key.yaml',
+    '5:5: cluster.controllerManager: unknown key "disableForceDetachOnTimeOut" (did you mean "disableForceDetachOnTimeout"?); expected one of disableForceDetachOnTimeout',
+  ],
+  [
     'node-entry-unknown-key.yaml',
     '4:23: cluster.nodes[0]: unknown key "shutdownGracePeriods" (did you mean "shutdownGracePeriod"?); expected one of name, shutdownGracePeriod, shutdownGracePeriodCriticalPods, labels, allocatable',
   ],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadScenarioFile } from '../../src/scenario/load.js';
+import { loadScenarioFile, parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
 import type { Scenario } from '../../src/scenario/types.js';
 
 const dir = 'test/fixtures/valid';
@@ -20,6 +20,21 @@ describe('valid scenario files', () => {
       claims: [],
     };
     expect(loadScenarioFile(`${dir}/minimal.yaml`)).toStrictEqual(expected);
+  });
+
+  it('keeps cluster.controllerManager.disableForceDetachOnTimeout: true with where it is, and false as no key', () => {
+    const text = (value: string) =>
+      `name: cm\ncluster:\n  nodes: [node-a]\n  controllerManager:\n    disableForceDetachOnTimeout: ${value}\ntimeline: []\nclaims:\n  - kubelet: '1.30'\n    violations: []\n`;
+    expect(parseScenarioText(text('true'), 'cm.yaml').controllerManager).toStrictEqual({
+      disableForceDetachOnTimeout: true,
+      line: 5,
+      col: 34,
+    });
+    // false is kube-controller-manager's default in every release: nothing to check against a claim's.
+    expect(parseScenarioText(text('false'), 'cm.yaml').controllerManager).toBeUndefined();
+    expect(scenarioToYaml(parseScenarioText(text('true'), 'cm.yaml'))).toContain(
+      '  controllerManager: {disableForceDetachOnTimeout: true}\n',
+    );
   });
 
   it('loads the reference example of the format', () => {

@@ -1,6 +1,8 @@
 // An arbitrary valid Scenario for property tests, built from free choices so that every reference is
-// valid: every action kind, every fault, names a YAML writer must quote, any kubelet in the claims.
+// valid: every action kind, every fault, names a YAML writer must quote, any kubelet in the claims, the
+// kube-controller-manager flag with the claims whose release has it.
 import fc from 'fast-check';
+import { controllerManagerHasFlag } from '../../src/controllerManagerFlags.js';
 import { FIX_IDS, type FixId, KUBELET_NAMES, type KubeletName } from '../../src/fixes.js';
 import { FINDING_IDS, INVARIANT_IDS, isFinding } from '../../src/invariants/types.js';
 import {
@@ -126,6 +128,7 @@ function build(
     violations: Claim['violations'];
     findings: Claim['findings'];
   }>,
+  disableForceDetachOnTimeout: boolean,
 ): Scenario {
   const pods = new Map<string, { alive: boolean; containers: string[] }>();
   const timeline: TimelineEntry[] = [];
@@ -251,6 +254,9 @@ function build(
     const fixes = { kubelet: c.kubelet, off, on };
     const key = claimFixesLabel(fixes);
     if (seen.has(key)) continue;
+    // A claim runs its kubelet's kube-controller-manager, which must have every flag the scenario sets.
+    if (disableForceDetachOnTimeout && !controllerManagerHasFlag('disableForceDetachOnTimeout', c.kubelet))
+      continue;
     seen.add(key);
     uniqueClaims.push({ line: 0, fixes, violations: c.violations, findings: c.findings });
   }
@@ -263,6 +269,9 @@ function build(
     horizonMs: atMs + head.extraMs,
     nodes,
     volumes,
+    ...(disableForceDetachOnTimeout
+      ? { controllerManager: { disableForceDetachOnTimeout: true, line: 0, col: 0 } as const }
+      : {}),
     timeline,
     claims: uniqueClaims,
   };
@@ -281,5 +290,9 @@ export const validScenario: fc.Arbitrary<Scenario> = fc
     fc.uniqueArray(volume, { selector: (v) => v.name, maxLength: 3 }),
     fc.array(step, { maxLength: 20 }),
     fc.array(claim, { maxLength: 4 }),
+    // Last, so that the choices before it are the ones the seeded properties always drew.
+    fc.boolean(),
   )
-  .map(([head, nodes, volumes, steps, claims]) => build(head, nodes, volumes, steps, claims));
+  .map(([head, nodes, volumes, steps, claims, noForceDetach]) =>
+    build(head, nodes, volumes, steps, claims, noForceDetach),
+  );

@@ -67,7 +67,7 @@ export class ActualStateOfWorld implements ActualStateOfWorldAttacherUpdater {
 
   markVolumeAsUncertain(
     uniqueName: UniqueVolumeName,
-    volumeSpec: Spec,
+    volumeSpec: Spec | undefined,
     nodeName: string,
   ): GoError | undefined {
     return this.addVolumeNode(uniqueName, volumeSpec, nodeName, '', false).err;

@@ -1,4 +1,6 @@
-// Ported from kubernetes pkg/controller/volume/attachdetach/attach_detach_controller.go, release-1.23.
+// Ported from kubernetes pkg/controller/volume/attachdetach/attach_detach_controller.go, release-1.23, with
+// release-1.31's disableForceDetachOnTimeout parameter of NewAttachDetachController (read in a v1.31.0-rc.1
+// tree), which it hands to NewReconciler.
 // The controller's informers (pods and nodes, watched through the simulated API server with their own
 // seeded delivery delays), its caches, the operation executor, the node status updater, the reconciler
 // (100 ms) and the desired state populator (1 min). FC and iSCSI Attach / Detach are no-ops (the node
@@ -73,6 +75,11 @@ export interface AttachDetachControllerOptions {
   readonly volumePluginMgr: AttachDetachVolumePluginMgr;
   readonly volumeSpecLister: VolumeSpecLister;
   readonly fixes: Fixes;
+  /**
+   * kube-controller-manager --disable-force-detach-on-timeout (AttachDetachControllerConfiguration's
+   * DisableForceDetachOnTimeout, passed to NewReconciler; #120344, from 1.30): default false.
+   */
+  readonly disableForceDetachOnTimeout?: boolean | undefined;
   readonly publish: (fact: Fact) => void;
   readonly timerConfig?: TimerConfig | undefined;
   readonly recorder?: EventRecorder | undefined;
@@ -111,6 +118,7 @@ export class AttachDetachController {
       new NestedPendingOperations(o.sim, undefined),
       new OperationGenerator({
         volumePluginMgr: o.volumePluginMgr,
+        fixes: o.fixes,
         getNode: (name) => client.getNode(name),
         now,
         publish: o.publish,
@@ -120,6 +128,7 @@ export class AttachDetachController {
     this.reconciler = new Reconciler({
       loopPeriodMs: timers.reconcilerLoopPeriodMs,
       maxWaitForUnmountDurationMs: timers.reconcilerMaxWaitForUnmountDurationMs,
+      disableForceDetachOnTimeout: o.disableForceDetachOnTimeout === true,
       desiredStateOfWorld: this.desiredStateOfWorld,
       actualStateOfWorld: this.actualStateOfWorld,
       attacherDetacher: this.attacherDetacher,

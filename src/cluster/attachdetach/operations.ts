@@ -1,11 +1,13 @@
 // Ported from kubernetes pkg/volume/util/operationexecutor/{operation_executor.go,operation_generator.go}, release-1.23:
 // the attach/detach controller's half (AttachVolume, DetachVolume, GenerateAttachVolumeFunc,
-// GenerateDetachVolumeFunc, verifyVolumeIsSafeToDetach). Operations run as their own goroutines through
+// GenerateDetachVolumeFunc, verifyVolumeIsSafeToDetach); GenerateDetachVolumeFunc's failure path also read
+// at v1.31.12 (#120595). Operations run as their own goroutines through
 // nestedpendingoperations, keyed by volume (and node for volumes that may attach to several nodes), with
 // exponential backoff after a failure.
 import { GoError } from '../../api/errors.js';
 import type { Node, Pod, UniqueVolumeName } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
+import type { Fixes } from '../../fixes.js';
 import type { Co } from '../../sim/index.js';
 import {
   EmptyNodeName,
@@ -80,7 +82,7 @@ export interface ActualStateOfWorldAttacherUpdater {
   ): GoError | undefined;
   markVolumeAsUncertain(
     uniqueName: UniqueVolumeName,
-    volumeSpec: Spec,
+    volumeSpec: Spec | undefined,
     nodeName: string,
   ): GoError | undefined;
   markVolumeAsDetached(volumeName: UniqueVolumeName, nodeName: string): void;
@@ -126,6 +128,8 @@ export function attachedVolumeMsg(
 
 export interface OperationGeneratorOptions {
   readonly volumePluginMgr: AttachDetachVolumePluginMgr;
+  /** The fix switches (`detach-error-uncertain`). */
+  readonly fixes: Fixes;
   /** kubeClient.CoreV1().Nodes().Get, for verifyVolumeIsSafeToDetach. */
   readonly getNode: (name: string) => Co<Node | undefined>;
   /** The virtual clock, for facts. */
@@ -363,8 +367,20 @@ function* detachVolumeOp(
   if (verifySafeToDetach) err = yield* self.verifyVolumeIsSafeToDetach(volumeToDetach);
   if (err === undefined) err = yield* volumeDetacher.detach(volumeName, volumeToDetach.nodeName);
   if (err !== undefined) {
-    // On failure, add volume back to ReportAsAttached list
-    actualStateOfWorld.addVolumeToReportAsAttached(volumeToDetach.volumeName, volumeToDetach.nodeName);
+    if (o.fixes.on('detach-error-uncertain')) {
+      // #120595 (1.29; 1.28.3, 1.27, 1.26): "On failure, mark the volume as uncertain. Attach() must
+      // succeed before adding the volume back to node status as attached." (read at v1.31.12, and in
+      // the v1.27.7 and v1.28.6 trees.) The reconciler then attaches it again if a pod wants it there,
+      // or retries the detach.
+      actualStateOfWorld.markVolumeAsUncertain(
+        volumeToDetach.volumeName,
+        volumeToDetach.volumeSpec,
+        volumeToDetach.nodeName,
+      );
+    } else {
+      // On failure, add volume back to ReportAsAttached list
+      actualStateOfWorld.addVolumeToReportAsAttached(volumeToDetach.volumeName, volumeToDetach.nodeName);
+    }
     const detailed = attachedVolumeMsg(volumeToDetach, 'DetachVolume.Detach failed', errSuffix(err))[1];
     o.publish({
       kind: 'volumeDetachFailed',

@@ -1,4 +1,7 @@
-// Ported from kubernetes pkg/controller/volume/attachdetach/reconciler/reconciler.go, release-1.23.
+// Ported from kubernetes pkg/controller/volume/attachdetach/reconciler/reconciler.go, release-1.23; the
+// detach decision of release-1.31 (the NewReconciler with disableForceDetachOnTimeout that
+// attach_detach_controller.go of a v1.31.0-rc.1 tree calls; v1.28.0's is the same less #120344) where fix
+// `no-force-detach-healthy-node` is on.
 // Every loopPeriod: detach what is attached but no longer desired (once the node has unmounted it, or
 // after maxWaitForUnmountDuration), then attach what is desired, then write node statuses. Detach and
 // attach run as operations (their own goroutines) with exponential backoff after a failure.
@@ -37,6 +40,11 @@ export const FailedAttachVolume = 'FailedAttachVolume';
 export interface ReconcilerOptions {
   readonly loopPeriodMs: number;
   readonly maxWaitForUnmountDurationMs: number;
+  /**
+   * kube-controller-manager --disable-force-detach-on-timeout (#120344, 1.30): maxWaitForUnmountDuration
+   * passing no longer lets a detach skip the node's volumesInUse. Default false.
+   */
+  readonly disableForceDetachOnTimeout?: boolean | undefined;
   readonly desiredStateOfWorld: DesiredStateOfWorld;
   readonly actualStateOfWorld: ActualStateOfWorld;
   readonly attacherDetacher: OperationExecutor;
@@ -118,28 +126,34 @@ export class Reconciler {
       // Set the detach request time
       const elapsed = asw.setDetachRequestTime(attachedVolume.volumeName, attachedVolume.nodeName);
       if (elapsed.err !== undefined) continue;
-      // Check whether timeout has reached the maximum waiting time
-      const timeout = elapsed.value > this.o.maxWaitForUnmountDurationMs;
+      // Check whether the umount drain timer expired
+      const maxWaitForUnmountDurationExpired = elapsed.value > this.o.maxWaitForUnmountDurationMs;
       // The timeout is a deadline of this pass: an idle reconciler must look again when it is reached.
-      if (!timeout)
+      if (!maxWaitForUnmountDurationExpired)
         this.o.sim?.noteDeadline(this.o.now() - elapsed.value + this.o.maxWaitForUnmountDurationMs + 1);
+      // PR #120344 (release-1.30): "Force detach volumes from unhealthy nodes after
+      // maxWaitForUnmountDuration if force detach is enabled". It rewrote #110721's lines; with the fix
+      // off (release-1.23's check, a hypothetical 1.31 without #110721) it gates that timeout the same way.
+      const forceDetachTimeoutExpired =
+        maxWaitForUnmountDurationExpired && this.o.disableForceDetachOnTimeout !== true;
       if (this.o.fixes.on('no-force-detach-healthy-node')) {
-        // PR #110721 (release-1.25; the 1.23 cherry-pick #115353 was closed unmerged): force detach only
-        // from an unhealthy node after maxWaitForUnmountDuration; a healthy node keeps a volume it still
-        // has mounted, however long. Ported from the PR's logic (its source is not on disk here):
-        //   isHealthy := nodeIsHealthy(node); forceDetach := !isHealthy && timeout
-        //   if attachedVolume.MountedByNode && !forceDetach { continue }
-        // The node.kubernetes.io/out-of-service taint (non-graceful node shutdown), which also lets a
-        // mounted volume go, is not modelled.
+        // PR #110721 (release-1.25, 1.24 as #114168; the 1.23 cherry-pick #115353 was closed unmerged):
+        // force detach only from an unhealthy node; a healthy node keeps a volume it still has mounted,
+        // however long. reconciler.go at v1.28.0 and release-1.31:
+        //   isHealthy, err := rc.nodeIsHealthy(attachedVolume.NodeName)   // an error leaves it false
+        //   forceDetach := !isHealthy && forceDetachTimeoutExpired        // v1.28.0: && timeout
+        //   if attachedVolume.MountedByNode && !forceDetach && !hasOutOfServiceTaint { continue }
+        // hasOutOfServiceTaint (the node.kubernetes.io/out-of-service taint of non-graceful node shutdown,
+        // KEP-2268, GA in 1.28) is always false here: no simulated node carries taints.
         const isHealthy = this.nodeIsHealthy(attachedVolume.nodeName);
-        const forceDetach = !isHealthy && timeout;
+        const forceDetach = !isHealthy && forceDetachTimeoutExpired;
         if (attachedVolume.mountedByNode && !forceDetach) continue;
       } else {
         // Release-1.23: "Check whether volume is still mounted. Skip detach if it is still mounted unless
         // timeout". The timeout alone detaches, from a healthy node too: for FC / iSCSI, whose Detach does
         // nothing on the node, a volume whose UnmountDevice keeps failing stays mounted there while another
         // node attaches and mounts it (issue #106710, data corruption).
-        if (attachedVolume.mountedByNode && !timeout) continue;
+        if (attachedVolume.mountedByNode && !forceDetachTimeoutExpired) continue;
       }
 
       // Before triggering volume detach, mark volume as detached and update the node status
@@ -159,9 +173,10 @@ export class Reconciler {
       }
 
       // Trigger detach volume which requires verifying safe to detach step
-      // If timeout is true, skip verifySafeToDetach check
-      const verifySafeToDetach = !timeout;
-      const forced = timeout && attachedVolume.mountedByNode;
+      // If forceDetachTimeoutExpired is true, skip verifySafeToDetach check
+      // (release-1.31: verifySafeToDetach := !(forceDetachTimeoutExpired || hasOutOfServiceTaint))
+      const verifySafeToDetach = !forceDetachTimeoutExpired;
+      const forced = forceDetachTimeoutExpired && attachedVolume.mountedByNode;
       const err: GoError | undefined = attacherDetacher.detachVolume(
         attachedVolume,
         verifySafeToDetach,

@@ -194,6 +194,8 @@ export interface HarnessOptions {
   readonly fixes?: Fixes;
   readonly loopPeriodMs?: number;
   readonly maxWaitForUnmountDurationMs?: number;
+  /** NewReconciler's disableForceDetachOnTimeout (release-1.30 on); default false. */
+  readonly disableForceDetachOnTimeout?: boolean;
 }
 
 /** reconcilerLoopPeriod and maxWaitForUnmountDuration of reconciler_test.go. */
@@ -231,6 +233,7 @@ export class Harness {
       new NestedPendingOperations(this.sim, undefined),
       new OperationGenerator({
         volumePluginMgr: this.volumePluginMgr,
+        fixes: o.fixes ?? Fixes.of('1.23'),
         getNode: (name) => client.getNode(name),
         now,
         publish,
@@ -244,6 +247,7 @@ export class Harness {
     this.reconciler = new Reconciler({
       loopPeriodMs: o.loopPeriodMs ?? reconcilerLoopPeriodMs,
       maxWaitForUnmountDurationMs: o.maxWaitForUnmountDurationMs ?? maxWaitForUnmountDurationMs,
+      disableForceDetachOnTimeout: o.disableForceDetachOnTimeout,
       desiredStateOfWorld: this.dsw,
       actualStateOfWorld: this.asw,
       attacherDetacher: this.ad,

@@ -571,6 +571,49 @@ describe('simulator checks of the ported reconciler', () => {
     expect(h.api.getNode(FailDetachNode).status.volumesAttached.map((v) => v.name)).toEqual([volumeName]);
   });
 
+  const totalAttaches = (h: Harness): number => h.plugin.attachers.reduce((n, a) => n + a.attachCallCount, 0);
+
+  // #120595 (1.29; picked to 1.28.3, 1.27 and 1.26: fix detach-error-uncertain), GenerateDetachVolumeFunc
+  // read at v1.31.12: a failed Detach marks the volume uncertain instead of reporting it attached again.
+  it('#120595: a failed detach leaves the volume uncertain and unreported; a pod that wants it again gets a new attach', () => {
+    const h = new Harness({ fixes: Fixes.of('1.31') });
+    h.dsw.addNode(FailDetachNode, false);
+    h.run();
+    const generated = addPod(h, 'pod-uid1', volumeName, FailDetachNode);
+    h.sleep(1000);
+    waitForVolumeAddedToNode(h, generated, FailDetachNode);
+    verifyVolumeAttachedToNode(h, generated, FailDetachNode, AttachStateAttached);
+    const attachesBefore = totalAttaches(h);
+    h.dsw.deletePod('pod-uid1', generated, FailDetachNode);
+    h.sleep(100);
+    expect(h.factsOf('volumeDetachFailed').length).toBeGreaterThanOrEqual(1);
+    verifyVolumeAttachedToNode(h, generated, FailDetachNode, AttachStateUncertain);
+    verifyVolumeReportedAsAttachedToNode(h, generated, FailDetachNode, false);
+    // The pod comes back: the controller attaches the uncertain volume again before reporting it.
+    addPod(h, 'pod-uid2', volumeName, FailDetachNode);
+    h.sleep(2000);
+    expect(totalAttaches(h)).toBeGreaterThan(attachesBefore);
+    verifyVolumeAttachedToNode(h, generated, FailDetachNode, AttachStateAttached);
+    verifyVolumeReportedAsAttachedToNode(h, generated, FailDetachNode, true);
+  });
+
+  it('#120595 off (1.25): the failed detach reports the volume attached again, and no new attach runs', () => {
+    const h = new Harness({ fixes: Fixes.of('1.25') });
+    h.dsw.addNode(FailDetachNode, false);
+    h.run();
+    const generated = addPod(h, 'pod-uid1', volumeName, FailDetachNode);
+    h.sleep(1000);
+    waitForVolumeAddedToNode(h, generated, FailDetachNode);
+    const attachesBefore = totalAttaches(h);
+    h.dsw.deletePod('pod-uid1', generated, FailDetachNode);
+    h.sleep(100);
+    verifyVolumeAttachedToNode(h, generated, FailDetachNode, AttachStateAttached);
+    verifyVolumeReportedAsAttachedToNode(h, generated, FailDetachNode, true);
+    addPod(h, 'pod-uid2', volumeName, FailDetachNode);
+    h.sleep(2000);
+    expect(totalAttaches(h)).toBe(attachesBefore);
+  });
+
   it('an attach that times out is kept uncertain (not reported attached) and published; it does not count as attached for the multi-attach check', () => {
     const h = new Harness();
     h.dsw.addNode(TimeoutAttachNode, false);

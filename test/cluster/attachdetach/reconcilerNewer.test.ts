@@ -1,12 +1,14 @@
 // The tests of reconciler_test.go at v1.28.0 that were added or changed after v1.23.13, on the release
-// presets. The reconciler's only switch, no-force-detach-healthy-node (PR #110721), is on in every
-// preset from 1.24 on, so the 1.25 and 1.28 presets run the same reconciler code; the other changes are
-// in the tests and their helpers. Not ported, for what they need is not modelled: the
-// node.kubernetes.io/out-of-service taint (KEP-2268: Test_Run_OneVolumeDetachOnOutOfServiceTaintedNode),
-// the DisableForceDetachOnTimeout option (release-1.30: ...WithForceDetachOnUnmountDisabled) and the
-// detach failure that leaves the attachment uncertain (PR #120595, release-1.29: the later form of
-// Test_Run_OneVolumeDetachFailNodeWithReadWriteOnce). The tests whose body is the same as at v1.23.13
-// are in reconciler.test.ts.
+// presets, and the one release-1.30 added for DisableForceDetachOnTimeout (PR #120344; read in the
+// release-1.31 reconciler_test.go that passes the option to NewReconciler). The reconciler's only switch,
+// no-force-detach-healthy-node (PR #110721), is on in every preset from 1.24 on, so the 1.25, 1.28 and
+// 1.31 presets run the same reconciler code; the other changes are in the tests and their helpers. Not
+// ported, for what they need is not modelled: the node.kubernetes.io/out-of-service taint (KEP-2268:
+// Test_Run_OneVolumeDetachOnOutOfServiceTaintedNode, and the last step of
+// ...WithForceDetachOnUnmountDisabled). The detach failure that leaves the attachment uncertain (PR
+// #120595, release-1.29, picked to 1.28.3) is the switch detach-error-uncertain:
+// Test_Run_OneVolumeDetachFailNodeWithReadWriteOnce below is v1.28.0's form, run with it off; its later
+// form is in reconciler.test.ts. The tests whose body is the same as at v1.23.13 are in reconciler.test.ts.
 import { describe, expect, it } from 'vitest';
 import {
   AttachStateAttached,
@@ -39,7 +41,7 @@ import {
   UncertainAttachNode,
 } from './fakes.js';
 
-describe('reconciler_test.go (release-1.25 and release-1.28)', () => {
+describe('reconciler_test.go (release-1.25, release-1.28 and release-1.31)', () => {
   const maxLongWaitForUnmountDurationMs = 4200 * 1000;
   const volumeAttachedCheckTimeoutMs = 5 * 1000;
 
@@ -175,7 +177,8 @@ describe('reconciler_test.go (release-1.25 and release-1.28)', () => {
   });
 
   it('Test_Run_OneVolumeDetachFailNodeWithReadWriteOnce', () => {
-    const h = new Harness({ fixes: Fixes.of('1.28') });
+    // v1.28.0 (before #120595's pick in 1.28.3).
+    const h = new Harness({ fixes: Fixes.of('1.28').with('detach-error-uncertain', false) });
     const podName1 = 'pod-uid1';
     const podName2 = 'pod-uid2';
     const podName3 = 'pod-uid3';
@@ -371,5 +374,67 @@ describe('reconciler_test.go (release-1.25 and release-1.28)', () => {
     waitForAttachCallCount(h, 1);
     verifyNewDetacherCallCount(h, false);
     waitForDetachCallCount(h, 1);
+  });
+  // Populates desiredStateOfWorld cache with one node/volume/pod tuple.
+  // The node starts as healthy.
+  //
+  // Calls Run()
+  // Verifies there is one attach call and no detach calls.
+  // Deletes the pod from desiredStateOfWorld cache without first marking the node/volume as unmounted.
+  // Verifies that the volume is NOT detached after maxWaitForUnmountDuration.
+  // Marks the node as unhealthy.
+  // Sets forceDetachOnUmountDisabled to true.
+  // Verifies that the volume is not detached after maxWaitForUnmountDuration.
+  //
+  // Then applies the node.kubernetes.io/out-of-service taint.
+  // Verifies that there is still just one attach call.
+  // Verifies there is now one detach call.
+  it('Test_Run_OneVolumeDetachOnUnhealthyNodeWithForceDetachOnUnmountDisabled', () => {
+    const podName1 = 'pod-uid1';
+    const volumeName1 = 'volume-name1';
+    const nodeName1 = 'worker-0';
+    // NewReconciler(..., false /* disableReconciliationSync */, true /* disableForceDetachOnTimeout */, ...)
+    const h = new Harness({ nodes: [nodeName1], fixes: Fixes.of('1.31'), disableForceDetachOnTimeout: true });
+    h.dsw.addNode(nodeName1, false);
+    expect(h.dsw.volumeExists(volumeName1, nodeName1)).toBe(false);
+    const generatedVolumeName = addPod(h, podName1, volumeName1, nodeName1);
+    h.run();
+    waitForNewAttacherCallCount(h, 1);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, true);
+    waitForDetachCallCount(h, 0);
+
+    // Delete the pod and the volume will be detached even after the maxWaitForUnmountDuration expires as volume is
+    // not unmounted and the node is healthy.
+    h.dsw.deletePod(podName1, generatedVolumeName, nodeName1);
+    h.sleep(maxWaitForUnmountDurationMs * 5);
+    waitForNewDetacherCallCount(h, 0);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, true);
+    waitForDetachCallCount(h, 0);
+
+    // Mark the node unhealthy (here: its Lease ages past node-monitor-grace-period)
+    h.sleepUntilNodeNotReady(nodeName1);
+    // Simulator addition: upstream asserts at once (a wait for at least 0 calls); here the reconciler first
+    // runs on for maxWaitForUnmountDuration five times over with the node not Ready.
+    h.sleep(maxWaitForUnmountDurationMs * 5);
+    // Assert -- Detach was not triggered after maxWaitForUnmountDuration
+    waitForNewDetacherCallCount(h, 0);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, true);
+    waitForDetachCallCount(h, 0);
+    // Simulator addition: the reconciler did pass over the volume with the timeout expired and the node
+    // unhealthy (the case #110721 force-detaches), and kept it: no detach started, none forced.
+    expect(h.factsOf('volumeDetachStarted')).toEqual([]);
+
+    // Force detach metric due to out-of-service taint
+    // We shouldn't see any additional force detaches, so only consider the initial count
+    testForceDetachMetric(h, 0, 'timeout');
+
+    // Not ported: "Taint the node" (node.kubernetes.io/out-of-service, then one detach and the
+    // out-of-service force detach metric): no simulated node carries taints.
   });
 });

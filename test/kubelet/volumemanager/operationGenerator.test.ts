@@ -1,7 +1,7 @@
 // GenerateUnmountDeviceFunc / GenerateUnmountVolumeFunc / block variants and PR #100183 (fix
 // `unmount-device-uncertain`): a failed UnmountDevice, TearDown or unmap leaves the state uncertain.
 import { describe, expect, it } from 'vitest';
-import type { GoError } from '../../../src/api/errors.js';
+import { type GoError, GoError as GoErrorClass } from '../../../src/api/errors.js';
 import type { VolumeMode } from '../../../src/api/v1.js';
 import type { Fact } from '../../../src/facts.js';
 import { Fixes } from '../../../src/fixes.js';
@@ -165,5 +165,69 @@ describe('GenerateUnmountVolumeFunc', () => {
       expect(t.plugin.count('unmapPodDevice')).toBe(1);
       expect(t.asw.getVolumeMountState('lun-1', 'uid-a')).toBe(want);
     }
+  });
+});
+
+// #122211 (fix reconstructed-device-stays-uncertain, read at v1.31.12): a MountDevice that fails for good
+// on a device reconstruction found leaves it uncertain, so UnmountDevice still runs when no pod wants it.
+describe('markDeviceErrorState of a reconstructed device (#122211)', () => {
+  const volumeToMount = (t: ReturnType<typeof setup>) => ({
+    volumeName: 'lun-1',
+    podName: 'uid-a',
+    volumeSpec: t.spec,
+  });
+  const reconstructed = (fixes: Fixes) => {
+    const t = setup(fixes);
+    t.asw.markDeviceAsUncertain('lun-1', '/dev/sdb', '/global/lun-1');
+    t.asw.checkAndMarkVolumeAsUncertainViaReconstruction({
+      podName: 'uid-a',
+      podUID: 'uid-a',
+      volumeName: 'lun-1',
+      outerVolumeSpecName: 'lun-1',
+      volumeGidVolume: '',
+      volumeSpec: t.spec,
+      volumeMountState: VolumeMountUncertain,
+    });
+    return t;
+  };
+  const finalError = new GoErrorClass('rpc error: code = Internal desc = stage failed');
+
+  it('with the fix: the device reconstruction found stays uncertain', () => {
+    const t = reconstructed(Fixes.all());
+    expect(t.asw.isVolumeDeviceReconstructed('lun-1')).toBe(true);
+    t.og.markDeviceErrorState(volumeToMount(t) as never, '/dev/sdb', '/global/lun-1', finalError, t.asw);
+    expect(t.asw.getDeviceMountState('lun-1')).toBe(DeviceMountUncertain);
+  });
+
+  it('without it (1.25): the device is marked unmounted and its staging forgotten', () => {
+    const t = reconstructed(Fixes.all().with('reconstructed-device-stays-uncertain', false));
+    t.og.markDeviceErrorState(volumeToMount(t) as never, '/dev/sdb', '/global/lun-1', finalError, t.asw);
+    expect(t.asw.getDeviceMountState('lun-1')).toBe(DeviceNotMounted);
+  });
+
+  it('a device uncertain for another reason (a timed-out MountDevice) is marked unmounted either way', () => {
+    const t = setup(Fixes.all());
+    t.asw.markDeviceAsUncertain('lun-1', '/dev/sdb', '/global/lun-1');
+    expect(t.asw.isVolumeDeviceReconstructed('lun-1')).toBe(false);
+    t.og.markDeviceErrorState(volumeToMount(t) as never, '/dev/sdb', '/global/lun-1', finalError, t.asw);
+    expect(t.asw.getDeviceMountState('lun-1')).toBe(DeviceNotMounted);
+  });
+
+  it("the volume stays reconstruction's until it leaves the actual state, whatever its pods do", () => {
+    const t = reconstructed(Fixes.all());
+    t.asw.markVolumeAsMounted({
+      podName: 'uid-a',
+      podUID: 'uid-a',
+      volumeName: 'lun-1',
+      outerVolumeSpecName: 'lun-1',
+      volumeGidVolume: '',
+      volumeSpec: t.spec,
+      volumeMountState: VolumeMounted,
+    });
+    expect(t.asw.isVolumeDeviceReconstructed('lun-1')).toBe(true);
+    t.asw.markVolumeAsUnmounted('uid-a', 'lun-1');
+    t.asw.markDeviceAsUnmounted('lun-1');
+    t.asw.markVolumeAsDetached('lun-1', 'node-a');
+    expect(t.asw.isVolumeDeviceReconstructed('lun-1')).toBe(false);
   });
 });

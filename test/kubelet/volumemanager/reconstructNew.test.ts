@@ -8,7 +8,7 @@ import {
   DeviceMountUncertain,
   VolumeMountUncertain,
 } from '../../../src/kubelet/volumemanager/operationexecutor/operationExecutor.js';
-import { Harness, makePod } from './fakes.js';
+import { Harness, makePod, makeSpec } from './fakes.js';
 
 const onDisk = (uid: string, name: string): PodVolumeOnDisk => ({
   podUID: uid,
@@ -147,5 +147,41 @@ describe('the switch, on a TearDown that fails once after a kubelet restart', ()
     expect(h.factsOf('volumeTearDown')).toMatchObject([{ ok: false }, { ok: true }]);
     expect(h.vm.actualStateOfWorld.getAllMountedVolumes()).toEqual([]);
     expect(h.vm.podVolumesExist('uid-1')).toBe(false);
+  });
+});
+
+// #125014 (1.31, fix no-reconstructed-reported-in-use; read in reconciler.go / reconstruct.go of v1.31.12
+// against reconciler_new.go / reconstruct_new.go of v1.30.7): 1.28 to 1.30 marked the reconstructed
+// volumes reported in use once the populator had added pods, and DSW.MarkVolumesReportedInUse clears every
+// volume it is not given: a new pod's volume the node status had already reported lost its flag.
+describe('volumesNeedReportedInUse (#125014)', () => {
+  const reported = (fixes: Fixes): Map<string, boolean> => {
+    const h = new Harness({
+      fixes,
+      volumes: [makeSpec('lun-1'), makeSpec('lun-2')],
+      podsOnDisk: [onDisk('uid-a', 'a')],
+      reportInUse: false,
+    });
+    h.sourcesReady = false;
+    h.addPod(makePod('a', ['lun-1']));
+    h.addPod(makePod('b', ['lun-2']));
+    h.runUntil(500);
+    // A node status update listed b's volume (and a's, reported by the kubelet before its restart).
+    h.vm.markVolumesAsReportedInUse(['lun-1', 'lun-2']);
+    h.sourcesReady = true;
+    h.runUntil(1_000);
+    return new Map(h.vm.desiredStateOfWorld.getVolumesToMount().map((v) => [v.volumeName, v.reportedInUse]));
+  };
+
+  it('1.30: once the populator has added pods the reconciler marks the reconstructed volume and clears the other', () => {
+    const r = reported(Fixes.of('1.30'));
+    expect(r.get('lun-1')).toBe(true);
+    expect(r.get('lun-2')).toBe(false);
+  });
+
+  it('1.31: the flags stay as the node status set them', () => {
+    const r = reported(Fixes.of('1.31'));
+    expect(r.get('lun-1')).toBe(true);
+    expect(r.get('lun-2')).toBe(true);
   });
 });

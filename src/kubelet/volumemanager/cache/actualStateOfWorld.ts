@@ -415,6 +415,15 @@ export class ActualStateOfWorld
   }
 
   /**
+   * IsVolumeDeviceReconstructed (#122211, read at v1.31.12): the volume has an entry in
+   * foundDuringReconstruction, which a pod mounting it successfully empties but only DeleteVolume removes:
+   * its device was found by reconstruction and has not left the actual state since.
+   */
+  isVolumeDeviceReconstructed(volumeName: UniqueVolumeName): boolean {
+    return this.foundDuringReconstruction.has(volumeName);
+  }
+
+  /**
    * CheckAndMarkDeviceUncertainViaReconstruction (#110670): a device the actual state has as not mounted
    * becomes uncertain (so UnmountDevice runs); true if it changed it.
    */

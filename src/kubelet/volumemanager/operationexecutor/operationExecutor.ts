@@ -131,6 +131,8 @@ export interface ActualStateOfWorldMounterUpdater {
   getDeviceMountState(volumeName: UniqueVolumeName): DeviceMountState;
   getVolumeMountState(volumeName: UniqueVolumeName, podName: UniquePodName): VolumeMountState;
   isVolumeReconstructed(volumeName: UniqueVolumeName, podName: UniquePodName): boolean;
+  /** IsVolumeDeviceReconstructed (#122211): reconstruction found the volume's device. */
+  isVolumeDeviceReconstructed(volumeName: UniqueVolumeName): boolean;
 }
 
 /** ActualStateOfWorldAttacherUpdater (the kubelet's part of it). */

@@ -1,5 +1,6 @@
 // Ported from kubernetes pkg/volume/util/operationexecutor/operation_generator.go, release-1.23
-// (Filesystem mode and VerifyControllerAttachedVolume; Block mode is in operationGeneratorBlock.ts).
+// (Filesystem mode and VerifyControllerAttachedVolume; Block mode is in operationGeneratorBlock.ts);
+// markDeviceErrorState also read at v1.31.12 (#122211).
 // Fix `unmount-device-uncertain` (PR #100183) off runs the code before that PR: a failed TearDown
 // leaves the pod's mount VolumeMounted, a failed UnmountDevice (or a device still open) leaves the
 // device DeviceGloballyMounted, so a new pod skips MountDevice.
@@ -121,6 +122,15 @@ export class OperationGenerator {
       isOperationFinishedError(mountError) &&
       asw.getDeviceMountState(volumeToMount.volumeName) === DeviceMountUncertain
     ) {
+      // #122211 (1.30; 1.29.1, 1.28, 1.27, 1.26): a device reconstruction found stays uncertain ("leaving
+      // volume uncertain"), so it is still unmounted / unmapped when no pod wants it; before, a failed
+      // MountDevice / SetUpDevice after a restart marked it unmounted and what the old kubelet had staged
+      // stayed behind. Read only where it decides.
+      if (
+        asw.isVolumeDeviceReconstructed(volumeToMount.volumeName) &&
+        this.opts.fixes.on('reconstructed-device-stays-uncertain')
+      )
+        return;
       // Only devices which were uncertain can be marked as unmounted
       asw.markDeviceAsUnmounted(volumeToMount.volumeName);
       return;

@@ -157,6 +157,8 @@ export class Reconciler {
       // (updateLastSyncTime: only whether it ever ran is read.)
       this.timeOfLastSyncMs ??= this.o.clock.nowMs;
     }
+    // 1.28 to 1.30 only: #125014 (1.31) removed volumesNeedReportedInUse, which reconstructVolumes no
+    // longer fills with fix no-reconstructed-reported-in-use on.
     if (this.volumesNeedReportedInUse.length !== 0 && this.o.populatorHasAddedPods()) {
       // Once DSW is populated, mark all reconstructed as reported in node.status, so they can proceed with
       // MountDevice / SetUp.

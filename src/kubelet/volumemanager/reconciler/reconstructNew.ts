@@ -1,4 +1,5 @@
-// Ported from kubernetes pkg/kubelet/volumemanager/reconciler/reconstruct_new.go, release-1.28 (KEP-3756).
+// Ported from kubernetes pkg/kubelet/volumemanager/reconciler/reconstruct_new.go, release-1.28 (KEP-3756),
+// checked against reconstruct.go of v1.31.12 (the same code, renamed at GA, less volumesNeedReportedInUse).
 // The reconstruction of NewVolumeManagerReconstruction (fix `new-volume-reconstruction`): it runs once
 // when the reconciler starts, before the desired state is populated, and puts every volume it can
 // reconstruct into the actual state as uncertain, attached with an uncertain attach-ability and an
@@ -73,8 +74,13 @@ export function* reconstructVolumes(rc: Reconciler): Co {
     // Add the volumes to ASW
     updateStatesNew(rc, reconstructedVolumes);
     // The reconstructed volumes are mounted, hence a previous kubelet must have already put it into
-    // node.status.volumesInUse. Remember to update DSW with this information.
-    rc.volumesNeedReportedInUse = reconstructedVolumeNames;
+    // node.status.volumesInUse. Remember to update DSW with this information. #125014 (1.31, switch
+    // no-reconstructed-reported-in-use) removed this: a reconstructed volume is always in the actual state,
+    // so the desired state's reportedInUse is left to the node status loop; 1.28 to 1.30 marked exactly
+    // these volumes once the populator had added pods, which also cleared the flag of every other volume
+    // the node status had reported (MarkVolumesReportedInUse sets the listed ones and clears the rest).
+    if (!rc.o.fixes.on('no-reconstructed-reported-in-use'))
+      rc.volumesNeedReportedInUse = reconstructedVolumeNames;
     // Remember to update devicePath from node.status.volumesAttached
     rc.volumesNeedUpdateFromNodeStatus = reconstructedVolumeNames;
   }
