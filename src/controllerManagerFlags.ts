@@ -50,3 +50,12 @@ export function missingFlagMessage(flag: ControllerManagerFlag, kubelet: Kubelet
   const who = kubelet === 'legacy' ? 'legacy (every fix off, older than 1.20)' : kubelet;
   return `the kube-controller-manager of ${who} has no ${def.flag} (#${def.pr}, from ${def.release}) and does not start with it ("unknown flag")`;
 }
+
+/**
+ * Whether a scenario that sets controller-manager flags (`set`: cluster.controllerManager, absent when it
+ * sets none) can run under a kubelet name: every flag it sets is in that release's kube-controller-manager.
+ * Code that runs every bundled scenario under one release skips the others with it (a run would be exit 2).
+ */
+export function controllerManagerStarts(set: object | undefined, kubelet: KubeletName | undefined): boolean {
+  return set === undefined || controllerManagerHasFlag('disableForceDetachOnTimeout', kubelet);
+}

@@ -3,8 +3,10 @@
 // (each one-deviation schedule run once, its children counted); and per fix switch, with it off, how many
 // schedules explore needs from a seed whose default run is clean beside how many seeds random sampling
 // needs. Sections of `npm run bench` (keys `explore.scenarios`, `explore.switches`); they never assert.
+
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { controllerManagerStarts } from '../../src/controllerManagerFlags.js';
 import { childrenOf } from '../../src/explore/children.js';
 import { explore } from '../../src/explore/explore.js';
 import type { Fixes, FixId } from '../../src/fixes.js';
@@ -150,6 +152,8 @@ function scenarioShowing(
     new Set(runScenario(s, { fixes: f }).violations.map((v) => v.invariant));
   const showing: { scenario: Scenario; closes: Set<string> }[] = [];
   for (const s of scenarios) {
+    // A scenario that gives the controller manager a flag its release lacks cannot run there (exit 2).
+    if (!controllerManagerStarts(s.controllerManager, on.base)) continue;
     const fixed = kinds(s, on);
     const closes = new Set([...kinds(s, off)].filter((k) => !fixed.has(k)));
     if (closes.size > 0) showing.push({ scenario: s, closes });
