@@ -722,9 +722,10 @@ export class APIServer {
       createMirrorPod: (pod: Pod) => this.kubeletCreateMirrorPod(self, pod),
       deleteMirrorPod: (namespace: string, name: string, uid: UID | undefined) =>
         this.kubeletDeleteMirrorPod(self, namespace, name, uid),
-      // The node GET fails: no attached volume can be verified (VerifyControllerAttachedVolume retries).
+      // The node GET fails (undefined): no attached volume can be verified (VerifyControllerAttachedVolume
+      // retries), and the reconstructed volumes wait for a GET that works (updateReconstructedFromNodeStatus).
       getVolumesAttached: (node: string) =>
-        this.cutOff(self) ? [] : this.getNode(node).status.volumesAttached,
+        this.cutOff(self) ? undefined : this.getNode(node).status.volumesAttached,
     };
   }
 

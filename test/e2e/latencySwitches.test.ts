@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Fact } from '../../src/facts.js';
 import { Fixes, type FixId } from '../../src/fixes.js';
 import { housekeepingPeriodMs } from '../../src/kubelet/kubelet.js';
+import { nodeStatusUpdateFrequencyMs } from '../../src/kubelet/kubeletNodeStatus.js';
 import { runScenario } from '../../src/run/run.js';
 import { bundledScenariosDir } from '../../src/scenario/bundled.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
@@ -53,5 +54,36 @@ describe('housekeeping-restart-same-round (#116690): static-pod-uid-reuse-restar
       (Math.floor((finished(on.facts) ?? 0) / housekeepingPeriodMs) + 1) * housekeepingPeriodMs;
     expect(resynced(on.facts)).toBe(firstRound);
     expect(resynced(without.facts)).toBe(firstRound + housekeepingPeriodMs);
+  });
+});
+
+describe('no-reconstructed-reported-in-use (#125014): reconstructed-reported-in-use-clears-new-volume', () => {
+  const name = 'reconstructed-reported-in-use-clears-new-volume';
+  const at = (facts: readonly Fact[], pick: (f: Fact) => boolean) => facts.find(pick)?.atMs ?? Number.NaN;
+  const mountDevice = (facts: readonly Fact[]) =>
+    at(facts, (f) => f.kind === 'mountDevice' && f.volume === 'lun-2' && f.ok);
+  const started = (facts: readonly Fact[]) =>
+    at(facts, (f) => f.kind === 'containerStarted' && f.pod === 'b');
+  const reportedInUse = (facts: readonly Fact[]) =>
+    at(facts, (f) => f.kind === 'nodeVolumesInUse' && f.volumes.includes('lun-2'));
+
+  it("pod b's volume waits one more node status round with the switch off, nothing fires", () => {
+    const on = run(name, Fixes.all());
+    const without = run(name, off('no-reconstructed-reported-in-use'));
+    expect(on.violations).toEqual([]);
+    expect(without.violations).toEqual([]);
+    // Both runs report lun-2 in use at the same node status round, before the reconciler's mark.
+    expect(reportedInUse(without.facts)).toBe(reportedInUse(on.facts));
+    expect(mountDevice(on.facts)).toBeGreaterThan(reportedInUse(on.facts));
+    // With #125014 the verify's retry finds the flag set: MountDevice well within one round of the report.
+    expect(mountDevice(on.facts) - reportedInUse(on.facts)).toBeLessThan(nodeStatusUpdateFrequencyMs / 2);
+    // Without it the mark cleared the flag: MountDevice, and the container, wait for the next round.
+    const delayMs = mountDevice(without.facts) - mountDevice(on.facts);
+    expect(delayMs).toBeGreaterThan(nodeStatusUpdateFrequencyMs - 1_000);
+    expect(delayMs).toBeLessThanOrEqual(nodeStatusUpdateFrequencyMs);
+    expect(mountDevice(without.facts) - reportedInUse(without.facts)).toBeGreaterThan(
+      nodeStatusUpdateFrequencyMs,
+    );
+    expect(started(without.facts) - started(on.facts)).toBe(delayMs);
   });
 });
