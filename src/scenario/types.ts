@@ -475,7 +475,7 @@ export function stripSourcePositions(s: Scenario): Scenario {
       ? {}
       : { controllerManager: { ...s.controllerManager, line: 0, col: 0 } }),
     file: '',
-    timeline: s.timeline.map((e) => ({ ...e, line: 0, col: undefined })),
+    timeline: s.timeline.map(({ col: _col, ...e }) => ({ ...e, line: 0 })),
     claims: s.claims.map((c) => ({ ...c, line: 0 })),
   };
 }
