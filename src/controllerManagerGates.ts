@@ -40,3 +40,15 @@ export function outOfServiceGateOffMessage(kubelet: KubeletName): string {
       : `has no ${g.gate} feature gate (alpha from ${g.alphaSince})`;
   return `the kube-controller-manager of ${who} ${state}: the out-of-service taint would change nothing (on by default from ${g.onByDefaultSince})`;
 }
+
+/**
+ * Whether a timeline can run under a kubelet name: it sets no out-of-service taint, or that release's
+ * kube-controller-manager reads it. Code that runs every bundled scenario under one release skips the
+ * others with it (a run would be exit 2), as with controllerManagerStarts.
+ */
+export function outOfServiceGateAllows(
+  timeline: readonly { readonly action: { readonly kind: string } }[],
+  kubelet: KubeletName | undefined,
+): boolean {
+  return outOfServiceVolumeDetachOn(kubelet) || !timeline.some((e) => e.action.kind === 'outOfServiceTaint');
+}
