@@ -390,7 +390,18 @@ export type Fact =
    * object's volumesInUse (false once maxWaitForUnmountDuration passed); `forced`: past that timeout
    * while the node still had the volume mounted.
    */
-  | (Base & { kind: 'volumeDetachStarted'; volume: string; forced: boolean; verifySafeToDetach: boolean })
+  | (Base & {
+      kind: 'volumeDetachStarted';
+      volume: string;
+      forced: boolean;
+      verifySafeToDetach: boolean;
+      /**
+       * The node carried the node.kubernetes.io/out-of-service taint (KEP-2268): the detach skipped the
+       * wait for the node to unmount and the safe-to-detach check ("node has out-of-service taint, force
+       * detaching"). Absent otherwise.
+       */
+      outOfService?: true;
+    })
   /**
    * Simulator observation, the known-open hazard `force-detach-unhealthy-node`: the attach/detach
    * controller's reconciler started a forced detach (maxWaitForUnmountDuration passed, the node still
@@ -398,6 +409,11 @@ export type Fact =
    * volumeDetachStarted it goes with.
    */
   | (Base & { kind: 'forceDetachUnhealthyNode'; volume: string })
+  /**
+   * The API server stored a change of a node's taints (`kubectl taint node`): `taint` set (`present`) or
+   * removed. Only the out-of-service taint of non-graceful node shutdown is modelled.
+   */
+  | (Base & { kind: 'nodeTainted'; taint: string; effect: 'NoExecute'; present: boolean })
   /** A detach operation failed; the volume is reported attached again and retried after a backoff. */
   | (Base & { kind: 'volumeDetachFailed'; volume: string; error: string })
   // ---- scenario actions (src/cluster/world.ts) ----

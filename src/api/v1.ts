@@ -216,9 +216,33 @@ export interface NodeStatus {
   readonly volumesAttached: readonly AttachedVolume[];
 }
 
+/** v1.Taint, the part the controllers read: its key and effect (no value, no timeAdded). */
+export interface Taint {
+  readonly key: string;
+  readonly effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
+/**
+ * v1.TaintNodeOutOfService: the taint an administrator puts on a node that is shut down for good
+ * (non-graceful node shutdown, KEP-2268), so that its pods and volumes are given up at once.
+ */
+export const TaintNodeOutOfService = 'node.kubernetes.io/out-of-service';
+
+/** The slice of v1.NodeSpec the controllers read. */
+export interface NodeSpec {
+  readonly taints: readonly Taint[];
+}
+
+/** pkg/util/taints TaintKeyExists: whether a taint with the key is set, whatever its effect. */
+export function taintKeyExists(taints: readonly Taint[], key: string): boolean {
+  return taints.some((t) => t.key === key);
+}
+
 /** A v1.Node object as the API server stores it and watches deliver it (a snapshot, never mutated). */
 export interface Node {
   readonly metadata: { readonly name: string };
+  /** Absent: no taints. */
+  readonly spec?: NodeSpec;
   readonly status: NodeStatus;
 }
 

@@ -16,6 +16,9 @@ import {
   newPodStatus,
   type Pod,
   type PodStatus,
+  type Taint,
+  TaintNodeOutOfService,
+  taintKeyExists,
   type UID,
   type UniqueVolumeName,
 } from '../api/v1.js';
@@ -150,6 +153,32 @@ export class APIServer {
   addNode(name: string): void {
     this.nodes.set(name, { metadata: { name }, status: { volumesInUse: [], volumesAttached: [] } });
     this.leaseRenewTimesMs.set(name, this.sim.nowMs);
+  }
+
+  /**
+   * `kubectl taint node N node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` (present) or its
+   * removal (`...:NoExecute-`): the node object's spec.taints, delivered to the controllers' node
+   * informers like a status change. Returns false when nothing changed (the taint already so).
+   */
+  setOutOfServiceTaint(nodeName: string, present: boolean): boolean {
+    this.sim.noteShared();
+    const node = this.getNode(nodeName);
+    const taints = node.spec?.taints ?? [];
+    if (taintKeyExists(taints, TaintNodeOutOfService) === present) return false;
+    const next: Taint[] = taints.filter((t) => t.key !== TaintNodeOutOfService);
+    if (present) next.push({ key: TaintNodeOutOfService, effect: 'NoExecute' });
+    const updated: Node = Object.assign({}, node, { spec: { taints: next } });
+    this.nodes.set(nodeName, updated);
+    this.publish({
+      kind: 'nodeTainted',
+      atMs: this.sim.nowMs,
+      node: nodeName,
+      taint: TaintNodeOutOfService,
+      effect: 'NoExecute',
+      present,
+    });
+    this.notifyNode(updated);
+    return true;
   }
 
   /** The node's Lease renewTime (undefined: no such node), as the node lifecycle controller reads it. */
@@ -722,9 +751,10 @@ export class APIServer {
       createMirrorPod: (pod: Pod) => this.kubeletCreateMirrorPod(self, pod),
       deleteMirrorPod: (namespace: string, name: string, uid: UID | undefined) =>
         this.kubeletDeleteMirrorPod(self, namespace, name, uid),
-      // The node GET fails: no attached volume can be verified (VerifyControllerAttachedVolume retries).
+      // The node GET fails (undefined): no attached volume can be verified (VerifyControllerAttachedVolume
+      // retries), and the reconstructed volumes wait for a GET that works (updateReconstructedFromNodeStatus).
       getVolumesAttached: (node: string) =>
-        this.cutOff(self) ? [] : this.getNode(node).status.volumesAttached,
+        this.cutOff(self) ? undefined : this.getNode(node).status.volumesAttached,
     };
   }
 

@@ -178,6 +178,20 @@ export class ScenarioActions {
       case 'deletePvc':
         this.deletePvc(action.volume, line);
         return;
+      case 'outOfServiceTaint':
+        // The taint only: the NoExecute eviction of the node's pods (the taint manager) and pod GC's force
+        // deletion of its terminating pods (gc_controller.go gcTerminating) are not modelled; a scenario
+        // writes them as deletePod and forceDeletePod.
+        if (!this.world.api.setOutOfServiceTaint(action.node, !action.remove))
+          this.noop(
+            action.node,
+            'outOfServiceTaint',
+            line,
+            action.remove
+              ? `node ${action.node} does not carry the out-of-service taint`
+              : `node ${action.node} already carries the out-of-service taint`,
+          );
+        return;
       case 'fault':
         this.faults.inject(action.fault, line);
         return;

@@ -3,6 +3,7 @@
 // is carried out by scenarioActions.ts.
 import type { UID } from '../api/v1.js';
 import { controllerManagerHasFlag, missingFlagMessage } from '../controllerManagerFlags.js';
+import { outOfServiceGateOffMessage, outOfServiceVolumeDetachOn } from '../controllerManagerGates.js';
 import { WRITES_NONE } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
@@ -36,6 +37,25 @@ function checkControllerManagerFlags(scenario: Scenario, fixes: Fixes): void {
   throw new InputError(`${scenario.file}:${cm.line}:${cm.col}: ${field}: ${message}`, { located: true });
 }
 
+/**
+ * A run whose kube-controller-manager ignores the out-of-service taint (NodeOutOfServiceVolumeDetach off
+ * by default, or absent) is refused at the first `outOfServiceTaint` entry (exit 2).
+ */
+function checkOutOfServiceGate(scenario: Scenario, fixes: Fixes): void {
+  const kubelet = fixes.base;
+  if (kubelet === undefined || outOfServiceVolumeDetachOn(kubelet)) return;
+  const index = scenario.timeline.findIndex((e) => e.action.kind === 'outOfServiceTaint');
+  const entry = scenario.timeline[index];
+  if (entry === undefined) return;
+  const field = `timeline[${index}].outOfServiceTaint`;
+  const message = `${outOfServiceGateOffMessage(kubelet)}: run with --kubelet 1.26 or later, or fixed`;
+  if (scenario.file === '' || entry.line === 0)
+    throw new InputError(`scenario ${scenario.name}: ${field}: ${message}`);
+  throw new InputError(`${scenario.file}:${entry.line}:${entry.col ?? 1}: ${field}: ${message}`, {
+    located: true,
+  });
+}
+
 /** systemd's RestartSec for the kubelet unit: a crashed kubelet comes back after 10 s. */
 const KUBELET_RESTART_SEC_MS = 10_000;
 
@@ -61,6 +81,7 @@ export class World {
 
   constructor(o: WorldOptions) {
     checkControllerManagerFlags(o.scenario, o.fixes);
+    checkOutOfServiceGate(o.scenario, o.fixes);
     this.scenario = o.scenario;
     this.fixes = o.fixes;
     this.sim = new Sim(o.seed, { elide: o.elide });

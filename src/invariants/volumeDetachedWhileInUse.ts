@@ -12,7 +12,12 @@
 // the timeout, PR #110721 (reconciler.go: forceDetach := !isHealthy && timeout) force-detaches only from
 // a node that is not Ready, and with kube-controller-manager --disable-force-detach-on-timeout (#120344,
 // 1.30: forceDetachTimeoutExpired := maxWaitForUnmountDurationExpired && !rc.disableForceDetachOnTimeout)
-// from no node at all: the timeout then never passes for this check. Everything is judged from ground truth: the node object as the API server
+// from no node at all: the timeout then never passes for this check. A node that carries the
+// node.kubernetes.io/out-of-service taint (KEP-2268, reconciler.go from v1.28.0: `if MountedByNode &&
+// !forceDetach && !hasOutOfServiceTaint`, `verifySafeToDetach := !(timeout || hasOutOfServiceTaint)`) loses
+// its volumes at once by upstream's rule: no step taken while the node object carries it is judged here.
+// Whether the node was really shut down, as upstream requires of whoever sets the taint, is what the
+// ground-truth checkers judge (multi-node-mount, device-released-while-open). Everything is judged from ground truth: the node object as the API server
 // stored and served it (nodeVolumesInUse, nodeVolumesAttached, nodeStatusRead), the API pods (the
 // controller's desired state follows them), and the node's Lease (its kubelet's lifecycle); never from
 // the controller's `forced` / `verifySafeToDetach` flags. Catches #106710 (release-1.23's force detach
@@ -82,6 +87,7 @@ export class VolumeDetachedWhileInUse implements Checker {
     'kubeletStopped',
     'nodePartitioned',
     'nodePartitionHealed',
+    'nodeTainted',
     'lunFenced',
     'nodeStatusRead',
     'nodeVolumesAttached',
@@ -100,6 +106,8 @@ export class VolumeDetachedWhileInUse implements Checker {
   readonly #attached = new Map<string, VolumeAttached>();
   /** node -> the volumes its node object lists in status.volumesAttached (the controller's last patch). */
   readonly #reportedAttached = new Map<string, readonly string[]>();
+  /** node -> the spans [from, until) in which its node object carried the out-of-service taint. */
+  readonly #outOfService = new Map<string, { fromMs: number; untilMs: number }[]>();
 
   onFact(f: Fact, report: (v: Violation) => void): void {
     switch (f.kind) {
@@ -118,6 +126,15 @@ export class VolumeDetachedWhileInUse implements Checker {
       case 'nodeVolumesInUse':
         this.#inUse.onFact(f);
         return;
+      case 'nodeTainted': {
+        const spans = this.#outOfService.get(f.node) ?? [];
+        this.#outOfService.set(f.node, spans);
+        const last = spans[spans.length - 1];
+        const open = last !== undefined && last.untilMs === Number.POSITIVE_INFINITY;
+        if (f.present && !open) spans.push({ fromMs: f.atMs, untilMs: Number.POSITIVE_INFINITY });
+        else if (!f.present && last !== undefined && open) last.untilMs = f.atMs;
+        return;
+      }
       case 'volumeAttached':
         this.#attached.set(`${f.volume}\u0000${f.node}`, f);
         return;
@@ -161,6 +178,12 @@ export class VolumeDetachedWhileInUse implements Checker {
 
   onEnd(): void {}
 
+  /** The node object carried the out-of-service taint at `atMs` (upstream skips both checks then). */
+  #outOfServiceAt(node: string, atMs: number): boolean {
+    const spans = this.#outOfService.get(node);
+    return spans?.some((s) => s.fromMs <= atMs && atMs < s.untilMs) ?? false;
+  }
+
   /** The node's health for a message: `, node-a Ready (its kubelet running since 0.00s)` or ''. */
   #health(node: string, ready: boolean, atMs: number): string {
     const life = this.#liveness.last(node);
@@ -192,6 +215,8 @@ export class VolumeDetachedWhileInUse implements Checker {
     const detaching = this.#detaching.get(`${f.volume}\u0000${f.node}`);
     const started = detaching?.started;
     const startMs = started?.atMs ?? f.atMs;
+    // The reconciler chose verifySafeToDetach when it started the operation.
+    if (this.#outOfServiceAt(f.node, startMs)) return;
     const fromMs = startMs - IN_USE_SLACK_MS;
     const unwantedMs = this.#wants.earlyUnwantedForMs(f.volume, f.node, startMs);
     const early = this.#noForceDetach || unwantedMs <= MAX_WAIT_FOR_UNMOUNT_MS;
@@ -265,7 +290,7 @@ export class VolumeDetachedWhileInUse implements Checker {
     report: (v: Violation) => void,
   ): void {
     const listed = this.#inUse.listedSince(f.node, volume);
-    if (listed === undefined) return;
+    if (listed === undefined || this.#outOfServiceAt(f.node, f.atMs)) return;
     const attached = this.#attached.get(`${volume}\u0000${f.node}`);
     // Listed since before the attach: MountedByNode, true from the attach ("assume mounted, until proven
     // otherwise"), never turned false. Else the listing must be older than the reconciler's view.

@@ -24,8 +24,11 @@ export interface KubeClient {
    * read only by the node lifecycle controller, against a 40 s grace period).
    */
   renewLease(nodeName: string, renewTimeMs: number): void;
-  /** node.status.volumesAttached, as the attach/detach controller wrote it (read from the informer cache). */
-  getVolumesAttached(nodeName: string): readonly AttachedVolume[];
+  /**
+   * node.status.volumesAttached, as the attach/detach controller wrote it; undefined when the GET of the
+   * node fails (the node is cut off from the API server).
+   */
+  getVolumesAttached(nodeName: string): readonly AttachedVolume[] | undefined;
   /** Pods(ns).Create of a mirror pod; a StatusError AlreadyExists if the name is taken. */
   createMirrorPod(pod: Pod): Co<GoError | undefined>;
   /**

@@ -59,6 +59,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   forceDetachUnhealthyNode: true,
   nodePartitioned: true,
   nodePartitionHealed: true,
+  nodeTainted: true,
   reconstructionStarted: true,
   volumeReconstruction: true,
   reconstructionFinished: true,

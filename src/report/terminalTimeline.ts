@@ -182,6 +182,11 @@ function describeFactRaw(f: Fact): FactLine {
       return { subject: `node ${f.node}`, text: `nodePartitioned until ${formatSeconds(f.untilMs)}` };
     case 'nodePartitionHealed':
       return { subject: `node ${f.node}`, text: 'nodePartitionHealed' };
+    case 'nodeTainted':
+      return {
+        subject: `node ${f.node}`,
+        text: `nodeTainted ${f.taint}:${f.effect}${f.present ? '' : ' removed'}`,
+      };
     case 'hostDevices':
       return {
         subject: `volume ${f.volume}`,
@@ -299,7 +304,7 @@ function describeFactRaw(f: Fact): FactLine {
     case 'volumeDetachStarted':
       return {
         subject: `volume ${f.volume}`,
-        text: `volumeDetachStarted${f.forced ? ' (forced)' : ''}${f.verifySafeToDetach ? '' : ' without safe-to-detach check'}`,
+        text: `volumeDetachStarted${f.forced ? ' (forced)' : ''}${f.verifySafeToDetach ? '' : ' without safe-to-detach check'}${f.outOfService === true ? ' (out-of-service taint)' : ''}`,
       };
     case 'volumeDetachFailed':
       return { subject: `volume ${f.volume}`, text: `volumeDetachFailed: ${f.error}` };

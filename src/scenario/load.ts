@@ -13,6 +13,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { parseQuantity } from '../api/quantity.js';
 import { controllerManagerHasFlag, missingFlagMessage } from '../controllerManagerFlags.js';
+import { outOfServiceGateOffMessage, outOfServiceVolumeDetachOn } from '../controllerManagerGates.js';
 import { FIX_IDS, type KubeletName } from '../fixes.js';
 import { INVARIANT_IDS, type InvariantId, isFinding } from '../invariants/types.js';
 import { MAX_START_DELAY_MS } from '../runtime/runtimeRequestTimeout.js';
@@ -445,7 +446,9 @@ function normalise(
       pods,
       volumeDecl: (name) => volumes.find((v) => v.name === name),
     });
-    if (action !== undefined) timeline.push({ atMs, line, action });
+    if (action?.kind === 'outOfServiceTaint') {
+      timeline.push({ atMs, line, col: posOf([...at, 'outOfServiceTaint']).col, action });
+    } else if (action !== undefined) timeline.push({ atMs, line, action });
   }
 
   const claims = (raw.claims ?? []).map((c, i) => normaliseClaim(c, ['claims', i], problem, lineOf));
@@ -459,6 +462,19 @@ function normalise(
       problem(
         ['claims', i, c.kubelet === undefined ? 'fixes' : 'kubelet'],
         `cluster.controllerManager sets disableForceDetachOnTimeout (line ${controllerManager.line}), but ${missingFlagMessage('disableForceDetachOnTimeout', kubelet)}: claim kubelet 1.30 or later, or fixes: all`,
+      );
+    });
+  }
+  // A claim whose kube-controller-manager ignores the out-of-service taint (NodeOutOfServiceVolumeDetach
+  // off by default, or absent) cannot show what the taint does (src/controllerManagerGates.ts).
+  const taintEntry = timeline.find((e) => e.action.kind === 'outOfServiceTaint');
+  if (taintEntry !== undefined) {
+    (raw.claims ?? []).forEach((c, i) => {
+      const kubelet = claims[i]?.fixes.kubelet;
+      if (kubelet === undefined || outOfServiceVolumeDetachOn(kubelet)) return;
+      problem(
+        ['claims', i, c.kubelet === undefined ? 'fixes' : 'kubelet'],
+        `the timeline sets the out-of-service taint (line ${taintEntry.line}), but ${outOfServiceGateOffMessage(kubelet)}: claim kubelet 1.26 or later, or fixes: all`,
       );
     });
   }
@@ -657,6 +673,11 @@ function normaliseAction(
   if (entry.deletePvc !== undefined) {
     c.checkVolume([...at, 'deletePvc', 'volume'], entry.deletePvc.volume);
     return { kind: 'deletePvc', volume: entry.deletePvc.volume };
+  }
+  if (entry.outOfServiceTaint !== undefined) {
+    const a = entry.outOfServiceTaint;
+    c.checkNode([...at, 'outOfServiceTaint', 'node'], a.node);
+    return { kind: 'outOfServiceTaint', node: a.node, remove: a.remove === true };
   }
   if (entry.fault !== undefined) {
     const fault = normaliseFault(entry.fault, [...at, 'fault'], c);

@@ -427,6 +427,16 @@ const RestartKubelet = mapping(
 );
 const ShutdownNode = mapping({ node: NodeName }, 'a mapping {node}');
 const DeletePvc = mapping({ volume: VolumeName }, 'a mapping {volume}');
+const OutOfServiceTaint = mapping(
+  {
+    node: NodeName,
+    remove: z
+      .boolean({ error: expected('true or false') })
+      .optional()
+      .meta({ description: 'true: remove the taint (the node is back in service); default false' }),
+  },
+  'a mapping {node, remove?}',
+);
 const CrashContainer = mapping(
   {
     pod: PodName,
@@ -660,6 +670,10 @@ const TimelineEntrySchema = mapping(
     deletePvc: DeletePvc.optional().meta({
       description:
         "API deletion of the volume's PVC: it stays, being deleted, while kubernetes.io/pvc-protection holds it (a pod uses it)",
+    }),
+    outOfServiceTaint: OutOfServiceTaint.optional().meta({
+      description:
+        'the node.kubernetes.io/out-of-service:NoExecute taint of non-graceful node shutdown (KEP-2268) is set on the node (remove: true: taken off); kube-controller-manager 1.26 or later',
     }),
     fault: FaultSchema.optional(),
   },

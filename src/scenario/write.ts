@@ -220,6 +220,8 @@ function actionToYaml(a: Action): [string, Record<string, unknown>] {
       ];
     case 'deletePvc':
       return ['deletePvc', { volume: a.volume }];
+    case 'outOfServiceTaint':
+      return ['outOfServiceTaint', a.remove ? { node: a.node, remove: true } : { node: a.node }];
     case 'fault':
       return ['fault', faultToYaml(a.fault)];
   }

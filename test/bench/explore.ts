@@ -7,6 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { controllerManagerStarts } from '../../src/controllerManagerFlags.js';
+import { outOfServiceGateAllows } from '../../src/controllerManagerGates.js';
 import { childrenOf } from '../../src/explore/children.js';
 import { explore } from '../../src/explore/explore.js';
 import type { Fixes, FixId } from '../../src/fixes.js';
@@ -154,6 +155,8 @@ function scenarioShowing(
   for (const s of scenarios) {
     // A scenario that gives the controller manager a flag its release lacks cannot run there (exit 2).
     if (!controllerManagerStarts(s.controllerManager, on.base)) continue;
+    // Nor one that sets the out-of-service taint under a release whose gate is off (src/controllerManagerGates.ts).
+    if (!outOfServiceGateAllows(s.timeline, on.base)) continue;
     const fixed = kinds(s, on);
     const closes = new Set([...kinds(s, off)].filter((k) => !fixed.has(k)));
     if (closes.size > 0) showing.push({ scenario: s, closes });

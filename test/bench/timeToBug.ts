@@ -5,6 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { controllerManagerStarts } from '../../src/controllerManagerFlags.js';
+import { outOfServiceGateAllows } from '../../src/controllerManagerGates.js';
 import type { FixId } from '../../src/fixes.js';
 import { minimalFailure } from '../../src/fuzz/campaign.js';
 import { REFINDABLE_FIXES, type RefindResult, refind, refindBase } from '../../src/fuzz/refind.js';
@@ -91,6 +92,8 @@ function handScenarioOf(fix: FixId, scenarios: readonly Scenario[]): Scenario | 
   const showing = scenarios.filter((s) => {
     // A scenario that gives the controller manager a flag its release lacks cannot run there (exit 2).
     if (!controllerManagerStarts(s.controllerManager, on.base)) return false;
+    // Nor one that sets the out-of-service taint under a release whose gate is off (src/controllerManagerGates.ts).
+    if (!outOfServiceGateAllows(s.timeline, on.base)) return false;
     const fixed = kinds(s, on);
     return [...kinds(s, off)].some((k) => !fixed.has(k));
   });

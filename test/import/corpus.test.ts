@@ -22,6 +22,7 @@ function short(a: Action): string {
     }
     case 'restartKubelet':
     case 'shutdownNode':
+    case 'outOfServiceTaint':
       return `${a.kind} ${a.node}`;
     case 'deletePvc':
       return `${a.kind} ${a.volume}`;

@@ -20,7 +20,14 @@ const LABELS =
   "node labels and a pod's nodeSelector: a kubelet logs the rejection (Predicate failed on Pod) but neither the labels nor the selector, which the import does not read";
 const RESOURCES =
   "a node's allocatable and the pods' requests: a kubelet logs them only in a rejection's message (Node didn't have enough resource: cpu, requested, used, capacity), which the import does not read";
+const OUT_OF_SERVICE =
+  'the out-of-service taint (a kube-controller-manager logs "node has out-of-service taint, force detaching", which the import does not read) and the network partition the kubelet log does not date';
 const CANNOT: Record<string, string> = {
+  'out-of-service-taint-on-running-node fixes: all': OUT_OF_SERVICE,
+  'out-of-service-taint-on-running-node kubelet: 1.26': OUT_OF_SERVICE,
+  'out-of-service-taint-on-running-node kubelet: 1.28': OUT_OF_SERVICE,
+  'out-of-service-taint-on-running-node kubelet: 1.31': OUT_OF_SERVICE,
+  'out-of-service-taint-on-running-node off: no-force-detach-healthy-node': OUT_OF_SERVICE,
   'csi-partition-force-detach-reattach kubelet: 1.20':
     'a network partition: the kubelet log does not say when its node lost the API server',
   'csi-partition-force-detach-reattach kubelet: 1.23':

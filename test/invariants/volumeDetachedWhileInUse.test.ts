@@ -111,6 +111,34 @@ describe('volume-detached-while-in-use', () => {
     expect(v[1]?.message).toContain('started detaching volume lun-1 from node-a at 60.00s');
   });
 
+  it('leaves alone the steps taken while the node carries the out-of-service taint (KEP-2268), and only those', () => {
+    const taint = (atMs: number, present: boolean) =>
+      fact('nodeTainted', atMs, { taint: 'node.kubernetes.io/out-of-service', effect: 'NoExecute', present });
+    const steps = [attachedList(59_980, []), detachStarted(60_000, true), detached(60_300, true)];
+    // Upstream's rule: a tainted node's volumes go at once, without MountedByNode or the safe-to-detach
+    // check. What the taint costs on a node that still runs is for the ground-truth checkers.
+    expect(run([...base(), taint(50_000, true), ...steps])).toEqual([]);
+    // The same steps without the taint, with the taint set after them, or removed before them: all fire.
+    expect(run([...base(), ...steps]).map((v) => v.atMs)).toEqual([59_980, 60_000, 60_300]);
+    expect(run([...base(), ...steps, taint(61_000, true)]).map((v) => v.atMs)).toEqual([
+      59_980, 60_000, 60_300,
+    ]);
+    expect(run([...base(), taint(50_000, true), taint(55_000, false), ...steps]).map((v) => v.atMs)).toEqual([
+      59_980, 60_000, 60_300,
+    ]);
+    // The detach is judged by the taint when its operation started (verifySafeToDetach chosen then).
+    expect(
+      run([
+        ...base(),
+        taint(50_000, true),
+        attachedList(59_980, []),
+        detachStarted(60_000, true),
+        taint(60_100, false),
+        detached(60_300, true),
+      ]),
+    ).toEqual([]);
+  });
+
   it('fires at the detach itself when no start was seen (safe-to-detach skipped)', () => {
     const v = run([...base(), detached(60_300)]);
     expect(v).toHaveLength(1);

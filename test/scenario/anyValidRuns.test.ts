@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { controllerManagerHasFlag } from '../../src/controllerManagerFlags.js';
+import { outOfServiceVolumeDetachOn } from '../../src/controllerManagerGates.js';
 import { Fixes, KUBELET_NAMES } from '../../src/fixes.js';
 import { runScenario } from '../../src/run/run.js';
 import { parseScenarioText, scenarioToYaml } from '../../src/scenario/load.js';
@@ -25,6 +26,14 @@ describe('every valid scenario', () => {
           expect(run).toThrow(
             /^generated\.yaml:\d+:\d+: cluster\.controllerManager\.disableForceDetachOnTimeout: /,
           );
+          return;
+        }
+        // One whose NodeOutOfServiceVolumeDetach gate is off by default is refused at the taint's entry.
+        if (
+          scenario.timeline.some((e) => e.action.kind === 'outOfServiceTaint') &&
+          !outOfServiceVolumeDetachOn(kubelet)
+        ) {
+          expect(run).toThrow(/^generated\.yaml:\d+:\d+: timeline\[\d+\]\.outOfServiceTaint: /);
           return;
         }
         const first = run();

@@ -108,7 +108,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'misspelt-action.yaml',
-    '6:5: timeline[0]: unknown key "creatPod" (did you mean "createPod"?); expected one of at, createPod, deletePod, forceDeletePod, evictPod, restartKubelet, shutdownNode, crashContainer, deletePvc, fault',
+    '6:5: timeline[0]: unknown key "creatPod" (did you mean "createPod"?); expected one of at, createPod, deletePod, forceDeletePod, evictPod, restartKubelet, shutdownNode, crashContainer, deletePvc, outOfServiceTaint, fault',
   ],
   [
     'multiple-documents.yaml',
@@ -117,7 +117,7 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   ['negative-duration.yaml', '5:9: timeline[0].at: durations cannot be negative, got "-1s"'],
   [
     'no-action.yaml',
-    '5:5: timeline[0]: no action; expected exactly one of createPod, deletePod, forceDeletePod, evictPod, restartKubelet, shutdownNode, crashContainer, deletePvc, fault',
+    '5:5: timeline[0]: no action; expected exactly one of createPod, deletePod, forceDeletePod, evictPod, restartKubelet, shutdownNode, crashContainer, deletePvc, outOfServiceTaint, fault',
   ],
   [
     'pod-not-created-yet.yaml',
@@ -188,6 +188,18 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
   [
     'delete-pvc-unknown-volume.yaml',
     '8:25: timeline[0].deletePvc.volume: unknown volume "dta" (did you mean "data"?); cluster.volumes are data',
+  ],
+  [
+    'out-of-service-taint-gate-off.yaml',
+    '10:14: claims[1].kubelet: the timeline sets the out-of-service taint (line 5), but the kube-controller-manager of 1.25 has the NodeOutOfServiceVolumeDetach feature gate off by default (alpha): the out-of-service taint would change nothing (on by default from 1.26): claim kubelet 1.26 or later, or fixes: all',
+  ],
+  [
+    'out-of-service-taint-unknown-node.yaml',
+    '6:31: timeline[0].outOfServiceTaint.node: unknown node "node-b" (did you mean "node-a"?); cluster.nodes are node-a',
+  ],
+  [
+    'out-of-service-taint-bad-remove.yaml',
+    '6:47: timeline[0].outOfServiceTaint.remove: expected true or false, got "yes"',
   ],
   [
     'unknown-volume.yaml',

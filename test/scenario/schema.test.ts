@@ -24,6 +24,7 @@ describe('docs/scenario.schema.json', () => {
       'shutdownNode',
       'crashContainer',
       'deletePvc',
+      'outOfServiceTaint',
       'fault',
     ]);
   });

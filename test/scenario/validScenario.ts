@@ -3,6 +3,7 @@
 // kube-controller-manager flag with the claims whose release has it.
 import fc from 'fast-check';
 import { controllerManagerHasFlag } from '../../src/controllerManagerFlags.js';
+import { outOfServiceVolumeDetachOn } from '../../src/controllerManagerGates.js';
 import { FIX_IDS, type FixId, KUBELET_NAMES, type KubeletName } from '../../src/fixes.js';
 import { FINDING_IDS, INVARIANT_IDS, isFinding } from '../../src/invariants/types.js';
 import {
@@ -58,6 +59,7 @@ const STEP_KINDS = [
   'evictPod',
   'restartKubelet',
   'shutdownNode',
+  'outOfServiceTaint',
   'crashContainer',
   'unmountDevice',
   'procMounts',
@@ -186,6 +188,9 @@ function build(
       case 'shutdownNode':
         action = { kind: 'shutdownNode', node };
         break;
+      case 'outOfServiceTaint':
+        action = { kind: 'outOfServiceTaint', node, remove: s.pick2 % 2 === 1 };
+        break;
       case 'crashContainer':
         if (pod !== undefined) {
           action = {
@@ -256,6 +261,9 @@ function build(
     if (seen.has(key)) continue;
     // A claim runs its kubelet's kube-controller-manager, which must have every flag the scenario sets.
     if (disableForceDetachOnTimeout && !controllerManagerHasFlag('disableForceDetachOnTimeout', c.kubelet))
+      continue;
+    // And one that reads the out-of-service taint, if the timeline sets it (src/controllerManagerGates.ts).
+    if (timeline.some((e) => e.action.kind === 'outOfServiceTaint') && !outOfServiceVolumeDetachOn(c.kubelet))
       continue;
     seen.add(key);
     uniqueClaims.push({ line: 0, fixes, violations: c.violations, findings: c.findings });

@@ -192,13 +192,18 @@ export class AttachDetachController {
       (type, node) => {
         if (type === 'DELETED') return; // node deletion is not modelled
         // A status patch changes the informer's cache (ADC_WRITES_NODE_CACHE). The reconciler reads a
-        // node only as its Ready condition (from the Lease, whose expiry it holds as a deadline): it must
-        // be woken only if the update changed the desired or actual state.
+        // node as its Ready condition (from the Lease, whose expiry it holds as a deadline) and its taints
+        // (hasOutOfServiceTaint): it must be woken if the update changed the desired or actual state or
+        // the taints.
         const versions = this.desiredStateOfWorld.version + this.actualStateOfWorld.version;
+        const taintsBefore = this.nodes.get(node.metadata.name)?.spec?.taints;
         this.nodes.set(node.metadata.name, node);
         if (type === 'ADDED') this.nodeAdd(node);
         else this.nodeUpdate(node);
-        if (versions !== this.desiredStateOfWorld.version + this.actualStateOfWorld.version)
+        if (
+          versions !== this.desiredStateOfWorld.version + this.actualStateOfWorld.version ||
+          taintsBefore !== node.spec?.taints
+        )
           this.o.sim.touch(ADC_WRITES_STATE);
       },
       () => {

@@ -1,7 +1,8 @@
 // Ported from kubernetes pkg/controller/volume/attachdetach/reconciler/reconciler.go, release-1.23; the
 // detach decision of release-1.31 (the NewReconciler with disableForceDetachOnTimeout that
 // attach_detach_controller.go of a v1.31.0-rc.1 tree calls; v1.28.0's is the same less #120344) where fix
-// `no-force-detach-healthy-node` is on.
+// `no-force-detach-healthy-node` is on; hasOutOfServiceTaint (KEP-2268, non-graceful node shutdown) as in
+// reconciler.go of v1.28.0 (GA: the NodeOutOfServiceVolumeDetach gate locked on, so no gate check).
 // Every loopPeriod: detach what is attached but no longer desired (once the node has unmounted it, or
 // after maxWaitForUnmountDuration), then attach what is desired, then write node statuses. Detach and
 // attach run as operations (their own goroutines) with exponential backoff after a failure.
@@ -11,7 +12,7 @@
 // controller's back, and FC / iSCSI VolumesAreAttached always answer true, so it would never change
 // the actual state.
 import type { GoError } from '../../api/errors.js';
-import type { Node, Pod } from '../../api/v1.js';
+import { type Node, type Pod, TaintNodeOutOfService, taintKeyExists } from '../../api/v1.js';
 import type { Fact } from '../../facts.js';
 import type { Fixes } from '../../fixes.js';
 import { type Co, roundLoop, type Sim } from '../../sim/index.js';
@@ -136,6 +137,11 @@ export class Reconciler {
       // off (release-1.23's check, a hypothetical 1.31 without #110721) it gates that timeout the same way.
       const forceDetachTimeoutExpired =
         maxWaitForUnmountDurationExpired && this.o.disableForceDetachOnTimeout !== true;
+      // KEP-2268: "Check whether volume is still mounted. Skip detach if it is still mounted unless force
+      // detach timeout or the node has `node.kubernetes.io/out-of-service` taint." Neither the node's
+      // Ready condition nor whether its kubelet still runs is asked: the administrator who set the taint
+      // vouches that the node is shut down (an error reading the node leaves it false).
+      const hasOutOfServiceTaint = this.hasOutOfServiceTaint(attachedVolume.nodeName);
       if (this.o.fixes.on('no-force-detach-healthy-node')) {
         // PR #110721 (release-1.25, 1.24 as #114168; the 1.23 cherry-pick #115353 was closed unmerged):
         // force detach only from an unhealthy node; a healthy node keeps a volume it still has mounted,
@@ -143,17 +149,17 @@ export class Reconciler {
         //   isHealthy, err := rc.nodeIsHealthy(attachedVolume.NodeName)   // an error leaves it false
         //   forceDetach := !isHealthy && forceDetachTimeoutExpired        // v1.28.0: && timeout
         //   if attachedVolume.MountedByNode && !forceDetach && !hasOutOfServiceTaint { continue }
-        // hasOutOfServiceTaint (the node.kubernetes.io/out-of-service taint of non-graceful node shutdown,
-        // KEP-2268, GA in 1.28) is always false here: no simulated node carries taints.
         const isHealthy = this.nodeIsHealthy(attachedVolume.nodeName);
         const forceDetach = !isHealthy && forceDetachTimeoutExpired;
-        if (attachedVolume.mountedByNode && !forceDetach) continue;
+        if (attachedVolume.mountedByNode && !forceDetach && !hasOutOfServiceTaint) continue;
       } else {
         // Release-1.23: "Check whether volume is still mounted. Skip detach if it is still mounted unless
         // timeout". The timeout alone detaches, from a healthy node too: for FC / iSCSI, whose Detach does
         // nothing on the node, a volume whose UnmountDevice keeps failing stays mounted there while another
-        // node attaches and mounts it (issue #106710, data corruption).
-        if (attachedVolume.mountedByNode && !forceDetachTimeoutExpired) continue;
+        // node attaches and mounts it (issue #106710, data corruption). (Release-1.23 has no out-of-service
+        // taint; a scenario that sets one runs only a kube-controller-manager that reads it: 1.26 and later,
+        // whose check is the one above. With #110721 off under such a release, the taint goes the same way.)
+        if (attachedVolume.mountedByNode && !forceDetachTimeoutExpired && !hasOutOfServiceTaint) continue;
       }
 
       // Before triggering volume detach, mark volume as detached and update the node status
@@ -174,9 +180,9 @@ export class Reconciler {
 
       // Trigger detach volume which requires verifying safe to detach step
       // If forceDetachTimeoutExpired is true, skip verifySafeToDetach check
-      // (release-1.31: verifySafeToDetach := !(forceDetachTimeoutExpired || hasOutOfServiceTaint))
-      const verifySafeToDetach = !forceDetachTimeoutExpired;
-      const forced = forceDetachTimeoutExpired && attachedVolume.mountedByNode;
+      // If the node has node.kubernetes.io/out-of-service taint with NoExecute effect, skip verifySafeToDetach check
+      const verifySafeToDetach = !(forceDetachTimeoutExpired || hasOutOfServiceTaint);
+      const forced = (forceDetachTimeoutExpired || hasOutOfServiceTaint) && attachedVolume.mountedByNode;
       const err: GoError | undefined = attacherDetacher.detachVolume(
         attachedVolume,
         verifySafeToDetach,
@@ -191,11 +197,15 @@ export class Reconciler {
           volume: attachedVolume.volumeName,
           forced,
           verifySafeToDetach,
+          ...(hasOutOfServiceTaint ? { outOfService: true as const } : {}),
         });
         // The path upstream keeps open (#110721 force-detaches exactly here): a node that is not Ready may
         // still run its pods on the volume (a partition cuts only its API server), and its kubelet never
-        // learns of this detach (#119273). The health is read again only for a forced detach.
-        if (forced && !this.nodeIsHealthy(attachedVolume.nodeName)) {
+        // learns of this detach (#119273). The health is read again only for a forced detach. A detach the
+        // out-of-service taint forced is not this hazard: upstream documents that the taint may be set
+        // only on a node that is shut down, so one set on a running node is the administrator's error,
+        // and what it breaks stays unexplained.
+        if (forceDetachTimeoutExpired && forced && !this.nodeIsHealthy(attachedVolume.nodeName)) {
           this.o.publish({
             kind: 'forceDetachUnhealthyNode',
             atMs: this.o.now(),
@@ -315,6 +325,16 @@ export class Reconciler {
       const [simpleMsg] = volumeToAttachMsg(volumeToAttach, 'Multi-Attach error', msg);
       this.o.recorder.eventf(scheduledPod, 'Warning', FailedAttachVolume, simpleMsg);
     }
+  }
+
+  /**
+   * hasOutOfServiceTaint returns true if the node has out-of-service taint present (the node informer's
+   * copy; a node it does not have is an error upstream, read as false).
+   */
+  private hasOutOfServiceTaint(nodeName: string): boolean {
+    const node = this.o.nodeLister(nodeName);
+    if (node === undefined) return false;
+    return taintKeyExists(node.spec?.taints ?? [], TaintNodeOutOfService);
   }
 
   /** PR #110721's nodeIsHealthy: the node's Ready condition, from the node informer; unknown is unhealthy. */

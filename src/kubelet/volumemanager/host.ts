@@ -57,8 +57,11 @@ export interface VolumeHost {
    * exist.
    */
   getVolumeSpec(volumeName: string): Spec | undefined;
-  /** node.status.volumesAttached from the API server (device paths, VerifyControllerAttachedVolume). */
-  getVolumesAttached(): readonly AttachedVolumeStatus[];
+  /**
+   * node.status.volumesAttached from the API server (device paths, VerifyControllerAttachedVolume);
+   * undefined when the GET of the node fails (a network partition).
+   */
+  getVolumesAttached(): readonly AttachedVolumeStatus[] | undefined;
   /** reconciler getVolumesFromPodDir: the volume directories in the kubelet's pods dir. */
   getVolumesFromPodDir(): readonly PodVolumeOnDisk[];
   /**

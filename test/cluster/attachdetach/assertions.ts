@@ -156,15 +156,21 @@ export function verifyVolumeReportedAsAttachedToNode(
  * testForceDetachMetric (release-1.28, #119185): the attachdetach_controller_forced_detaches counter of a
  * reason. The simulator has no metrics. Upstream counts reason "timeout" for a detach started without the
  * safe-to-detach check because maxWaitForUnmountDuration expired: a volumeDetachStarted fact with
- * verifySafeToDetach false (the other reason, the out-of-service taint, is not modelled). Upstream's
- * counter is global to the test binary; a harness counts its own.
+ * verifySafeToDetach false, and "out-of-service" for one the node.kubernetes.io/out-of-service taint
+ * started so (the fact's outOfService; upstream counts a detach with both as "timeout", which the fact
+ * does not tell apart, and no test here has both). Upstream's counter is global to the test binary; a
+ * harness counts its own.
  */
 export function testForceDetachMetric(
   h: Harness,
   inputForceDetachMetricCounter: number,
-  reason: 'timeout',
+  reason: 'timeout' | 'out-of-service',
 ): void {
-  const actual = h.factsOf('volumeDetachStarted').filter((f) => !f.verifySafeToDetach).length;
+  const actual = h
+    .factsOf('volumeDetachStarted')
+    .filter(
+      (f) => !f.verifySafeToDetach && (f.outOfService === true) === (reason === 'out-of-service'),
+    ).length;
   expect(actual, `forced detaches, reason ${reason}`).toBe(inputForceDetachMetricCounter);
 }
 

@@ -2,10 +2,9 @@
 // presets, and the one release-1.30 added for DisableForceDetachOnTimeout (PR #120344; read in the
 // release-1.31 reconciler_test.go that passes the option to NewReconciler). The reconciler's only switch,
 // no-force-detach-healthy-node (PR #110721), is on in every preset from 1.24 on, so the 1.25, 1.28 and
-// 1.31 presets run the same reconciler code; the other changes are in the tests and their helpers. Not
-// ported, for what they need is not modelled: the node.kubernetes.io/out-of-service taint (KEP-2268:
-// Test_Run_OneVolumeDetachOnOutOfServiceTaintedNode, and the last step of
-// ...WithForceDetachOnUnmountDisabled). The detach failure that leaves the attachment uncertain (PR
+// 1.31 presets run the same reconciler code; the other changes are in the tests and their helpers. The
+// node.kubernetes.io/out-of-service taint (KEP-2268) is set through the simulated API server
+// (setOutOfServiceTaint), as upstream's tests put it in the node informer's store. The detach failure that leaves the attachment uncertain (PR
 // #120595, release-1.29, picked to 1.28.3) is the switch detach-error-uncertain:
 // Test_Run_OneVolumeDetachFailNodeWithReadWriteOnce below is v1.28.0's form, run with it off; its later
 // form is in reconciler.test.ts. The tests whose body is the same as at v1.23.13 are in reconciler.test.ts.
@@ -433,8 +432,99 @@ describe('reconciler_test.go (release-1.25, release-1.28 and release-1.31)', () 
     // Force detach metric due to out-of-service taint
     // We shouldn't see any additional force detaches, so only consider the initial count
     testForceDetachMetric(h, 0, 'timeout');
+    testForceDetachMetric(h, 0, 'out-of-service');
 
-    // Not ported: "Taint the node" (node.kubernetes.io/out-of-service, then one detach and the
-    // out-of-service force detach metric): no simulated node carries taints.
+    // Taint the node
+    h.api.setOutOfServiceTaint(nodeName1, true);
+    // Simulator addition: the reconciler's next passes (upstream polls the detach count).
+    h.sleep(maxWaitForUnmountDurationMs);
+    // Assert -- Detach was triggered after the node was tainted
+    waitForNewDetacherCallCount(h, 1);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, false);
+    waitForDetachCallCount(h, 1);
+    // Force detach metric due to out-of-service taint
+    testForceDetachMetric(h, 1, 'out-of-service');
+  });
+
+  // Populates desiredStateOfWorld cache with one node/volume/pod tuple.
+  // The node has node.kubernetes.io/out-of-service taint present.
+  //
+  // The maxWaitForUnmountDuration is longer (in this case it is 4200 * time.Second so that detach does not happen
+  // immediately due to timeout.
+  //
+  // Calls Run()
+  // Verifies there is one attach call and no detach calls.
+  // Deletes the pod from desiredStateOfWorld cache without first marking the node/volume as unmounted.
+  // Verifies there is one detach call and no (new) attach calls.
+  it('Test_Run_OneVolumeDetachOnOutOfServiceTaintedNode', () => {
+    const podName1 = 'pod-uid1';
+    const volumeName1 = 'volume-name1';
+    const nodeName1 = 'worker-0';
+    // Upstream's node has the taint and no Ready condition: here its Lease is let age until NotReady, as in
+    // Test_Run_OneVolumeDetachOnNoOutOfServiceTaintedNode (the taint alone decides; see the next test).
+    const h = new Harness({
+      nodes: [nodeName1],
+      fixes: Fixes.of('1.28'),
+      maxWaitForUnmountDurationMs: maxLongWaitForUnmountDurationMs,
+    });
+    h.api.setOutOfServiceTaint(nodeName1, true);
+    h.sleepUntilNodeNotReady(nodeName1);
+    h.dsw.addNode(nodeName1, false);
+    expect(h.dsw.volumeExists(volumeName1, nodeName1)).toBe(false);
+    const generatedVolumeName = addPod(h, podName1, volumeName1, nodeName1);
+    h.run();
+    waitForNewAttacherCallCount(h, 1);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, true);
+    waitForDetachCallCount(h, 0);
+
+    // Delete the pod and the volume will be detached only after the maxLongWaitForUnmountDuration expires as volume is
+    //not unmounted. Here maxLongWaitForUnmountDuration is used to mimic that node is out of service.
+    // But in this case the node has the node.kubernetes.io/out-of-service taint and hence it will not wait for
+    // maxLongWaitForUnmountDuration and will progress to detach immediately.
+    h.dsw.deletePod(podName1, generatedVolumeName, nodeName1);
+    h.sleep(maxWaitForUnmountDurationMs);
+    // Assert -- Detach will be triggered if node has out of service taint
+    waitForNewDetacherCallCount(h, 1);
+    verifyNewAttacherCallCount(h, false);
+    waitForAttachCallCount(h, 1);
+    verifyNewDetacherCallCount(h, false);
+    waitForDetachCallCount(h, 1);
+
+    // Force detach metric due to out-of-service taint
+    testForceDetachMetric(h, 1, 'out-of-service');
+    // Simulator addition: without the safe-to-detach check, as upstream's "node has out-of-service taint,
+    // force detaching", and not published as the known-open hazard of the timeout's force detach.
+    expect(h.factsOf('volumeDetachStarted')).toMatchObject([
+      { forced: true, verifySafeToDetach: false, outOfService: true },
+    ]);
+    expect(h.factsOf('forceDetachUnhealthyNode')).toEqual([]);
+  });
+
+  it('simulator check: the taint detaches at once from a Ready node too, and removing it stops that', () => {
+    // reconciler.go (v1.28.0) reads only the taint, not the node's health: the administrator vouches that
+    // the node is down. A Ready node (fresh Lease) keeps a mounted volume without the taint (#110721).
+    const nodeName1 = 'worker-0';
+    const h = new Harness({
+      nodes: [nodeName1],
+      fixes: Fixes.of('1.28'),
+      maxWaitForUnmountDurationMs: maxLongWaitForUnmountDurationMs,
+    });
+    h.dsw.addNode(nodeName1, false);
+    const generated = addPod(h, 'pod-uid1', 'volume-name1', nodeName1);
+    h.run();
+    waitForAttachCallCount(h, 1);
+    h.api.setOutOfServiceTaint(nodeName1, true);
+    h.api.setOutOfServiceTaint(nodeName1, false);
+    h.dsw.deletePod('pod-uid1', generated, nodeName1);
+    h.sleep(maxWaitForUnmountDurationMs * 5);
+    waitForDetachCallCount(h, 0);
+    h.api.setOutOfServiceTaint(nodeName1, true);
+    h.sleep(maxWaitForUnmountDurationMs);
+    waitForDetachCallCount(h, 1);
+    expect(h.factsOf('volumeDetachStarted')).toMatchObject([{ forced: true, outOfService: true }]);
   });
 });

@@ -233,7 +233,8 @@ export class Harness {
   runningRuntimePods: RuntimePod[] = [];
   readonly facts: Fact[] = [];
   readonly volumesInUseSeen = new Set<string>();
-  volumesAttached: { name: string; devicePath: string }[];
+  /** node.status.volumesAttached; undefined: the GET of the node fails. */
+  volumesAttached: { name: string; devicePath: string }[] | undefined;
   readonly vm: VolumeManager;
   deviceOpened = false;
   /** Paths that exist on the node (a Block volume's pod device link); undefined: every path exists. */

@@ -68,6 +68,26 @@ describe('reconstructVolumes (reconstruct_new_test.go TestReconstructVolumes)', 
     expect(h.vm.reconcilerStatesHasBeenSynced()).toBe(true);
   });
 
+  it('a failed GET of the node (cut off from the API server) leaves the volume to the next pass, still reported in use', () => {
+    const h = new Harness({ fixes: NEW, podsOnDisk: [onDisk('uid-1', 'p1')] });
+    h.sourcesReady = false;
+    const attached = h.volumesAttached;
+    h.volumesAttached = undefined;
+    h.runUntil(1_000);
+    // Upstream returns on fetchErr: attach-ability and device path stay to be read, the states not synced,
+    // so the node status reports nothing new (and never an empty volumesInUse for a mounted volume).
+    expect(h.vm.reconcilerStatesHasBeenSynced()).toBe(false);
+    expect(h.vm.actualStateOfWorld.getAttachedVolumes()[0]?.devicePath).not.toBe('/dev/fake-lun-1');
+    h.volumesAttached = attached;
+    h.runUntil(2_000);
+    expect(h.vm.actualStateOfWorld.getAttachedVolumes()[0]).toMatchObject({
+      devicePath: '/dev/fake-lun-1',
+      pluginIsAttachable: true,
+    });
+    expect(h.vm.reconcilerStatesHasBeenSynced()).toBe(true);
+    expect(h.vm.getVolumesInUse()).toEqual(['lun-1']);
+  });
+
   it('a failed reconstruction waits for the populated desired state, then gets one cleanupMounts', () => {
     const h = new Harness({ fixes: NEW, podsOnDisk: [onDisk('uid-1', 'p1')] });
     h.sourcesReady = false;

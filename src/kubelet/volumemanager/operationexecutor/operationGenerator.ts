@@ -225,7 +225,7 @@ export class OperationGenerator {
   ): Generated {
     const host = this.opts.host;
     if (volumeToMount.pluginIsAttachable) {
-      const cachedAttachedVolumes = host.getVolumesAttached();
+      const cachedAttachedVolumes = host.getVolumesAttached() ?? [];
       if (!cachedAttachedVolumes.some((v) => v.name === volumeToMount.volumeName)) {
         return {
           ops: undefined,
@@ -449,8 +449,8 @@ function* verifyControllerAttachedVolumeOp(
       "Volume has not been added to the list of VolumesInUse in the node's volume status",
     );
   }
-  // Fetch current node object
-  for (const attachedVolume of host.getVolumesAttached()) {
+  // Fetch current node object (a failed GET is retried like a volume not attached yet)
+  for (const attachedVolume of host.getVolumesAttached() ?? []) {
     if (attachedVolume.name === volumeToMount.volumeName) {
       const e = asw.markVolumeAsAttached('', volumeToMount.volumeSpec, nodeName, attachedVolume.devicePath);
       if (e !== undefined) {

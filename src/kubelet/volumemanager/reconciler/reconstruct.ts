@@ -299,7 +299,8 @@ export function* reconstructVolume(
 
 /** updateDevicePath: the device paths from node.status.volumesAttached. */
 function updateDevicePath(rc: Reconciler, volumesNeedUpdate: Map<UniqueVolumeName, GlobalVolumeInfo>): void {
-  for (const attachedVolume of rc.o.host.getVolumesAttached()) {
+  // A failed GET of the node: "unable to get node status", the device paths stay as reconstructed.
+  for (const attachedVolume of rc.o.host.getVolumesAttached() ?? []) {
     const volume = volumesNeedUpdate.get(attachedVolume.name);
     if (volume !== undefined) volume.devicePath = attachedVolume.devicePath;
   }

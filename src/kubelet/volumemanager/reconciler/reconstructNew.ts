@@ -151,12 +151,16 @@ export function cleanOrphanVolumes(rc: Reconciler): void {
 
 /**
  * updateReconstructedFromNodeStatus: the device paths and attach-ability of the reconstructed volumes
- * from node.status.volumesAttached, which the kubelet can read only once it reaches the API server (the
- * simulated kubelet always can).
+ * from node.status.volumesAttached, which the kubelet can read only once it reaches the API server: a
+ * failed GET (a kubelet started while its node is cut off) leaves them to the next pass, as upstream's
+ * "This may repeat few times per second until kubelet is able to read its own status for the first time"
+ * (reconstruct.go of v1.30.7). Reading a failed GET as an empty list would mark every reconstructed volume
+ * not attachable, and the node status would drop them from volumesInUse while they are mounted.
  */
 export function updateReconstructedFromNodeStatus(rc: Reconciler): void {
   const asw = rc.o.actualStateOfWorld;
   const volumesAttached = rc.o.host.getVolumesAttached();
+  if (volumesAttached === undefined) return;
   for (const volumeID of rc.volumesNeedUpdateFromNodeStatus) {
     let attachable = false;
     for (const attachedVolume of volumesAttached) {
