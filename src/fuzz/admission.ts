@@ -9,7 +9,7 @@
 //   matches): admission after the restart must neither count the completed pod (#105523, fix
 //   terminal-pod-on-first-sight) nor admit it again and turn it Failed (#126341, terminal-pod-not-readmitted);
 // - rejected: a pod admission rejects (too big, or its nodeSelector) and right after it one that fits
-//   only if the rejected one is not counted, a third of them asking for memory and no cpu: the rejected
+//   only if the rejected one is not counted, half of those after a pod too big asking for memory and no cpu: the rejected
 //   pod's Failed has not come back from the API yet (#104817, admission-rejected-pod-inactive), and the
 //   node looks overcommitted to a zero cpu request (#116408, zero-request-fits);
 // - deletedWhileDown: the kubelet is down while a pod it will reject is created and deleted; after the
@@ -206,7 +206,7 @@ export function placeAdmission(d: AdmissionDraft, nodes: readonly string[]): Adm
       // for asking more than the node has (105-200%). The second one fits beside nothing else.
       const bySelector = d.variant < 2;
       const bigPerMille = bySelector ? 300 + (p0.cpuPerMille % 701) : 1_050 + (p0.cpuPerMille % 951);
-      // A zero cpu request (memory only), a third of the pods rejected for cpu: the node then looks
+      // A zero cpu request (memory only), half of those after a pod rejected for cpu: the node then looks
       // overcommitted to a request of no cpu, if the rejected pod is counted.
       const zeroCpu = !bySelector && d.variant >= 4;
       const webPerMille = Math.min(1_000, Math.max(p1.cpuPerMille, 10, 1_010 - bigPerMille));
