@@ -4,7 +4,7 @@
 // does not know is restarted (1.23 restarted only a UID that SyncKnownPods reported recreated), and a
 // runtime pod is killed when the pod worker does not know its UID (1.23: when it was not running or
 // terminating in the worker and not in the config).
-import { isPodPhaseTerminal, type Pod, type UID } from '../api/v1.js';
+import { isPodPhaseTerminal, type Pod, type RuntimePod, type UID } from '../api/v1.js';
 import type { Co } from '../sim/index.js';
 import { isRejectedByAdmission, killTerminalPodsToDelete } from './admission.js';
 import type { Kubelet } from './kubelet.js';
@@ -31,16 +31,15 @@ function isActivePod(kl: Kubelet, podWorkers: PodWorkers, pod: Pod): boolean {
  * manager holds rejectPod's Failed), a pod that was running when a restarted kubelet admitted it again.
  * Its kill takes the orphan's 1 s override, whatever grace its deletion or its spec asked.
  */
-function noteRejectedPodKilled(kl: Kubelet, uid: UID): void {
-  const pod = kl.podManager.getPodByUID(uid);
-  if (pod === undefined) return;
-  if (!isRejectedByAdmission(kl.statusManager.getPodStatus(uid)?.message)) return;
+function noteRejectedPodKilled(kl: Kubelet, runningPod: RuntimePod): void {
+  // The status manager keeps statuses of config pods only (removeOrphanedStatuses ran above).
+  if (!isRejectedByAdmission(kl.statusManager.getPodStatus(runningPod.id)?.message)) return;
   kl.publish({
     kind: 'rejectedPodKilledAsOrphan',
     atMs: kl.sim.nowMs,
     node: kl.nodeName,
-    uid,
-    pod: pod.metadata.name,
+    uid: runningPod.id,
+    pod: runningPod.name,
   });
 }
 
@@ -88,7 +87,7 @@ export function* handlePodCleanupsReworked(kl: Kubelet, podWorkers: PodWorkers):
   // A runtime pod the pod worker does not know is killed through it (SyncTerminatingRuntimePod, 1 s).
   for (const runningPod of runningRuntimePods) {
     if (workingPods.has(runningPod.id)) continue;
-    noteRejectedPodKilled(kl, runningPod.id);
+    noteRejectedPodKilled(kl, runningPod);
     podWorkers.updatePod({
       updateType: 'SyncPodKill',
       runningPod,
