@@ -92,6 +92,12 @@ export type Fact =
    * terminating (a pod worker took it after the rejection and was asked to terminate it).
    */
   | (Base & PodRef & { kind: 'rejectedPodCountedActive'; countedUid: UID; countedPod: string })
+  /**
+   * Simulator observation, the known-open hazard `rejected-running-pod-killed-as-orphan` (#124586): from
+   * 1.27 housekeeping kills, as an orphaned runtime pod (a 1 s grace override), the running containers of a
+   * pod the config still has and this kubelet rejected at admission (no pod worker knows it).
+   */
+  | (Base & PodRef & { kind: 'rejectedPodKilledAsOrphan' })
   | (Base & { kind: 'kubeletStarted' })
   | (Base & { kind: 'kubeletStopped' })
   | (Base & { kind: 'kubeletPanic'; component: string; message: string })

@@ -25,6 +25,7 @@ import {
   type VolumeDecl,
 } from '../scenario/types.js';
 import type { PluginKind } from '../volume/volume.js';
+import { type AdmissionDraft, admissionDraft, placeAdmission } from './admission.js';
 import {
   type AttachAfterRestartDraft,
   attachAfterRestartDraft,
@@ -181,7 +182,8 @@ export type ScenarioDraft =
   | JobsCaseDraft
   | SlowStagingCaseDraft
   | SlowTearDownCaseDraft
-  | AttachAfterRestartCaseDraft;
+  | AttachAfterRestartCaseDraft
+  | AdmissionCaseDraft;
 
 interface DraftBase {
   readonly seed: number;
@@ -233,6 +235,11 @@ export interface SlowTearDownCaseDraft extends DraftBase {
 export interface AttachAfterRestartCaseDraft extends DraftBase {
   readonly profile: 'attachAfterRestart';
   readonly attach: AttachAfterRestartDraft;
+}
+
+export interface AdmissionCaseDraft extends DraftBase {
+  readonly profile: 'admission';
+  readonly admission: AdmissionDraft;
 }
 
 /** The action kinds of the mixed profile, in mask bit order. */
@@ -604,17 +611,52 @@ export const draftArbitraryBeforePreStop: fc.Arbitrary<ScenarioDraft> = fc
   );
 
 /**
- * The campaigns' generator after the warm-up: the one above, and of its kill-sequence cases one in
+ * The generator before the admission profile: the one above, and of its kill-sequence cases one in
  * PRESTOP_ONE_IN whose containers have a preStop hook (#115817: a hook's time on top of the grace), the
  * pick and the hook's length drawn after every other draw (so every other case stays the case it was;
  * test/fuzz/killSequence.test.ts checks it draw for draw).
  */
-export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryBeforeAdmission: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(draftArbitraryBeforePreStop, fc.noBias(fc.nat({ max: PRESTOP_ONE_IN - 1 })), preStopDraft)
   .map(([before, pick, preStopMs]) =>
     before.profile !== 'killSequence' || pick !== PRESTOP_ONE_IN - 1
       ? before
       : { ...before, sequence: { ...before.sequence, preStopMs } },
+  );
+
+/**
+ * Of the cases after the warm-up that are neither jobs, slow-staging, slow-teardown nor
+ * attach-after-restart cases, one in this many is an admission case (src/fuzz/admission.ts).
+ */
+export const ADMISSION_ONE_IN = 20;
+
+const admissionCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
+  profile: fc.constant('admission' as const),
+  ...draftBase,
+  admission: admissionDraft,
+});
+
+/**
+ * The campaigns' generator after the warm-up: the one above, and of its cases that are neither jobs,
+ * slow-staging, slow-teardown nor attach-after-restart cases one in ADMISSION_ONE_IN an admission case,
+ * its pick (unbiased) and draft drawn after every other draw (so every other case stays the case it was;
+ * test/fuzz/admission.test.ts checks it draw for draw). The pick is checked last, as `rarely` does:
+ * shrinking leaves the rare profile for the case it displaced.
+ */
+export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(
+    draftArbitraryBeforeAdmission,
+    fc.noBias(fc.nat({ max: ADMISSION_ONE_IN - 1 })),
+    admissionCaseArbitrary,
+  )
+  .map(([before, pick, admission]) =>
+    before.profile === 'jobs' ||
+    before.profile === 'slowStaging' ||
+    before.profile === 'slowTearDown' ||
+    before.profile === 'attachAfterRestart' ||
+    pick !== ADMISSION_ONE_IN - 1
+      ? before
+      : admission,
   );
 
 /**
@@ -738,6 +780,15 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
   if (d.profile === 'killSequence') {
     const placed = placeKillSequence(d.sequence, nodes);
     return chainScenario(d.seed, nodes, placed.volumes, placed.entries, 0);
+  }
+  if (d.profile === 'admission') {
+    const placed = placeAdmission(d.admission, nodes);
+    const home = nodes[0] ?? 'node-a';
+    return {
+      ...chainScenario(d.seed, nodes, placed.volumes, placed.entries, 0),
+      nodeLabels: { [home]: placed.labels },
+      nodeAllocatable: { [home]: placed.allocatable },
+    };
   }
   const nodeOf = (i: number): string => nodes[i % nodes.length] ?? 'node-a';
   const volumes: VolumeDecl[] = d.volumes.map((v, i) => ({

@@ -13,12 +13,6 @@ import { runGuarded, scenariosOfCases } from './shrink.js';
 export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
   'block-volume-stats':
     'turning it off removes calls (the stats collector skips Block volumes): it is the change that exposed the nil MetricsProvider, whose fix is block-metrics',
-  'terminal-pod-on-first-sight':
-    "its absence shows only in admission's count of the pods still active after a restart (upstream's OutOfCpu, filterOutInactivePods), and the generator draws no node allocatable or requests, so the resource fit admits every fuzzed pod; turning it off closes a violation instead: the known-open hazard terminal-on-first-sight-not-synced (#116954) that it introduced. The bundled scenario completed-pod-counted-after-restart guards it",
-  'admission-rejected-pod-inactive':
-    'it changes which pods admission counts, and the generator draws no node allocatable or requests (and no nodeSelector), so admission admits every fuzzed pod whatever it counts: the bundled scenario rejected-pod-counted-by-admission guards it',
-  'zero-request-fits':
-    'read only for a zero request on a node whose counted pods already ask for more than it has, and the generator draws no node allocatable or requests: the bundled scenario zero-cpu-request-overcommitted guards it',
   'graceful-node-shutdown-beta':
     'turning it off removes the shutdown manager (the 1.20 default): a node shutdown then kills nothing, so its absence closes violations rather than firing them',
   'node-shutdown-failed-phase':
@@ -29,16 +23,10 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
     "a feature gate's default (KEP-3756), not a fix: with every other switch on, turning it on closes only a failed TearDown of a pod volume dir whose mount was already gone at the restart (release-1.23's mount point check fails it into cleanupMounts; test/kubelet/volumemanager/reconstructNew.test.ts), while its first pass marks the states synced before the populator has added pods, so a failed reconstruction leaves volumesInUse early (#101791's path): in campaigns it fires more than it closes",
   'status-deletes-finished-pods':
     "not a fix: #115331's status-manager half, the change #118497 repaired. Turning it off brings back PodResourcesAreReclaimed, which deletes a pod no worker drives as well; its absence fires no invariant",
-  'rejected-pod-deletion-after-restart':
-    'only a pod rejected at admission needs it, and the generator draws no node labels or nodeSelector, so admission admits every fuzzed pod and filterTerminalPodsToDelete finds none (the switch is read only then): the bundled scenario rejected-pod-deleted-during-restart guards it',
-  'terminal-pod-not-readmitted':
-    'read only where admission would reject a terminal pod, and the generator draws no node labels or nodeSelector, so admission admits every fuzzed pod: the bundled scenario completed-pod-readmitted-after-restart guards it',
   'pod-worker-pending-update':
     'it changes when the pod worker runs an update (a create and a kill queued together run as the kill; the update a held-back static pod got stays pending), not whether a bug happens: with every other switch on, turning it off closed nothing in the first 400 cases of seeds 1 and 2. What it changes that an invariant sees is where a timing window falls, in both directions: restart-between-teardown-and-unmount-device fires with it off and not on, restart-before-unmount-device-coalesced-syncs with it on and not off; their claims guard it',
   'housekeeping-restart-same-round':
     "a latency change (#116690's own words: 'a latency issue only not a correctness issue'): with it off, a UID reused while it terminated restarts one housekeeping round (2 s) later; no invariant bounds how soon a recreated pod restarts, so its absence fires none: the bundled scenario static-pod-uid-reuse-restart-round shows the extra round, and test/e2e/latencySwitches.test.ts fails if the switch stops moving it (test/kubelet/housekeepingV128.test.ts shows it on the pod workers alone)",
-  'dsw-terminating-pvc-protected':
-    'the fuzzer deletes no PVC (its generator draws no deletePvc, so the action changed no draw), and the populator reads the switch only for a claim being deleted: the bundled scenario terminating-pvc-kubelet-restart guards it',
   'reconstructed-device-stays-uncertain':
     'markDeviceErrorState reads it only when a MountDevice of a device reconstruction found fails for good, and the generator draws no mountDevice fault (seed 1 reaches no such case in 300): the bundled scenario reconstructed-device-mount-fails guards it',
   'no-reconstructed-reported-in-use':
@@ -50,7 +38,7 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
 export const REFINDABLE_FIXES: readonly FixId[] = FIX_IDS.filter((id) => NOT_REFINDABLE[id] === undefined);
 
 /**
- * Switches whose bug a later switch hides in most cases, with why: the fix is re-found with those off
+ * Switches whose bug another switch hides in most cases, with why: the fix is re-found with those off
  * too, as its bug first showed (the bench measures the same).
  */
 export const REFIND_WITHOUT: Readonly<
@@ -63,6 +51,10 @@ export const REFIND_WITHOUT: Readonly<
   'reconstruct-every-pod-of-volume': {
     off: ['dsw-terminating-pod-on-restart', 'new-volume-reconstruction'],
     why: '#114326 keeps a terminating pod desired across a restart, so the shared-volume reconstructions where #110547 lost a pod are mostly skipped as desired; KEP-3756 (1.28) replaces syncStates, where #110670 sits',
+  },
+  'zero-request-fits': {
+    off: ['admission-rejected-pod-inactive'],
+    why: "#116408's bug needs a node whose counted pods ask for more than it has; #104817 (1.23, 1.22.5) leaves a pod the kubelet rejected out of that count, after which admitted pods overcommit a node only in #135296's window (a rejected pod a worker is terminating, the open hazard rejected-pod-counted-as-terminating). Re-found as the bundled scenario zero-cpu-request-overcommitted shows it, where 1.22.0-1.22.4 had both",
   },
   'unstarted-static-pod-terminated': {
     off: ['orphan-pod-worker-terminates'],

@@ -246,6 +246,21 @@ export const HAZARDS = {
     since: '1.22',
     explains: ['pod-rejected-with-room'],
   },
+  'rejected-running-pod-killed-as-orphan': {
+    upstream: [
+      'kubernetes/kubernetes#124586',
+      'kubernetes/kubernetes#123980',
+      'kubernetes/kubernetes#133803',
+    ],
+    summary:
+      'a restarted kubelet runs admission again on a pod that was running (HandlePodAdditions: after a restart no pod worker knows it) and rejects it when the node no longer matches its nodeSelector; no pod worker takes the rejected pod, so from 1.27 HandlePodCleanups kills its running containers as an orphaned runtime pod ("Clean up containers for orphaned pod we had not seen before", a 1 s grace override, 2 s in killContainer), whatever grace a pending deletion of the pod asked',
+    open: 'issue #124586 (triage/accepted: a restarted kubelet should not evict a running pod for its node affinity) and #123980 are open; PR #133803, which skips the node affinity check for a pod already running on the node after a kubelet restart, is open',
+    scenario: 'rejected-running-pod-killed-after-restart',
+    // Release-1.23's housekeeping leaves a running pod the config still has to the pod worker
+    // (kubelet_pods.go: `if _, found := allPodsByUID[...]`), which never takes a rejected one: the pod runs on.
+    since: '1.27',
+    explains: ['grace-period-not-honoured'],
+  },
   'remove-before-sources-ready': {
     upstream: ['kubernetes/kubernetes#116880', 'kubernetes/kubernetes#113145'],
     summary:
@@ -572,6 +587,9 @@ export class HazardTracker {
         return;
       case 'rejectedPodCountedActive':
         this.#mark('rejected-pod-counted-as-terminating', f.atMs, f.node, f.uid, null);
+        return;
+      case 'rejectedPodKilledAsOrphan':
+        this.#mark('rejected-running-pod-killed-as-orphan', f.atMs, f.node, f.uid, null);
         return;
       case 'podRemoveDropped':
         this.#mark('remove-before-sources-ready', f.atMs, f.node, f.uid, null);

@@ -130,8 +130,7 @@ const REJECTED_MESSAGE_PREFIX = 'Pod was rejected: ';
  * #104817's "actively terminating" clause counts its requests against the pod being admitted.
  */
 function noteRejectedPodCounted(kl: Kubelet, counted: Pod, admitting: Pod): void {
-  const message = kl.statusManager.getPodStatus(counted.metadata.uid)?.message;
-  if (message === undefined || !message.startsWith(REJECTED_MESSAGE_PREFIX)) return;
+  if (!isRejectedByAdmission(kl.statusManager.getPodStatus(counted.metadata.uid)?.message)) return;
   kl.publish({
     kind: 'rejectedPodCountedActive',
     atMs: kl.sim.nowMs,
@@ -141,6 +140,11 @@ function noteRejectedPodCounted(kl: Kubelet, counted: Pod, admitting: Pod): void
     countedUid: counted.metadata.uid,
     countedPod: counted.metadata.name,
   });
+}
+
+/** Whether a status message is the one rejectPod sets (the pod was rejected at admission). */
+export function isRejectedByAdmission(message: string | undefined): boolean {
+  return message?.startsWith(REJECTED_MESSAGE_PREFIX) === true;
 }
 
 /**

@@ -4,9 +4,9 @@
 // does not know is restarted (1.23 restarted only a UID that SyncKnownPods reported recreated), and a
 // runtime pod is killed when the pod worker does not know its UID (1.23: when it was not running or
 // terminating in the worker and not in the config).
-import { isPodPhaseTerminal, type Pod, type UID } from '../api/v1.js';
+import { isPodPhaseTerminal, type Pod, type RuntimePod, type UID } from '../api/v1.js';
 import type { Co } from '../sim/index.js';
-import { killTerminalPodsToDelete } from './admission.js';
+import { isRejectedByAdmission, killTerminalPodsToDelete } from './admission.js';
 import type { Kubelet } from './kubelet.js';
 import { deleteOrphanedMirrorPods } from './kubeletMirrorPods.js';
 import type { PodWorkers } from './podWorkers.js';
@@ -23,6 +23,24 @@ function isActivePod(kl: Kubelet, podWorkers: PodWorkers, pod: Pod): boolean {
   const uid = pod.metadata.uid;
   if (podWorkers.isPodKnownTerminated(uid)) return false;
   return !(isAdmittedPodTerminal(kl, pod) && !podWorkers.isPodTerminationRequested(uid));
+}
+
+/**
+ * Simulator observation, the known-open hazard `rejected-running-pod-killed-as-orphan` (#124586, #123980):
+ * the runtime pod killed as an orphan is one the config still has and this kubelet rejected (the status
+ * manager holds rejectPod's Failed), a pod that was running when a restarted kubelet admitted it again.
+ * Its kill takes the orphan's 1 s override, whatever grace its deletion or its spec asked.
+ */
+function noteRejectedPodKilled(kl: Kubelet, runningPod: RuntimePod): void {
+  // The status manager keeps statuses of config pods only (removeOrphanedStatuses ran above).
+  if (!isRejectedByAdmission(kl.statusManager.getPodStatus(runningPod.id)?.message)) return;
+  kl.publish({
+    kind: 'rejectedPodKilledAsOrphan',
+    atMs: kl.sim.nowMs,
+    node: kl.nodeName,
+    uid: runningPod.id,
+    pod: runningPod.name,
+  });
 }
 
 export function* handlePodCleanupsReworked(kl: Kubelet, podWorkers: PodWorkers): Co<void> {
@@ -69,6 +87,7 @@ export function* handlePodCleanupsReworked(kl: Kubelet, podWorkers: PodWorkers):
   // A runtime pod the pod worker does not know is killed through it (SyncTerminatingRuntimePod, 1 s).
   for (const runningPod of runningRuntimePods) {
     if (workingPods.has(runningPod.id)) continue;
+    noteRejectedPodKilled(kl, runningPod);
     podWorkers.updatePod({
       updateType: 'SyncPodKill',
       runningPod,

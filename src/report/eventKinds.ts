@@ -29,6 +29,7 @@ const FACT_KIND_SET: Record<FactKind, true> = {
   podAdmitted: true,
   podRejected: true,
   rejectedPodCountedActive: true,
+  rejectedPodKilledAsOrphan: true,
   kubeletStarted: true,
   kubeletStopped: true,
   kubeletPanic: true,

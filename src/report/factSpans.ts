@@ -213,6 +213,15 @@ export function onFact(b: Builder, f: Fact): void {
         reason: f.reason,
       });
       return;
+    case 'rejectedPodKilledAsOrphan':
+      b.instant(
+        tracks.podWorker(node, f.pod, f.uid),
+        'rejected pod killed as an orphaned runtime pod (1 s)',
+        'error',
+        at,
+        { uid: f.uid, pod: f.pod },
+      );
+      return;
     case 'rejectedPodCountedActive':
       b.instant(
         tracks.podWorker(node, f.pod, f.uid),

@@ -109,6 +109,11 @@ function describeFactRaw(f: Fact): FactLine {
         subject: podSubject(f),
         text: `rejectedPodCountedActive ${f.countedPod} (rejected, yet counted as terminating)`,
       };
+    case 'rejectedPodKilledAsOrphan':
+      return {
+        subject: podSubject(f),
+        text: 'rejectedPodKilledAsOrphan (rejected at admission, killed with 1 s)',
+      };
     case 'kubeletStarted':
     case 'kubeletStopped':
     case 'nodeShutdownStarted':

@@ -1,4 +1,4 @@
-// The fixed kubelet's CI gate cannot see eleven switches (docs/fuzzing.md, "What the gate cannot see"):
+// The fixed kubelet's CI gate cannot see seven switches (docs/fuzzing.md, "What the gate cannot see"):
 // each is guarded by a pair of bundled claims that differ in that switch and expect different violations.
 // This test keeps the documented pairs true, so removing one of them (or changing its expectation to the
 // other's) turns it red.
@@ -12,10 +12,6 @@ import { readDoc } from '../docs/docText.js';
 
 const GUARDS: ReadonlyArray<readonly [FixId, readonly string[]]> = [
   ['block-volume-stats', ['block-metrics-nil-provider']],
-  [
-    'terminal-pod-on-first-sight',
-    ['terminal-pod-first-sight-not-synced', 'completed-pod-counted-after-restart'],
-  ],
   ['graceful-node-shutdown-beta', ['node-shutdown-marks-failed']],
   [
     'mirror-pod-pending-termination',
@@ -23,13 +19,7 @@ const GUARDS: ReadonlyArray<readonly [FixId, readonly string[]]> = [
   ],
   ['dsw-terminating-pvc-protected', ['terminating-pvc-kubelet-restart']],
   ['status-deletes-finished-pods', ['rejected-pod-deleted-during-restart']],
-  ['rejected-pod-deletion-after-restart', ['rejected-pod-deleted-during-restart']],
-  ['terminal-pod-not-readmitted', ['completed-pod-readmitted-after-restart']],
   ['reconstructed-device-stays-uncertain', ['reconstructed-device-mount-fails']],
-  [
-    'admission-rejected-pod-inactive',
-    ['rejected-pod-counted-by-admission', 'completed-pod-counted-after-restart'],
-  ],
   ['zero-request-fits', ['zero-cpu-request-overcommitted']],
 ];
 

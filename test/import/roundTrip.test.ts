@@ -86,6 +86,9 @@ const CANNOT: Record<string, string> = {
   'completed-pod-counted-after-restart off: terminal-pod-on-first-sight': RESOURCES,
   'rejected-pod-counted-while-terminating fixes: all': RESOURCES,
   'rejected-pod-counted-while-terminating kubelet: 1.27': RESOURCES,
+  'rejected-running-pod-killed-after-restart fixes: all': LABELS,
+  'rejected-running-pod-killed-after-restart kubelet: 1.27': LABELS,
+  'rejected-running-pod-killed-after-restart kubelet: 1.26': LABELS,
 };
 
 describe('run --klog, then import: the same violations under the same fixes', () => {

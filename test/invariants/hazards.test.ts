@@ -464,6 +464,28 @@ describe('HazardTracker', () => {
     expect(at('static-pod-overlap', 'static-old')).toBeNull();
   });
 
+  it("#124586: a rejected pod's orphan kill excuses that pod's grace violation, nothing else", () => {
+    const t = new HazardTracker(Fixes.all());
+    t.onFact({ kind: 'rejectedPodKilledAsOrphan', atMs: 17_000, node: 'node-a', uid: 'web-1', pod: 'web' });
+    const grace = violation({
+      invariant: 'grace-period-not-honoured',
+      uid: 'web-1',
+      pod: 'web',
+      volume: null,
+      atMs: 19_000,
+    });
+    expect(t.explain(grace)).toBe('rejected-running-pod-killed-as-orphan');
+    // Another pod, another node, before the kill, or another invariant: not this hazard.
+    expect(t.explain({ ...grace, uid: 'web-2' })).toBeNull();
+    expect(t.explain({ ...grace, node: 'node-b' })).toBeNull();
+    expect(t.explain({ ...grace, atMs: 16_000 })).toBeNull();
+    expect(t.explain({ ...grace, invariant: 'termination-stuck' })).toBeNull();
+    // Release-1.23's housekeeping never kills a config pod as an orphan: the preset does not have it.
+    expect(hazardOpenIn('rejected-running-pod-killed-as-orphan')).toEqual(
+      RELEASE_PRESETS.filter((p) => RELEASE_PRESETS.indexOf(p) >= RELEASE_PRESETS.indexOf('1.27')),
+    );
+  });
+
   it('termination-stuck is excused only for the pod whose REMOVE was dropped', () => {
     const t = new HazardTracker(Fixes.of('1.26'));
     t.onFact({ kind: 'podRemoveDropped', atMs: 500, node: 'node-a', uid: 'web-1', pod: 'web' });
