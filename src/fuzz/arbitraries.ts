@@ -45,6 +45,8 @@ import {
 import {
   CHAIN_PLOTS,
   CHAIN_PLOTS_ON_TWO_NODES,
+  chainDetachDraft,
+  DETACH_FAILS_ONE_IN,
   type PlacedEntry,
   placeStaticChain,
   placeVolumeChain,
@@ -604,17 +606,35 @@ export const draftArbitraryBeforePreStop: fc.Arbitrary<ScenarioDraft> = fc
   );
 
 /**
- * The campaigns' generator after the warm-up: the one above, and of its kill-sequence cases one in
+ * The generator before detach failures: the one above, and of its kill-sequence cases one in
  * PRESTOP_ONE_IN whose containers have a preStop hook (#115817: a hook's time on top of the grace), the
  * pick and the hook's length drawn after every other draw (so every other case stays the case it was;
  * test/fuzz/killSequence.test.ts checks it draw for draw).
  */
-export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryBeforeDetachFails: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(draftArbitraryBeforePreStop, fc.noBias(fc.nat({ max: PRESTOP_ONE_IN - 1 })), preStopDraft)
   .map(([before, pick, preStopMs]) =>
     before.profile !== 'killSequence' || pick !== PRESTOP_ONE_IN - 1
       ? before
       : { ...before, sequence: { ...before.sequence, preStopMs } },
+  );
+
+/**
+ * The campaigns' generator after the warm-up: the one above, and of its volume chains with a CSI volume
+ * one in DETACH_FAILS_ONE_IN a detach story (src/fuzz/profiles.ts ChainDetachDraft: the controller's Detach
+ * fails, #120571), the pick and the story drawn after every other draw (so every other case stays the
+ * case it was; test/fuzz/detachFails.test.ts checks it draw for draw).
+ */
+export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(
+    draftArbitraryBeforeDetachFails,
+    fc.noBias(fc.nat({ max: DETACH_FAILS_ONE_IN - 1 })),
+    chainDetachDraft,
+  )
+  .map(([before, pick, detach]) =>
+    before.profile !== 'volumeChain' || before.chain.plugin !== 'csi' || pick !== DETACH_FAILS_ONE_IN - 1
+      ? before
+      : { ...before, chain: { ...before.chain, detach } },
   );
 
 /**

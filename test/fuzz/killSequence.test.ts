@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  draftArbitraryAfterWarmUp,
+  draftArbitraryBeforeDetachFails,
   draftArbitraryBeforePreStop,
   draftArbitraryBeforeRuntimeOutage,
   draftArbitraryBeforeSetUpFailures,
@@ -146,7 +146,7 @@ describe('the kill-sequence profile', () => {
 
   it('gives the containers of one kill-sequence case in PRESTOP_ONE_IN a preStop hook and leaves every other case as it was', () => {
     for (const seed of [1, 2]) {
-      const now = new CaseStream(draftArbitraryAfterWarmUp, seed);
+      const now = new CaseStream(draftArbitraryBeforeDetachFails, seed);
       const before = new CaseStream(draftArbitraryBeforePreStop, seed);
       let hooks = 0;
       let sequences = 0;
