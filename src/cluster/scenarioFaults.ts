@@ -178,6 +178,17 @@ export class ScenarioFaults {
           line,
         });
         return;
+      case 'detach':
+        // The controller's Detach of the volume from f.node runs in a plugin over that node's storage host
+        // (src/cluster/volumeWiring.ts newControllerVolumePluginMgr), so the fault is armed there.
+        this.world.nodeOf(f.node).storage.injectFault({
+          kind: 'detach',
+          volume: f.volume,
+          stage: f.stage,
+          times: f.times,
+          line,
+        });
+        return;
       case 'nodePartition':
         // The network, not a component: the API server cuts the node's kubelet off and heals it.
         this.world.api.partitionNode(f.node, f.durationMs);

@@ -46,6 +46,8 @@ import {
 import {
   CHAIN_PLOTS,
   CHAIN_PLOTS_ON_TWO_NODES,
+  chainDetachDraft,
+  DETACH_FAILS_ONE_IN,
   type PlacedEntry,
   placeStaticChain,
   placeVolumeChain,
@@ -637,13 +639,13 @@ const admissionCaseArbitrary: fc.Arbitrary<ScenarioDraft> = fc.record({
 });
 
 /**
- * The campaigns' generator after the warm-up: the one above, and of its cases that are neither jobs,
+ * The generator before detach failures: the one above, and of its cases that are neither jobs,
  * slow-staging, slow-teardown nor attach-after-restart cases one in ADMISSION_ONE_IN an admission case,
  * its pick (unbiased) and draft drawn after every other draw (so every other case stays the case it was;
  * test/fuzz/admission.test.ts checks it draw for draw). The pick is checked last, as `rarely` does:
  * shrinking leaves the rare profile for the case it displaced.
  */
-export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+export const draftArbitraryBeforeDetachFails: fc.Arbitrary<ScenarioDraft> = fc
   .tuple(
     draftArbitraryBeforeAdmission,
     fc.noBias(fc.nat({ max: ADMISSION_ONE_IN - 1 })),
@@ -657,6 +659,24 @@ export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
     pick !== ADMISSION_ONE_IN - 1
       ? before
       : admission,
+  );
+
+/**
+ * The campaigns' generator after the warm-up: the one above, and of its volume chains with a CSI volume
+ * one in DETACH_FAILS_ONE_IN a detach story (src/fuzz/profiles.ts ChainDetachDraft: the controller's Detach
+ * fails, #120571), the pick and the story drawn after every other draw (so every other case stays the
+ * case it was; test/fuzz/detachFails.test.ts checks it draw for draw).
+ */
+export const draftArbitraryAfterWarmUp: fc.Arbitrary<ScenarioDraft> = fc
+  .tuple(
+    draftArbitraryBeforeDetachFails,
+    fc.noBias(fc.nat({ max: DETACH_FAILS_ONE_IN - 1 })),
+    chainDetachDraft,
+  )
+  .map(([before, pick, detach]) =>
+    before.profile !== 'volumeChain' || before.chain.plugin !== 'csi' || pick !== DETACH_FAILS_ONE_IN - 1
+      ? before
+      : { ...before, chain: { ...before.chain, detach } },
   );
 
 /**

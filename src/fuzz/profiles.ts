@@ -11,13 +11,16 @@
 // retry, a device still open after its unmount, a volume shared by two pods across a restart, Block
 // metrics, the attach/detach controller's force detach of a volume whose UnmountDevice keeps
 // failing (the chain then settles for longer than maxWaitForUnmountDuration), and its detach request
-// time across a same-node reuse that outlives that timeout (late reuse).
+// time across a same-node reuse that outlives that timeout (late reuse). And, drawn apart for CSI chains
+// (DETACH_FAILS_ONE_IN), a controller Detach that fails after ControllerUnpublishVolume fenced the node
+// while the next pod comes to the same node (#120571).
 //
 // A static pod chain: versions of one static pod's manifest, each replacing the previous after a short
 // gap while the previous may still be in its grace period; a version may repeat the previous manifest
 // (the same UID: UID reuse) or be removed before it started (rapid updates).
 import fc from 'fast-check';
-import type { Action, Fault, UnmountDeviceStage } from '../scenario/types.js';
+import { nodeStatusUpdateFrequencyMs } from '../kubelet/kubeletNodeStatus.js';
+import type { Action, DetachStage, Fault, UnmountDeviceStage } from '../scenario/types.js';
 import { defaultContainerName, UNMOUNT_DEVICE_STAGES } from '../scenario/types.js';
 import type { PluginKind } from '../volume/volume.js';
 
@@ -47,7 +50,41 @@ export type ChainFaultDraft =
   | { readonly kind: 'unmountDeviceForever' }
   | { readonly kind: 'procMounts'; readonly reads: number }
   | { readonly kind: 'constructVolumeSpec' }
-  | { readonly kind: 'tearDown'; readonly times: number };
+  | { readonly kind: 'tearDown'; readonly times: number }
+  /** Never drawn by chainFault: set by the detach story (ChainDetachDraft) only. */
+  | { readonly kind: 'detach'; readonly stage: DetachStage; readonly times: number };
+
+/**
+ * The detach story of a CSI chain: the first pod's volume is detached from its node once the node status
+ * stops listing it in use (the first nodeStatusUpdateFrequency round after its UnmountDevice), and that
+ * Detach fails; the next pod comes to the same node `offsetMs` after that round, while the detach is
+ * pending or backing off, or just before it starts. With afterDetach the unpublish fenced the node and
+ * the controller without #120595 reports the volume attached again (#120571). Drawn by the campaigns'
+ * generator after every other draw (src/fuzz/arbitraries.ts), so no other case moves.
+ */
+export interface ChainDetachDraft {
+  /** 0-2: afterDetach (#120571's timeout), 3: beforeDetach (nothing changed). */
+  readonly stage: number;
+  /** 0-2: one failing Detach; 3: two. */
+  readonly times: number;
+  /** When the next pod is created, after the node status round that lets the detach start. */
+  readonly offsetMs: number;
+}
+
+/** Of the CSI volume chains after the warm-up, one in this many is a detach story. */
+export const DETACH_FAILS_ONE_IN = 3;
+
+export const chainDetachDraft: fc.Arbitrary<ChainDetachDraft> = fc.record({
+  stage: fc.nat({ max: 3 }),
+  times: fc.nat({ max: 3 }),
+  offsetMs: timeMs(2_500),
+});
+
+/**
+ * From a pod's deletion (grace at most 2 s) to its volume's UnmountDevice done: the kill, TearDown and
+ * NodeUnstage take about 0.8 s; the node status round after this lets the controller detach.
+ */
+const UNSTAGED_BY_MS = 1_500;
 
 /**
  * What a volume chain is built around. free: the steps as drawn. reuse: the next pod lands on the same
@@ -84,6 +121,8 @@ export interface VolumeChainDraft {
   readonly fault: { readonly step: number; readonly fault: ChainFaultDraft } | null;
   /** Set by the restart plot only (never drawn): the first TearDown after the restart fails too. */
   readonly cleanupTearDownFails?: boolean;
+  /** A CSI chain's detach story (set by the campaigns' generator, DETACH_FAILS_ONE_IN), or none. */
+  readonly detach?: ChainDetachDraft | null;
 }
 
 const chainStep: fc.Arbitrary<ChainStepDraft> = fc.record({
@@ -242,6 +281,9 @@ export function placeVolumeChain(
       case 'tearDown':
         fault = { kind: 'tearDown', node, volume, times: f.times, delayMs: null };
         break;
+      case 'detach':
+        fault = { kind: 'detach', node, volume, stage: f.stage, times: f.times };
+        break;
     }
     // Inconsistent /proc/mounts reads are consumed by whoever reads next: arm them as the kubelet goes
     // down, so its reconstruction meets them.
@@ -262,6 +304,7 @@ export function placeVolumeChain(
  * where the next pod lands, the fault's kind) and keeps the draft's own choices for the rest.
  */
 function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
+  if (d.detach !== undefined && d.detach !== null) return detachFails(d, d.detach);
   const plot: ChainPlot = CHAIN_PLOTS[d.plot] ?? 'free';
   if (plot === 'free') return d;
   const first = d.steps[0] as ChainStepDraft;
@@ -342,6 +385,48 @@ function plotted(d: VolumeChainDraft, nodeCount: number): VolumeChainDraft {
         fault: { step: 0, fault: { kind: 'unmountDeviceForever' } },
       };
   }
+}
+
+/**
+ * The detach story (ChainDetachDraft): a CSI volume; the first pod on the home node lives past its
+ * MountDevice and is deleted with a short grace; the controller's Detach of the volume from the node fails
+ * (`times` times, at `stage`); the next pod comes to the same node `offsetMs` after the node status round
+ * that drops the volume from volumesInUse (the detach starts at that round), and stays: a pod wanting the
+ * volume there while the controller believes it attached is never attached again without #120595. The
+ * other drawn steps are dropped (a pod wanting the ReadWriteOnce volume elsewhere would be a Multi-Attach
+ * wait, not this one).
+ */
+function detachFails(d: VolumeChainDraft, detach: ChainDetachDraft): VolumeChainDraft {
+  const first = d.steps[0] as ChainStepDraft;
+  const second = d.steps[1] ?? { ...first, sibling: false };
+  const lifeMs = Math.max(first.lifeMs ?? 15_000, PLOT_FIRST_LIFE_MS_MIN);
+  // The kubelet starts at 0 s: its node status rounds fall on multiples of nodeStatusUpdateFrequency.
+  const round =
+    Math.ceil((lifeMs + UNSTAGED_BY_MS) / nodeStatusUpdateFrequencyMs) * nodeStatusUpdateFrequencyMs;
+  return {
+    ...d,
+    plugin: 'csi',
+    steps: [
+      { ...first, lifeMs, force: false, graceS: Math.min(first.graceS, 2) },
+      // placeVolumeChain creates a step 10 ms + gapMs after the previous deletion.
+      {
+        ...second,
+        node: first.node,
+        gapMs: round - lifeMs - 10 + detach.offsetMs,
+        lifeMs: null,
+        force: false,
+      },
+    ],
+    restart: null,
+    fault: {
+      step: 0,
+      fault: {
+        kind: 'detach',
+        stage: detach.stage === 3 ? 'beforeDetach' : 'afterDetach',
+        times: detach.times === 3 ? 2 : 1,
+      },
+    },
+  };
 }
 
 /**

@@ -31,8 +31,6 @@ export const NOT_REFINDABLE: Readonly<Partial<Record<FixId, string>>> = {
     'markDeviceErrorState reads it only when a MountDevice of a device reconstruction found fails for good, and the generator draws no mountDevice fault (seed 1 reaches no such case in 300): the bundled scenario reconstructed-device-mount-fails guards it',
   'no-reconstructed-reported-in-use':
     "a latency change (#125014): with it off a volume the node status had reported waits up to one more node status round before VerifyControllerAttachedVolume; no invariant bounds how soon a volume mounts, so its absence fires none. The window is one reconciler period per kubelet start (a node status round between the populator's first pass and the reconciler's mark, while the attach is still in flight), which the generator's restarts do not aim at: the bundled scenario reconstructed-reported-in-use-clears-new-volume stages it, test/e2e/latencySwitches.test.ts fails if the switch stops moving MountDevice by a round, and test/kubelet/volumemanager/reconstructNew.test.ts shows the flag cleared",
-  'detach-error-uncertain':
-    'the modelled detachers never fail after acting (no fault fails a Detach), so a detach fails only in verifyVolumeIsSafeToDetach, where nothing was detached and attaching again changes nothing a node sees: its absence fires no invariant (test/cluster/attachdetach/reconciler.test.ts shows both sides)',
 };
 
 export const REFINDABLE_FIXES: readonly FixId[] = FIX_IDS.filter((id) => NOT_REFINDABLE[id] === undefined);

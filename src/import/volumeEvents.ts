@@ -4,12 +4,15 @@
 import { pvcLookupDefaultError } from '../cluster/scenarioFaults.js';
 import { LIMITS } from '../scenario/limits.js';
 import type { UnmountDeviceStage } from '../scenario/types.js';
+import { DEFAULT_LATENCIES } from '../storage/common.js';
 import type { LogEvent } from './events.js';
 import { unmountStage } from './hints.js';
 import type { ImportState, PvcLookupEntry, Reading } from './importState.js';
 
 /** A claim read this soon after the kubelet process started is the new process's first read of it. */
 const PVC_FIRST_LOOKUP_MS = 30_000;
+/** The longest ControllerUnpublishVolume round trip the simulated array takes (a detach's Detach call). */
+const CONTROLLER_UNPUBLISH_MS = DEFAULT_LATENCIES.controllerPublish[1];
 
 type VolumeEvent = Extract<
   LogEvent,
@@ -66,6 +69,20 @@ export function readVolumeEvent(s: ImportState, ev: VolumeEvent, { r, seq, t, no
         // `waitForAttach` events that succeed include every "MountVolume started" line: not a success.)
         if (ev.op !== 'waitForAttach' && ev.op !== 'attach' && ev.op !== 'detach')
           s.closeFaults(`waitForAttach/${nodeName}/${vol}`);
+        if (ev.op === 'detach') s.closeFaults(`detach/${nodeName}/${vol}`);
+      } else if (!ev.ok && ev.op === 'detach' && s.volumes.pluginOf(vol) === 'csi') {
+        // The controller's DetachVolume.Detach failed: the VolumeAttachment's detachError (csi_attacher.go
+        // Detach). Whether ControllerUnpublishVolume had fenced the node first the log does not say:
+        // #120571's case (the unpublish went through, its answer was lost) is the guess. Armed before the
+        // Detach call that failed, which ControllerUnpublish took up to CONTROLLER_UNPUBLISH_MS of.
+        const e = s.mergeFault(`detach/${nodeName}/${vol}`, r, t - CONTROLLER_UNPUBLISH_MS, seq, () => ({
+          kind: 'detach',
+          node: nodeName,
+          volume: vol,
+          stage: 'afterDetach',
+          times: 1,
+        }));
+        e?.notes.push('guess: the unpublish went through before the error (afterDetach)');
       } else if (!ev.ok && ev.op === 'waitForAttach') {
         // MountVolume.WaitForAttach failed (upstream #110670's CSI driver not registered yet, an iSCSI
         // portal that does not answer): the plugin's own error; the logged text is not replayed.

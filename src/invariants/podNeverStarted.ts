@@ -11,6 +11,9 @@
 // pods, node volumesInUse, node Ready from the Lease), should have let it go by upstream's rules, and
 // VOLUME_RELEASE_BOUND_MS have passed since; the message gives the reason. A volume attached nowhere
 // else (#attachWait) must be attached to the pod's node within ATTACH_BOUND_MS of when nothing else held it.
+// "Attached" is ground truth: the controller's volumeAttached, ended by its volumeDetached or by the fence
+// of the node's path (lunFenced), which a CSI Detach that failed after acting leaves behind while the
+// controller (without #120595) goes on believing the volume attached (#120571).
 import type { AccessMode } from '../api/v1.js';
 import { nodeMonitorGracePeriodMs } from '../cluster/nodeLifecycle.js';
 import type { Fact, FactKind } from '../facts.js';
@@ -131,6 +134,8 @@ export interface PodNeverStartedConfig {
 }
 
 type Attached = Extract<Fact, { kind: 'volumeAttached' }>;
+/** What ended a volume's attachment to a node: the controller's detach, or the fence of the node's path. */
+type DetachedFact = Extract<Fact, { kind: 'volumeDetached' | 'lunFenced' }>;
 type DetachFact = Extract<Fact, { kind: 'volumeDetachStarted' | 'volumeDetachFailed' }>;
 type MultiAttachError = Extract<Fact, { kind: 'multiAttachError' }>;
 
@@ -165,6 +170,7 @@ export class PodNeverStarted implements Checker {
     'killPodStarted',
     'kubeletStarted',
     'kubeletStopped',
+    'lunFenced',
     'nodePartitioned',
     'nodePartitionHealed',
     'multiAttachError',
@@ -193,14 +199,17 @@ export class PodNeverStarted implements Checker {
   readonly #liveness = new NodeLiveness();
   readonly #inUse = new NodeVolumesInUseLog();
   readonly #wants = new VolumeWants();
-  /** volume -> node -> the controller's volumeAttached not yet followed by a volumeDetached there. */
+  /**
+   * volume -> node -> the controller's volumeAttached not yet followed by a volumeDetached or a fence of
+   * the node's path (lunFenced fenced=true) there.
+   */
   readonly #attached = new Map<string, Map<string, Attached>>();
   /** `volume\0node` -> the controller's last detach operation start or failure there. */
   readonly #detach = new Map<string, DetachFact>();
   /** `volume\0node` -> the controller's last Multi-Attach error for a pod waiting on that node. */
   readonly #multiAttachErrors = new Map<string, MultiAttachError>();
-  /** volume -> the controller's last detach of it, on any node. */
-  readonly #lastDetached = new Map<string, Extract<Fact, { kind: 'volumeDetached' }>>();
+  /** volume -> the last end of its attachment (a detach or a fence), on any node. */
+  readonly #lastDetached = new Map<string, DetachedFact>();
 
   constructor(config: PodNeverStartedConfig) {
     this.#config = config;
@@ -229,6 +238,14 @@ export class PodNeverStarted implements Checker {
         this.#attached.get(f.volume)?.delete(f.node);
         this.#lastDetached.set(f.volume, f);
         this.#detach.delete(`${f.volume}\u0000${f.node}`);
+        return;
+      case 'lunFenced':
+        // ControllerUnpublishVolume fenced the node's path: the volume is no longer attached there, whatever
+        // the controller believes (a Detach that failed after acting, #120571). An unfence (attach) is
+        // followed by the controller's volumeAttached, which records the attachment again.
+        if (!f.fenced) return;
+        this.#attached.get(f.volume)?.delete(f.node);
+        this.#lastDetached.set(f.volume, f);
         return;
       case 'volumeDetachStarted':
       case 'volumeDetachFailed':
@@ -612,8 +629,18 @@ export class PodNeverStarted implements Checker {
     const detached = this.#lastDetached.get(volume);
     if (detached !== undefined) {
       causes.push(detached);
-      whys.push(`detached from ${detached.node} at ${secs(detached.atMs)}`);
+      whys.push(
+        detached.kind === 'lunFenced'
+          ? `${detached.node}'s path to it fenced at ${secs(detached.atMs)}`
+          : `detached from ${detached.node} at ${secs(detached.atMs)}`,
+      );
       fromMs = Math.max(fromMs, detached.atMs);
+    }
+    // A detach from this node that failed after the fence: the controller may believe it still attached.
+    const failed = this.#detach.get(`${volume}\u0000${s.node}`);
+    if (failed?.kind === 'volumeDetachFailed' && detached?.kind === 'lunFenced' && detached.node === s.node) {
+      causes.push(failed);
+      whys.push(`the controller's detach from ${s.node} failed at ${secs(failed.atMs)}: ${failed.error}`);
     }
     const where = this.#multiAttach.has(volume) ? 'not attached to it' : 'attached to no node';
     const reason =

@@ -486,6 +486,15 @@ export function toKlogLines(result: RunResult, scenario: Scenario): string[] {
           volMsg('DetachVolume.Detach succeeded', f.volume, `on node ${q(f.node)}`),
         );
         break;
+      case 'volumeDetachFailed':
+        // GenerateDetachVolumeFunc's error, as nestedpendingoperations logs the failed operation.
+        cm(
+          f.atMs,
+          'E',
+          'nestedpendingoperations.go:348',
+          `Operation for "{volumeName:${uniqueName(volumes.get(f.volume), f.volume)} podName: nodeName:${f.node}}" failed. Error: ${volMsg('DetachVolume.Detach failed', f.volume, `on node ${q(f.node)} : ${f.error}`)}`,
+        );
+        break;
       case 'multiAttachError':
         cm(
           f.atMs,

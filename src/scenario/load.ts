@@ -779,6 +779,28 @@ function normaliseFault(f: FaultFile, at: readonly PathSeg[], c: Checks): Fault 
       error: a.error ?? 'final',
     };
   }
+  if (f.detach !== undefined) {
+    const a = f.detach;
+    const path = [...at, 'detach'];
+    c.checkNode([...path, 'node'], a.node);
+    c.checkVolume([...path, 'volume'], a.volume);
+    const v = c.volumeDecl(a.volume);
+    if (v !== undefined && v.plugin !== 'csi') {
+      // csi_attacher.go's Detach is the only one with an external attacher behind it; the in-tree iSCSI
+      // and FC Detach return nil without doing anything (PR #48940).
+      c.problem(
+        [...path, 'volume'],
+        `volume ${JSON.stringify(a.volume)} is an ${v.plugin} volume, whose in-tree Detach does nothing and cannot fail; a detach fault needs a csi volume`,
+      );
+    }
+    return {
+      kind: 'detach',
+      node: a.node,
+      volume: a.volume,
+      stage: a.stage ?? DEFAULTS.detachStage,
+      times: a.times ?? DEFAULTS.faultTimes,
+    };
+  }
   if (f.pvcLookup !== undefined) {
     const a = f.pvcLookup;
     const path = [...at, 'pvcLookup'];

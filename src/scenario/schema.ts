@@ -18,6 +18,7 @@ import { DURATION_TEXT, FILE_BYTES_TEXT, LIMITS, tooLong, tooMany } from './limi
 import {
   ACCESS_MODES,
   ACTION_KINDS,
+  DETACH_STAGES,
   FAULT_KINDS,
   MOUNT_DEVICE_ERRORS,
   PLUGIN_KINDS,
@@ -471,6 +472,18 @@ const UnmountDevice = mapping(
   },
   'a mapping {node, volume, stage, times?}',
 );
+const Detach = mapping(
+  {
+    node: NodeName,
+    volume: VolumeName,
+    stage: enumOf(DETACH_STAGES).optional().meta({
+      description:
+        "default afterDetach: ControllerUnpublishVolume fenced the node's path, then its answer was lost; beforeDetach: it failed and nothing changed",
+    }),
+    times: Times.optional(),
+  },
+  'a mapping {node, volume, stage?, times?}',
+);
 const ProcMounts = mapping(
   {
     node: NodeName,
@@ -640,6 +653,10 @@ const FaultSchema = mapping(
     stopContainer: StopContainer.optional().meta({
       description:
         'CRI StopContainer fails and the container runs on (the kill fails), then behaves; with error notFound the container is removed and the call answers NotFound',
+    }),
+    detach: Detach.optional().meta({
+      description:
+        "the attach/detach controller's Detach of a CSI volume from the node fails (the VolumeAttachment's detachError), then behaves",
     }),
     nodePartition: NodePartition.optional().meta({
       description:

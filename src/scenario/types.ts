@@ -33,6 +33,7 @@ export const FAULT_KINDS = [
   'setUp',
   'pvcLookup',
   'nodePartition',
+  'detach',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -51,6 +52,9 @@ export const UNMOUNT_DEVICE_STAGES = [
   'deviceStillOpen',
 ] as const;
 export type UnmountDeviceStage = (typeof UNMOUNT_DEVICE_STAGES)[number];
+/** Where a CSI volume's Detach fails (src/storage/faults.ts DetachStage). */
+export const DETACH_STAGES = ['beforeDetach', 'afterDetach'] as const;
+export type DetachStage = (typeof DETACH_STAGES)[number];
 /**
  * How a faulted MountDevice (device staging) fails, in upstream's terms (volumetypes.IsOperationFinishedError):
  * - final: the staging failed and is over, nothing is left staged (FC / iSCSI: the mount of the global path
@@ -77,6 +81,8 @@ export const DEFAULTS = {
   /** crashContainer: the container fails. */
   crashExitCode: 1,
   faultTimes: 1,
+  /** detach: the unpublish went through and its answer was lost (#120571). */
+  detachStage: 'afterDetach',
 } as const;
 
 /** `containers: N` declares containers named c1 ... cN. */
@@ -346,6 +352,23 @@ export interface NodePartitionFault {
   readonly durationMs: number;
 }
 
+/**
+ * The attach/detach controller's Detach of a CSI volume from a node fails `times` times (csi_attacher.go
+ * Detach returns the VolumeAttachment's detachError): `afterDetach` (default) once ControllerUnpublishVolume
+ * has fenced the node's path and its answer was lost (#120571), `beforeDetach` with nothing changed.
+ * operation_generator.go's GenerateDetachVolumeFunc then adds the volume back as attached, or with
+ * #120595 (detach-error-uncertain) marks it uncertain on the node. CSI only: the in-tree iSCSI and FC
+ * Detach do nothing (PR #48940).
+ */
+export interface DetachFault {
+  readonly kind: 'detach';
+  readonly node: string;
+  readonly volume: string;
+  readonly stage: DetachStage;
+  /** How many Detach calls fail (default 1). */
+  readonly times: number;
+}
+
 export type Fault =
   | UnmountDeviceFault
   | ProcMountsFault
@@ -357,7 +380,8 @@ export type Fault =
   | StopContainerFault
   | SetUpFault
   | PvcLookupFault
-  | NodePartitionFault;
+  | NodePartitionFault
+  | DetachFault;
 
 export interface FaultAction {
   readonly kind: 'fault';

@@ -291,6 +291,15 @@ function faultToYaml(f: Fault): Record<string, unknown> {
           ...(f.error === null ? {} : { error: f.error }),
         },
       };
+    case 'detach':
+      return {
+        detach: {
+          node: f.node,
+          volume: f.volume,
+          ...(f.stage === DEFAULTS.detachStage ? {} : { stage: f.stage }),
+          ...times(f.times),
+        },
+      };
     case 'nodePartition':
       return { nodePartition: { node: f.node, duration: formatDuration(f.durationMs) } };
     case 'stopContainer':

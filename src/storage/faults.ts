@@ -17,6 +17,16 @@
 export type UnmountDeviceStage = 'beforeUnmount' | 'afterUnmount' | 'multipathFlushBusy' | 'deviceStillOpen';
 
 /**
+ * Where the attach/detach controller's Detach of a CSI volume from the node fails (csi_attacher.go Detach:
+ * the VolumeAttachment is deleted, then waitForVolumeDetachmentWithLister returns the detachError the
+ * external attacher recorded on it, verifyDetachmentStatus):
+ * - beforeDetach: ControllerUnpublishVolume failed; the node's path to the LUN is still there.
+ * - afterDetach: ControllerUnpublishVolume fenced the node's path, then its answer was lost (a timeout,
+ *   #120571): the controller sees the error although the volume is no longer attached.
+ */
+export type DetachStage = 'beforeDetach' | 'afterDetach';
+
+/**
  * How a faulted MountDevice fails once its delay has passed (docs/scenario-format.md, `mountDevice`):
  * - final: the staging failed and is over; nothing is left staged;
  * - uncertain: (CSI) the driver staged the volume, then its answer was lost.
@@ -76,6 +86,13 @@ export type StorageFault = (
       readonly times: number;
       readonly error: MountDeviceFailure;
     }
+  /** The controller's Detach of the (CSI) volume from this node fails at `stage`. */
+  | {
+      readonly kind: 'detach';
+      readonly volume: string;
+      readonly stage: DetachStage;
+      readonly times: number;
+    }
   /** The node's API client fails to read the volume's claim (a network fault rather than a storage one). */
   | { readonly kind: 'pvcLookup'; readonly volume: string; readonly times: number; readonly error: string }
 ) & { readonly line?: number | undefined };
@@ -88,9 +105,10 @@ interface Armed {
     | 'mountDevice'
     | 'waitForAttach'
     | 'setUp'
-    | 'pvcLookup';
+    | 'pvcLookup'
+    | 'detach';
   readonly volume: string;
-  readonly stage: UnmountDeviceStage | undefined;
+  readonly stage: UnmountDeviceStage | DetachStage | undefined;
   /** mountDevice only: what each firing does. */
   readonly firing?: MountDeviceFiring | undefined;
   /** waitForAttach only: what each firing does. */
@@ -151,6 +169,7 @@ export class HostFaults {
         this.procMounts.push({ line, remaining: Math.max(0, f.inconsistentReads), fired: 0 });
         return;
       case 'unmountDevice':
+      case 'detach':
         arm({ kind: f.kind, volume: f.volume, stage: f.stage, remaining: Math.max(0, f.times) });
         return;
       case 'constructVolumeSpec':
@@ -263,6 +282,14 @@ export class HostFaults {
     return this.find('unmountDevice', volume, stage) !== undefined;
   }
 
+  /**
+   * Consumes one firing of a detach fault at `stage` for `volume` (the controller's Detach of it from this
+   * node); true if it fired.
+   */
+  detach(volume: string, stage: DetachStage): boolean {
+    return this.take('detach', volume, stage, `detach/${stage}`);
+  }
+
   constructVolumeSpec(volume: string): boolean {
     return this.take('constructVolumeSpec', volume, undefined, 'constructVolumeSpec');
   }
@@ -333,11 +360,7 @@ export class HostFaults {
     return out.sort((x, y) => x.line - y.line);
   }
 
-  private find(
-    kind: Armed['kind'],
-    volume: string,
-    stage: UnmountDeviceStage | undefined,
-  ): Armed | undefined {
+  private find(kind: Armed['kind'], volume: string, stage: Armed['stage']): Armed | undefined {
     return this.armed.find(
       (a) => a.kind === kind && a.volume === volume && a.stage === stage && a.remaining > 0,
     );
@@ -346,7 +369,7 @@ export class HostFaults {
   private take(
     kind: Armed['kind'],
     volume: string,
-    stage: UnmountDeviceStage | undefined,
+    stage: Armed['stage'],
     label: string,
     firing?: { readonly delayMs: number; readonly error: string | undefined },
   ): boolean {

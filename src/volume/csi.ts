@@ -42,6 +42,11 @@ import { escapeQualifiedName } from './volumeUtil.js';
 
 export const CSIPluginName = pluginNames.csi;
 const csiEscapedName = escapeQualifiedName(CSIPluginName);
+/**
+ * The detachError.message the external attacher records when ControllerUnpublishVolume fails with a
+ * timeout (its gRPC status text), which csiAttacher.Detach returns as is.
+ */
+export const csiDetachErrorText = 'rpc error: code = DeadlineExceeded desc = context deadline exceeded';
 /** csi_attacher.go: how often waitForVolumeAttachment re-reads the VolumeAttachment. */
 const csiAttachPollInterval = 1000;
 
@@ -252,10 +257,20 @@ class CsiAttacher implements Attacher {
 class CsiDetacher implements Detacher {
   constructor(private readonly plugin: CsiPlugin) {}
 
-  /** Detach: ControllerUnpublishVolume; the node's path to the LUN is fenced. */
+  /**
+   * Detach: the controller deletes the VolumeAttachment and waits until it is gone
+   * (waitForVolumeDetachmentWithLister); the external attacher's ControllerUnpublishVolume fences the
+   * node's path to the LUN. A detach fault (src/storage/faults.ts DetachStage) is the detachError the
+   * external attacher records on the VolumeAttachment, which verifyDetachmentStatus returns as Detach's
+   * error (csi_attacher.go, read at v1.28.0 and v1.32.10; the same at v1.23.13).
+   */
   *detach(volumeName: string, nodeName: string): Co<GoError | undefined> {
-    yield* sleep(this.plugin.host.latency('controllerPublish'));
-    this.plugin.host.san.detach(volumeName, nodeName);
+    const host = this.plugin.host;
+    yield* sleep(host.latency('controllerPublish'));
+    if (host.faults.detach(volumeName, 'beforeDetach')) return new GoError(csiDetachErrorText);
+    host.san.detach(volumeName, nodeName);
+    // #120571: the unpublish went through, then the answer was lost (ControllerUnpublishVolume timed out).
+    if (host.faults.detach(volumeName, 'afterDetach')) return new GoError(csiDetachErrorText);
     return undefined;
   }
 

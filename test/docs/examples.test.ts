@@ -29,6 +29,8 @@ const BASE = {
     volumes: [
       { name: 'lun-1', plugin: 'fc', capacity: '10Gi' },
       { name: 'lun-2', plugin: 'iscsi', mode: 'Block', capacity: '512Mi' },
+      // The detach fault needs a CSI volume.
+      { name: 'disk-3', plugin: 'csi', capacity: '1Gi' },
     ],
   },
   timeline: [{ at: '0s', createPod: { pod: 'web', node: 'node-a', containers: 1 } }],

@@ -65,13 +65,21 @@ const EXPECTED: ReadonlyArray<readonly [string, string]> = [
     '5:44: cluster.nodes[1].shutdownGracePeriod: expected a whole number of seconds (Kubernetes grace periods are integer seconds), got "1500ms"',
   ],
   [
+    'detach-iscsi.yaml',
+    '8:44: timeline[0].fault.detach.volume: volume "lun-1" is an iscsi volume, whose in-tree Detach does nothing and cannot fail; a detach fault needs a csi volume',
+  ],
+  [
+    'detach-bad-stage.yaml',
+    '8:58: timeline[0].fault.detach.stage: expected one of beforeDetach, afterDetach, got "afterUnmount"',
+  ],
+  [
     'duration-without-unit.yaml',
     '5:9: timeline[0].at: expected a duration like 250ms, 30s or 5m (with a unit), got 0',
   ],
   ['empty.yaml', '1:1: the file is empty; expected a scenario mapping {name, cluster, timeline, ...}'],
   [
     'fault-no-kind.yaml',
-    '6:12: timeline[0].fault: no fault kind; expected exactly one of unmountDevice, procMounts, constructVolumeSpec, containerStart, tearDown, mountDevice, waitForAttach, stopContainer, setUp, pvcLookup, nodePartition',
+    '6:12: timeline[0].fault: no fault kind; expected exactly one of unmountDevice, procMounts, constructVolumeSpec, containerStart, tearDown, mountDevice, waitForAttach, stopContainer, setUp, pvcLookup, nodePartition, detach',
   ],
   [
     'fault-two-kinds.yaml',
