@@ -808,6 +808,9 @@ export function scenarioFromDraft(d: ScenarioDraft): Scenario {
       ...chainScenario(d.seed, nodes, placed.volumes, placed.entries, 0),
       nodeLabels: { [home]: placed.labels },
       nodeAllocatable: { [home]: placed.allocatable },
+      // A node written with labels is a node entry, which the loader reads with upstream's 0 s shutdown
+      // grace: the draft says the same, so the case survives the YAML round trip unchanged.
+      nodeShutdown: { [home]: { shutdownGracePeriodS: 0, shutdownGracePeriodCriticalPodsS: 0 } },
     };
   }
   const nodeOf = (i: number): string => nodes[i % nodes.length] ?? 'node-a';
