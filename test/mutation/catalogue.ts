@@ -210,7 +210,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'src/kubelet/status/statusManager.ts',
     find: '    if (latest === undefined || latest < status.version) return true;',
     replace: '    if (latest === undefined) return true;',
-    why: "needsUpdate only asks whether a status was ever patched, not whether the cached one is newer: after a pod's first patch SetPodStatus's immediate sync sends nothing, and each newer status reaches the API server only at the next syncBatch (10 s), through needsReconcile (the pod manager's copy differs from the cache). A latency bug: no invariant bounds status latency that tightly, since a status waits for the pod worker's next sync anyway (a container starting after a slow one is reported only then)",
+    why: "needsUpdate only asks whether a status was ever patched, not whether the cached one is newer: after a pod's first patch SetPodStatus's immediate sync sends nothing, and each newer status reaches the API server only at the next syncBatch (10 s), through needsReconcile (the pod manager's copy differs from the cache). A latency bug, seen where the late phase decides something: a pod that completed just before a kubelet restart is still Running in the API, so the restarted kubelet's admission counts it and rejects a pod that fits (pod-rejected-with-room)",
   },
 
   {
