@@ -110,44 +110,17 @@ export class ScenarioFaults {
         return;
       }
       case 'unmountDevice':
-        this.world.nodeOf(f.node).storage.injectFault({
-          kind: 'unmountDevice',
-          volume: f.volume,
-          stage: f.stage,
-          times: f.times,
-          line,
-        });
-        return;
       case 'procMounts':
-        this.world.nodeOf(f.node).storage.injectFault({
-          kind: 'procMounts',
-          inconsistentReads: f.inconsistentReads,
-          line,
-        });
-        return;
       case 'constructVolumeSpec':
-        this.world
-          .nodeOf(f.node)
-          .storage.injectFault({ kind: 'constructVolumeSpec', volume: f.volume, line });
-        return;
       case 'tearDown':
-        this.world.nodeOf(f.node).storage.injectFault({
-          kind: 'tearDown',
-          volume: f.volume,
-          times: f.times,
-          delayMs: f.delayMs,
-          line,
-        });
-        return;
       case 'mountDevice':
-        this.world.nodeOf(f.node).storage.injectFault({
-          kind: 'mountDevice',
-          volume: f.volume,
-          delayMs: f.delayMs,
-          error: f.error,
-          times: f.times,
-          line,
-        });
+      case 'setUp':
+      case 'waitForAttach':
+      case 'detach':
+        // A storage fault is the scenario's entry as it is, plus its line. The controller's Detach of a
+        // volume from f.node runs in a plugin over that node's storage host (src/cluster/volumeWiring.ts
+        // newControllerVolumePluginMgr), so a detach fault is armed there too.
+        this.world.nodeOf(f.node).storage.injectFault({ ...f, line });
         return;
       case 'pvcLookup':
         // getPVCExtractPV's GET through the kubelet's client (kubeClient.CoreV1().PersistentVolumeClaims).
@@ -156,36 +129,6 @@ export class ScenarioFaults {
           volume: f.volume,
           times: f.times,
           error: f.error ?? pvcLookupDefaultError(f.volume),
-          line,
-        });
-        return;
-      case 'setUp':
-        this.world.nodeOf(f.node).storage.injectFault({
-          kind: 'setUp',
-          volume: f.volume,
-          times: f.times,
-          error: f.error,
-          line,
-        });
-        return;
-      case 'waitForAttach':
-        this.world.nodeOf(f.node).storage.injectFault({
-          kind: 'waitForAttach',
-          volume: f.volume,
-          times: f.times,
-          error: f.error,
-          delayMs: f.delayMs,
-          line,
-        });
-        return;
-      case 'detach':
-        // The controller's Detach of the volume from f.node runs in a plugin over that node's storage host
-        // (src/cluster/volumeWiring.ts newControllerVolumePluginMgr), so the fault is armed there.
-        this.world.nodeOf(f.node).storage.injectFault({
-          kind: 'detach',
-          volume: f.volume,
-          stage: f.stage,
-          times: f.times,
           line,
         });
         return;
