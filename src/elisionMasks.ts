@@ -30,3 +30,15 @@ export const WRITES_POD_WORKER = WRITES_QUEUE | WRITES_STATUS | WRITES_RUNTIME;
 export const WRITES_SYNC_LOOP = WRITES_QUEUE | WRITES_STATUS | WRITES_RUNTIME;
 /** Nothing a loop of the node reads: the API node object (volumesInUse) and the node Lease. */
 export const WRITES_NONE = 0;
+/**
+ * The PLEG cache's timestamp (cache.go UpdateTime), which every relist moves. Outside WRITES_ALL, so in
+ * no read mask: the one reader, GetNewerThan (a pod worker's sync), notes its read where it reads it
+ * (Sim.noteReads), and an idle relist, which moves only this, commutes with every event that did not.
+ */
+export const WRITES_POD_CACHE_TIME = 0x10000;
+/**
+ * When the kubelet's runtime cache was last refreshed (runtime_cache.go cacheTime), which housekeeping
+ * moves even when idle. Outside WRITES_ALL like the PLEG cache's timestamp: its readers (GetPods,
+ * ForceUpdateIfOlder) note their reads.
+ */
+export const WRITES_RUNTIME_CACHE_TIME = 0x20000;

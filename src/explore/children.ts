@@ -5,8 +5,11 @@ import {
   type ChoiceLog,
   type Deviation,
   dependent,
+  FP_HOOKED,
+  FP_READER,
   FP_STALE,
   isLatencyDeviation,
+  isTickFire,
   type LatencyDeviation,
   type LatencyLog,
   type Schedule,
@@ -143,9 +146,76 @@ export function mustExplore(
   for (let p = 0; p < order.length; p++) position[(order[p] as number) - from] = p;
   for (let x = from; x <= to; x++)
     for (let y = x + 1; y <= to; y++)
-      if ((position[y - from] as number) < (position[x - from] as number) && dependent(log, x, y))
+      if (
+        (position[y - from] as number) < (position[x - from] as number) &&
+        dependent(log, x, y) &&
+        !ticksCommute(log, x, y, from, to, position)
+      )
         return true;
   return false;
+}
+
+/**
+ * Two tick fires `x` and `y` that met only on the wait of a consumer (a select on both tickers'
+ * channels: syncLoop's syncCh and housekeepingCh) decide which tick the consumer handles first: the fire
+ * that runs first wakes it, the other's tick waits in its channel's buffer and the same round takes it
+ * next. If every event of the consumer in the instant was an idle round (it changed nothing: an idle
+ * round's handling of either tick reads what it read in the parent and does nothing) and runs after both
+ * fires in the child's order, the round handles both ticks in the other order, each idly, and ends where
+ * it ended in the parent: same state, same pending events. A consumer round between the two fires
+ * (handling one tick only) is not covered: the other tick would wake another round, one the parent's log
+ * does not have.
+ */
+function ticksCommute(
+  log: ChoiceLog,
+  x: number,
+  y: number,
+  from: number,
+  to: number,
+  position: readonly number[],
+): boolean {
+  if (!isTickFire(log, x) || !isTickFire(log, y)) return false;
+  const t = log.touches;
+  let i = log.touchStart[x] as number;
+  const iEnd = log.touchStart[x + 1] as number;
+  let j = log.touchStart[y] as number;
+  const jEnd = log.touchStart[y + 1] as number;
+  let consumers = 0;
+  while (i < iEnd && j < jEnd) {
+    const a = t[i] as number;
+    const b = t[j] as number;
+    if (a < b) i++;
+    else if (b < a) j++;
+    else {
+      if (!idleConsumerAfter(log, a, x, y, from, to, position)) return false;
+      consumers++;
+      i++;
+      j++;
+    }
+  }
+  return consumers > 0;
+}
+
+/** Whether `id` is a process's wait whose every event in `from..to` is an idle round after `x` and `y`. */
+function idleConsumerAfter(
+  log: ChoiceLog,
+  id: number,
+  x: number,
+  y: number,
+  from: number,
+  to: number,
+  position: readonly number[],
+): boolean {
+  if (id % 2 !== 0) return false; // a channel: odd (processObjectId)
+  const after = Math.max(position[x - from] as number, position[y - from] as number);
+  let rounds = 0;
+  for (let k = from; k <= to; k++) {
+    if (log.owner[k] !== id) continue;
+    const idle = log.kind[k] === FP_READER || log.kind[k] === FP_HOOKED;
+    if (!idle || (position[k - from] as number) < after) return false;
+    rounds++;
+  }
+  return rounds > 0;
 }
 
 /** The older rule: E commutes with every event from `from` to it, and pushed nothing due at its instant. */
@@ -171,7 +241,8 @@ function childOrder(log: ChoiceLog, from: number, to: number, first: number): nu
   while (next >= 0) {
     order.push(next);
     done[next - from] = true;
-    for (let j = from; j <= to; j++) if (log.pusher[j] === next) due[j - from] = true;
+    for (let j = from; j <= to; j++)
+      if (log.pusher[j] === next || wokenByFire(log, next, j)) due[j - from] = true;
     next = -1;
     for (let j = from; j <= to; j++) {
       if (!due[j - from] || done[j - from]) continue;
@@ -179,6 +250,28 @@ function childOrder(log: ChoiceLog, from: number, to: number, first: number): nu
     }
   }
   return order.length === n ? order : undefined;
+}
+
+/**
+ * Whether tick fire `f` wakes event `j`'s process in the child: `j` is a consumer's round that a tick fire
+ * woke in the parent, and `f`, a tick fire the parent ran before it, touched the same wait. Whichever
+ * such fire the child runs first is the one that wakes the consumer.
+ */
+function wokenByFire(log: ChoiceLog, f: number, j: number): boolean {
+  const p = log.pusher[j] as number;
+  if ((globalThis as { NOWAKE?: boolean }).NOWAKE === true) return false;
+  if (p < 0 || f >= j || !isTickFire(log, f) || !isTickFire(log, p)) return false;
+  const owner = log.owner[j] as number;
+  if (owner < 0 || !touched(log, f, owner) || !touched(log, p, owner)) return false;
+  // A fire before the consumer's previous round of the instant found that round's wait, not this one's.
+  for (let k = f + 1; k < j; k++) if (log.owner[k] === owner) return false;
+  return true;
+}
+
+function touched(log: ChoiceLog, j: number, id: number): boolean {
+  for (let k = log.touchStart[j] as number; k < (log.touchStart[j + 1] as number); k++)
+    if (log.touches[k] === id) return true;
+  return false;
 }
 
 /** The kernel's order of two entries due at one instant: tie, then sequence number. */

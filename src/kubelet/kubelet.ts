@@ -16,7 +16,14 @@ import {
   sortPodsByCreationTime,
   type UID,
 } from '../api/v1.js';
-import { WRITES_NONE, WRITES_PODS, WRITES_QUEUE, WRITES_RUNTIME, WRITES_SYNC_LOOP } from '../elisionMasks.js';
+import {
+  WRITES_NONE,
+  WRITES_PODS,
+  WRITES_QUEUE,
+  WRITES_RUNTIME,
+  WRITES_RUNTIME_CACHE_TIME,
+  WRITES_SYNC_LOOP,
+} from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
 import type { FakeRuntime } from '../runtime/fakeRuntime.js';
@@ -331,6 +338,8 @@ export class Kubelet {
       housekeepingPeriodMs,
       this.group,
       (roundMs) => this.housekeepingSkipped(roundMs),
+      WRITES_ALL,
+      WRITES_RUNTIME_CACHE_TIME,
     );
     const cases: SelectCase[] = [
       { recv: this.updates },
@@ -759,16 +768,19 @@ export class Kubelet {
 
   /** kubecontainer.RuntimeCache.GetPods: the runtime listing, refreshed when older than 2 s. */
   runtimeCacheGetPods(): RuntimePod[] {
+    this.sim.noteReads(WRITES_RUNTIME_CACHE_TIME);
     if (this.sim.nowMs - this.runtimeCacheTimeMs > 2000) this.forceUpdateRuntimeCache();
     return this.runtimeCachePods;
   }
 
   /** ForceUpdateIfOlder: refresh the runtime cache if it is older than `minTimeMs`. */
   forceUpdateRuntimeCacheIfOlder(minTimeMs: number): void {
+    this.sim.noteReads(WRITES_RUNTIME_CACHE_TIME);
     if (this.runtimeCacheTimeMs < minTimeMs) this.forceUpdateRuntimeCache();
   }
 
   forceUpdateRuntimeCache(): void {
+    this.sim.touch(WRITES_RUNTIME_CACHE_TIME);
     this.runtimeCachePods = this.runtimeManager.getPods(false);
     this.runtimeCacheTimeMs = this.sim.nowMs;
     this.runtimeCacheRuntimeVersion = this.host.runtime.version;

@@ -37,10 +37,15 @@ export function isLatencyDeviation(d: Step): d is LatencyDeviation {
   return 'latencyPoint' in d;
 }
 
-/** Footprint kinds: a stale wake-up (does nothing), an idle round (reads only), anything else. */
+/** Footprint kinds: a stale wake-up (does nothing), an idle round (reads only), anything else; and FP_HOOKED. */
 export const FP_STALE = 0;
 export const FP_READER = 1;
 export const FP_WRITER = 2;
+/**
+ * An idle round whose hook still moved its declared parts (IdleLoop and Ticker `hookWrites`: the PLEG's
+ * cache timestamp, the runtime cache's time): a writer of just those, reading its loop's read mask.
+ */
+export const FP_HOOKED = 3;
 
 /**
  * What one scheduled run did, for the explorer: per event its footprint, per choice point the ready
@@ -70,6 +75,8 @@ export class ChoiceLog {
    */
   readonly touches: number[] = [];
   readonly touchStart: number[] = [0];
+  /** The kernel object id of its process (processObjectId), or -1: a callback. */
+  readonly owner: number[] = [];
   /** The queue's next sequence number when it started: events it pushed have numbers from there on. */
   readonly startSeq: number[] = [];
   /** Per choice point: the index (into the per-event arrays) of the event popped there. */
@@ -226,26 +233,30 @@ export class ChoiceRun {
       const touched = this.touchBuf;
       touched.length = 0;
       // A process's own step ends (or goes on with) its wait.
-      if (target instanceof Process) touched.push(processObjectId(target));
+      const owner = target instanceof Process ? processObjectId(target) : -1;
+      if (owner >= 0) touched.push(owner);
       sim.touchedObjects = touched;
       target.fire(arg);
       sim.touchedObjects = undefined;
       sim.endEvent(target);
       recordTouches(log, touched);
       log.seq.push(seq);
+      log.owner.push(owner);
       log.timeMs.push(timeMs);
       log.nowPush.push(0);
       const shared = sim.shared !== shared0 ? 1 : 0;
       if (stale) this.record(FP_STALE, 0, 0, 0, 0);
       else if (sim.readerDomain >= 0 && sim.eventClean() && shared === 0)
-        this.record(FP_READER, sim.readerDomain, sim.readerMask, 0, 0);
+        this.record(FP_READER, sim.readerDomain, sim.readerMask | sim.eventReads, 0, 0);
+      else if (sim.hookWrites >= 0 && sim.eventClean() && shared === 0)
+        this.record(FP_HOOKED, target.domain ?? 0, sim.hookWrites, 0, sim.readerMask | sim.eventReads);
       else
         this.record(
           FP_WRITER,
           target.domain ?? 0,
           sim.eventWritesMask,
           shared,
-          target instanceof Process ? target.readMask : WRITES_ALL,
+          (target instanceof Process ? target.readMask : WRITES_ALL) | sim.eventReads,
         );
     }
   }
@@ -365,7 +376,7 @@ function touchesMeet(log: ChoiceLog, a: number, b: number): boolean {
 }
 
 /** A ticker's fire: it wrote only its channel (and woke its consumer if that waited on it). */
-function isTickFire(log: ChoiceLog, j: number): boolean {
+export function isTickFire(log: ChoiceLog, j: number): boolean {
   return log.kind[j] === FP_WRITER && log.mask[j] === WRITES_TICK;
 }
 

@@ -48,6 +48,11 @@ export interface LoopOptions {
   readonly readsDomain?: number | undefined;
   /** The parts of its domain's state a round reads (src/sim/masks.ts); all of it by default. */
   readonly readMask?: number | undefined;
+  /**
+   * The parts the hook moves: an idle round, run for real, moves them too, and nothing else (for schedule
+   * footprints, src/sim/choices.ts). Unset: an idle round with a hook may write anything its process may.
+   */
+  readonly hookWrites?: number | undefined;
 }
 
 export class IdleLoop implements Parked, LoopRef {
@@ -73,6 +78,7 @@ export class IdleLoop implements Parked, LoopRef {
   readonly hook: ((roundMs: number) => void) | undefined;
   readonly readsDomain: number | undefined;
   readonly readMask: number;
+  readonly hookWrites: number | undefined;
 
   constructor(
     private readonly sim: Sim,
@@ -83,6 +89,7 @@ export class IdleLoop implements Parked, LoopRef {
     this.hook = o.hook;
     this.readsDomain = o.readsDomain;
     this.readMask = o.readMask ?? WRITES_ALL;
+    this.hookWrites = o.hookWrites;
     this.it = new EffectIterator<void>(effect(OP_LOOP, periodMs, undefined, undefined, undefined, 0, this));
   }
 
@@ -125,6 +132,8 @@ export class IdleLoop implements Parked, LoopRef {
       // A round with a hook still moves what the hook moves: not a pure read (src/sim/choices.ts).
       if (this.hook === undefined)
         sim.noteIdleReads(this.readsDomain ?? sim.current?.domain ?? 0, this.readMask);
+      else if (this.hookWrites !== undefined && this.readsDomain === undefined)
+        sim.noteIdleHookWrites(this.readMask, this.hookWrites);
       this.deadlineMs = sim.deadlineMs;
       this.park = sim.elide && this.deadlineMs > sim.nowMs + ms;
     }
@@ -160,6 +169,8 @@ export class Ticker implements Parked {
     readonly hook: ((roundMs: number) => void) | undefined = undefined,
     /** The parts of its consumer's domain that handling a tick reads (src/sim/masks.ts). */
     readonly readMask: number = WRITES_ALL,
+    /** What `hook` moves: an idle handling moves it too, and nothing else (IdleLoop's `hookWrites`). */
+    readonly hookWrites: number | undefined = undefined,
   ) {
     this.ch = sim.chan<number>(1, name);
     this.ch.quiet = true;
@@ -168,6 +179,10 @@ export class Ticker implements Parked {
 
   private *run(): Generator<Effect, void, unknown> {
     const sim = this.sim;
+    // Its first step only starts the sleep to the first tick: it changes nothing but its own wait, as a
+    // fire does (src/sim/choices.ts: it commutes with every event that touched neither).
+    sim.declareClean();
+    sim.writesOnly(WRITES_TICK);
     for (;;) {
       yield* sleep(this.periodMs);
       this.ch.trySend(sim.nowMs);
@@ -192,6 +207,7 @@ export class Ticker implements Parked {
     }
     if (!sim.declareIdle()) return;
     if (this.hook === undefined) sim.noteIdleReads(sim.current?.domain ?? 0, this.readMask);
+    else if (this.hookWrites !== undefined) sim.noteIdleHookWrites(this.readMask, this.hookWrites);
     if (!sim.elide) return;
     const p = this.proc as Process;
     const next = tickMs + this.periodMs;

@@ -114,6 +114,13 @@ export class Sim {
   readerDomain = -1;
   /** @internal The parts of that domain it read. */
   readerMask = 0;
+  /**
+   * @internal Set by an idle round whose hook still moved something (noteIdleHookWrites): the parts the
+   * hook writes, -1 if none. Its reads are readerMask's.
+   */
+  hookWrites = -1;
+  /** @internal Parts outside every read mask (WRITES_ALL) that the current event read (noteReads). */
+  eventReads = 0;
   /** The schedule this run follows (src/sim/choices.ts); undefined: the default order, the kernel's loops. */
   private choices: ChoiceRun | undefined = undefined;
 
@@ -157,6 +164,24 @@ export class Sim {
   }
 
   /**
+   * The current event is an idle round (declared so) whose hook still moved the parts in `writes` (the
+   * PLEG's relist moves its cache's timestamp): it writes only those and reads only `reads` of its
+   * node (src/sim/choices.ts).
+   */
+  noteIdleHookWrites(reads: number, writes: number): void {
+    this.readerMask = reads;
+    this.hookWrites = writes;
+  }
+
+  /**
+   * The current event read parts that no read mask holds (outside WRITES_ALL: a process reads them only
+   * where it says so, here), for its footprint (src/sim/choices.ts).
+   */
+  noteReads(mask: number): void {
+    this.eventReads |= mask;
+  }
+
+  /**
    * Runs follow `choices`'s schedule and record their choice points. With elision, every round of an
    * instant where a real event is due runs for real, so any order of that instant can be picked
    * (src/sim/choices.ts).
@@ -173,6 +198,8 @@ export class Sim {
     this.eventPure = false;
     this.eventWrites = target.writeMask ?? WRITES_ALL;
     this.readerDomain = -1;
+    this.hookWrites = -1;
+    this.eventReads = 0;
   }
 
   /**

@@ -3,12 +3,20 @@
 // (a wake-up stale in the parent, run first) gives another run.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { WRITES_POD_CACHE_TIME } from '../../src/elisionMasks.js';
 import { mustExplore } from '../../src/explore/explore.js';
 import { Fixes } from '../../src/fixes.js';
 import { runScenario } from '../../src/run/run.js';
 import { loadScenarioFile } from '../../src/scenario/load.js';
 import type { Scenario } from '../../src/scenario/types.js';
-import { type ChoiceLog, dependent, FP_READER, FP_STALE, FP_WRITER } from '../../src/sim/choices.js';
+import {
+  type ChoiceLog,
+  dependent,
+  FP_HOOKED,
+  FP_READER,
+  FP_STALE,
+  FP_WRITER,
+} from '../../src/sim/choices.js';
 import { WRITES_TICK } from '../../src/sim/masks.js';
 
 const dir = join(import.meta.dirname, '..', '..', 'scenarios');
@@ -84,6 +92,55 @@ describe('explore: the commutation rule', () => {
     expect(consumers).toBeGreaterThan(20);
     // The coarse rule: a fire never commuted with an idle round of its node.
     expect(commuting).toBeGreaterThan(25);
+  });
+
+  it("two tick fires that only race to wake an idle consumer (syncLoop's select on syncCh and housekeepingCh) are skipped, and give the same run", () => {
+    const log = deleted.log;
+    // Skipped deviations that move a tick fire ahead of another fire to the same consumer: the pair is
+    // dependent (both touched the consumer's wait), so without the consumer rule they were explored.
+    const racing = skippedBy(deleted).filter(([c, , at]) => {
+      if (at < 0 || !isTickFire(log, at)) return false;
+      for (let j = log.pointEvent[c] as number; j < at; j++)
+        if (isTickFire(log, j) && dependent(log, j, at)) return true;
+      return false;
+    });
+    expect(racing.length).toBeGreaterThanOrEqual(3);
+    for (const [point, pick] of racing) expect(sameRun(deleted, point, pick), `${point}:${pick}`).toBe(true);
+  });
+
+  it("the first step of a ticker's goroutine (it only starts its sleep) is a fire's footprint", () => {
+    const log = deleted.log;
+    const firstFires = [];
+    for (let j = 0; j < log.seq.length && log.timeMs[j] === 0; j++)
+      if (isTickFire(log, j)) firstFires.push(j);
+    // syncCh and housekeepingCh, started by syncLoop at 0 s.
+    expect(firstFires.length).toBe(2);
+  });
+
+  it("an idle relist writes only the PLEG cache's timestamp, which only a pod worker's GetNewerThan reads: it commutes with the status manager", () => {
+    const log = deleted.log;
+    const idleRelists: number[] = [];
+    for (let j = 0; j < log.seq.length; j++)
+      if (log.kind[j] === FP_HOOKED && log.mask[j] === WRITES_POD_CACHE_TIME) idleRelists.push(j);
+    expect(idleRelists.length).toBeGreaterThan(10);
+    // A pod worker's sync reads it (Sim.noteReads in the cache), so they stay dependent.
+    let readers = 0;
+    for (let j = 0; j < log.seq.length; j++)
+      if (((log.reads[j] as number) & WRITES_POD_CACHE_TIME) !== 0) readers++;
+    expect(readers).toBeGreaterThan(0);
+    // Skipped deviations that swap an idle relist and a writer that reads everything else of the node.
+    const swapped = skippedBy(deleted).filter(([c, , at]) => {
+      if (at < 0) return false;
+      for (let j = log.pointEvent[c] as number; j < at; j++) {
+        const relistMoved = idleRelists.includes(at) && log.kind[j] === FP_WRITER && !idleRelists.includes(j);
+        const passedRelist = idleRelists.includes(j) && log.kind[at] === FP_WRITER;
+        if ((relistMoved || passedRelist) && log.domain[j] === log.domain[at]) return true;
+      }
+      return false;
+    });
+    expect(swapped.length).toBeGreaterThanOrEqual(5);
+    for (const [point, pick] of swapped.slice(0, 30))
+      expect(sameRun(deleted, point, pick), `${point}:${pick}`).toBe(true);
   });
 
   it('keeps fewer reorderings than the coarse rule (235 and 265 of 432)', () => {

@@ -2,6 +2,7 @@
 // GetNewerThan blocks until the cache holds data newer than a given time, which is how a pod worker
 // waits for the next relist after its own sync.
 import { emptyRuntimePodStatus, type RuntimePodStatus, type UID } from '../../api/v1.js';
+import { WRITES_POD_CACHE_TIME } from '../../elisionMasks.js';
 import { AssertionError, assert, type Co, type Process, park, type Sim } from '../../sim/index.js';
 import type { PodCache } from '../types.js';
 
@@ -44,6 +45,7 @@ export class Cache implements PodCache {
 
   /** UpdateTime: every entry is now known to be current as of `timestampMs`. */
   updateTime(timestampMs: number): void {
+    this.sim.touch(WRITES_POD_CACHE_TIME);
     this.timestampMs = timestampMs;
     this.notifyAll(timestampMs);
   }
@@ -67,6 +69,7 @@ export class Cache implements PodCache {
   }
 
   private getIfNewerThan(uid: UID, minTimeMs: number): RuntimePodStatus | undefined {
+    this.sim.noteReads(WRITES_POD_CACHE_TIME);
     const entry = this.pods.get(uid);
     const globalNewer = this.timestampMs > minTimeMs;
     if (entry === undefined) return globalNewer ? emptyRuntimePodStatus(uid, this.timestampMs) : undefined;

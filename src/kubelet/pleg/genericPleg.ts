@@ -1,7 +1,7 @@
 // Ported from kubernetes pkg/kubelet/pleg/generic.go, release-1.23: relist the runtime every second,
 // refresh the cache, and emit lifecycle events. The cache therefore lags the runtime by up to a relist.
 import type { RuntimeContainerState, UID } from '../../api/v1.js';
-import { WRITES_RUNTIME } from '../../elisionMasks.js';
+import { WRITES_POD_CACHE_TIME, WRITES_RUNTIME } from '../../elisionMasks.js';
 import type { FakeRuntime } from '../../runtime/fakeRuntime.js';
 import { type Chan, type Co, IdleLoop, type Sim } from '../../sim/index.js';
 import type { Cache } from '../container/cache.js';
@@ -68,6 +68,7 @@ export class GenericPLEG {
       version: () => this.runtime.version,
       hook: (roundMs) => this.cache.relistSkipped(roundMs),
       readMask: WRITES_RUNTIME,
+      hookWrites: WRITES_POD_CACHE_TIME,
     });
     for (;;) {
       loop.begin();
