@@ -246,10 +246,10 @@ export class ChoiceRun {
       log.nowPush.push(0);
       const shared = sim.shared !== shared0 ? 1 : 0;
       if (stale) this.record(FP_STALE, 0, 0, 0, 0);
-      else if (sim.readerDomain >= 0 && sim.eventClean() && shared === 0)
-        this.record(FP_READER, sim.readerDomain, sim.readerMask | sim.eventReads, 0, 0);
-      else if (sim.hookWrites >= 0 && sim.eventClean() && shared === 0)
+      else if (sim.hookWrites >= 0 && sim.readerDomain !== -2 && sim.eventClean() && shared === 0)
         this.record(FP_HOOKED, target.domain ?? 0, sim.hookWrites, 0, sim.readerMask | sim.eventReads);
+      else if (sim.readerDomain >= 0 && sim.hookWrites === -1 && sim.eventClean() && shared === 0)
+        this.record(FP_READER, sim.readerDomain, sim.readerMask | sim.eventReads, 0, 0);
       else
         this.record(
           FP_WRITER,

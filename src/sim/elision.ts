@@ -134,6 +134,7 @@ export class IdleLoop implements Parked, LoopRef {
         sim.noteIdleReads(this.readsDomain ?? sim.current?.domain ?? 0, this.readMask);
       else if (this.hookWrites !== undefined && this.readsDomain === undefined)
         sim.noteIdleHookWrites(this.readMask, this.hookWrites);
+      else sim.noteIdleHookUnknown();
       this.deadlineMs = sim.deadlineMs;
       this.park = sim.elide && this.deadlineMs > sim.nowMs + ms;
     }
@@ -208,6 +209,7 @@ export class Ticker implements Parked {
     if (!sim.declareIdle()) return;
     if (this.hook === undefined) sim.noteIdleReads(sim.current?.domain ?? 0, this.readMask);
     else if (this.hookWrites !== undefined) sim.noteIdleHookWrites(this.readMask, this.hookWrites);
+    else sim.noteIdleHookUnknown();
     if (!sim.elide) return;
     const p = this.proc as Process;
     const next = tickMs + this.periodMs;

@@ -110,13 +110,16 @@ export class Sim {
    */
   touchedObjects: number[] | undefined = undefined;
   private nextChanObjectId = 1;
-  /** @internal Set by an idle round that only read (noteIdleReads): its read domain, -1 if none. */
+  /**
+   * @internal Set by an idle round that only read (noteIdleReads): its read domain, -1 if none, -2 if
+   * the event is no reader (rounds of two domains, or a round whose hook may write anything).
+   */
   readerDomain = -1;
   /** @internal The parts of that domain it read. */
   readerMask = 0;
   /**
    * @internal Set by an idle round whose hook still moved something (noteIdleHookWrites): the parts the
-   * hook writes, -1 if none. Its reads are readerMask's.
+   * hook writes, -1 if none, -2 if they are not known (noteIdleHookUnknown). Its reads are readerMask's.
    */
   hookWrites = -1;
   /** @internal Parts outside every read mask (WRITES_ALL) that the current event read (noteReads). */
@@ -159,8 +162,10 @@ export class Sim {
    * with every event that writes none of them (src/sim/choices.ts).
    */
   noteIdleReads(domain: number, mask: number): void {
-    this.readerDomain = domain;
-    this.readerMask = mask;
+    // One event may judge several rounds idle (syncLoop's select takes a second tick in the same step):
+    // it read what all of them read, and reads one domain or is no reader.
+    this.readerDomain = this.readerDomain === -1 || this.readerDomain === domain ? domain : -2;
+    this.readerMask |= mask;
   }
 
   /**
@@ -169,8 +174,17 @@ export class Sim {
    * node (src/sim/choices.ts).
    */
   noteIdleHookWrites(reads: number, writes: number): void {
-    this.readerMask = reads;
-    this.hookWrites = writes;
+    this.readerMask |= reads;
+    this.hookWrites = (this.hookWrites < 0 ? 0 : this.hookWrites) | writes;
+  }
+
+  /**
+   * The current event judged an idle round whose hook may move anything its process may write: not a
+   * reader, whatever else it judged (src/sim/choices.ts).
+   */
+  noteIdleHookUnknown(): void {
+    this.readerDomain = -2;
+    this.hookWrites = -2;
   }
 
   /**
@@ -198,6 +212,7 @@ export class Sim {
     this.eventPure = false;
     this.eventWrites = target.writeMask ?? WRITES_ALL;
     this.readerDomain = -1;
+    this.readerMask = 0;
     this.hookWrites = -1;
     this.eventReads = 0;
   }

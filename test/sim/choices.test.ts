@@ -5,6 +5,7 @@ import {
   ChoiceRun,
   dependent,
   EventQueue,
+  FP_HOOKED,
   FP_READER,
   FP_STALE,
   FP_WRITER,
@@ -14,6 +15,7 @@ import {
   select,
   sleep,
   type Target,
+  Ticker,
 } from '../../src/sim/index.js';
 
 /** Three callbacks at one instant, two at a later one: the order they fire in under `schedule`. */
@@ -192,6 +194,43 @@ describe('footprints', () => {
     expect(dependent(l, 3, 4)).toBe(true);
     expect(dependent(l, 5, 3)).toBe(true); // domain 0 is every node
     expect(dependent(l, 5, 6)).toBe(false); // it writes pods; the round reads volumes
+  });
+
+  it("one step that handles two ticks idly reads what both handlings read, and writes what the second's hook moves", () => {
+    // syncLoop's select: a tick of syncCh (reads the work queue) and, in the same step, housekeeping's
+    // (reads everything; its hook moves the runtime cache's time). Recorded as a reader of the queue
+    // alone, the step would commute with writers that housekeeping's handling reads.
+    const sim = new Sim(11);
+    const run = new ChoiceRun([]);
+    sim.setChoices(run);
+    const handled = new Map<number, number[]>();
+    sim.spawn(
+      'consumer',
+      (function* () {
+        const a = new Ticker(sim, 'a', 10, undefined, undefined, 0x10);
+        const b = new Ticker(sim, 'b', 10, undefined, () => {}, 0xffff, 0x20000);
+        for (;;) {
+          const r = yield* select([{ recv: a.ch as never }, { recv: b.ch as never }]);
+          const t = r.index === 0 ? a : b;
+          t.begin();
+          t.handled(r.value as number, 0);
+          handled.set(sim.events - 1, [...(handled.get(sim.events - 1) ?? []), r.index]);
+        }
+      })(),
+      undefined,
+      1,
+    );
+    sim.run({ horizonMs: 400, maxEvents: 10_000 });
+    const l = run.log;
+    let both = 0;
+    for (const [j, cases] of handled) {
+      if (cases.length < 2) continue;
+      both++;
+      expect(l.kind[j]).toBe(FP_HOOKED);
+      expect(l.mask[j]).toBe(0x20000);
+      expect((l.reads[j] as number) & 0xffff).toBe(0xffff);
+    }
+    expect(both).toBeGreaterThan(0);
   });
 
   it('two writers of one node commute only if neither writes what the other reads or writes', () => {
