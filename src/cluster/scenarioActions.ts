@@ -107,7 +107,10 @@ export class ScenarioActions {
       (action.kind === 'createPod' && !action.static) ||
       ((action.kind === 'deletePod' || action.kind === 'forceDeletePod') &&
         this.staticPodOf(action.pod) === undefined);
-    if (apiOnly) this.world.sim.writesOnly(WRITES_NONE);
+    if (apiOnly) {
+      this.world.sim.writesOnly(WRITES_NONE);
+      this.world.sim.readsOnly(WRITES_NONE);
+    }
     switch (action.kind) {
       case 'createPod':
         this.createPodIfFree(action, line, true);

@@ -256,7 +256,11 @@ export class ChoiceRun {
           target.domain ?? 0,
           sim.eventWritesMask,
           shared,
-          (target instanceof Process ? target.readMask : WRITES_ALL) | sim.eventReads,
+          (sim.eventReadMask >= 0
+            ? sim.eventReadMask
+            : target instanceof Process
+              ? target.readMask
+              : WRITES_ALL) | sim.eventReads,
         );
     }
   }
@@ -413,9 +417,9 @@ export function dependent(log: ChoiceLog, a: number, b: number): boolean {
   }
   if (log.shared[a] === 1 && log.shared[b] === 1) return true;
   if (!sameDomain) return false;
-  // Two writers of one node: either order leaves the same state if neither writes a part the other
-  // reads or writes. Without a declared read set a writer reads everything (Process.readMask).
-  if (da === 0 || db === 0) return true;
+  // Two writers of one node (or one of them of every node, domain 0): either order leaves the same state
+  // if neither writes a part the other reads or writes. Without a declared read set a writer reads
+  // everything (Process.readMask; a callback unless it says: Sim.readsOnly).
   const wa = log.mask[a] as number;
   const wb = log.mask[b] as number;
   return ((wa & ((log.reads[b] as number) | wb)) | (wb & (log.reads[a] as number))) !== 0;

@@ -47,6 +47,11 @@ export interface DrawCounter {
   owner: DrawOwner | undefined;
   /** Streams forked so far: each gets the next number, its index into an owner's ordinals. */
   streams: number;
+  /**
+   * Told of each draw made outside a goroutine (the stream's next number, so two such draws in the other
+   * order swap their numbers): a schedule run records it in the event's footprint (src/sim/choices.ts).
+   */
+  unkeyed?: ((streamNo: number) => void) | undefined;
 }
 
 /** Who draws: its key (stable across orderings: a hash of its name and incarnation) and its counts. */
@@ -94,7 +99,10 @@ export class Rng {
    */
   private unit(): number {
     const owner = this.draws.owner;
-    if (owner === undefined) return this.prng();
+    if (owner === undefined) {
+      this.draws.unkeyed?.(this.streamNo);
+      return this.prng();
+    }
     if (this.streamKey < 0) this.streamKey = hashText(this.seedText);
     const ordinals = owner.drawOrdinals;
     const n = (ordinals[this.streamNo] ?? 0) + 1;

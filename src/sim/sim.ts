@@ -124,6 +124,8 @@ export class Sim {
   hookWrites = -1;
   /** @internal Parts outside every read mask (WRITES_ALL) that the current event read (noteReads). */
   eventReads = 0;
+  /** @internal What the current event reads, if it said (readsOnly); -1: its target's read mask. */
+  eventReadMask = -1;
   /** The schedule this run follows (src/sim/choices.ts); undefined: the default order, the kernel's loops. */
   private choices: ChoiceRun | undefined = undefined;
 
@@ -203,6 +205,8 @@ export class Sim {
   setChoices(choices: ChoiceRun): void {
     this.choices = choices;
     this.fx.chooser = choices.attach(this, this.queue);
+    // A stream's object id: negative, apart from processes' (even) and channels' (odd, positive).
+    this.fx.unkeyed = (streamNo) => this.touchObject(-1 - streamNo);
   }
 
   /** @internal A schedule run's loop starts an event as runElided does (its footprint is judged after). */
@@ -215,6 +219,7 @@ export class Sim {
     this.readerMask = 0;
     this.hookWrites = -1;
     this.eventReads = 0;
+    this.eventReadMask = -1;
   }
 
   /**
@@ -249,6 +254,14 @@ export class Sim {
    */
   writesOnly(mask: number): void {
     this.eventWrites = mask;
+  }
+
+  /**
+   * The current event reads only the parts in `mask` of its node's state (a callback reads everything
+   * unless it says so): for schedule footprints (src/sim/choices.ts).
+   */
+  readsOnly(mask: number): void {
+    this.eventReadMask = mask;
   }
 
   /** A time-dependent decision of the current loop round changes at `timeMs` (a back-off ends, say). */

@@ -233,6 +233,39 @@ describe('footprints', () => {
     expect(both).toBeGreaterThan(0);
   });
 
+  it("draws outside a goroutine take a stream's next number: two callbacks drawing from one stream do not commute", () => {
+    const sim = new Sim(5);
+    const run = new ChoiceRun([]);
+    sim.setChoices(run);
+    const a = sim.rng.fork('a');
+    const b = sim.rng.fork('b');
+    // Three callbacks that change and read nothing of their node: two draw from stream a, one from b.
+    for (const stream of [a, a, b])
+      sim.at(
+        5,
+        () => {
+          sim.writesOnly(0);
+          sim.readsOnly(0);
+          stream.int(1, 100);
+        },
+        1,
+      );
+    sim.run({ horizonMs: 10, maxEvents: 10 });
+    const l = run.log;
+    expect(l.seq.length).toBe(3);
+    // Which two drew from a depends on the tie order: find them by their touched stream.
+    const ids = [0, 1, 2].map((j) =>
+      l.touches.slice(l.touchStart[j] as number, l.touchStart[j + 1] as number),
+    );
+    const same: [number, number][] = [];
+    const other: [number, number][] = [];
+    for (let x = 0; x < 3; x++)
+      for (let y = x + 1; y < 3; y++) (ids[x]?.[0] === ids[y]?.[0] ? same : other).push([x, y]);
+    expect([same.length, other.length]).toEqual([1, 2]);
+    for (const [x, y] of same) expect(dependent(l, x, y)).toBe(true);
+    for (const [x, y] of other) expect(dependent(l, x, y)).toBe(false);
+  });
+
   it('two writers of one node commute only if neither writes what the other reads or writes', () => {
     const l = log([
       [FP_WRITER, 1, 0, 1, 0], // the Lease renewal: reads and writes nothing of the node, calls the API
@@ -240,7 +273,8 @@ describe('footprints', () => {
       [FP_WRITER, 1, 2, 0, 4], // writes statuses, reads the runtime
       [FP_WRITER, 1, 8, 0, 1], // writes volumes, reads pods
       [FP_WRITER, 1, 2, 1], // writes statuses, calls the API
-      [FP_WRITER, 0, 0, 0, 0], // anywhere
+      [FP_WRITER, 0, 2, 0, 0], // anywhere: writes statuses of every node, reads nothing
+      [FP_WRITER, 0, 0, 1, 0], // an API pod's create (a timeline entry): only the API server
     ]);
     expect(dependent(l, 0, 1)).toBe(false);
     expect(dependent(l, 0, 4)).toBe(true); // both called the API server
@@ -248,7 +282,11 @@ describe('footprints', () => {
     expect(dependent(l, 2, 3)).toBe(false); // neither reads nor writes what the other writes
     expect(dependent(l, 2, 4)).toBe(true); // both write statuses
     expect(dependent(l, 3, 1)).toBe(true); // PLEG reads everything, volumes included
-    expect(dependent(l, 5, 0)).toBe(true); // domain 0 is every node, every part
+    expect(dependent(l, 5, 2)).toBe(true); // domain 0 is every node: both write its statuses
+    expect(dependent(l, 5, 1)).toBe(true); // PLEG reads the statuses it writes there
+    expect(dependent(l, 5, 3)).toBe(false); // volumes and pods: neither is written by the other
+    expect(dependent(l, 6, 1)).toBe(false); // an API write and a relist
+    expect(dependent(l, 6, 4)).toBe(true); // both called the API server
   });
 });
 

@@ -12,7 +12,7 @@ import {
   newContainerStatus,
   newPodStatus,
 } from '../../api/v1.js';
-import { WRITES_STATUS } from '../../elisionMasks.js';
+import { WRITES_NONE, WRITES_STATUS } from '../../elisionMasks.js';
 import {
   type Chan,
   type Co,
@@ -86,6 +86,8 @@ export class StatusManager {
       hook: (roundMs) => {
         this.nextBatchMs = roundMs + statusSyncPeriodMs;
       },
+      // The hook moves only the manager's own next batch time, which nothing else reads.
+      hookWrites: WRITES_NONE,
     });
     this.nextBatchMs = this.sim.nowMs + statusSyncPeriodMs;
     for (;;) {
