@@ -177,7 +177,7 @@ export class Sim {
    */
   noteIdleHookWrites(reads: number, writes: number): void {
     this.readerMask |= reads;
-    this.hookWrites = (this.hookWrites < 0 ? 0 : this.hookWrites) | writes;
+    if (this.hookWrites !== -2) this.hookWrites = Math.max(this.hookWrites, 0) | writes;
   }
 
   /**
