@@ -26,6 +26,7 @@ export interface Children {
 /**
  * The deviations a child of `schedule` may add, from its run's logs: both kinds of choice point in the
  * order the run met them (an event's pop, then the latencies it draws), after the schedule's last one.
+ * `atBound`: the children are at the bound, so none of them will have children of its own.
  */
 export function childrenOf(
   schedule: Schedule,
@@ -33,6 +34,7 @@ export function childrenOf(
   lat: LatencyLog,
   latencies: boolean,
   reduction: boolean,
+  atBound = false,
 ): Children {
   const steps: Step[] = [];
   let skipped = 0;
@@ -51,7 +53,10 @@ export function childrenOf(
     if (after !== undefined && !keyAfter(event, 0, c, after)) continue;
     const readyCount = log.readyCount(c);
     for (let i = 1; i < readyCount; i++) {
-      if (index !== undefined && !mustExplore(log, index, c, i)) {
+      if (
+        index !== undefined &&
+        (!mustExplore(log, index, c, i) || (atBound && sameAsNextSibling(log, index, c, i)))
+      ) {
         skipped++;
         continue;
       }
@@ -216,6 +221,38 @@ function idleConsumerAfter(
     rounds++;
   }
   return rounds > 0;
+}
+
+/**
+ * Whether picking the `i`-th ready event E at choice point `c` gives the run of picking E at the next
+ * choice point instead, a sibling of the same parent: the parent popped A at `c` and the next pop is
+ * choice point c + 1 with E ready there; E commutes with A and pushes nothing due at its instant. Then
+ * "E, A, then the default order" and "A, E, then the default order" are the same run: after both, the
+ * same events are due with the same ties. Used only for schedules at the bound: the sibling gives the
+ * same run, but the children of "E first" (a deviation at c + 1 that moves another event ahead of A)
+ * are not all children of the sibling, so a schedule that will have children is never skipped so.
+ * The instants mustExplore does not trust (a stale wake-up in it, the run's last) are not skipped either.
+ */
+export function sameAsNextSibling(
+  log: ChoiceLog,
+  index: ReadonlyMap<number, number>,
+  c: number,
+  i: number,
+): boolean {
+  const from = log.pointEvent[c] as number;
+  if (c + 1 >= log.points || log.pointEvent[c + 1] !== from + 1) return false;
+  const seq = log.readySeq(c, i);
+  const at = index.get(seq);
+  if (at === undefined || log.kind[at] === FP_STALE || log.nowPush[at] === 1) return false;
+  let readyNext = false;
+  for (let k = 0; k < log.readyCount(c + 1); k++) if (log.readySeq(c + 1, k) === seq) readyNext = true;
+  if (!readyNext) return false;
+  const timeMs = log.timeMs[from] as number;
+  let to = from;
+  while (to + 1 < log.seq.length && log.timeMs[to + 1] === timeMs) to++;
+  if (to === log.seq.length - 1) return false;
+  for (let j = from; j <= to; j++) if (log.kind[j] === FP_STALE) return false;
+  return !dependent(log, from, at);
 }
 
 /** The older rule: E commutes with every event from `from` to it, and pushed nothing due at its instant. */

@@ -207,7 +207,14 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
       const parentRun = parent.length === 0 && defaultRun !== undefined ? defaultRun : run(parent);
       const choices = parentRun.choices;
       if (choices === undefined) continue;
-      const children = childrenOf(parent, choices.log, choices.latency, latencies, reduction);
+      const children = childrenOf(
+        parent,
+        choices.log,
+        choices.latency,
+        latencies,
+        reduction,
+        depth === o.bound,
+      );
       // Counted once per parent, when its first child is due (a resumed parent was counted already).
       if (childIndex === 0) skipped += children.skipped;
       for (; childIndex < children.steps.length; ) {

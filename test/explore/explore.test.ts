@@ -104,7 +104,7 @@ describe('explore: resuming from a checkpoint', () => {
   it('stopped by its budget again and again and resumed through the file, it ends as one that never stopped', () => {
     const o = { fixes, bound: 2, maxSchedules: 100_000, ...unlimited };
     const whole = explore(tiny, o);
-    expect([whole.complete, whole.perDepth]).toEqual([true, [1, 51, 1131]]);
+    expect([whole.complete, whole.perDepth]).toEqual([true, [1, 51, 956]]);
     let text = checkpointText(key, INITIAL_STATE);
     let checkpoints = 0;
     let last: ReturnType<typeof explore> | undefined;
