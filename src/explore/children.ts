@@ -1,12 +1,11 @@
 // The children of an explored schedule (podrace explore, docs/explore.md): one more deviation at a choice
 // point after its last one, read off the schedule's own run. Up to that point a child's run is its
 // parent's (runs are deterministic), so the parent's choice log says what the child can pick there.
+
 import {
   type ChoiceLog,
   type Deviation,
   dependent,
-  FP_HOOKED,
-  FP_READER,
   FP_STALE,
   isLatencyDeviation,
   isTickFire,
@@ -15,6 +14,7 @@ import {
   type Schedule,
   type Step,
 } from '../sim/index.js';
+import { idleTickClusters } from './idleConsumers.js';
 
 /** A parent's children in the order the run met their choice points, and the reorderings skipped. */
 export interface Children {
@@ -149,78 +149,15 @@ export function mustExplore(
   // position[j - from]: where event j of the parent runs in the child's instant.
   const position = new Array<number>(to - from + 1);
   for (let p = 0; p < order.length; p++) position[(order[p] as number) - from] = p;
+  const cluster = idleTickClusters(log, from, to);
   for (let x = from; x <= to; x++)
-    for (let y = x + 1; y <= to; y++)
-      if (
-        (position[y - from] as number) < (position[x - from] as number) &&
-        dependent(log, x, y) &&
-        !ticksCommute(log, x, y, from, to, position)
-      )
-        return true;
-  return false;
-}
-
-/**
- * Two tick fires `x` and `y` that met only on the wait of a consumer (a select on both tickers'
- * channels: syncLoop's syncCh and housekeepingCh) decide which tick the consumer handles first: the fire
- * that runs first wakes it, the other's tick waits in its channel's buffer and the same round takes it
- * next. If every event of the consumer in the instant was an idle round (it changed nothing: an idle
- * round's handling of either tick reads what it read in the parent and does nothing) and runs after both
- * fires in the child's order, the round handles both ticks in the other order, each idly, and ends where
- * it ended in the parent: same state, same pending events. A consumer round between the two fires
- * (handling one tick only) is not covered: the other tick would wake another round, one the parent's log
- * does not have.
- */
-function ticksCommute(
-  log: ChoiceLog,
-  x: number,
-  y: number,
-  from: number,
-  to: number,
-  position: readonly number[],
-): boolean {
-  if (!isTickFire(log, x) || !isTickFire(log, y)) return false;
-  const t = log.touches;
-  let i = log.touchStart[x] as number;
-  const iEnd = log.touchStart[x + 1] as number;
-  let j = log.touchStart[y] as number;
-  const jEnd = log.touchStart[y + 1] as number;
-  let consumers = 0;
-  while (i < iEnd && j < jEnd) {
-    const a = t[i] as number;
-    const b = t[j] as number;
-    if (a < b) i++;
-    else if (b < a) j++;
-    else {
-      if (!idleConsumerAfter(log, a, x, y, from, to, position)) return false;
-      consumers++;
-      i++;
-      j++;
+    for (let y = x + 1; y <= to; y++) {
+      if ((position[y - from] as number) > (position[x - from] as number)) continue;
+      const cx = cluster[x - from] as number;
+      if (cx >= 0 && cx === cluster[y - from]) continue;
+      if (dependent(log, x, y)) return true;
     }
-  }
-  return consumers > 0;
-}
-
-/** Whether `id` is a process's wait whose every event in `from..to` is an idle round after `x` and `y`. */
-function idleConsumerAfter(
-  log: ChoiceLog,
-  id: number,
-  x: number,
-  y: number,
-  from: number,
-  to: number,
-  position: readonly number[],
-): boolean {
-  if (id % 2 !== 0) return false; // a channel: odd (processObjectId)
-  const after = Math.max(position[x - from] as number, position[y - from] as number);
-  let rounds = 0;
-  for (let k = from; k <= to; k++) {
-    if (log.owner[k] !== id) continue;
-    const idle = log.kind[k] === FP_READER || log.kind[k] === FP_HOOKED;
-    if (!idle || (position[k - from] as number) < after) return false;
-    rounds++;
-  }
-  return rounds > 0;
+  return false;
 }
 
 /**
