@@ -23,6 +23,7 @@ import {
   WRITES_RUNTIME,
   WRITES_RUNTIME_CACHE_TIME,
   WRITES_SYNC_LOOP,
+  WRITES_VOLUMES,
 } from '../elisionMasks.js';
 import type { Fact } from '../facts.js';
 import type { Fixes } from '../fixes.js';
@@ -276,8 +277,10 @@ export class Kubelet {
     // Node status and the Lease change nothing a loop of this node reads (reportedInUse is touched where
     // it changes).
     const nodeStatus = new NodeStatusReporter(this.sim, this.nodeName, this.kubeClient, this.volumeManager);
-    this.sim.spawn(`${this.nodeName}/nodeStatus`, nodeStatus.syncNodeStatusLoop(), this.group).writeMask =
-      WRITES_NONE;
+    const status = this.sim.spawn(`${this.nodeName}/nodeStatus`, nodeStatus.syncNodeStatusLoop(), this.group);
+    status.writeMask = WRITES_NONE;
+    // It reads the volume manager (the VolumesInUse setter) and the API server's node, nothing else.
+    status.readMask = WRITES_VOLUMES;
     // The Lease renewal reads nothing of the node either: it commutes with every writer of the node's
     // state (src/sim/choices.ts), and with none that talks to the API server.
     const lease = this.sim.spawn(`${this.nodeName}/nodeLease`, nodeStatus.leaseControllerLoop(), this.group);

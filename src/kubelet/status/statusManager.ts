@@ -79,6 +79,9 @@ export class StatusManager {
   }
 
   private *run(): Co<void> {
+    // Its first step only sets its own next batch time and waits: it reads and changes nothing else.
+    this.sim.writesOnly(WRITES_NONE);
+    this.sim.readsOnly(WRITES_NONE);
     const cases: SelectCase[] = [{ recv: this.podStatusChannel }];
     // A batch that synced nothing lets elision skip the batches after it until something changes on this
     // node (src/sim/elision.ts); each skipped batch still moves the next one's time.

@@ -4,7 +4,7 @@
 // removed once the runtime cache lists no running container of it.
 import { GoError } from '../../../api/errors.js';
 import { type Pod, PVCProtectionFinalizer, type UID } from '../../../api/v1.js';
-import { WRITES_PODS, WRITES_VOLUMES } from '../../../elisionMasks.js';
+import { WRITES_NONE, WRITES_PODS, WRITES_VOLUMES } from '../../../elisionMasks.js';
 import type { Fixes } from '../../../fixes.js';
 import { type Co, roundLoop, type Sim, sleep, WRITES_ALL } from '../../../sim/index.js';
 import type { Spec } from '../../../volume/volume.js';
@@ -71,6 +71,9 @@ export class DesiredStateOfWorldPopulator {
    * true, then wait.Until(populatorLoop, loopSleepDuration).
    */
   *run(): Co {
+    // Its first step only starts the first sleep: it reads and changes nothing (src/sim/choices.ts).
+    this.o.sim?.writesOnly(WRITES_NONE);
+    this.o.sim?.readsOnly(WRITES_NONE);
     for (;;) {
       yield* sleep(this.o.loopSleepDurationMs);
       const done = this.o.host.sourcesReady?.() ?? true;
