@@ -144,9 +144,10 @@ export function benchExploreScenarios(): BenchSection {
   lines.push(
     `1-node: k=1 complete in ${oneNode.filter((r) => r.k1.complete).length}/${oneNode.length}, median ${(k1Ms.median / 1000).toFixed(1)}s, p90 ${(k1Ms.p90 / 1000).toFixed(1)}s; a run ${perRunMs.median.toFixed(1)} ms median`,
   );
-  const k2Rows = oneNode.filter((r) => r.k2 !== null);
+  // A scenario whose default run shows a hazard stops at its first schedule: only the clean ones count.
+  const k2Rows = oneNode.filter((r) => r.k2 !== null && r.k1.violation === null);
   lines.push(
-    `1-node: k=2 complete within ${K2_TIME_LIMIT_MS / 1000}s in ${k2Rows.filter((r) => r.k2?.complete === true).length}/${k2Rows.length} (k=2 wall "+": stopped there)`,
+    `1-node, default run clean: k=2 complete within ${K2_TIME_LIMIT_MS / 1000}s in ${k2Rows.filter((r) => r.k2?.complete === true).length}/${k2Rows.length} (k=2 wall "+": stopped there)`,
   );
   const multi = rows.filter((r) => r.nodes > 1);
   lines.push(
