@@ -233,7 +233,6 @@ function childOrder(log: ChoiceLog, from: number, to: number, first: number): nu
  */
 function wokenByFire(log: ChoiceLog, f: number, j: number): boolean {
   const p = log.pusher[j] as number;
-  if ((globalThis as { NOWAKE?: boolean }).NOWAKE === true) return false;
   if (p < 0 || f >= j || !isTickFire(log, f) || !isTickFire(log, p)) return false;
   const owner = log.owner[j] as number;
   if (owner < 0 || !touched(log, f, owner) || !touched(log, p, owner)) return false;
