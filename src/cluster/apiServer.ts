@@ -110,8 +110,11 @@ export interface ControllerClient {
 }
 
 /**
- * Every read or write of the server's state calls `sim.noteShared()`: the server is shared by the nodes,
- * so an event that touches it does not commute with another that does (src/sim/choices.ts footprints).
+ * Every read or write of the server's state names the resource it reads (Sim.readObject) or writes
+ * (Sim.touchObject): the pods (with mirror pods, and every list of them), the nodes, one node's Lease, one
+ * node's network partitions, the watches. An event that wrote a resource does not commute with another
+ * that read or wrote it; events that only read it, or touch different ones, may (src/sim/choices.ts). A change that reaches a watch schedules its delivery
+ * (Sim.at) and a published fact goes to the one fact stream: both stay shared by every node.
  */
 export class APIServer {
   private readonly pods = new Map<UID, Pod>();
@@ -140,6 +143,12 @@ export class APIServer {
   private readonly partitionRngs = new Map<string, Rng>();
   /** The PersistentVolumeClaims: one per cluster volume, of its name. */
   readonly claims: ClaimStore;
+  /** The resources' object ids for schedule footprints (Sim.newSharedObjectId). */
+  private readonly podsObject: number;
+  private readonly nodesObject: number;
+  private readonly watchersObject: number;
+  private readonly leaseObjects = new Map<string, number>();
+  private readonly partitionObjects = new Map<string, number>();
 
   constructor(
     private readonly sim: Sim,
@@ -147,10 +156,41 @@ export class APIServer {
     private readonly publish: (fact: Fact) => void,
   ) {
     this.claims = new ClaimStore(sim, publish);
+    this.podsObject = sim.newSharedObjectId();
+    this.nodesObject = sim.newSharedObjectId();
+    this.watchersObject = sim.newSharedObjectId();
+  }
+
+  private touchPods(): void {
+    this.sim.touchObject(this.podsObject);
+  }
+
+  private readPods(): void {
+    this.sim.readObject(this.podsObject);
+  }
+
+  private readNodes(): void {
+    this.sim.readObject(this.nodesObject);
+  }
+
+  private touchNodes(): void {
+    this.sim.touchObject(this.nodesObject);
+  }
+
+  /** The object id of one node's resource of a kind (its Lease, its partitions). */
+  private objectOf(objects: Map<string, number>, nodeName: string): number {
+    let id = objects.get(nodeName);
+    if (id === undefined) {
+      id = this.sim.newSharedObjectId();
+      objects.set(nodeName, id);
+    }
+    return id;
   }
 
   /** The node registers (its kubelet posts a first status and creates its Lease): Ready from now. */
   addNode(name: string): void {
+    this.touchNodes();
+    this.sim.touchObject(this.objectOf(this.leaseObjects, name));
     this.nodes.set(name, { metadata: { name }, status: { volumesInUse: [], volumesAttached: [] } });
     this.leaseRenewTimesMs.set(name, this.sim.nowMs);
   }
@@ -161,7 +201,7 @@ export class APIServer {
    * informers like a status change. Returns false when nothing changed (the taint already so).
    */
   setOutOfServiceTaint(nodeName: string, present: boolean): boolean {
-    this.sim.noteShared();
+    this.touchNodes();
     const node = this.getNode(nodeName);
     const taints = node.spec?.taints ?? [];
     if (taintKeyExists(taints, TaintNodeOutOfService) === present) return false;
@@ -183,7 +223,7 @@ export class APIServer {
 
   /** The node's Lease renewTime (undefined: no such node), as the node lifecycle controller reads it. */
   nodeLeaseRenewTimeMs(nodeName: string): number | undefined {
-    this.sim.noteShared();
+    this.sim.readObject(this.objectOf(this.leaseObjects, nodeName));
     return this.leaseRenewTimesMs.get(nodeName);
   }
 
@@ -194,7 +234,7 @@ export class APIServer {
    * answer AlreadyExists (staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go, Create).
    */
   createPod(input: Pod): void {
-    this.sim.noteShared();
+    this.touchPods();
     if (this.pods.has(input.metadata.uid)) throw new AssertionError(`pod uid ${input.metadata.uid} exists`);
     if (this.byName(input.metadata.namespace, input.metadata.name) !== undefined)
       throw new AssertionError(`pods "${input.metadata.name}" already exists`);
@@ -250,7 +290,7 @@ export class APIServer {
     requestedGraceSeconds: number | undefined,
     by: 'user' | 'kubelet',
   ): DeleteOutcome {
-    this.sim.noteShared();
+    this.touchPods();
     const removedBy = by === 'user' ? 'user-force' : 'kubelet';
     const pod = this.pods.get(uid);
     if (pod === undefined) return 'notFound';
@@ -303,17 +343,17 @@ export class APIServer {
    * gone (the registry store's Create, "object is being deleted" while it terminates).
    */
   podByName(namespace: string, name: string): Pod | undefined {
-    this.sim.noteShared();
+    this.readPods();
     return this.byName(namespace, name);
   }
 
   getPodByUID(uid: UID): Pod | undefined {
-    this.sim.noteShared();
+    this.readPods();
     return this.pods.get(uid);
   }
 
   podsOnNode(nodeName: string): Pod[] {
-    this.sim.noteShared();
+    this.readPods();
     return [...this.pods.values()].filter((p) => p.spec.nodeName === nodeName);
   }
 
@@ -325,7 +365,8 @@ export class APIServer {
    * A partition that overlaps one already under way extends it.
    */
   partitionNode(nodeName: string, durationMs: number): void {
-    this.sim.noteShared();
+    this.sim.touchObject(this.objectOf(this.partitionObjects, nodeName));
+    this.sim.touchObject(this.watchersObject);
     const fromMs = this.sim.nowMs;
     let spans = this.partitions.get(nodeName);
     if (spans === undefined) {
@@ -347,6 +388,7 @@ export class APIServer {
 
   /** The end of the node's partition under way at `atMs` (default now), or undefined if it is connected. */
   partitionUntilMs(nodeName: string, atMs: number = this.sim.nowMs): number | undefined {
+    this.sim.readObject(this.objectOf(this.partitionObjects, nodeName));
     const spans = this.partitions.get(nodeName);
     if (spans === undefined) return undefined;
     for (const s of spans) if (s.fromMs <= atMs && atMs < s.untilMs) return s.untilMs;
@@ -361,7 +403,8 @@ export class APIServer {
    * `onList` as at start: the apiserver source's SET, which the pod config diffs against what it has.
    */
   private healPartition(nodeName: string): void {
-    this.sim.noteShared();
+    this.sim.touchObject(this.objectOf(this.partitionObjects, nodeName));
+    this.sim.touchObject(this.watchersObject);
     if (this.partitionUntilMs(nodeName) !== undefined) return; // extended
     this.publish({ kind: 'nodePartitionHealed', atMs: this.sim.nowMs, node: nodeName });
     const w = this.watchers.get(nodeName);
@@ -396,7 +439,7 @@ export class APIServer {
   }
 
   allPods(): Pod[] {
-    this.sim.noteShared();
+    this.readPods();
     return [...this.pods.values()];
   }
 
@@ -415,6 +458,7 @@ export class APIServer {
     writeMask = WRITES_ALL,
   ): void {
     this.unwatchNode(nodeName);
+    this.sim.touchObject(this.watchersObject);
     const w: PodWatcher = {
       handler,
       onList,
@@ -447,7 +491,7 @@ export class APIServer {
   }
 
   unwatchNode(nodeName: string): void {
-    this.sim.noteShared();
+    this.sim.touchObject(this.watchersObject);
     const w = this.watchers.get(nodeName);
     if (w !== undefined) w.live = false;
     this.watchers.delete(nodeName);
@@ -464,6 +508,7 @@ export class APIServer {
     domain = 0,
     writeMask = WRITES_ALL,
   ): void {
+    this.sim.touchObject(this.watchersObject);
     const w: PodWatcher = {
       handler,
       lastDeliveryMs: this.sim.nowMs,
@@ -486,6 +531,8 @@ export class APIServer {
     domain = 0,
     writeMask = WRITES_ALL,
   ): void {
+    this.sim.touchObject(this.watchersObject);
+    this.touchNodes();
     const w: NodeWatcher = {
       handler,
       lastDeliveryMs: this.sim.nowMs,
@@ -502,6 +549,7 @@ export class APIServer {
   }
 
   private notify(type: WatchEventType, pod: Pod): void {
+    this.sim.touchObject(this.watchersObject);
     const w = this.watchers.get(pod.spec.nodeName);
     // A partitioned kubelet's watch is broken: what happens meanwhile reaches it only through the relist.
     if (w !== undefined && w.broken !== true) {
@@ -532,6 +580,7 @@ export class APIServer {
   }
 
   private notifyNode(node: Node): void {
+    this.sim.touchObject(this.watchersObject);
     for (const w of this.nodeWatchers) this.enqueue(w, () => w.handler('MODIFIED', node));
   }
 
@@ -540,7 +589,7 @@ export class APIServer {
    * become due at the same instant are delivered from a FIFO, so the seeded tie-break never reorders them.
    */
   private enqueue(w: Watcher, deliver: () => void): void {
-    this.sim.noteShared();
+    this.sim.touchObject(this.watchersObject);
     const at = Math.max(
       w.lastDeliveryMs,
       this.sim.nowMs + w.rng.latencyMs(WATCH_DELAY_MS[0], WATCH_DELAY_MS[1], 'watch delivery'),
@@ -580,13 +629,13 @@ export class APIServer {
   // ---- mirror pods ----
 
   mirrorPodsOnNode(nodeName: string): Pod[] {
-    this.sim.noteShared();
+    this.readPods();
     return [...this.mirrorPods.values()].filter((p) => p.spec.nodeName === nodeName);
   }
 
   /** The stored pod of that name, the oldest first, else the mirror pod: by index, never a scan of all. */
   private byName(namespace: string, name: string): Pod | undefined {
-    this.sim.noteShared();
+    this.readPods();
     const key = `${namespace}/${name}`;
     const uid = this.podsByName.get(key)?.[0];
     if (uid !== undefined) return this.pods.get(uid);
@@ -599,7 +648,7 @@ export class APIServer {
    * is not kept), and the name must be free. Only mirror pods come this way (NodeRestriction).
    */
   private createMirrorPod(pod: Pod): GoError | undefined {
-    this.sim.noteShared();
+    this.touchPods();
     const hash = pod.metadata.annotations[ConfigMirrorAnnotationKey];
     if (hash === undefined) throw new AssertionError(`a kubelet created a pod that is no mirror pod`);
     const { namespace, name } = pod.metadata;
@@ -620,7 +669,7 @@ export class APIServer {
 
   /** Pods(ns).Delete of a mirror pod with grace period 0: gone at once; a UID precondition if given. */
   private deleteMirrorPod(namespace: string, name: string, uid: UID | undefined): GoError | undefined {
-    this.sim.noteShared();
+    this.touchPods();
     const key = `${namespace}/${name}`;
     const mirrorUid = this.mirrorPodsByName.get(key);
     const found = mirrorUid === undefined ? undefined : this.mirrorPods.get(mirrorUid);
@@ -651,19 +700,19 @@ export class APIServer {
 
   /** The node object, or undefined if no such node registered. */
   findNode(nodeName: string): Node | undefined {
-    this.sim.noteShared();
+    this.readNodes();
     return this.nodes.get(nodeName);
   }
 
   getNode(nodeName: string): Node {
-    this.sim.noteShared();
+    this.readNodes();
     const node = this.nodes.get(nodeName);
     if (!(node !== undefined)) throw new AssertionError(`unknown node ${nodeName}`);
     return node;
   }
 
   private updateNodeStatus(nodeName: string, update: Partial<Node['status']>): void {
-    this.sim.noteShared();
+    this.touchNodes();
     const node = this.getNode(nodeName);
     const updated: Node = Object.assign({}, node, { status: Object.assign({}, node.status, update) });
     this.nodes.set(nodeName, updated);
@@ -696,9 +745,8 @@ export class APIServer {
   }
 
   private *controllerGetNode(rng: Rng, name: string): Co<Node | undefined> {
-    this.sim.noteShared();
     yield* sleep(rng.latencyMs(API_LATENCY_MS[0], API_LATENCY_MS[1], 'API request'));
-    this.sim.noteShared();
+    this.readNodes();
     const node = this.nodes.get(name);
     if (node !== undefined) {
       this.publish({
@@ -716,9 +764,8 @@ export class APIServer {
     name: string,
     volumesAttached: readonly AttachedVolume[],
   ): Co<GoError | undefined> {
-    this.sim.noteShared();
     yield* sleep(rng.latencyMs(API_LATENCY_MS[0], API_LATENCY_MS[1], 'API request'));
-    this.sim.noteShared();
+    this.touchNodes();
     if (!this.nodes.has(name)) return new GoError(`nodes "${name}" not found`);
     const left = this.nodeStatusFailures.get(name) ?? 0;
     if (left > 0) {
@@ -760,13 +807,12 @@ export class APIServer {
 
   /** A kubelet request's round trip (the API server's own stream). */
   private latency(): Iterable<Effect, void, unknown> {
-    this.sim.noteShared();
     return sleep(this.rng.latencyMs(API_LATENCY_MS[0], API_LATENCY_MS[1], 'API request'));
   }
 
   private *kubeletGetPod(self: string | undefined, namespace: string, name: string): Co<Pod | undefined> {
     yield* this.latency();
-    this.sim.noteShared();
+    this.readPods();
     // The GET fails: the status manager does nothing for the pod this round ("Failed to get status").
     if (this.cutOff(self)) return undefined;
     // The oldest pod of that name still stored: what a scan in insertion order finds first.
@@ -780,7 +826,7 @@ export class APIServer {
     status: PodStatus,
   ): Co<GoError | undefined> {
     yield* this.latency();
-    this.sim.noteShared();
+    this.touchPods();
     if (this.cutOff(self)) return new GoError(unreachableText(`pods/${uid}/status`));
     const pod = this.pods.get(uid);
     if (pod === undefined) return new GoError(`pods "${uid}" not found`);
@@ -821,7 +867,7 @@ export class APIServer {
     uidPrecondition: UID,
   ): Co<GoError | undefined> {
     yield* this.latency();
-    this.sim.noteShared();
+    this.touchPods();
     if (this.cutOff(self)) return new GoError(unreachableText(`namespaces/${namespace}/pods/${name}`));
     const pod = this.pods.get(uidPrecondition);
     if (pod === undefined || pod.metadata.name !== name || pod.metadata.namespace !== namespace) {
@@ -841,7 +887,7 @@ export class APIServer {
     volumesInUse: readonly UniqueVolumeName[],
   ): Co<Node | undefined> {
     yield* this.latency();
-    this.sim.noteShared();
+    this.touchNodes();
     if (this.cutOff(self)) return undefined;
     const sorted = [...volumesInUse].sort();
     this.updateNodeStatus(node, { volumesInUse: sorted });
@@ -854,7 +900,7 @@ export class APIServer {
    * (no node watcher sees it), so it is a field set at the renewal's time.
    */
   private renewLease(self: string | undefined, node: string, renewTimeMs: number): void {
-    this.sim.noteShared();
+    this.sim.touchObject(this.objectOf(this.leaseObjects, node));
     if (!this.leaseRenewTimesMs.has(node)) throw new AssertionError(`lease of unknown node ${node}`);
     // A renewal the partition cuts off is lost (judged at the round's own time: elision renews skipped
     // rounds later). The lease controller tries again at its next round.
@@ -864,7 +910,7 @@ export class APIServer {
 
   private *kubeletCreateMirrorPod(self: string | undefined, pod: Pod): Co<GoError | undefined> {
     yield* this.latency();
-    this.sim.noteShared();
+    this.touchPods();
     if (this.cutOff(self)) return new GoError(unreachableText(`namespaces/${pod.metadata.namespace}/pods`));
     return this.createMirrorPod(pod);
   }
@@ -876,7 +922,7 @@ export class APIServer {
     uid: UID | undefined,
   ): Co<GoError | undefined> {
     yield* this.latency();
-    this.sim.noteShared();
+    this.touchPods();
     if (this.cutOff(self)) return new GoError(unreachableText(`namespaces/${namespace}/pods/${name}`));
     return this.deleteMirrorPod(namespace, name, uid);
   }

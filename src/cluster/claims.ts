@@ -11,11 +11,15 @@ export type ClaimDeleteOutcome = 'updated' | 'deleted' | 'pending' | 'notFound';
 
 export class ClaimStore {
   private readonly claims = new Map<string, PersistentVolumeClaim>();
+  /** The claims' object id for schedule footprints (Sim.newSharedObjectId): a GET reads it, a change touches it. */
+  private readonly object: number;
 
   constructor(
     private readonly sim: Sim,
     private readonly publish: (fact: Fact) => void,
-  ) {}
+  ) {
+    this.object = sim.newSharedObjectId();
+  }
 
   /** A bound claim of the volume's name, with the admission plugin's finalizer. */
   add(volumeName: string): void {
@@ -28,7 +32,7 @@ export class ClaimStore {
 
   /** PersistentVolumeClaims(ns).Get: the claim as stored now, undefined if there is none (NotFound). */
   get(name: string): PersistentVolumeClaim | undefined {
-    this.sim.noteShared();
+    this.sim.readObject(this.object);
     return this.claims.get(name);
   }
 
@@ -38,7 +42,7 @@ export class ClaimStore {
    * is removed from storage at once. A second DELETE of a claim already being deleted changes nothing.
    */
   delete(name: string): ClaimDeleteOutcome {
-    this.sim.noteShared();
+    this.sim.touchObject(this.object);
     const claim = this.claims.get(name);
     if (claim === undefined) return 'notFound';
     if (claim.metadata.deletionTimestamp !== undefined) return 'pending';
@@ -62,7 +66,7 @@ export class ClaimStore {
    * deleted with no finalizer left is removed in the same update (store.go Update: ShouldDeleteDuringUpdate).
    */
   removeFinalizer(name: string, finalizer: string): void {
-    this.sim.noteShared();
+    this.sim.touchObject(this.object);
     const claim = this.claims.get(name);
     if (claim === undefined || !claim.metadata.finalizers.includes(finalizer)) return;
     const finalizers = claim.metadata.finalizers.filter((f) => f !== finalizer);

@@ -75,6 +75,13 @@ export class ChoiceLog {
    */
   readonly touches: number[] = [];
   readonly touchStart: number[] = [0];
+  /**
+   * The shared objects it only read (Sim.readObject: an API server resource it got or listed), sorted,
+   * as readTouches[readStart[j] .. readStart[j + 1]): a read meets another event's touch of the object,
+   * not another read.
+   */
+  readonly readTouches: number[] = [];
+  readonly readStart: number[] = [0];
   /** The kernel object id of its process (processObjectId), or -1: a callback. */
   readonly owner: number[] = [];
   /** The queue's next sequence number when it started: events it pushed have numbers from there on. */
@@ -127,6 +134,7 @@ export class ChoiceRun {
   private readonly entries: InstantEntries = { tie: [], seq: [], arg: [], target: [], stack: [] };
   private readonly ready: number[] = [];
   private readonly touchBuf: number[] = [];
+  private readonly readBuf: number[] = [];
 
   constructor(
     readonly schedule: Schedule,
@@ -235,11 +243,16 @@ export class ChoiceRun {
       // A process's own step ends (or goes on with) its wait.
       const owner = target instanceof Process ? processObjectId(target) : -1;
       if (owner >= 0) touched.push(owner);
+      const read = this.readBuf;
+      read.length = 0;
       sim.touchedObjects = touched;
+      sim.readObjects = read;
       target.fire(arg);
       sim.touchedObjects = undefined;
+      sim.readObjects = undefined;
       sim.endEvent(target);
-      recordTouches(log, touched);
+      recordSorted(log.touches, log.touchStart, touched);
+      recordSorted(log.readTouches, log.readStart, read);
       log.seq.push(seq);
       log.owner.push(owner);
       log.timeMs.push(timeMs);
@@ -348,8 +361,7 @@ function pusherOf(log: ChoiceLog, instantStart: number, seq: number): number {
 }
 
 /** Appends an event's touched objects to the log, sorted and without repeats (an insertion sort: few). */
-function recordTouches(log: ChoiceLog, touched: readonly number[]): void {
-  const t = log.touches;
+function recordSorted(t: number[], starts: number[], touched: readonly number[]): void {
   const start = t.length;
   for (const id of touched) {
     let k = t.length;
@@ -359,19 +371,37 @@ function recordTouches(log: ChoiceLog, touched: readonly number[]): void {
     for (let m = t.length - 1; m > k; m--) t[m] = t[m - 1] as number;
     t[k] = id;
   }
-  log.touchStart.push(t.length);
+  starts.push(t.length);
 }
 
-/** Whether events `a` and `b` touched a kernel object in common (sorted lists: a merge). */
+/**
+ * Whether events `a` and `b` touched a kernel or shared object in common, or one only read an object the
+ * other touched.
+ */
 function touchesMeet(log: ChoiceLog, a: number, b: number): boolean {
   const t = log.touches;
-  let i = log.touchStart[a] as number;
-  const iEnd = log.touchStart[a + 1] as number;
-  let j = log.touchStart[b] as number;
-  const jEnd = log.touchStart[b + 1] as number;
+  const ts = log.touchStart;
+  const r = log.readTouches;
+  const rs = log.readStart;
+  return meet(t, ts, a, t, ts, b) || meet(t, ts, a, r, rs, b) || meet(r, rs, a, t, ts, b);
+}
+
+/** Whether two events' sorted lists share an id (a merge). */
+function meet(
+  ta: readonly number[],
+  sa: readonly number[],
+  a: number,
+  tb: readonly number[],
+  sb: readonly number[],
+  b: number,
+): boolean {
+  let i = sa[a] as number;
+  const iEnd = sa[a + 1] as number;
+  let j = sb[b] as number;
+  const jEnd = sb[b + 1] as number;
   while (i < iEnd && j < jEnd) {
-    const x = t[i] as number;
-    const y = t[j] as number;
+    const x = ta[i] as number;
+    const y = tb[j] as number;
     if (x === y) return true;
     if (x < y) i++;
     else j++;

@@ -37,6 +37,13 @@ export class Process implements Target {
    */
   readMask = WRITES_ALL;
   /**
+   * Which parts its events may change as its schedule footprint sees them (src/sim/choices.ts), where
+   * that is narrower than writeMask: the parts it changes only at some points, each touched there
+   * (Sim.touch). Elision keeps writeMask, so a run without a schedule wakes the loops it always woke.
+   * -1: writeMask.
+   */
+  footprintWriteMask = -1;
+  /**
    * Its seeded draws' key (src/sim/rng.ts): a hash of its name and how many processes of that name were
    * spawned before it, so it does not depend on the order of unrelated spawns.
    */

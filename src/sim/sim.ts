@@ -63,6 +63,9 @@ export interface SimOptions {
 /** How many effects a coroutine may perform without blocking before it is declared a livelock. */
 const STEP_OPS_MAX = 100_000;
 
+/** The first shared object's id (Sim.newSharedObjectId): far below any stream's (-1 - its number). */
+const SHARED_OBJECT_ID_FIRST = -0x4000_0000;
+
 export class Sim {
   nowMs = 0;
   /** Events fired so far (elided loop rounds are not events). */
@@ -90,6 +93,8 @@ export class Sim {
   private cleanFx = -1;
   /** What the current event may have changed (its target's write mask, plus `touch`). */
   private eventWrites = WRITES_ALL;
+  /** What the current event may have changed for its footprint, if narrower (Process.footprintWriteMask); else -1. */
+  private eventFootprintWrites = -1;
   /** The current event is a process resumed by a sleep's end or a tick, and nothing in it was busy. */
   private eventPure = false;
   /** Effects the current step has performed, in the kernel or inline (channel operations that did not block). */
@@ -109,7 +114,10 @@ export class Sim {
    * processes' waits: even ids; src/sim/choices.ts), or undefined: a run without a schedule keeps none.
    */
   touchedObjects: number[] | undefined = undefined;
+  /** @internal As touchedObjects, the shared objects the current event only read (readObject). */
+  readObjects: number[] | undefined = undefined;
   private nextChanObjectId = 1;
+  private nextSharedObjectId = SHARED_OBJECT_ID_FIRST;
   /**
    * @internal Set by an idle round that only read (noteIdleReads): its read domain, -1 if none, -2 if
    * the event is no reader (rounds of two domains, or a round whose hook may write anything).
@@ -210,11 +218,12 @@ export class Sim {
   }
 
   /** @internal A schedule run's loop starts an event as runElided does (its footprint is judged after). */
-  beginEvent(target: { readonly writeMask?: number }): void {
+  beginEvent(target: { readonly writeMask?: number; readonly footprintWriteMask?: number }): void {
     this.eventFx = this.fx.n;
     this.cleanFx = -1;
     this.eventPure = false;
     this.eventWrites = target.writeMask ?? WRITES_ALL;
+    this.eventFootprintWrites = target.footprintWriteMask ?? -1;
     this.readerDomain = -1;
     this.readerMask = 0;
     this.hookWrites = -1;
@@ -237,14 +246,18 @@ export class Sim {
     return this.cleanFx === this.fx.n;
   }
 
-  /** @internal What the current event may have changed (its target's write mask, plus touch). */
+  /**
+   * @internal What the current event may have changed, for its footprint (src/sim/choices.ts): its
+   * target's write mask (or footprint write mask), plus touch.
+   */
   get eventWritesMask(): number {
-    return this.eventWrites;
+    return this.eventFootprintWrites >= 0 ? this.eventFootprintWrites : this.eventWrites;
   }
 
   /** The current event also changed these parts of its node's state (src/sim/masks.ts). */
   touch(mask: number): void {
     this.eventWrites |= mask;
+    if (this.eventFootprintWrites >= 0) this.eventFootprintWrites |= mask;
   }
 
   /**
@@ -254,6 +267,7 @@ export class Sim {
    */
   writesOnly(mask: number): void {
     this.eventWrites = mask;
+    this.eventFootprintWrites = -1;
   }
 
   /**
@@ -276,6 +290,24 @@ export class Sim {
    */
   touchObject(id: number): void {
     this.touchedObjects?.push(id);
+  }
+
+  /**
+   * A fresh id for one object that nodes share (an API server resource: the pods, one node's Lease, ...):
+   * an event that reads or writes it touches it (touchObject), and two events that touched one do not
+   * commute, while two that touched different ones may (src/sim/choices.ts). Negative, below every
+   * stream's id (-1 - its number), apart from channels' (odd) and processes' waits (even).
+   */
+  newSharedObjectId(): number {
+    return this.nextSharedObjectId--;
+  }
+
+  /**
+   * The current event read shared object `id` (Sim.newSharedObjectId) and may not have changed it: it
+   * commutes with another event that only read it, not with one that touched it (touchObject).
+   */
+  readObject(id: number): void {
+    this.readObjects?.push(id);
   }
 
   /** @internal A fresh channel's object id (odd: process ids are even, processObjectId). */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Pod, PodPhase } from '../../src/api/v1.js';
 import { APIServer } from '../../src/cluster/apiServer.js';
 import type { Fact } from '../../src/facts.js';
-import { type Co, Sim, sleep } from '../../src/sim/index.js';
+import { type ChoiceLog, ChoiceRun, type Co, dependent, Sim, sleep } from '../../src/sim/index.js';
 
 function pod(uid: string, phase: PodPhase = 'Pending', terminationGracePeriodSeconds = 30): Pod {
   return {
@@ -216,5 +216,63 @@ describe('APIServer pod deletion (store.Delete, rest.BeforeDelete, CheckGraceful
     ]);
     expect(facts.map((f) => f.kind)).toEqual(['apiPodDeletionRequested', 'apiPodDeleted']);
     expect(facts[1]).toMatchObject({ by: 'kubelet' });
+  });
+});
+
+describe('APIServer footprints (podrace explore)', () => {
+  /**
+   * Five requests of node-a's kubelet at one instant, each a callback that changes and reads nothing of
+   * the node itself: who they touch is the API server's resources alone.
+   */
+  function requests(): { log: ChoiceLog; at: Record<string, number> } {
+    const sim = new Sim(3);
+    const run = new ChoiceRun([]);
+    sim.setChoices(run);
+    const api = new APIServer(sim, sim.rng.fork('apiserver'), () => {});
+    api.addNode('node-a');
+    api.createPod(pod('p1'));
+    const client = api.client('node-a');
+    const order: string[] = [];
+    const request = (name: string, fn: () => void) =>
+      sim.at(
+        5,
+        () => {
+          sim.writesOnly(0);
+          sim.readsOnly(0);
+          order.push(name);
+          fn();
+        },
+        1,
+      );
+    request('lease', () => client.renewLease('node-a', 5));
+    request('getPod', () => api.getPodByUID('p1'));
+    request('list', () => api.podsOnNode('node-a'));
+    request('delete', () => api.forceDeletePod('p1'));
+    request('node', () => api.getNode('node-a'));
+    sim.run({ horizonMs: 10, maxEvents: 100 });
+    const at: Record<string, number> = {};
+    order.forEach((name, j) => {
+      at[name] = j;
+    });
+    return { log: run.log, at };
+  }
+
+  it('requests of different resources commute, and two reads of one resource do', () => {
+    const { log, at } = requests();
+    const dep = (a: string, b: string) => dependent(log, at[a] as number, at[b] as number);
+    expect(dep('lease', 'getPod')).toBe(false);
+    expect(dep('lease', 'delete')).toBe(false);
+    expect(dep('getPod', 'list')).toBe(false);
+    expect(dep('node', 'delete')).toBe(false);
+    expect(dep('node', 'lease')).toBe(false);
+  });
+
+  it('a write of a resource conflicts with every read of it', () => {
+    const { log, at } = requests();
+    const dep = (a: string, b: string) => dependent(log, at[a] as number, at[b] as number);
+    expect(dep('getPod', 'delete')).toBe(true);
+    expect(dep('delete', 'list')).toBe(true);
+    // Without the reads recorded, a GET before the delete would seem to commute with it.
+    expect(log.readTouches.length).toBeGreaterThan(0);
   });
 });

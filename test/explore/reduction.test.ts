@@ -196,6 +196,31 @@ describe('explore: the commutation rule', () => {
     expect(below - atBound).toBe(later.length);
   });
 
+  it("the status manager's rounds write nothing of the node but the statuses they drop: swapped with the node's writers, the run is the same", () => {
+    // Its footprint: a writer of nothing (its API versions and batch time are its own) that reads pods,
+    // statuses, the runtime and volumes (0xf); the kubelet's other goroutines read everything.
+    const uidReuse = parent('static-pod-uid-reuse');
+    const log = uidReuse.log;
+    const isStatusManager = (j: number) =>
+      log.kind[j] === FP_WRITER && log.mask[j] === 0 && log.reads[j] === 0xf;
+    let rounds = 0;
+    for (let j = 0; j < log.seq.length; j++) if (isStatusManager(j)) rounds++;
+    expect(rounds).toBeGreaterThan(5);
+    const swapped = skippedBy(uidReuse).filter(([c, , at]) => {
+      if (at < 0) return false;
+      for (let j = log.pointEvent[c] as number; j < at; j++)
+        if (
+          (isStatusManager(j) && log.kind[at] !== FP_STALE && !isStatusManager(at)) ||
+          (isStatusManager(at) && log.kind[j] === FP_WRITER && !isStatusManager(j))
+        )
+          return true;
+      return false;
+    });
+    expect(swapped.length).toBeGreaterThanOrEqual(10);
+    for (const [point, pick] of swapped.slice(0, 30))
+      expect(sameRun(uidReuse, point, pick), `${point}:${pick}`).toBe(true);
+  });
+
   it('keeps fewer reorderings than the coarse rule (235 and 265 of 432)', () => {
     const kept = deleted.deviations.length - skippedBy(deleted).length;
     expect(deleted.deviations.length).toBe(432);

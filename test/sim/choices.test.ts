@@ -154,6 +154,7 @@ describe('footprints', () => {
     const l = new ChoiceLog();
     for (const [k, d, m, s, r] of rows) {
       l.touchStart.push(0);
+      l.readStart.push(0);
       l.kind.push(k);
       l.domain.push(d);
       l.mask.push(m);
@@ -264,6 +265,31 @@ describe('footprints', () => {
     expect([same.length, other.length]).toEqual([1, 2]);
     for (const [x, y] of same) expect(dependent(l, x, y)).toBe(true);
     for (const [x, y] of other) expect(dependent(l, x, y)).toBe(false);
+  });
+
+  it('a footprint write mask narrows what a goroutine is recorded to write; a touch still adds to it', () => {
+    const sim = new Sim(9);
+    const run = new ChoiceRun([]);
+    sim.setChoices(run);
+    const p = sim.spawn(
+      'manager',
+      (function* () {
+        yield* sleep(5); // writes only its own state
+        sim.noteEffect();
+        yield* sleep(5); // drops a status
+        sim.noteEffect();
+        sim.touch(2);
+      })(),
+      undefined,
+      1,
+    );
+    p.writeMask = 2; // what elision sees
+    p.footprintWriteMask = 0;
+    sim.run({ horizonMs: 100, maxEvents: 100 });
+    const l = run.log;
+    expect(l.seq.length).toBe(3);
+    expect([l.kind[1], l.mask[1]]).toEqual([FP_WRITER, 0]);
+    expect([l.kind[2], l.mask[2]]).toEqual([FP_WRITER, 2]);
   });
 
   it('two writers of one node commute only if neither writes what the other reads or writes', () => {

@@ -12,7 +12,13 @@ import {
   newContainerStatus,
   newPodStatus,
 } from '../../api/v1.js';
-import { WRITES_NONE, WRITES_STATUS } from '../../elisionMasks.js';
+import {
+  WRITES_NONE,
+  WRITES_PODS,
+  WRITES_RUNTIME,
+  WRITES_STATUS,
+  WRITES_VOLUMES,
+} from '../../elisionMasks.js';
 import {
   type Chan,
   type Co,
@@ -75,7 +81,14 @@ export class StatusManager {
 
   start(): void {
     // It changes its own statuses; what it writes to the API server comes back as watch events.
-    this.sim.spawn('statusManager', this.run(), this.group).writeMask = WRITES_STATUS;
+    const p = this.sim.spawn('statusManager', this.run(), this.group);
+    p.writeMask = WRITES_STATUS;
+    // Of its node's state it changes only the statuses it drops (deletePodStatus touches them): its API
+    // versions and next batch time are its own, read by none of the node's other goroutines. It reads
+    // the statuses, the pod manager and the pod workers, and what PodResourcesAreReclaimed looks at:
+    // the pod cache, cgroups and volumes.
+    p.footprintWriteMask = WRITES_NONE;
+    p.readMask = WRITES_PODS | WRITES_STATUS | WRITES_RUNTIME | WRITES_VOLUMES;
   }
 
   private *run(): Co<void> {
@@ -301,6 +314,7 @@ export class StatusManager {
   }
 
   private deletePodStatus(uid: UID): void {
+    this.sim.touch(WRITES_STATUS);
     this.podStatuses.delete(uid);
     this.apiStatusVersions.delete(uid);
   }
