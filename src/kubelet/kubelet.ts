@@ -22,6 +22,7 @@ import {
   WRITES_QUEUE,
   WRITES_RUNTIME,
   WRITES_RUNTIME_CACHE_TIME,
+  WRITES_STATUS,
   WRITES_SYNC_LOOP,
   WRITES_VOLUMES,
 } from '../elisionMasks.js';
@@ -286,8 +287,14 @@ export class Kubelet {
     const lease = this.sim.spawn(`${this.nodeName}/nodeLease`, nodeStatus.leaseControllerLoop(), this.group);
     lease.writeMask = WRITES_NONE;
     lease.readMask = WRITES_NONE;
-    this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group).writeMask =
-      WRITES_RUNTIME;
+    const gc = this.sim.spawn(`${this.nodeName}/containerGC`, this.containerGCLoop(), this.group);
+    gc.writeMask = WRITES_RUNTIME;
+    // Most of its rounds remove nothing: its footprint writes the runtime only where a removal changes it
+    // (the fake runtime touches it there).
+    gc.footprintWriteMask = WRITES_NONE;
+    // It reads the runtime, whether the sources are ready and the pod workers' (release-1.20: the pod
+    // manager's and the statuses') verdict on each pod: nothing of the volume manager or the work queue.
+    gc.readMask = WRITES_PODS | WRITES_STATUS | WRITES_RUNTIME;
     // The file source lists the manifest directory at start (file name order) as one SET; the API source
     // does the same with its LIST. A source counts as ready once the sync loop has handled its update.
     const manifests: Pod[] = [];
@@ -784,6 +791,9 @@ export class Kubelet {
 
   forceUpdateRuntimeCache(): void {
     this.sim.touch(WRITES_RUNTIME_CACHE_TIME);
+    // The cache's pods are the runtime's part too: a caller whose footprint writes less (the volume
+    // manager's populator, release-1.20) writes them here.
+    this.sim.touchFootprint(WRITES_RUNTIME);
     this.runtimeCachePods = this.runtimeManager.getPods(false);
     this.runtimeCacheTimeMs = this.sim.nowMs;
     this.runtimeCacheRuntimeVersion = this.host.runtime.version;

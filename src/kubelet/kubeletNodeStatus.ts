@@ -4,7 +4,7 @@
 // it changed or nodeStatusReportFrequency passed; liveness is the Lease, renewed every 10 s, which only
 // the node lifecycle controller reads (src/cluster/nodeLifecycle.ts).
 import type { UniqueVolumeName } from '../api/v1.js';
-import { WRITES_VOLUMES } from '../elisionMasks.js';
+import { WRITES_NONE, WRITES_VOLUMES } from '../elisionMasks.js';
 import { type Co, IdleLoop, type Sim } from '../sim/index.js';
 import type { KubeClient } from './kubeClient.js';
 
@@ -99,7 +99,12 @@ export class NodeStatusReporter {
    */
   *leaseControllerLoop(): Co<void> {
     const renew = (renewTimeMs: number): void => this.kubeClient.renewLease(this.nodeName, renewTimeMs);
-    const loop = new IdleLoop(this.sim, nodeLeaseRenewIntervalMs, { hook: renew, readMask: 0 });
+    // The hook renews the Lease, an API server resource its footprint touches; it moves nothing of the node.
+    const loop = new IdleLoop(this.sim, nodeLeaseRenewIntervalMs, {
+      hook: renew,
+      readMask: 0,
+      hookWrites: WRITES_NONE,
+    });
     for (;;) {
       loop.begin();
       renew(this.sim.nowMs);

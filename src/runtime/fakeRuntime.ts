@@ -577,6 +577,9 @@ export class FakeRuntime {
   }
 
   private touched(entry: PodEntry): void {
+    // Every change of a pod's containers or sandbox comes here: a goroutine that changes the runtime
+    // only at times (the container GC) is a writer of it only then (Process.footprintWriteMask).
+    this.sim.touchFootprint(WRITES_RUNTIME);
     this.version++;
     entry.version = this.version;
   }

@@ -261,6 +261,14 @@ export class Sim {
   }
 
   /**
+   * The current event changed these parts, which its target's write mask already names for elision:
+   * only its footprint, where narrower (Process.footprintWriteMask), learns of it.
+   */
+  touchFootprint(mask: number): void {
+    if (this.eventFootprintWrites >= 0) this.eventFootprintWrites |= mask;
+  }
+
+  /**
    * The current event changes only the parts in `mask` (`touch` still adds to them), not everything its
    * target may change. For an event whose kind is known only when it runs (a scenario timeline entry):
    * call it first, before the event changes anything.

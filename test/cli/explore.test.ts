@@ -100,7 +100,7 @@ describe('podrace explore', () => {
     );
     const ckpt = join(dir, 'tiny.ckpt');
     const whole = podrace(['explore', file, '--bound', '2', '--max-schedules', '5000']);
-    expect(whole.stdout).toMatch(/explored 406 schedule\(s\) .*\n(.|\n)*complete: no schedule within 2/);
+    expect(whole.stdout).toMatch(/explored 266 schedule\(s\) .*\n(.|\n)*complete: no schedule within 2/);
     const first = podrace(['explore', file, '--bound', '2', '--max-schedules', '100', '--checkpoint', ckpt]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/INCOMPLETE: stopped by --max-schedules 100/);

@@ -221,6 +221,47 @@ describe('explore: the commutation rule', () => {
       expect(sameRun(uidReuse, point, pick), `${point}:${pick}`).toBe(true);
   });
 
+  /** Skipped deviations that swap an event `is` picks out with another of its node's writers or rounds. */
+  function swapsWith(p: Parent, is: (j: number) => boolean): (readonly [number, number, number])[] {
+    const log = p.log;
+    return skippedBy(p).filter(([c, , at]) => {
+      if (at < 0) return false;
+      for (let j = log.pointEvent[c] as number; j < at; j++)
+        if ((is(j) && !is(at) && log.kind[at] !== FP_STALE) || (is(at) && !is(j) && log.kind[j] !== FP_STALE))
+          return true;
+      return false;
+    });
+  }
+
+  it('a container GC round that removes nothing writes nothing; one that removes a container writes the runtime', () => {
+    const gcScenario = deleted;
+    const log = gcScenario.log;
+    // The GC's footprint: reads pods, statuses and the runtime (7), nothing of volumes or the queue.
+    const isGC = (j: number) => log.kind[j] === FP_WRITER && log.reads[j] === 7;
+    const masks = new Set<number>();
+    for (let j = 0; j < log.seq.length; j++) if (isGC(j)) masks.add(log.mask[j] as number);
+    expect([...masks].sort()).toEqual([0, 4]);
+    const idleGC = (j: number) => isGC(j) && log.mask[j] === 0;
+    const swapped = swapsWith(gcScenario, idleGC);
+    expect(swapped.length).toBeGreaterThanOrEqual(5);
+    for (const [point, pick] of swapped.slice(0, 25))
+      expect(sameRun(gcScenario, point, pick), `${point}:${pick}`).toBe(true);
+  });
+
+  it("the volume manager's goroutines (populator, reconciler, operations) write only volumes: swapped with writers of other parts, the run is the same", () => {
+    const volumes = parent('reconstructed-device-mount-fails');
+    const log = volumes.log;
+    const isVolumeManager = (j: number) =>
+      log.kind[j] === FP_WRITER && log.mask[j] === 8 && log.reads[j] === 0xffff;
+    let rounds = 0;
+    for (let j = 0; j < log.seq.length; j++) if (isVolumeManager(j)) rounds++;
+    expect(rounds).toBeGreaterThan(10);
+    const swapped = swapsWith(volumes, isVolumeManager);
+    expect(swapped.length).toBeGreaterThanOrEqual(10);
+    for (const [point, pick] of swapped.slice(0, 25))
+      expect(sameRun(volumes, point, pick), `${point}:${pick}`).toBe(true);
+  });
+
   it('keeps fewer reorderings than the coarse rule (235 and 265 of 432)', () => {
     const kept = deleted.deviations.length - skippedBy(deleted).length;
     expect(deleted.deviations.length).toBe(432);

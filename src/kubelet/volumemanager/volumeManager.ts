@@ -67,7 +67,7 @@ export class VolumeManager {
     this.desiredStateOfWorld = new DesiredStateOfWorld(o.volumePluginMgr);
     this.actualStateOfWorld = new ActualStateOfWorld(o.nodeName, o.volumePluginMgr);
     this.operationExecutor = new OperationExecutor(
-      new NestedPendingOperations(o.sim, o.group, true),
+      new NestedPendingOperations(o.sim, o.group, true, WRITES_VOLUMES),
       new OperationGenerator({
         nodeName: o.nodeName,
         fixes: o.fixes,
@@ -111,8 +111,17 @@ export class VolumeManager {
 
   /** Run: starts the populator and the reconciler goroutines. */
   run(): void {
-    this.o.sim.spawn(`${this.o.nodeName}/dswp`, this.desiredStateOfWorldPopulator.run(), this.o.group);
-    this.o.sim.spawn(`${this.o.nodeName}/volume-reconciler`, this.reconciler.run(), this.o.group);
+    // Both change only the volume manager's state and the node's storage (and, through the API server and
+    // the SAN, what nodes share, which their footprints record apart): for schedule footprints
+    // (src/sim/choices.ts) they write WRITES_VOLUMES; elision keeps their write masks.
+    const dswp = this.o.sim.spawn(
+      `${this.o.nodeName}/dswp`,
+      this.desiredStateOfWorldPopulator.run(),
+      this.o.group,
+    );
+    dswp.footprintWriteMask = WRITES_VOLUMES;
+    const rc = this.o.sim.spawn(`${this.o.nodeName}/volume-reconciler`, this.reconciler.run(), this.o.group);
+    rc.footprintWriteMask = WRITES_VOLUMES;
   }
 
   /** GetMountedVolumesForPod: outer volume name -> mounted volume (VolumeMounted only). */

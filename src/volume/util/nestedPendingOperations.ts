@@ -53,6 +53,11 @@ export class NestedPendingOperations {
     private readonly sim: Sim,
     private readonly group: ProcessGroup | undefined,
     private readonly exponentialBackOffOnError = true,
+    /**
+     * The operations' footprint write mask (Process.footprintWriteMask): the kubelet's change only its
+     * volume manager's state and the node's storage. -1: their write mask (everything).
+     */
+    private readonly footprintWriteMask = -1,
   ) {}
 
   run(
@@ -86,11 +91,12 @@ export class NestedPendingOperations {
         expBackoff: new ExponentialBackoff(),
       });
     }
-    this.sim.spawn(
+    const op = this.sim.spawn(
       `volume-op ${generatedOperations.operationName} ${volumeName}${podName === '' ? '' : `/${podName}`}`,
       this.runOperation(opKey, generatedOperations),
       this.group,
     );
+    op.footprintWriteMask = this.footprintWriteMask;
     return undefined;
   }
 
