@@ -121,11 +121,14 @@ function seqIndex(log: ChoiceLog): Map<number, number> {
  * sees the state it saw in the parent, the instant ends in the same state with the same events pending,
  * and the child's run is the parent's: nothing to explore.
  *
- * Where that reading cannot be trusted, the older, coarser rule decides (E must commute with every event
- * the parent ran between `c` and E, and push nothing due at its own instant): an instant with a stale
- * wake-up (which one of two wake-ups of a process is stale depends on their order), and the run's last
- * instant (the run may have stopped inside it). E itself stale in the parent is always explored: run
- * first, it would be live and run its process's round.
+ * A wake-up stale in the parent (it does nothing) stays stale in the child if every event that touched its
+ * process's wait keeps its side of it: only such an event (a wake, a kill, the process's own step) moves
+ * the generation that makes it stale (`staleOrderMatters`). Where the reading cannot be trusted, the
+ * older, coarser rule decides (E must commute with every event the parent ran between `c` and E, and push
+ * nothing due at its own instant): the run's last instant (the run may have stopped inside it). Where the
+ * coarse rule already skips, so does this one: it can put pushed events in an order the coarse rule need
+ * not look at. E itself stale in the parent is always explored: run first, it would be live and run its
+ * process's round.
  */
 export function mustExplore(
   log: ChoiceLog,
@@ -141,9 +144,9 @@ export function mustExplore(
   const timeMs = log.timeMs[from] as number;
   let to = from;
   while (to + 1 < log.seq.length && log.timeMs[to + 1] === timeMs) to++;
-  let staleInInstant = false;
-  for (let j = from; j <= to; j++) if (log.kind[j] === FP_STALE) staleInInstant = true;
-  if (staleInInstant || to === log.seq.length - 1) return mustExploreCoarse(log, from, at);
+  // Either rule is enough to skip: each shows the child's instant ends as the parent's did.
+  if (!mustExploreCoarse(log, from, at)) return false;
+  if (to === log.seq.length - 1) return true;
   const order = childOrder(log, from, to, at);
   if (order === undefined) return true;
   // position[j - from]: where event j of the parent runs in the child's instant.
@@ -155,9 +158,25 @@ export function mustExplore(
       if ((position[y - from] as number) > (position[x - from] as number)) continue;
       const cx = cluster[x - from] as number;
       if (cx >= 0 && cx === cluster[y - from]) continue;
-      if (dependent(log, x, y)) return true;
+      if (dependent(log, x, y) || staleOrderMatters(log, x, y)) return true;
     }
   return false;
+}
+
+/**
+ * Whether one of `x` and `y` is a wake-up stale in the parent and the other touched its process's wait:
+ * put in the other order, the wake-up might be live (or a live one stale), so the run may differ.
+ */
+function staleOrderMatters(log: ChoiceLog, x: number, y: number): boolean {
+  if (log.kind[x] === FP_STALE) return touchedOwner(log, y, x);
+  if (log.kind[y] === FP_STALE) return touchedOwner(log, x, y);
+  return false;
+}
+
+/** Whether event `j` touched the wait of the process of stale wake-up `s` (any, if `s` is a callback). */
+function touchedOwner(log: ChoiceLog, j: number, s: number): boolean {
+  const owner = log.owner[s] as number;
+  return owner < 0 || touched(log, j, owner);
 }
 
 /**
