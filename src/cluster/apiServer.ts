@@ -87,6 +87,8 @@ interface Watcher {
   /** The kubelets' watches share the server's stream; each controller watch draws from its own. */
   readonly rng: Rng;
   live: boolean;
+  /** Its liveness as a resource (Sim.newSharedObjectId): a delivery reads it, ending the watch writes it. */
+  readonly object: number;
 }
 
 interface PodWatcher extends Watcher {
@@ -420,6 +422,7 @@ export class APIServer {
     const delayMs = rng.latencyMs(0, 60_000, 'reflector relist back-off');
     this.sim.after(delayMs, () => {
       // The watcher of that moment (a kubelet restarted meanwhile lists on its own start).
+      this.sim.readObject(this.watchersObject);
       if (this.watchers.get(nodeName) !== w || !w.live || this.partitionUntilMs(nodeName) !== undefined)
         return;
       this.enqueueList(nodeName, w, onList);
@@ -468,6 +471,7 @@ export class APIServer {
       queue: [],
       rng: this.rng,
       live: true,
+      object: this.sim.newSharedObjectId(),
     };
     this.watchers.set(nodeName, w);
     // A kubelet started during a partition cannot LIST: its reflector lists when the partition heals.
@@ -493,7 +497,10 @@ export class APIServer {
   unwatchNode(nodeName: string): void {
     this.sim.touchObject(this.watchersObject);
     const w = this.watchers.get(nodeName);
-    if (w !== undefined) w.live = false;
+    if (w !== undefined) {
+      w.live = false;
+      this.sim.touchObject(w.object);
+    }
     this.watchers.delete(nodeName);
   }
 
@@ -517,6 +524,7 @@ export class APIServer {
       queue: [],
       rng: this.rng.fork(`watch/${name}/pods`),
       live: true,
+      object: this.sim.newSharedObjectId(),
     };
     this.podWatchers.push(w);
     for (const pod of byUID(this.allPods())) this.enqueue(w, () => handler('ADDED', pod));
@@ -541,6 +549,7 @@ export class APIServer {
       queue: [],
       rng: this.rng.fork(`watch/${name}/nodes`),
       live: true,
+      object: this.sim.newSharedObjectId(),
     };
     this.nodeWatchers.push(w);
     const nodes = [...this.nodes.values()].sort((a, b) => codeUnitOrder(a.metadata.name, b.metadata.name));
@@ -599,6 +608,7 @@ export class APIServer {
     this.sim.at(
       at,
       () => {
+        this.sim.readObject(w.object);
         while (w.queue.length > 0 && (w.queue[0]?.atMs ?? Number.POSITIVE_INFINITY) <= this.sim.nowMs) {
           const next = w.queue.shift();
           if (next !== undefined && w.live) next.deliver();

@@ -276,3 +276,60 @@ describe('APIServer footprints (podrace explore)', () => {
     expect(log.readTouches.length).toBeGreaterThan(0);
   });
 });
+
+describe('APIServer footprints: a watch', () => {
+  /** node-a's watch, and at the instant its LIST is delivered, a callback that runs `at` (writes nothing of the node). */
+  function deliveryWith(at: (api: APIServer) => void): { log: ChoiceLog; delivery: number; other: number } {
+    const deliveredAtMs = (() => {
+      const sim = new Sim(3);
+      const api = new APIServer(sim, sim.rng.fork('apiserver'), () => {});
+      api.addNode('node-a');
+      let t = -1;
+      api.watchNode(
+        'node-a',
+        () => {},
+        () => {
+          t = sim.nowMs;
+        },
+      );
+      sim.run({ horizonMs: 1000, maxEvents: 100 });
+      return t;
+    })();
+    const sim = new Sim(3);
+    const run = new ChoiceRun([]);
+    sim.setChoices(run);
+    const api = new APIServer(sim, sim.rng.fork('apiserver'), () => {});
+    api.addNode('node-a');
+    api.watchNode(
+      'node-a',
+      () => {},
+      () => {},
+    );
+    let other = -1;
+    sim.at(
+      deliveredAtMs,
+      () => {
+        sim.writesOnly(0);
+        sim.readsOnly(0);
+        other = sim.events - 1;
+        at(api);
+      },
+      1,
+    );
+    sim.run({ horizonMs: 1000, maxEvents: 100 });
+    const log = run.log;
+    // The delivery: the other event of that instant (it may run first or last, and deliver or not).
+    let delivery = -1;
+    for (let j = 0; j < log.seq.length; j++) if (log.timeMs[j] === deliveredAtMs && j !== other) delivery = j;
+    return { log, delivery, other };
+  }
+
+  it('a delivery does not commute with the end of its watch (a kubelet restart), and does with a change of a pod', () => {
+    const ended = deliveryWith((api) => api.unwatchNode('node-a'));
+    expect(ended.delivery).toBeGreaterThanOrEqual(0);
+    expect(dependent(ended.log, ended.delivery, ended.other)).toBe(true);
+    const created = deliveryWith((api) => api.createPod(pod('p2')));
+    expect(created.delivery).toBeGreaterThanOrEqual(0);
+    expect(dependent(created.log, created.delivery, created.other)).toBe(false);
+  });
+});
