@@ -143,7 +143,7 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
   let skipped = st.skippedCommuting;
   let incompleteRuns = st.incompleteRuns;
   const outcomes = new Set(st.outcomes);
-  const run = (schedule: Schedule): RunResult =>
+  const run = (schedule: Schedule, recordChoices = true): RunResult =>
     runScenario(scenario, {
       fixes: o.fixes,
       seed: o.seed,
@@ -151,6 +151,7 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
       maxEvents: o.maxEvents,
       collectLatencies: latencies,
       recordFacts: true,
+      recordChoices,
     });
   const state = (violation: Schedule | undefined, finished: boolean): ExploreState => ({
     depth,
@@ -171,7 +172,9 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
     explored >= o.maxSchedules ? 'max-schedules' : o.clock() >= o.deadlineMs ? 'time-limit' : undefined;
   /** Runs one schedule to explore; its result if it violates. */
   const explore1 = (schedule: Schedule): RunResult => {
-    const result = run(schedule);
+    // Its choice log is not read: a schedule's children are read off a run of it made when they are due.
+    // The default run is the exception (the parent of depth 1, kept).
+    const result = run(schedule, schedule.length === 0);
     outcomes.add(outcomeDigest(result));
     explored++;
     if (schedule.some(isLatencyDeviation)) withLatency++;
@@ -244,7 +247,9 @@ export function explore(scenario: Scenario, o: ExploreOptions): ExploreResult {
 
   function found(schedule: Schedule, result: RunResult): ExploreResult {
     o.onCheckpoint?.(state(schedule, true));
-    return done(true, undefined, { schedule, result });
+    // The violating run with its choice log (the same run: runs are deterministic), for whoever shows it.
+    const shown = schedule.length === 0 ? result : run(schedule);
+    return done(true, undefined, { schedule, result: shown });
   }
 
   function done(

@@ -76,6 +76,11 @@ export interface RunOptions {
   readonly schedule?: Schedule | undefined;
   /** With a schedule: record each latency draw's candidate values (explore --latencies). */
   readonly collectLatencies?: boolean | undefined;
+  /**
+   * With a schedule: record its choice log (default true). Off, the result's log is empty: for a caller
+   * that only wants the run's outcome (explore's runs of schedules it expands later by running them again).
+   */
+  readonly recordChoices?: boolean | undefined;
 }
 
 export interface RunResult {
@@ -144,7 +149,9 @@ export function runScenario(scenario: Scenario, o: RunOptions): RunResult {
   });
   clock = world.sim;
   const choices =
-    o.schedule === undefined ? undefined : new ChoiceRun(o.schedule, o.collectLatencies === true);
+    o.schedule === undefined
+      ? undefined
+      : new ChoiceRun(o.schedule, o.collectLatencies === true, o.recordChoices !== false);
   if (choices !== undefined) world.sim.setChoices(choices);
   const monitor = new InvariantMonitor(
     createCheckers({

@@ -128,6 +128,8 @@ export class ChoiceRun {
   /** The run's latency choice points (made when the run is attached to its Sim). */
   latency: LatencyChoices | undefined = undefined;
   private started = false;
+  /** Events run so far (the choice log's length when recording). */
+  private events = 0;
   private nextDeviation = 0;
   private readonly order: { readonly d: Deviation; readonly position: number }[] = [];
   private readonly latencySteps: { readonly d: LatencyDeviation; readonly position: number }[] = [];
@@ -140,6 +142,12 @@ export class ChoiceRun {
     readonly schedule: Schedule,
     /** Record every latency point's candidate values (explore --latencies). */
     private readonly collectLatencies = false,
+    /**
+     * Record the choice log (footprints, ready events). Off for a run whose log nobody reads (explore's
+     * runs of schedules it does not expand: a parent is run again when its children are due): the run
+     * follows its schedule the same, and records nothing but its misfit.
+     */
+    private readonly recordLog = true,
   ) {
     for (let position = 0; position < schedule.length; position++) {
       const d = schedule[position] as Step;
@@ -164,7 +172,7 @@ export class ChoiceRun {
       {
         nowMs: () => sim.nowMs,
         // A draw made while the world is set up, before the first event, comes before choice point 0.
-        eventIndex: () => (this.started ? this.log.seq.length : -1),
+        eventIndex: () => (this.started ? this.events : -1),
         queue,
         live: (t, arg) => !isStale(t, arg),
         misfit: (position, reason) => {
@@ -203,8 +211,9 @@ export class ChoiceRun {
       if (timeMs > bounds.horizonMs) return this.end('horizon');
       if (sim.events >= bounds.maxEvents) return this.end('max-events');
       const n = queue.collectAt(timeMs, e);
+      const record = this.recordLog;
       // An event that pushed one due at its own instant: entries at this instant newer than its start.
-      if (timeMs === lastTime && log.seq.length > 0) {
+      if (record && timeMs === lastTime && log.seq.length > 0) {
         for (let j = 0; j < n; j++) if ((e.seq[j] as number) >= lastSeq0) log.nowPush[log.seq.length - 1] = 1;
       }
       if (timeMs !== lastTime) instantStart = log.seq.length;
@@ -220,22 +229,33 @@ export class ChoiceRun {
             return 'stopped';
           }
           chosen = ready[pick] as number;
-          log.pointEvent.push(log.seq.length);
-          for (const j of ready) log.readySeqs.push(e.seq[j] as number);
-          log.readyStart.push(log.readySeqs.length);
-          log.pointPick.push(pick);
+          if (record) {
+            log.pointEvent.push(log.seq.length);
+            for (const j of ready) log.readySeqs.push(e.seq[j] as number);
+            log.readyStart.push(log.readySeqs.length);
+            log.pointPick.push(pick);
+          }
         }
       }
       const seq = e.seq[chosen] as number;
-      log.tie.push(e.tie[chosen] as number);
-      log.pusher.push(pusherOf(log, instantStart, seq));
+      if (record) {
+        log.tie.push(e.tie[chosen] as number);
+        log.pusher.push(pusherOf(log, instantStart, seq));
+      }
       const target = chosen === 0 ? queue.pop() : queue.popSeq(seq);
       const arg = queue.poppedArg;
-      const stale = isStale(target, arg);
       lastSeq0 = queue.nextSeqNumber;
-      log.startSeq.push(lastSeq0);
       sim.nowMs = timeMs;
       sim.events++;
+      if (!record) {
+        sim.beginEvent(target);
+        target.fire(arg);
+        sim.endEvent(target);
+        this.events++;
+        continue;
+      }
+      const stale = isStale(target, arg);
+      log.startSeq.push(lastSeq0);
       const shared0 = sim.shared;
       sim.beginEvent(target);
       const touched = this.touchBuf;
@@ -254,6 +274,7 @@ export class ChoiceRun {
       recordSorted(log.touches, log.touchStart, touched);
       recordSorted(log.readTouches, log.readStart, read);
       log.seq.push(seq);
+      this.events++;
       log.owner.push(owner);
       log.timeMs.push(timeMs);
       log.nowPush.push(0);

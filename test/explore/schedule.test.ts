@@ -30,6 +30,37 @@ describe('runs with a schedule', () => {
     });
   }
 
+  it('a run that records no choice log follows its schedule the same, latencies and misfits included', () => {
+    const scenario = load('pod-deleted-before-start');
+    const fixes = Fixes.all();
+    const base = runScenario(scenario, { fixes, recordFacts: true, schedule: [], collectLatencies: true });
+    const log = base.choices?.log;
+    if (log === undefined) throw new Error('no log');
+    const latency = base.choices?.latency;
+    const lp = (latency?.points ?? 0) - 1;
+    const schedules = [
+      [{ point: 5, pick: 1 }],
+      [
+        { point: 20, pick: 1 },
+        { point: Math.floor(log.points / 2), pick: 1 },
+      ],
+      [{ latencyPoint: lp, latencyMs: latency?.loMs[lp] ?? 0 }],
+      [{ point: log.points + 5, pick: 1 }],
+    ];
+    for (const schedule of schedules) {
+      const recorded = runScenario(scenario, { fixes, recordFacts: true, schedule });
+      const bare = runScenario(scenario, { fixes, recordFacts: true, schedule, recordChoices: false });
+      expect(JSON.stringify(bare.facts)).toBe(JSON.stringify(recorded.facts));
+      expect([bare.events, bare.outcome, bare.violations.length]).toEqual([
+        recorded.events,
+        recorded.outcome,
+        recorded.violations.length,
+      ]);
+      expect(bare.choices?.misfit).toEqual(recorded.choices?.misfit);
+      expect(bare.choices?.log.seq.length).toBe(0);
+    }
+  });
+
   it('a deviation is followed: another order of facts, the same on replay', () => {
     const scenario = load('pod-deleted-before-start');
     const fixes = Fixes.all();
