@@ -59,6 +59,42 @@ function sameRun(p: Parent, point: number, pick: number, tail = tailAfter): bool
   return log !== undefined && JSON.stringify(r.facts) === p.facts && tail(log, atMs) === tail(p.log, atMs);
 }
 
+/** Skipped deviations that swap an event `is` picks out with another of its node's writers or rounds. */
+function swapsWith(p: Parent, is: (j: number) => boolean): (readonly [number, number, number])[] {
+  const log = p.log;
+  return skippedBy(p).filter(([c, , at]) => {
+    if (at < 0) return false;
+    for (let j = log.pointEvent[c] as number; j < at; j++)
+      if ((is(j) && !is(at) && log.kind[at] !== FP_STALE) || (is(at) && !is(j) && log.kind[j] !== FP_STALE))
+        return true;
+    return false;
+  });
+}
+
+/**
+ * A footprint narrowed for the events `is` picks out (at least `events` of them): at least `swaps`
+ * skipped deviations swap one with another event, and (the first 25) give the parent's run.
+ */
+function narrowedFootprintKeepsTheRun(
+  p: Parent,
+  is: (j: number) => boolean,
+  events: number,
+  swaps: number,
+): void {
+  expect(countWhere(p.log, is)).toBeGreaterThanOrEqual(events);
+  const swapped = swapsWith(p, is);
+  expect(swapped.length).toBeGreaterThanOrEqual(swaps);
+  for (const [point, pick] of swapped.slice(0, 25))
+    expect(sameRun(p, point, pick), `${point}:${pick}`).toBe(true);
+}
+
+/** How many events of `log` `is` picks out. */
+function countWhere(log: ChoiceLog, is: (j: number) => boolean): number {
+  let n = 0;
+  for (let j = 0; j < log.seq.length; j++) if (is(j)) n++;
+  return n;
+}
+
 const isTickFire = (log: ChoiceLog, j: number) => log.kind[j] === FP_WRITER && log.mask[j] === WRITES_TICK;
 
 describe('explore: the commutation rule', () => {
@@ -199,35 +235,8 @@ describe('explore: the commutation rule', () => {
     const log = uidReuse.log;
     const isStatusManager = (j: number) =>
       log.kind[j] === FP_WRITER && log.mask[j] === 0 && log.reads[j] === 0xf;
-    let rounds = 0;
-    for (let j = 0; j < log.seq.length; j++) if (isStatusManager(j)) rounds++;
-    expect(rounds).toBeGreaterThan(5);
-    const swapped = skippedBy(uidReuse).filter(([c, , at]) => {
-      if (at < 0) return false;
-      for (let j = log.pointEvent[c] as number; j < at; j++)
-        if (
-          (isStatusManager(j) && log.kind[at] !== FP_STALE && !isStatusManager(at)) ||
-          (isStatusManager(at) && log.kind[j] === FP_WRITER && !isStatusManager(j))
-        )
-          return true;
-      return false;
-    });
-    expect(swapped.length).toBeGreaterThanOrEqual(10);
-    for (const [point, pick] of swapped.slice(0, 30))
-      expect(sameRun(uidReuse, point, pick), `${point}:${pick}`).toBe(true);
+    narrowedFootprintKeepsTheRun(uidReuse, isStatusManager, 6, 10);
   });
-
-  /** Skipped deviations that swap an event `is` picks out with another of its node's writers or rounds. */
-  function swapsWith(p: Parent, is: (j: number) => boolean): (readonly [number, number, number])[] {
-    const log = p.log;
-    return skippedBy(p).filter(([c, , at]) => {
-      if (at < 0) return false;
-      for (let j = log.pointEvent[c] as number; j < at; j++)
-        if ((is(j) && !is(at) && log.kind[at] !== FP_STALE) || (is(at) && !is(j) && log.kind[j] !== FP_STALE))
-          return true;
-      return false;
-    });
-  }
 
   it('a container GC round that removes nothing writes nothing; one that removes a container writes the runtime', () => {
     const gcScenario = deleted;
@@ -238,10 +247,7 @@ describe('explore: the commutation rule', () => {
     for (let j = 0; j < log.seq.length; j++) if (isGC(j)) masks.add(log.mask[j] as number);
     expect([...masks].sort()).toEqual([0, 4]);
     const idleGC = (j: number) => isGC(j) && log.mask[j] === 0;
-    const swapped = swapsWith(gcScenario, idleGC);
-    expect(swapped.length).toBeGreaterThanOrEqual(5);
-    for (const [point, pick] of swapped.slice(0, 25))
-      expect(sameRun(gcScenario, point, pick), `${point}:${pick}`).toBe(true);
+    narrowedFootprintKeepsTheRun(gcScenario, idleGC, 1, 5);
   });
 
   it("the volume manager's goroutines (populator, reconciler, operations) write only volumes: swapped with writers of other parts, the run is the same", () => {
@@ -249,13 +255,7 @@ describe('explore: the commutation rule', () => {
     const log = volumes.log;
     const isVolumeManager = (j: number) =>
       log.kind[j] === FP_WRITER && log.mask[j] === 8 && log.reads[j] === 0xffff;
-    let rounds = 0;
-    for (let j = 0; j < log.seq.length; j++) if (isVolumeManager(j)) rounds++;
-    expect(rounds).toBeGreaterThan(10);
-    const swapped = swapsWith(volumes, isVolumeManager);
-    expect(swapped.length).toBeGreaterThanOrEqual(10);
-    for (const [point, pick] of swapped.slice(0, 25))
-      expect(sameRun(volumes, point, pick), `${point}:${pick}`).toBe(true);
+    narrowedFootprintKeepsTheRun(volumes, isVolumeManager, 11, 10);
   });
 
   it('keeps fewer reorderings than the coarse rule (235 and 265 of 432)', () => {
